@@ -1,0 +1,550 @@
+"""IntTuple: CuTe's hierarchical integer tuples (``int`` or nested ``tuple``).
+
+Leaves are Python ``int`` (static), :class:`~symlayout.symbolic.DynInt`
+(dynamic) or sympy integer expressions (symbolic).  Every function follows
+CuTe 4.2 (``cute/int_tuple.hpp``, ``cute/stride.hpp``) exactly.
+
+>>> product((2, (3, 4)))
+24
+>>> compact_col_major((2, 1, 3))
+(1, 0, 2)
+>>> idx2crd(30, (2, (3, 4)))
+(0, (0, 5))
+"""
+from __future__ import annotations
+
+from functools import reduce
+
+import sympy
+
+from .errors import AlgebraError
+from .symbolic import DynInt, is_static, normalize, require
+
+# ---------------------------------------------------------------- scalar ops
+
+
+def is_tuple(x) -> bool:
+    """True if ``x`` is a tuple (not a leaf).
+
+    >>> is_tuple((1,)), is_tuple(1)
+    (True, False)
+    """
+    return type(x) is tuple
+
+
+def _mul(a, b):
+    if type(a) is int and type(b) is int:
+        return a * b
+    if (type(a) is int and a == 0) or (type(b) is int and b == 0):
+        return 0
+    return normalize(a * b)
+
+
+def _add(a, b):
+    if type(a) is int and type(b) is int:
+        return a + b
+    return normalize(a + b)
+
+
+def cdiv(a, b):
+    """Scalar ceil division ``⌈a/b⌉`` (static, dynamic or symbolic).
+
+    >>> cdiv(7, 2), cdiv(-8, 3)
+    (4, -2)
+    """
+    if type(a) is int and type(b) is int:
+        return -(-a // b)
+    if type(a) is int and a == 0:
+        return 0
+    if isinstance(a, int) and isinstance(b, int):
+        return DynInt(-(-int(a) // int(b)))
+    return normalize(sympy.ceiling(sympy.sympify(a) / b))
+
+
+def fdiv(a, b):
+    """Scalar floor division (CuTe ``/`` on non-negative integers).
+
+    >>> fdiv(7, 2)
+    3
+    """
+    if type(a) is int and type(b) is int:
+        return a // b
+    if type(a) is int and a == 0:
+        return 0
+    if isinstance(a, int) and isinstance(b, int):
+        return DynInt(int(a) // int(b))
+    return normalize(sympy.floor(sympy.sympify(a) / b))
+
+
+def imod(a, b):
+    """Scalar modulo.
+
+    >>> imod(7, 4)
+    3
+    """
+    if type(a) is int and type(b) is int:
+        return a % b
+    if type(a) is int and a == 0:
+        return 0
+    if type(b) is int and b in (1, -1):
+        return 0
+    if isinstance(a, int) and isinstance(b, int):
+        return DynInt(int(a) % int(b))
+    return normalize(sympy.Mod(a, b))
+
+
+def signum(a):
+    """Sign of a leaf (symbolic leaves are positive by construction).
+
+    >>> signum(-3), signum(0), signum(5)
+    (-1, 0, 1)
+    """
+    if isinstance(a, int):
+        return (a > 0) - (a < 0)
+    s = sympy.sign(a)
+    return int(s) if s.is_Integer else 1
+
+
+def iabs(a):
+    """Absolute value of a leaf."""
+    if isinstance(a, int):
+        return abs(a)
+    return normalize(sympy.Abs(a))
+
+
+def static_eq(a, v) -> bool:
+    """True iff ``a`` is statically known to equal ``v`` (CuTe only simplifies then).
+
+    >>> static_eq(1, 1), static_eq(DynInt(1), 1)
+    (True, False)
+    """
+    return type(a) is int and a == v
+
+
+def known_eq(a, v) -> bool:
+    """True iff ``a == v`` is known (static, dynamic or symbolically provable)."""
+    if isinstance(a, int):
+        return int(a) == v
+    return bool(sympy.simplify(a - v) == 0)
+
+
+# ---------------------------------------------------------------- structure
+
+
+def rank(t) -> int:
+    """Number of top-level modes (1 for a leaf).
+
+    >>> rank(((2, 3), 4, (5, (6, 7)))), rank(5)
+    (3, 1)
+    """
+    return len(t) if is_tuple(t) else 1
+
+
+def depth(t) -> int:
+    """Nesting depth (0 for a leaf).
+
+    >>> depth(((2, 3), 4, (5, (6, 7))))
+    3
+    """
+    if is_tuple(t):
+        return 1 + max((depth(e) for e in t), default=0)
+    return 0
+
+
+def product(t):
+    """Product of all leaves (``size``); ``product(()) == 1``.
+
+    >>> product(((2, 3), 4))
+    24
+    """
+    if is_tuple(t):
+        r = 1
+        for e in t:
+            r = _mul(r, product(e))
+        return r
+    return t
+
+
+size = product
+
+
+def product_each(t):
+    """Tuple of the products of each mode (a leaf is wrapped first).
+
+    >>> product_each(((2, 3), 4, (5, (6, 7))))
+    (6, 4, 210)
+    """
+    if is_tuple(t):
+        return tuple(product(e) for e in t)
+    return (t,)
+
+
+def flatten(t):
+    """All leaves in order; a leaf stays a leaf.
+
+    >>> flatten(((2, 3), 4, (5, (6, 7))))
+    (2, 3, 4, 5, 6, 7)
+    """
+    if not is_tuple(t):
+        return t
+    out = []
+    for e in t:
+        if is_tuple(e):
+            out.extend(flatten(e))
+        else:
+            out.append(e)
+    return tuple(out)
+
+
+def flatten_leaves(t) -> tuple:
+    """Like :func:`flatten` but always a tuple.
+
+    >>> flatten_leaves(5)
+    (5,)
+    """
+    return flatten(t) if is_tuple(t) else (t,)
+
+
+def unflatten(flat, profile):
+    """Regroup a flat tuple into the nesting of ``profile``.
+
+    >>> unflatten((1, 2, 3, 4, 5, 6), ((2, 3), 4, (5, (6, 7))))
+    ((1, 2), 3, (4, (5, 6)))
+    """
+    it = iter(flat if is_tuple(flat) else (flat,))
+
+    def go(p):
+        if is_tuple(p):
+            return tuple(go(e) for e in p)
+        return next(it)
+    return go(profile)
+
+
+def wrap(t):
+    """A leaf becomes a 1-tuple.
+
+    >>> wrap(3), wrap((3,))
+    ((3,), (3,))
+    """
+    return t if is_tuple(t) else (t,)
+
+
+def unwrap(t):
+    """Strip rank-1 tuple levels.
+
+    >>> unwrap(((4,),))
+    4
+    """
+    while is_tuple(t) and len(t) == 1:
+        t = t[0]
+    return t
+
+
+def repeat_like(t, x):
+    """Same profile as ``t`` with every leaf replaced by ``x``.
+
+    >>> repeat_like((2, (3, 4)), 0)
+    (0, (0, 0))
+    """
+    if is_tuple(t):
+        return tuple(repeat_like(e, x) for e in t)
+    return x
+
+
+def congruent(a, b) -> bool:
+    """Identical nesting (leaves ignored).
+
+    >>> congruent((2, (3, 4)), (5, (6, 7))), congruent((2, (3, 4)), (5, 6))
+    (True, False)
+    """
+    if is_tuple(a) and is_tuple(b):
+        return len(a) == len(b) and all(congruent(x, y) for x, y in zip(a, b))
+    return not is_tuple(a) and not is_tuple(b)
+
+
+def weakly_congruent(a, b) -> bool:
+    """``a`` is coarser than or equal to ``b``.
+
+    >>> weakly_congruent((5, 6), (2, (3, 4))), weakly_congruent((2, (3, 4)), (5, 6))
+    (True, False)
+    """
+    if not is_tuple(a):
+        return True
+    if not is_tuple(b):
+        return False
+    return len(a) == len(b) and all(weakly_congruent(x, y) for x, y in zip(a, b))
+
+
+def compatible(a, b) -> bool:
+    """A coordinate for shape ``a`` is also valid for shape ``b``.
+
+    >>> compatible(24, (2, (3, 4))), compatible((2, (3, 4)), (2, 12))
+    (True, False)
+    """
+    if not is_tuple(a):
+        return known_eq(size(b), a) if isinstance(a, int) else bool(sympy.simplify(size(b) - a) == 0)
+    if not is_tuple(b):
+        return False
+    return len(a) == len(b) and all(compatible(x, y) for x, y in zip(a, b))
+
+
+def inner_product(a, b):
+    """Sum of products of congruent leaves.
+
+    >>> inner_product((2, (3, 4)), (5, (6, 7)))
+    56
+    """
+    if is_tuple(a):
+        r = 0
+        for x, y in zip(a, b):
+            r = _add(r, inner_product(x, y))
+        return r
+    return _mul(a, b)
+
+
+# ---------------------------------------------------------------- arithmetic
+
+
+def ceil_div(a, b):
+    """CuTe ``ceil_div`` on IntTuples (tuple/int folds left to right).
+
+    >>> ceil_div((4, 5, 6), 40), ceil_div((10, 10, 10), (3,)), ceil_div(24, (2, 5))
+    ((1, 1, 3), (4, 10, 10), 3)
+    """
+    if is_tuple(a):
+        if is_tuple(b):
+            if len(a) < len(b):
+                raise AlgebraError(f"ceil_div: rank({_s(a)}) < rank({_s(b)})")
+            bb = b + (1,) * (len(a) - len(b))
+            return tuple(ceil_div(x, y) for x, y in zip(a, bb))
+        out = []
+        for ai in a:
+            out.append(ceil_div(ai, b))
+            b = ceil_div(b, ai)
+        return tuple(out)
+    if is_tuple(b):
+        return ceil_div(a, product(b))
+    return cdiv(a, b)
+
+
+def shape_div(a, b):
+    """CuTe ``shape_div`` (like ``ceil_div``; asserts weak divisibility).
+
+    >>> shape_div((4, 5, 6), 40), shape_div((8, 4), (2, 8)), shape_div(12, (2, 3))
+    ((1, 1, 3), (4, 1), 2)
+    """
+    if is_tuple(a):
+        if is_tuple(b):
+            if len(a) != len(b):
+                raise AlgebraError(f"shape_div: ranks of {_s(a)} and {_s(b)} differ")
+            return tuple(shape_div(x, y) for x, y in zip(a, b))
+        out = []
+        for ai in a:
+            out.append(shape_div(ai, b))
+            b = shape_div(b, ai)
+        return tuple(out)
+    if is_tuple(b):
+        return shape_div(a, product(b))
+    if type(a) is int and type(b) is int:
+        if not (a % b == 0 or b % a == 0):
+            raise AlgebraError(f"shape_div: {a} and {b} do not divide each other")
+        return -(-a // b)
+    return cdiv(a, b)
+
+
+def elem_scale(a, b):
+    """Elementwise ``a_i * product(b_i)``.
+
+    >>> elem_scale((2, 3), (4, (5, 6)))
+    (8, 90)
+    """
+    if is_tuple(a):
+        return tuple(elem_scale(x, y) for x, y in zip(a, b))
+    return _mul(a, product(b))
+
+
+def round_up(a, b):
+    """Elementwise ``⌈a/b⌉*b``.
+
+    >>> round_up((10, 10), (3, 4))
+    (12, 12)
+    """
+    if is_tuple(a):
+        return tuple(round_up(x, y) for x, y in zip(a, b))
+    return _mul(cdiv(a, b), b)
+
+
+def prefix_product(t, init=1):
+    """CuTe ``compact_col_major(t, init)``: size-1 static leaves get stride 0.
+
+    >>> prefix_product(((4, 8, 4), 2, 2), 3)
+    ((3, 12, 96), 384, 768)
+    """
+    return compact_col_major(t, init)
+
+
+def compact_col_major(shape, current=1):
+    """Column-major (LayoutLeft) strides; a static size-1 leaf gets stride 0.
+
+    >>> compact_col_major((2, (3, 4))), compact_col_major(((2, 2), (1, 4))), compact_col_major((2, 3), 4)
+    ((1, (2, 6)), ((1, 2), (0, 4)), (4, 8))
+    """
+    cur = [current]
+
+    def go(s):
+        if is_tuple(s):
+            return tuple(go(e) for e in s)
+        if static_eq(s, 1):
+            return 0
+        d = cur[0]
+        cur[0] = _mul(cur[0], s)
+        return d
+    return go(shape)
+
+
+def compact_row_major(shape, current=1):
+    """Row-major (LayoutRight) strides.
+
+    >>> compact_row_major((2, (3, 4))), compact_row_major((2, 1, 3))
+    ((12, (4, 1)), (3, 0, 1))
+    """
+    cur = [current]
+
+    def go(s):
+        if is_tuple(s):
+            return tuple(reversed([go(e) for e in reversed(s)]))
+        if static_eq(s, 1):
+            return 0
+        d = cur[0]
+        cur[0] = _mul(cur[0], s)
+        return d
+    return go(shape)
+
+
+def exclusive_prefix(flat_shape):
+    """Raw exclusive prefix products ``(1, s0, s0*s1, ...)`` (not zeroed).
+
+    >>> exclusive_prefix((2, 1, 3))
+    (1, 2, 2)
+    """
+    out, cur = [], 1
+    for s in flat_shape:
+        out.append(cur)
+        cur = _mul(cur, s)
+    return tuple(out)
+
+
+def compact_order(shape, order):
+    """Strides for ``make_ordered_layout(shape, order)``.
+
+    >>> compact_order((2, 3, 4), (1, 0, 2))
+    (3, 1, 6)
+    """
+    fs = flatten_leaves(shape)
+    fo = flatten_leaves(order)
+    if len(fs) != len(fo):
+        raise AlgebraError(f"compact_order: shape {_s(shape)} and order {_s(order)} differ in rank")
+    # dynamic orders rank after every static one, left to right
+    keyed = [((0, int(o)) if is_static(o) else (1, i)) for i, o in enumerate(fo)]
+    strides = []
+    for i, s in enumerate(fs):
+        start = 1
+        for j, s2 in enumerate(fs):
+            if keyed[j] < keyed[i]:
+                start = _mul(start, s2)
+        strides.append(compact_col_major(s, start))
+    if is_tuple(shape):
+        return unflatten(tuple(strides), shape)
+    return strides[0]
+
+
+# ---------------------------------------------------------------- coordinates
+
+
+def crd2idx(crd, shape, stride=None):
+    """Coordinate -> index.  Without ``stride``: colex linear index.
+
+    The last mode is never reduced modulo its size (CuTe).
+
+    >>> crd2idx((1, (2, 3)), (2, (3, 4))), crd2idx(30, (2, (3, 4)), (12, (1, 3)))
+    (23, 15)
+    """
+    if stride is None:
+        if not is_tuple(crd):
+            return crd
+        fc = flatten(crd)
+        fs = flatten_leaves(product_like(shape, crd))
+        r = 0
+        for c, s in zip(reversed(fc), reversed(fs)):
+            r = _add(c, _mul(s, r))
+        return r
+    if is_tuple(crd):
+        if not is_tuple(shape) or len(crd) != len(shape):
+            raise AlgebraError(f"crd2idx: coordinate {_s(crd)} does not match shape {_s(shape)}")
+        r = 0
+        for c, s, d in zip(crd, shape, stride):
+            r = _add(r, crd2idx(c, s, d))
+        return r
+    if is_tuple(shape):
+        if len(shape) == 0:
+            return 0
+        r = 0
+        c = crd
+        for s, d in zip(shape[:-1], stride[:-1]):
+            sz = product(s)
+            r = _add(r, crd2idx(imod(c, sz), s, d))
+            c = fdiv(c, sz)
+        return _add(r, crd2idx(c, shape[-1], stride[-1]))
+    return _mul(crd, stride)
+
+
+def product_like(shape, crd):
+    """Collapse ``shape`` to the profile of ``crd``."""
+    if is_tuple(crd):
+        return tuple(product_like(s, c) for s, c in zip(shape, crd))
+    return product(shape)
+
+
+def idx2crd(idx, shape, stride=None):
+    """Index -> coordinate.  Without ``stride`` the last mode is not reduced.
+
+    >>> idx2crd(30, (2, (3, 4))), idx2crd(17, (2, (3, 4)), (12, (1, 3)))
+    ((0, (0, 5)), (1, (2, 1)))
+    """
+    if stride is None:
+        if is_tuple(idx):
+            return tuple(idx2crd(i, s) for i, s in zip(idx, shape))
+        if not is_tuple(shape):
+            return idx
+        out = []
+        leaves = flatten_leaves(shape)
+        n = len(leaves)
+        pos = [0]
+
+        def go(s, last):
+            if is_tuple(s):
+                k = len(s)
+                return tuple(go(e, last and j == k - 1) for j, e in enumerate(s))
+            i = pos[0]
+            pos[0] += 1
+            d = 1
+            for s2 in leaves[:i]:
+                d = _mul(d, s2)
+            q = fdiv(idx, d)
+            return q if last else imod(q, s)
+        return go(shape, True)
+    if is_tuple(idx):
+        return tuple(idx2crd(i, s, d) for i, s, d in zip(idx, shape, stride))
+    if is_tuple(shape):
+        return tuple(idx2crd(idx, s, d) for s, d in zip(shape, stride))
+    if static_eq(shape, 1):
+        return 0
+    return imod(fdiv(idx, stride), shape)
+
+
+def _s(x) -> str:
+    from .notation import format_int_tuple
+    try:
+        return format_int_tuple(x)
+    except Exception:
+        return repr(x)

@@ -1,0 +1,1057 @@
+"""Layout: CuTe's ``Shape:Stride`` functions and their algebra (CuTe 4.2).
+
+A :class:`Layout` maps a coordinate (an int, or a nested coordinate weakly
+congruent with its shape) to an offset.  The module-level functions are
+CuTe's free functions with the same names; they return new layouts and match
+CuTe's printed results exactly (see ``shared/reference/cute-semantics.md``).
+
+>>> A = Layout((6, 2), (8, 2)); B = Layout((4, 3), (3, 1))
+>>> print(composition(A, B))
+((2,2),3):((24,2),8)
+>>> print(complement(Layout((2, 2), (1, 6)), 24))
+(3,2):(2,12)
+>>> print(logical_divide(Layout((12, 32), (1, 12)), (4, 8)))
+((4,3),(8,4)):((1,4),(12,96))
+"""
+from __future__ import annotations
+
+from functools import reduce
+
+import sympy
+
+from . import int_tuple as it
+from .errors import AlgebraError
+from .int_tuple import (cdiv, compact_col_major, fdiv, flatten, flatten_leaves, iabs, imod, is_tuple, product,
+                        product_each, signum, static_eq, unwrap, wrap)
+from .notation import _, format_int_tuple
+from .symbolic import is_static, normalize, require
+
+
+class Layout:
+    """A CuTe layout ``shape:stride`` (congruent IntTuples).
+
+    >>> L = Layout((2, (3, 4)), (12, (1, 3)))
+    >>> L(1, 5), L(1, (2, 3)), L(24), L.size(), L.cosize()
+    (17, 23, 12, 24, 24)
+    >>> print(L(_, 1))
+    (2):(12)
+    """
+    __slots__ = ("shape", "stride", "_flat")
+    is_composed = False
+
+    def __init__(self, shape, stride=None):
+        if stride is None:
+            stride = compact_col_major(shape)
+        if not it.congruent(shape, stride):
+            raise AlgebraError(f"Layout: shape {format_int_tuple(shape)} and stride {format_int_tuple(stride)} are not congruent")
+        self.shape = shape
+        self.stride = stride
+        self._flat = None
+
+    # ---- printing / comparison
+    def __str__(self):
+        return f"{format_int_tuple(self.shape)}:{format_int_tuple(self.stride)}"
+
+    def __repr__(self):
+        return f"Layout({self})"
+
+    def __eq__(self, other):
+        return isinstance(other, Layout) and not other.is_composed and self.shape == other.shape and self.stride == other.stride
+
+    def __hash__(self):
+        return hash((str(self.shape), str(self.stride)))
+
+    # ---- accessors
+    def rank(self):
+        """Number of top-level modes."""
+        return it.rank(self.shape)
+
+    def depth(self):
+        return it.depth(self.shape)
+
+    def size(self):
+        """Product of the shape."""
+        return product(self.shape)
+
+    def cosize(self):
+        """``1 + Σ (s-1)|d|`` over leaves (CuTe's cosize)."""
+        s, d = flatten_leaves(self.shape), flatten_leaves(self.stride)
+        r = 1
+        for a, b in zip(s, d):
+            r = it._add(r, it._mul(it._add(a, -1), iabs(b)))
+        return r
+
+    def __getitem__(self, i):
+        """Mode ``i`` (CuTe ``layout<i>``); a leaf layout's mode 0 is itself."""
+        if isinstance(i, tuple):
+            L = self
+            for j in i:
+                L = L[j]
+            return L
+        if not is_tuple(self.shape):
+            if i != 0:
+                raise AlgebraError(f"layout<{i}>: {self} has rank 1")
+            return self
+        return Layout(self.shape[i], self.stride[i])
+
+    def modes(self):
+        """The top-level modes as layouts."""
+        return [self[i] for i in range(self.rank())]
+
+    # ---- evaluation
+    def __call__(self, *crd):
+        if len(crd) == 1:
+            crd = crd[0]
+        if _has_underscore(crd):
+            return slice_(crd, self)
+        if isinstance(crd, int) and type(crd) is not bool:
+            return self._eval_int(crd)
+        return it.crd2idx(crd, self.shape, self.stride)
+
+    def _eval_int(self, i):
+        f = self._flat
+        if f is None:
+            f = self._flat = _flat_eval_table(self)
+        if f is False:
+            return it.crd2idx(i, self.shape, self.stride)
+        r = 0
+        n = len(f)
+        for k, (s, d) in enumerate(f):
+            if k == n - 1:
+                r += i * d
+            else:
+                r += (i % s) * d
+                i //= s
+        return r
+
+    def table(self):
+        """``[L(0), ..., L(size-1)]`` (concrete layouts only)."""
+        return function_table(self)
+
+    def with_shape(self, *shape):
+        """``composition(self, make_layout(shape))``."""
+        shape = shape[0] if len(shape) == 1 else shape
+        return composition(self, Layout(shape))
+
+    def compose(self, *tilers):
+        """``composition(self, tiler)``; several args form a tuple tiler."""
+        if len(tilers) == 1:
+            return composition(self, tilers[0])
+        return composition(self, tuple(tilers))
+
+
+def _flat_eval_table(L):
+    s, d = flatten_leaves(L.shape), flatten_leaves(L.stride)
+    if all(isinstance(x, int) for x in s + d):
+        return tuple((int(a), int(b)) for a, b in zip(s, d))
+    return False
+
+
+def _has_underscore(c):
+    if c is _:
+        return True
+    return is_tuple(c) and any(_has_underscore(e) for e in c)
+
+
+def is_layout(x) -> bool:
+    """True for a Layout or ComposedLayout.
+
+    >>> is_layout(Layout(4)), is_layout((4,))
+    (True, False)
+    """
+    return isinstance(x, Layout) or getattr(x, "is_composed", False)
+
+
+def function_table(L) -> list:
+    """The function table ``[L(0), ..., L(size(L)-1)]`` of a concrete layout.
+
+    >>> function_table(Layout((2, 2), (1, 6)))
+    [0, 1, 6, 7]
+    """
+    n = L.size()
+    if not isinstance(n, int):
+        raise AlgebraError(f"function_table: {L} is symbolic")
+    if L.is_composed:
+        return [L(i) for i in range(int(n))]
+    f = L._flat if L._flat is not None else _flat_eval_table(L)
+    L._flat = f
+    if f is False:
+        return [int(L(i)) for i in range(n)]
+    out = [0]
+    # build table mode by mode (colex): fast
+    size_so_far = 1
+    for (s, d) in f:
+        if s == 1:
+            continue
+        out = [base + k * d for k in range(s) for base in out] if False else [b + k * d for k in range(s) for b in out]
+        size_so_far *= s
+    return out
+
+
+# ---------------------------------------------------------------- constructors
+
+
+def make_layout(*args):
+    """``make_layout(shape[, stride])`` or ``make_layout(L0, L1, ...)``.
+
+    One layout argument is wrapped: ``make_layout(4:2) = (4):(2)``.
+
+    >>> print(make_layout((2, (3, 4)))), print(make_layout(Layout(4, 2)))
+    (2,(3,4)):(1,(2,6))
+    (4):(2)
+    (None, None)
+    """
+    if args and all(is_layout(a) for a in args):
+        if any(getattr(a, "is_composed", False) for a in args):
+            raise AlgebraError("make_layout: cannot combine composed layouts")
+        return Layout(tuple(a.shape for a in args), tuple(a.stride for a in args))
+    if len(args) == 1:
+        return Layout(args[0])
+    if len(args) == 2:
+        return Layout(args[0], args[1])
+    raise AlgebraError("make_layout: expected (shape[, stride]) or layouts")
+
+
+def make_ordered_layout(shape, order):
+    """``make_ordered_layout(shape, order)``.
+
+    >>> print(make_ordered_layout((2, 2, 2, 2), (0, 2, 3, 1)))
+    (2,2,2,2):(1,4,8,2)
+    """
+    return Layout(shape, it.compact_order(shape, order))
+
+
+def make_layout_row_major(shape):
+    """``make_layout(shape, LayoutRight{})``.
+
+    >>> print(make_layout_row_major((2, 3)))
+    (2,3):(3,1)
+    """
+    return Layout(shape, it.compact_row_major(shape))
+
+
+# ---------------------------------------------------------------- structural
+
+
+def append(L, x=None, n=None):
+    """``append(L, x)``; with ``n``: pad with ``x`` (default ``1:0``) up to rank n.
+
+    >>> print(append(Layout((2, (3, 4)), (12, (1, 3))), n=4))
+    (2,(3,4),1,1):(12,(1,3),0,0)
+    """
+    if x is None:
+        x = Layout(1, 0)
+    s, d = L.shape, L.stride
+    if n is None:
+        return Layout(wrap(s) + (x.shape,), wrap(d) + (x.stride,))
+    r = it.rank(s)
+    if r >= n:
+        return L
+    return Layout(wrap(s) + (x.shape,) * (n - r), wrap(d) + (x.stride,) * (n - r))
+
+
+def prepend(L, x):
+    """``prepend(L, x)``."""
+    return Layout((x.shape,) + wrap(L.shape), (x.stride,) + wrap(L.stride))
+
+
+def take(L, b, e):
+    """``take<b,e>(L)`` (always a tuple layout)."""
+    return Layout(wrap(L.shape)[b:e], wrap(L.stride)[b:e])
+
+
+def select(L, *idx):
+    """``select<i...>(L)``."""
+    return Layout(tuple(wrap(L.shape)[i] for i in idx), tuple(wrap(L.stride)[i] for i in idx))
+
+
+def group(L, b, e):
+    """``group<b,e>(L)``.
+
+    >>> print(group(make_layout((2, 3, 4, 5)), 1, 3))
+    (2,(3,4),5):(1,(2,6),24)
+    """
+    s, d = wrap(L.shape), wrap(L.stride)
+    return Layout(s[:b] + (s[b:e],) + s[e:], d[:b] + (d[b:e],) + d[e:])
+
+
+def flatten_layout(L):
+    """``flatten(L)``."""
+    return Layout(flatten(L.shape), flatten(L.stride))
+
+
+def zip_layouts(A, B):
+    """CuTe ``zip(A, B)`` of two layouts: transpose by A's modes, or ``((A,B))`` if A is a leaf.
+
+    >>> print(zip_layouts(Layout((2, 5), (5, 1)), Layout((3, 4), (10, 30)))), print(zip_layouts(Layout(2, 1), Layout(32, 2)))
+    ((2,3),(5,4)):((5,10),(1,30))
+    ((2,32)):((1,2))
+    (None, None)
+    """
+    def z(a, b):
+        if is_tuple(a):
+            return tuple((a[i], b[i] if is_tuple(b) else b) for i in range(len(a)))
+        return ((a, b),)
+    return Layout(z(A.shape, B.shape), z(A.stride, B.stride))
+
+
+def coprofile_is_int(L) -> bool:
+    return True
+
+
+# ---------------------------------------------------------------- slicing
+
+
+def _slice_t(c, t):
+    if is_tuple(c):
+        out = ()
+        for ci, ti in zip(c, t):
+            out += _slice_t(ci, ti)
+        return out
+    if c is _:
+        return (t,)
+    return ()
+
+
+def _dice_t(c, t):
+    if is_tuple(c):
+        out = ()
+        for ci, ti in zip(c, t):
+            out += _dice_t(ci, ti)
+        return out
+    if c is _:
+        return ()
+    return (t,)
+
+
+def _zero_us(c):
+    if is_tuple(c):
+        return tuple(_zero_us(e) for e in c)
+    return 0 if c is _ else c
+
+
+def slice_(crd, L):
+    """``slice(crd, L)``: keep the ``_`` modes (result always a tuple layout).
+
+    >>> L = Layout((2, (3, 4)), (12, (1, 3)))
+    >>> print(slice_((_, (_, 2)), L)), print(slice_((1, _), L))
+    (2,3):(12,1)
+    ((3,4)):((1,3))
+    (None, None)
+    """
+    if getattr(L, "is_composed", False):
+        return L.slice(crd)
+    if not is_tuple(crd):
+        if crd is _:
+            return L
+        raise AlgebraError("slice: coordinate has no '_'")
+    s, d = _slice_shape(crd, L.shape), _slice_shape(crd, L.stride)
+    return Layout(unwrap_once(s), unwrap_once(d))
+
+
+def _slice_shape(c, t):
+    if is_tuple(c):
+        if not is_tuple(t):
+            raise AlgebraError(f"slice: coordinate {format_int_tuple(c)} does not match {format_int_tuple(t)}")
+        return _slice_t(c, t)
+    return _slice_t(c, t)
+
+
+def unwrap_once(t):
+    return t
+
+
+def dice(crd, L):
+    """``dice(crd, L)``: keep the integer modes.
+
+    >>> print(dice((1, (_, 2)), Layout((2, (3, 4)), (12, (1, 3)))))
+    (2,4):(12,3)
+    """
+    return Layout(_dice_t(crd, L.shape), _dice_t(crd, L.stride))
+
+
+def slice_and_offset(crd, L):
+    """``(slice(crd, L), L(crd with _ -> 0))``.
+
+    >>> s, o = slice_and_offset((1, (_, 2)), Layout((2, (3, 4)), (12, (1, 3)))); str(s), o
+    ('(3):(1)', 18)
+    """
+    if getattr(L, "is_composed", False):
+        return L.slice_and_offset(crd)
+    return slice_(crd, L), it.crd2idx(_zero_us(crd), L.shape, L.stride)
+
+
+# ---------------------------------------------------------------- coalesce / filter
+
+
+def _coalesce_flat(s, d, keep_trailing=False):
+    R = len(s)
+    if keep_trailing and static_eq(s[-1], 1):
+        NS, ND = [2], [d[-1]]
+    else:
+        NS, ND = [s[-1]], [d[-1]]
+    for I in range(R - 2, -1, -1):
+        if static_eq(s[I], 1):
+            continue
+        if len(NS) == 1 and static_eq(NS[0], 1):
+            NS, ND = [s[I]], [d[I]]
+            continue
+        m = it._mul(s[I], d[I])
+        if is_static(m) and is_static(ND[0]) and m == ND[0]:
+            NS[0] = it._mul(s[I], NS[0])
+            ND[0] = d[I]
+        else:
+            NS.insert(0, s[I])
+            ND.insert(0, d[I])
+    if len(NS) == 1 and static_eq(NS[0], 1):
+        return Layout(1, 0)
+    if len(NS) == 1:
+        return Layout(NS[0], ND[0])
+    return Layout(tuple(NS), tuple(ND))
+
+
+def coalesce(L, profile=None):
+    """``coalesce(L[, profile])``: merge modes while preserving ``L(i)``.
+
+    >>> print(coalesce(Layout((2, (1, 6)), (1, (6, 2))))), print(coalesce(Layout(((2, 4), (3, 2)), ((1, 2), (8, 24))), (1, 1)))
+    12:1
+    (8,6):(1,8)
+    (None, None)
+    """
+    if getattr(L, "is_composed", False):
+        return L.map_inner(lambda B: coalesce(B, profile))
+    if profile is not None and is_tuple(profile):
+        return _by_profile(L, profile, coalesce)
+    return _coalesce_flat(flatten_leaves(L.shape), flatten_leaves(L.stride))
+
+
+def _by_profile(L, profile, fn):
+    s, d = wrap(L.shape), wrap(L.stride)
+    if len(profile) > len(s):
+        raise AlgebraError(f"coalesce: profile {format_int_tuple(profile)} has a higher rank than {L}")
+    parts = []
+    for i in range(len(s)):
+        sub = Layout(s[i], d[i])
+        parts.append(fn(sub, profile[i]) if i < len(profile) else sub)
+    return Layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+
+
+def coalesce_x(L, profile=None):
+    """CuTe's internal ``coalesce_x``: like coalesce but keeps a trailing stride.
+
+    >>> print(coalesce_x(Layout((4, 1), (1, 0))))
+    (4,2):(1,0)
+    """
+    if profile is not None and is_tuple(profile):
+        return _by_profile(L, profile, coalesce_x)
+    return _coalesce_flat(flatten_leaves(L.shape), flatten_leaves(L.stride), keep_trailing=True)
+
+
+def filter_zeros(L):
+    """Leaves with static stride 0 get size 1.
+
+    >>> print(filter_zeros(Layout((4, 2, 3), (0, 1, 0))))
+    (1,2,1):(0,1,0)
+    """
+    def go(s, d):
+        if is_tuple(s):
+            return tuple(go(a, b) for a, b in zip(s, d))
+        return 1 if static_eq(d, 0) else s
+    return Layout(go(L.shape, L.stride), L.stride)
+
+
+def filter(L, profile=None):  # noqa: A001 (CuTe's name)
+    """``filter(L)`` = ``coalesce(filter_zeros(L))``.
+
+    >>> print(filter(Layout((4, 1, 2, 3), (0, 5, 1, 2))))
+    6:1
+    """
+    if getattr(L, "is_composed", False):
+        return L.map_inner(lambda B: filter(B, profile))
+    if profile is not None and is_tuple(profile):
+        return _by_profile(L, profile, filter)
+    return coalesce(filter_zeros(L))
+
+
+# ---------------------------------------------------------------- composition
+
+
+def _composition_impl(LS, LD, RS, RD):
+    if is_tuple(RS):
+        parts = [_composition_impl(LS, LD, a, b) for a, b in zip(RS, RD)]
+        return Layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+    if static_eq(RD, 0):
+        return Layout(RS, RD)
+    if not is_tuple(LS):
+        return Layout(RS, it._mul(RD, LD))
+    res_s, res_d = [], []
+    rest_s, rest_d = RS, RD
+    R = len(LS)
+    for i in range(R - 1):
+        s, d = LS[i], LD[i]
+        _require_stride_div(rest_d, s)
+        next_s = cdiv(s, iabs(rest_d))
+        next_d = it._mul(cdiv(iabs(rest_d), s), signum(rest_d))
+        if static_eq(next_s, 1) or static_eq(rest_s, 1):
+            rest_d = next_d
+            continue
+        new_s = _min(next_s, rest_s)
+        _require_shape_div(rest_s, new_s)
+        res_s.append(new_s)
+        res_d.append(it._mul(rest_d, d))
+        rest_s = fdiv(rest_s, new_s)
+        rest_d = next_d
+    if not res_s:
+        return Layout(rest_s, it._mul(rest_d, LD[R - 1]))
+    if static_eq(rest_s, 1):
+        return Layout(unwrap(tuple(res_s)), unwrap(tuple(res_d)))
+    return Layout(tuple(res_s) + (rest_s,), tuple(res_d) + (it._mul(rest_d, LD[R - 1]),))
+
+
+def _min(a, b):
+    if isinstance(a, int) and isinstance(b, int):
+        r = min(int(a), int(b))
+        return r if (is_static(a) and is_static(b)) else it.DynInt(r) if hasattr(it, "DynInt") else r
+    return normalize(sympy.Min(a, b))
+
+
+def _require_stride_div(rest_d, s):
+    if isinstance(rest_d, int) and isinstance(s, int):
+        if is_static(rest_d) and is_static(s) and not (rest_d % s == 0 or rest_d < s):
+            raise AlgebraError(f"composition: stride divisibility condition fails ({rest_d} % {s} != 0 and {rest_d} >= {s})")
+        return
+    require(sympy.Or(sympy.Eq(sympy.Mod(rest_d, s), 0), sympy.StrictLessThan(rest_d, s)),
+            "composition: stride divisibility")
+
+
+def _require_shape_div(rest_s, new_s):
+    if isinstance(rest_s, int) and isinstance(new_s, int):
+        if is_static(rest_s) and is_static(new_s) and rest_s % new_s != 0:
+            raise AlgebraError(f"composition: shape divisibility condition fails ({rest_s} % {new_s} != 0)")
+        return
+    require(sympy.Eq(sympy.Mod(rest_s, new_s), 0), "composition: shape divisibility")
+
+
+def composition(A, B):
+    """``composition(A, B)``: ``R(c) = A(B(c))``; B a layout, tiler tuple, int or ``_``.
+
+    >>> print(composition(Layout((4, 8, 2), (1, 4, 32)), (2, 4)))
+    (2,4):(1,4)
+    >>> print(composition(Layout((12, (4, 8)), (59, (13, 1))), (Layout(3, 4), Layout(8, 2))))
+    (3,(2,4)):(236,(26,1))
+    """
+    if getattr(A, "is_composed", False) or getattr(A, "is_swizzle", False):
+        from .swizzle import compose_left
+        return compose_left(A, B)
+    if getattr(B, "is_composed", False) or getattr(B, "is_swizzle", False):
+        from .swizzle import compose_right
+        return compose_right(A, B)
+    if B is _:
+        return A
+    if isinstance(B, Layout):
+        flat = coalesce_x(A)
+        return _composition_impl(flat.shape, flat.stride, B.shape, B.stride)
+    if is_tuple(B):
+        if len(B) > A.rank():
+            raise AlgebraError(f"composition: tiler {format_tiler(B)} has a higher rank than {A}")
+        parts = [composition(A[i], B[i]) for i in range(len(B))]
+        return Layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+    if isinstance(B, (int, sympy.Basic)):
+        flat = coalesce_x(A)
+        return _composition_impl(flat.shape, flat.stride, B, 1)
+    raise AlgebraError(f"composition: unsupported right-hand side {B!r}")
+
+
+def format_tiler(T) -> str:
+    """Print a tiler (tuple of layouts/ints/``_``, a layout, or an int)."""
+    if is_tuple(T):
+        return "(" + ",".join(format_tiler(e) for e in T) + ")"
+    return str(T) if is_layout(T) else format_int_tuple(T)
+
+
+# ---------------------------------------------------------------- complement
+
+
+def complement(L, cotarget=None):
+    """``complement(L, cotarget)``: the layout of the holes of ``L`` up to cotarget.
+
+    >>> print(complement(Layout(4, 2), 32)), print(complement(Layout(2, 1), (3, 8)))
+    (2,4):(1,8)
+    16:2
+    (None, None)
+    """
+    if getattr(L, "is_composed", False):
+        return complement(L.inner, cotarget)
+    if cotarget is None:
+        cotarget = filter(L).cosize()
+    F = filter(L)
+    if static_eq(F.stride, 0) and not is_tuple(F.stride):
+        return Layout(_coalesce_shape(cotarget))
+    s, d = list(wrap(F.shape)), list(wrap(F.stride))
+    R = len(s)
+    if R > 1 and not all(is_static(x) for x in d):
+        raise AlgebraError(f"complement: {L} needs static strides")
+    rs, rd = [], [1]
+    for _k in range(R - 1):
+        j = min(range(len(d)), key=lambda k: d[k])
+        new_s = fdiv(d[j], rd[-1])
+        if static_eq(new_s, 0):
+            raise AlgebraError(f"complement: {L} is not injective")
+        rs.append(new_s)
+        rd.append(it._mul(d[j], s[j]))
+        del s[j], d[j]
+    rs.append(fdiv(d[0], rd[-1]))
+    new_d = it._mul(d[0], s[0])
+    rest_s = _coalesce_shape(it.ceil_div(cotarget, new_d))
+    rest_d = compact_col_major(rest_s, new_d)
+    return coalesce(Layout((tuple(rs), rest_s), (tuple(rd), rest_d)))
+
+
+def _coalesce_shape(t):
+    """``coalesce`` of an IntTuple: flatten, multiply neighbours of equal kind."""
+    if not is_tuple(t):
+        return t
+    f = flatten(t)
+    out = []
+    for x in f:
+        if out and is_static(out[-1]) == is_static(x):
+            out[-1] = it._mul(out[-1], x)
+        else:
+            out.append(x)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+# ---------------------------------------------------------------- inverses
+
+
+def right_inverse(L):
+    """``right_inverse(L)``: ``L(R(i)) == i`` for ``i < size(R)``.
+
+    >>> print(right_inverse(Layout((4, 8), (8, 1)))), print(right_inverse(Layout((2, 4), (4, 1))))
+    (8,4):(4,1)
+    (4,2):(2,1)
+    (None, None)
+    """
+    if L is _:
+        return _
+    if getattr(L, "is_composed", False) or getattr(L, "is_swizzle", False):
+        from .swizzle import right_inverse_composed
+        return right_inverse_composed(L)
+    C = coalesce(L)
+    s, d = wrap(C.shape), wrap(C.stride)
+    pp = it.exclusive_prefix(s)
+    order = sorted((j for j in range(len(d)) if is_static(d[j])), key=lambda j: d[j])
+    rs, rd, cur = [1], [0], 1
+    for j in order:
+        if d[j] == cur:
+            rs.append(s[j])
+            rd.append(pp[j])
+            cur = it._mul(s[j], d[j])
+    return coalesce(Layout(tuple(rs), tuple(rd)))
+
+
+def left_inverse(L):
+    """``left_inverse(L)``: ``R(L(i)) == i`` on the image of an injective L.
+
+    >>> print(left_inverse(Layout(4, 2))), print(left_inverse(Layout((2, 2), (1, 6))))
+    (2,4):(0,1)
+    (6,2):(1,2)
+    (None, None)
+    """
+    if L is _:
+        return _
+    if getattr(L, "is_composed", False) or getattr(L, "is_swizzle", False):
+        from .swizzle import left_inverse_composed
+        return left_inverse_composed(L)
+    C = coalesce(L)
+    s, d = wrap(C.shape), wrap(C.stride)
+    if not all(is_static(x) for x in d):
+        raise AlgebraError(f"left_inverse: {L} needs static strides")
+    pp = it.exclusive_prefix(s)
+    order = sorted(range(len(d)), key=lambda j: d[j])
+    rs, rd = [], [0]
+    for j in order:
+        if d[j] == 0:
+            continue
+        p = product(tuple(rs)) if rs else 1
+        if d[j] % p != 0:
+            raise AlgebraError(f"left_inverse: {L} fails the divisibility condition")
+        rs.append(d[j] // p)
+        rd.append(pp[j])
+    rs.append(s[order[-1]])
+    return coalesce(Layout(tuple(rs), tuple(rd)))
+
+
+# ---------------------------------------------------------------- divides
+
+
+def logical_divide(A, T):
+    """``logical_divide(A, T)`` -> ``(tile, rest)`` per mode.
+
+    >>> print(logical_divide(Layout((4, 2, 3), (2, 1, 8)), Layout(4, 2)))
+    ((2,2),(2,3)):((4,1),(2,8))
+    """
+    if getattr(A, "is_composed", False):
+        return A.map_inner(lambda B: logical_divide(B, T))
+    if T is _:
+        return A
+    if isinstance(T, Layout):
+        return composition(A, make_layout(T, complement(T, coalesce(A).shape)))
+    if is_tuple(T):
+        if len(T) > A.rank():
+            raise AlgebraError(f"logical_divide: tiler {format_tiler(T)} has a higher rank than {A}")
+        parts = [logical_divide(A[i], T[i]) if i < len(T) else A[i] for i in range(A.rank())]
+        return Layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+    if isinstance(T, (int, sympy.Basic)):
+        return logical_divide(A, Layout(T))
+    raise AlgebraError(f"logical_divide: unsupported tiler {T!r}")
+
+
+def _zip2_by(t, guide):
+    if is_tuple(guide):
+        if not is_tuple(t) or len(guide) > len(t):
+            raise AlgebraError("zip2_by: tiler does not match the layout")
+        pairs = [_zip2_by(t[i], guide[i]) for i in range(len(guide))]
+        return (tuple(p[0] for p in pairs), tuple(p[1] for p in pairs) + tuple(t[len(guide):]))
+    if not is_tuple(t) or len(t) != 2:
+        raise AlgebraError("zip2_by: a mode divided by a non-tuple tiler must have rank 2")
+    return t
+
+
+def tile_unzip(L, T):
+    """``tile_unzip``: zip2_by on shape and stride separately."""
+    return Layout(_zip2_by(L.shape, T), _zip2_by(L.stride, T))
+
+
+def zipped_divide(A, T):
+    """``zipped_divide(A, T)`` -> ``((tile...), (rest...))``.
+
+    >>> print(zipped_divide(Layout((12, 32), (1, 12)), (4, 8)))
+    ((4,8),(3,4)):((1,12),(4,96))
+    """
+    if getattr(A, "is_composed", False):
+        return A.map_inner(lambda B: zipped_divide(B, T))
+    return tile_unzip(logical_divide(A, T), T)
+
+
+def _split_rest(L, split0):
+    s, d = L.shape, L.stride
+    parts_s, parts_d = [], []
+    for k in (0, 1):
+        sk, dk = s[k], d[k]
+        if (k == 1 or split0) and is_tuple(sk) and len(sk) != 1:
+            parts_s.extend(sk)
+            parts_d.extend(dk)
+        else:
+            parts_s.append(sk)
+            parts_d.append(dk)
+    return Layout(tuple(parts_s), tuple(parts_d))
+
+
+def tiled_divide(A, T):
+    """``tiled_divide(A, T)`` -> ``((tile...), rest0, rest1, ...)``.
+
+    >>> print(tiled_divide(Layout((12, 32), (1, 12)), (4, 8)))
+    ((4,8),3,4):((1,12),4,96)
+    """
+    if getattr(A, "is_composed", False):
+        return A.map_inner(lambda B: tiled_divide(B, T))
+    return _split_rest(zipped_divide(A, T), False)
+
+
+def flat_divide(A, T):
+    """``flat_divide(A, T)`` -> ``(tile0, tile1, ..., rest0, rest1, ...)``.
+
+    >>> print(flat_divide(Layout((12, 32), (1, 12)), (4, 8)))
+    (4,8,3,4):(1,12,4,96)
+    """
+    if getattr(A, "is_composed", False):
+        return A.map_inner(lambda B: flat_divide(B, T))
+    return _split_rest(zipped_divide(A, T), True)
+
+
+# ---------------------------------------------------------------- products
+
+
+def logical_product(B, T):
+    """``logical_product(B, T)`` -> ``(B, T')``.
+
+    >>> print(logical_product(Layout((2, 2), (4, 1)), Layout(6, 1)))
+    ((2,2),(2,3)):((4,1),(2,8))
+    """
+    if getattr(B, "is_composed", False):
+        return B.map_inner(lambda X: logical_product(X, T))
+    if T is _:
+        return B
+    if isinstance(T, Layout):
+        return make_layout(B, composition(complement(B, it._mul(B.size(), T.cosize())), T))
+    if is_tuple(T):
+        if len(T) > B.rank():
+            raise AlgebraError(f"logical_product: tiler {format_tiler(T)} has a higher rank than {B}")
+        parts = [logical_product(B[i], T[i]) if i < len(T) else B[i] for i in range(B.rank())]
+        return Layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+    if isinstance(T, (int, sympy.Basic)):
+        return logical_product(B, Layout(T, 1))
+    raise AlgebraError(f"logical_product: unsupported tiler {T!r}")
+
+
+def zipped_product(B, T):
+    """``zipped_product(B, T)``."""
+    if getattr(B, "is_composed", False):
+        return B.map_inner(lambda X: zipped_product(X, T))
+    return tile_unzip(logical_product(B, T), T)
+
+
+def tiled_product(B, T):
+    """``tiled_product(B, T)``.
+
+    >>> print(tiled_product(Layout(32, 1), Layout((2, 2, 1), (1, 2, 0))))
+    (32,2,2,1):(1,32,64,0)
+    """
+    if getattr(B, "is_composed", False):
+        return B.map_inner(lambda X: tiled_product(X, T))
+    return _split_rest(zipped_product(B, T), False)
+
+
+def flat_product(B, T):
+    """``flat_product(B, T)``."""
+    if getattr(B, "is_composed", False):
+        return B.map_inner(lambda X: flat_product(X, T))
+    return _split_rest(zipped_product(B, T), True)
+
+
+def _blocked_or_raked(B, T, raked):
+    if getattr(B, "is_composed", False):
+        return B.map_inner(lambda X: _blocked_or_raked(X, T, raked))
+    if not isinstance(T, Layout):
+        T = Layout(T) if not is_tuple(T) or all(not is_layout(e) for e in T) else T
+    R = max(B.rank(), T.rank())
+    P = logical_product(append(B, n=R), append(T, n=R))
+    P0, P1 = P[0], P[1]
+    return zip_layouts(P1, P0) if raked else zip_layouts(P0, P1)
+
+
+def blocked_product(B, T):
+    """``blocked_product(B, T)`` = ``((B0,T0'),(B1,T1'),...)``.
+
+    >>> print(blocked_product(Layout((2, 5), (5, 1)), Layout((3, 4), (1, 3))))
+    ((2,3),(5,4)):((5,10),(1,30))
+    """
+    return _blocked_or_raked(B, T, False)
+
+
+def raked_product(B, T):
+    """``raked_product(B, T)`` = ``((T0',B0),(T1',B1),...)``.
+
+    >>> print(raked_product(Layout((2, 5), (5, 1)), Layout((3, 4), (1, 3))))
+    ((3,2),(4,5)):((10,5),(30,1))
+    """
+    return _blocked_or_raked(B, T, True)
+
+
+def tile_to_shape(block, trg_shape, order=None):
+    """``tile_to_shape(block, trg_shape[, order])`` (order: col-major by default).
+
+    >>> print(tile_to_shape(Layout((8, 8), (8, 1)), (32, 32)))
+    ((8,4),(8,4)):((8,64),(1,256))
+    """
+    if getattr(block, "is_composed", False):
+        return block.map_inner(lambda X: tile_to_shape(X, trg_shape, order))
+    R = it.rank(trg_shape)
+    if block.rank() > R:
+        raise AlgebraError(f"tile_to_shape: {block} has a higher rank than {format_int_tuple(trg_shape)}")
+    padded = append(block, n=R)
+    bs = product_each(padded.shape)
+    ts = product_each(trg_shape)
+    for a, b in zip(ts, bs):
+        if isinstance(a, int) and isinstance(b, int):
+            if a % b != 0:
+                raise AlgebraError(f"tile_to_shape: {format_int_tuple(trg_shape)} is not divisible by the block {block}")
+        else:
+            require(sympy.Eq(sympy.Mod(a, b), 0), "tile_to_shape: divisibility")
+    ps = it.ceil_div(ts, bs)
+    if order is None:
+        ord_layout = Layout(ps)
+    else:
+        ord_layout = make_ordered_layout(ps, order)
+    return blocked_product(padded, ord_layout)
+
+
+# ---------------------------------------------------------------- casts
+
+
+def upcast(L, n):
+    """``upcast<n>(L)``: elements n times bigger (leaf by leaf).
+
+    >>> print(upcast(Layout((4, 8), (1, 4)), 2)), print(upcast(Layout((8, 4), (4, 1)), 8))
+    (2,8):(1,2)
+    (4,1):(1,1)
+    (None, None)
+    """
+    if getattr(L, "is_composed", False) or getattr(L, "is_swizzle", False):
+        return L.upcast(n)
+
+    def go(s, d):
+        if is_tuple(s):
+            return [go(a, b) for a, b in zip(s, d)]
+        if static_eq(d, 0):
+            return (s, d)
+        if is_static(d):
+            if not (d % n == 0 or n % abs(d) == 0):
+                raise AlgebraError(f"upcast<{n}>: stride {d} and {n} do not divide each other")
+            return (cdiv(s, cdiv(n, abs(d))), signum(d) * cdiv(abs(d), n))
+        if isinstance(d, int):
+            return (s, it.DynInt(int(d) // n) if False else fdiv(d, n))
+        require(sympy.Eq(sympy.Mod(d, n), 0), f"upcast<{n}>: stride divisibility")
+        return (s, normalize(d / n))
+    pairs = go(L.shape, L.stride)
+    return Layout(*_unzip_pairs(pairs))
+
+
+def _unzip_pairs(p):
+    if isinstance(p, list):
+        subs = [_unzip_pairs(x) for x in p]
+        return tuple(a for a, _b in subs), tuple(b for _a, b in subs)
+    return p
+
+
+def downcast(L, n):
+    """``downcast<n>(L)``: elements n times smaller.
+
+    >>> print(downcast(Layout((4, (2, 8)), (8, (1, 2))), 4))
+    (4,(8,8)):(32,(1,8))
+    """
+    if getattr(L, "is_composed", False) or getattr(L, "is_swizzle", False):
+        return L.downcast(n)
+    fd = flatten_leaves(L.stride)
+    if not any(static_eq(iabs(x), 1) for x in fd):
+        raise AlgebraError(f"downcast<{n}>: {L} has no unit-stride mode")
+
+    def go(s, d):
+        if is_tuple(s):
+            return [go(a, b) for a, b in zip(s, d)]
+        if static_eq(d, 1) or static_eq(d, -1):
+            return (it._mul(s, n), d)
+        return (s, it._mul(d, n))
+    return Layout(*_unzip_pairs(go(L.shape, L.stride)))
+
+
+def recast_layout(L, old_bits: int, new_bits: int):
+    """``recast_layout<Old,New>(L)`` given the two types' widths in bits.
+
+    >>> print(recast_layout(Layout((4, 8), (1, 4)), 16, 32)), print(recast_layout(Layout((8, 8), (1, 8)), 8, 16))
+    (2,8):(1,2)
+    (4,8):(1,4)
+    (None, None)
+    """
+    from math import gcd
+    g = gcd(new_bits, old_bits)
+    num, den = new_bits // g, old_bits // g
+    if num == 1 and den == 1:
+        return L
+    if num == 1:
+        return downcast(L, den)
+    if den == 1:
+        return upcast(L, num)
+    return downcast(upcast(L, num), den)
+
+
+# ---------------------------------------------------------------- misc
+
+
+def max_common_layout(a, b):
+    """``max_common_layout(a, b)``.
+
+    >>> print(max_common_layout(Layout((2, 4), (4, 1)), Layout((2, 4), (4, 1))))
+    (4,2):(2,1)
+    """
+    if getattr(a, "is_composed", False):
+        r = max_common_layout(a.inner, b)
+        lim = 1 << a.swizzle.m
+        return r if r.size() <= lim else composition(r, Layout(lim, 1)) if False else _truncate(r, lim)
+    if getattr(b, "is_composed", False):
+        r = max_common_layout(a, b.inner)
+        lim = 1 << b.swizzle.m
+        return _truncate(r, lim)
+    inv_b = right_inverse(b)
+    common = coalesce(composition(a, inv_b))
+    c0 = common[0] if is_tuple(common.shape) else common
+    if static_eq(c0.stride, 1):
+        return composition(inv_b, c0)
+    return Layout(1, 0)
+
+
+def _truncate(r, lim):
+    if isinstance(r.size(), int) and r.size() <= lim:
+        return r
+    return composition(r, Layout(lim, 1))
+
+
+def max_common_vector(a, b):
+    """``max_common_vector(a, b)``.
+
+    >>> max_common_vector(Layout((8, 4), (1, 8)), Layout(((4, 2), 4), ((1, 16), 4)))
+    4
+    """
+    if getattr(a, "is_composed", False):
+        return min(max_common_vector(a.inner, b), 1 << a.swizzle.m)
+    if getattr(b, "is_composed", False):
+        return min(max_common_vector(a, b.inner), 1 << b.swizzle.m)
+    common = coalesce(composition(a, right_inverse(b)))
+    c0 = common[0] if is_tuple(common.shape) else common
+    if static_eq(c0.stride, 1):
+        return c0.shape
+    return 1
+
+
+def nullspace(L):
+    """``nullspace(L)``: the domain sub-layout that L maps to 0.
+
+    >>> print(nullspace(Layout((4, 2, 3), (0, 1, 0))))
+    (4,3):(1,8)
+    """
+    fs, fd = flatten_leaves(L.shape), flatten_leaves(L.stride)
+    cs = compact_col_major(fs)
+    I = [i for i in range(len(fd)) if static_eq(fd[i], 0)]
+    if not I:
+        return Layout(1, 0)
+    return Layout(unwrap(tuple(fs[i] for i in I)), unwrap(tuple(cs[i] for i in I)))
+
+
+def make_layout_tv(thr_layout, val_layout):
+    """CuTe DSL ``make_layout_tv``: ``(tiler_mn, layout_tv)`` as make_tiled_copy builds them.
+
+    >>> tiler, tv = make_layout_tv(Layout((2, 3), (3, 1)), Layout((2, 2), (2, 1)))
+    >>> tiler, str(tv)
+    ((4, 6), '((3,2),(2,2)):((8,2),(4,1))')
+    """
+    layout_mn = raked_product(thr_layout, val_layout)
+    layout_tv = composition(right_inverse(layout_mn), Layout((thr_layout.size(), val_layout.size())))
+    return product_each(layout_mn.shape), layout_tv
+
+
+def make_fragment_like(L):
+    """``make_fragment_like(L)`` (register fragment layout).
+
+    >>> print(make_fragment_like(Layout(((2, 2), 4, 3), ((8, 1), 2, 32))))
+    ((2,2),4,3):((1,2),4,16)
+    """
+    if L.rank() > 1 and all(is_static(x) for x in flatten_leaves(L.shape)):
+        s0, d0 = L.shape[0], L.stride[0]
+        fz = filter_zeros(Layout(s0, d0)).shape
+        m0 = Layout(s0, compact_col_major(fz))
+        rest_s, rest_d = L.shape[1:], L.stride[1:]
+        return tiled_product(m0, make_ordered_layout(rest_s, rest_d))
+    return Layout(L.shape)
+
+
+def max_alignment(L):
+    """CuTe ``max_alignment`` of a layout.
+
+    >>> max_alignment(Layout((4, 8), (1, 6)))
+    2
+    """
+    from math import gcd
+    F = coalesce(L)
+    p = logical_divide(F, right_inverse(F))
+    return gcd(p[0].size(), p[1].stride if not is_tuple(p[1].stride) else flatten_leaves(p[1].stride)[0])

@@ -1,0 +1,402 @@
+"""Parse and print CuTe's print notation.
+
+Accepted (the conformance contract's notation; CuTe's static underscores are
+accepted and dropped): integers ``8``, ``_8``, ``-16``; IntTuples ``(4,(2,2))``,
+``(4)`` (rank 1), ``()``; layouts ``((2,4),8):((1,16),2)``; swizzles
+``Sw<3,3,3>``; composed layouts ``Sw<3,3,3> o 0 o (8,64):(64,1)`` (or without
+the offset); tilers ``(3:3,(2,4):(1,8))``; the underscore ``_``.  Entries
+may be integer expressions over symbols (``32*m``, ``16*k``), which become
+sympy expressions over positive-integer symbols.
+
+>>> L = parse_layout("(_32,_16):(_16,_1)"); print(L)
+(32,16):(16,1)
+>>> print(parse("Sw<3,3,3> o _0 o (8,64):(64,1)"))
+Sw<3,3,3> o 0 o (8,64):(64,1)
+>>> parse("(4,8")
+Traceback (most recent call last):
+...
+symlayout.errors.NotationError: "(4,8": column 5: expected ',' or ')' but the text ended
+"""
+from __future__ import annotations
+
+import re
+
+import sympy
+
+from .errors import NotationError
+from .symbolic import normalize
+
+MAX_DEPTH = 64
+MAX_LEN = 100_000
+
+
+class _Underscore:
+    """CuTe's ``_`` (keep this mode)."""
+    _inst = None
+
+    def __new__(cls):
+        if cls._inst is None:
+            cls._inst = super().__new__(cls)
+        return cls._inst
+
+    def __repr__(self):
+        return "_"
+
+    __str__ = __repr__
+
+
+#: the underscore singleton
+_ = Underscore = _Underscore()
+
+
+def format_int_tuple(t) -> str:
+    """CuTe print form of an IntTuple (static underscores stripped).
+
+    >>> format_int_tuple((4, (2, 2))), format_int_tuple((4,)), format_int_tuple(())
+    ('(4,(2,2))', '(4)', '()')
+    """
+    if type(t) is tuple:
+        return "(" + ",".join(format_int_tuple(e) for e in t) + ")"
+    if t is _:
+        return "_"
+    if isinstance(t, bool):
+        return str(t).lower()
+    if isinstance(t, int):
+        return str(int(t))
+    if isinstance(t, sympy.Basic):
+        return str(t).replace(" ", "")
+    if hasattr(t, "shape"):  # a Layout inside a tiler
+        return str(t)
+    raise NotationError(f"cannot print {t!r} as an IntTuple")
+
+
+_TOKEN = re.compile(r"\s*(?:(?P<sw>Sw<)|(?P<num>\d+)|(?P<name>[A-Za-z][A-Za-z0-9_]*)|(?P<us>_)|(?P<op>//|[-+*%():,<>])|(?P<bad>\S))")
+
+
+class _Parser:
+    def __init__(self, text: str, symbols: dict | None):
+        if not isinstance(text, str):
+            raise NotationError(f"expected a string in CuTe notation, got {type(text).__name__}")
+        if len(text) > MAX_LEN:
+            raise NotationError(f"notation is too long ({len(text)} characters; limit {MAX_LEN})")
+        self.text = text
+        self.pos = 0
+        self.depth = 0
+        self.symbols = symbols  # None: any name allowed; dict name->Symbol otherwise
+
+    # -- low level
+    def err(self, msg, pos=None):
+        col = (self.pos if pos is None else pos) + 1
+        t = self.text if len(self.text) <= 80 else self.text[:77] + "..."
+        raise NotationError(f'"{t}": column {col}: {msg}')
+
+    def skip_ws(self):
+        while self.pos < len(self.text) and self.text[self.pos].isspace():
+            self.pos += 1
+
+    def peek(self, s):
+        self.skip_ws()
+        return self.text.startswith(s, self.pos)
+
+    def at_end(self):
+        self.skip_ws()
+        return self.pos >= len(self.text)
+
+    def expect(self, s, what=None):
+        self.skip_ws()
+        if not self.text.startswith(s, self.pos):
+            if self.pos >= len(self.text):
+                self.err(f"expected {what or repr(s)} but the text ended")
+            self.err(f"expected {what or repr(s)}, found {self.text[self.pos]!r}")
+        self.pos += len(s)
+
+    def enter(self):
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            self.err(f"nesting deeper than {MAX_DEPTH}")
+
+    # -- grammar
+    def parse_top(self):
+        node = self.parse_composed()
+        if not self.at_end():
+            self.err(f"unexpected {self.text[self.pos]!r}")
+        return node
+
+    def parse_composed(self):
+        from .swizzle import ComposedLayout, Swizzle
+        if self.peek("Sw<"):
+            sw = self.parse_swizzle()
+            if not self.peek("o"):
+                return sw
+            self.expect("o")
+            first = self.parse_node()
+            if self.peek("o") and not self.peek("o "[:1] + "("):
+                pass
+            if self.peek("o"):
+                self.expect("o")
+                offset = first
+                if type(offset) is tuple or not isinstance(offset, (int, sympy.Basic)) or hasattr(offset, "shape"):
+                    self.err("the offset of a composed layout must be an integer")
+                inner = self.parse_node()
+            else:
+                offset, inner = 0, first
+            if not hasattr(inner, "shape"):
+                self.err("a composed layout needs a layout after the swizzle")
+            return ComposedLayout(sw, offset, inner)
+        return self.parse_node()
+
+    def parse_swizzle(self):
+        from .swizzle import Swizzle
+        start = self.pos
+        self.expect("Sw<")
+        vals = []
+        for i in range(3):
+            self.skip_ws()
+            neg = False
+            if self.peek("-"):
+                self.expect("-")
+                neg = True
+            m = re.compile(r"\d+").match(self.text, self.pos)
+            if not m:
+                self.err("expected an integer swizzle parameter")
+            v = int(m.group())
+            self.pos = m.end()
+            vals.append(-v if neg else v)
+            if i < 2:
+                self.expect(",")
+        self.expect(">")
+        b, mm, s = vals
+        if b < 0 or mm < 0 or abs(s) < b:
+            self.err(f"invalid swizzle Sw<{b},{mm},{s}> (needs B >= 0, M >= 0, |S| >= B)", start)
+        return Swizzle(b, mm, s)
+
+    def parse_node(self):
+        """A tuple (maybe followed by ':' stride), a scalar (maybe a layout), or '_'."""
+        from .layout import Layout
+        self.skip_ws()
+        start = self.pos
+        if self.peek("("):
+            tup = self.parse_tuple()
+            if self.peek(":"):
+                self.expect(":")
+                stride = self.parse_node_plain()
+                return self.make_layout(tup, stride, start)
+            # "(m+1)*2": a parenthesised scalar used in arithmetic
+            if len(tup) == 1 and not isinstance(tup[0], tuple) and self._is_scalar(tup[0]) and self._arith_follows():
+                return self.continue_expr(tup[0])
+            return tup
+        if self.peek("_") and not re.match(r"_\s*-?\d", self.text[self.pos:]):
+            self.pos += 1
+            return _
+        v = self.parse_expr()
+        if self.peek(":"):
+            self.expect(":")
+            stride = self.parse_node_plain()
+            return self.make_layout(v, stride, start)
+        return v
+
+    def parse_node_plain(self):
+        self.skip_ws()
+        if self.peek("("):
+            t = self.parse_tuple()
+            if len(t) == 1 and self._is_scalar(t[0]) and self._arith_follows():
+                return self.continue_expr(t[0])
+            return t
+        return self.parse_expr()
+
+    @staticmethod
+    def _is_scalar(x):
+        return isinstance(x, (int, sympy.Basic)) and type(x) is not tuple
+
+    def _arith_follows(self):
+        self.skip_ws()
+        return self.pos < len(self.text) and (self.text[self.pos] in "+-*%" or self.text.startswith("//", self.pos))
+
+    def make_layout(self, shape, stride, start):
+        from .int_tuple import congruent
+        from .layout import Layout
+        for x in (shape, stride):
+            if _contains_layout(x):
+                self.err("a layout's shape and stride must be integer tuples", start)
+        if not congruent(shape, stride):
+            self.err("shape and stride are not congruent", start)
+        _check_shape(shape, self, start)
+        return Layout(shape, stride)
+
+    def parse_tuple(self):
+        self.enter()
+        self.expect("(")
+        items = []
+        if self.peek(")"):
+            self.expect(")")
+            self.depth -= 1
+            return ()
+        while True:
+            items.append(self.parse_node_in_tuple())
+            self.skip_ws()
+            if self.pos >= len(self.text):
+                self.err("expected ',' or ')' but the text ended")
+            c = self.text[self.pos]
+            if c == ",":
+                self.pos += 1
+                continue
+            if c == ")":
+                self.pos += 1
+                break
+            self.err(f"expected ',' or ')', found {c!r}")
+        self.depth -= 1
+        return tuple(items)
+
+    def parse_node_in_tuple(self):
+        return self.parse_node()
+
+    # -- integer expressions (+ - * // % over ints and symbols)
+    def parse_expr(self):
+        self.enter()
+        v = self.parse_term()
+        v = self._sum_rest(v)
+        self.depth -= 1
+        return normalize(v)
+
+    def continue_expr(self, v):
+        v = self._term_rest(v)
+        return normalize(self._sum_rest(v))
+
+    def _sum_rest(self, v):
+        while True:
+            self.skip_ws()
+            if self.peek("+"):
+                self.pos += 1
+                v = v + self.parse_term()
+            elif self.peek("-") and not self._minus_is_sign():
+                self.pos += 1
+                v = v - self.parse_term()
+            else:
+                return v
+
+    def _minus_is_sign(self):
+        return False
+
+    def parse_term(self):
+        return self._term_rest(self.parse_factor())
+
+    def _term_rest(self, v):
+        while True:
+            self.skip_ws()
+            if self.peek("//"):
+                self.pos += 2
+                r = self.parse_factor()
+                if r == 0:
+                    self.err("division by zero")
+                v = sympy.floor(sympy.sympify(v) / r) if not (isinstance(v, int) and isinstance(r, int)) else v // r
+            elif self.peek("*"):
+                self.pos += 1
+                v = v * self.parse_factor()
+            elif self.peek("%"):
+                self.pos += 1
+                r = self.parse_factor()
+                if r == 0:
+                    self.err("modulo by zero")
+                v = sympy.Mod(v, r) if not (isinstance(v, int) and isinstance(r, int)) else v % r
+            else:
+                return v
+
+    def parse_factor(self):
+        self.skip_ws()
+        if self.pos >= len(self.text):
+            self.err("expected a number but the text ended")
+        c = self.text[self.pos]
+        if c == "-":
+            self.pos += 1
+            return -self.parse_factor()
+        if c == "+":
+            self.pos += 1
+            return self.parse_factor()
+        if c == "_":
+            m = re.compile(r"_(-?\d+)").match(self.text, self.pos)
+            if not m:
+                self.err("'_' is only allowed as a whole mode")
+            self.pos = m.end()
+            return int(m.group(1))
+        if c.isdigit():
+            m = re.compile(r"\d+").match(self.text, self.pos)
+            if len(m.group()) > 30:
+                self.err("integer too large")
+            self.pos = m.end()
+            return int(m.group())
+        if c.isalpha():
+            m = re.compile(r"[A-Za-z][A-Za-z0-9_]*").match(self.text, self.pos)
+            name = m.group()
+            if name == "Sw":
+                self.err("a swizzle is only allowed at the start of a composed layout")
+            if self.symbols is not None and name not in self.symbols:
+                import difflib
+                close = difflib.get_close_matches(name, list(self.symbols), 1)
+                hint = f" (did you mean {close[0]!r}?)" if close else (" (declare it under [params])" if not self.symbols else f" (known: {', '.join(sorted(self.symbols))})")
+                self.err(f"undefined symbol {name!r}{hint}")
+            self.pos = m.end()
+            if self.symbols is not None:
+                return self.symbols[name]
+            return sympy.Symbol(name, positive=True, integer=True)
+        if c == "(":
+            self.enter()
+            self.pos += 1
+            v = self.parse_expr()
+            self.expect(")")
+            self.depth -= 1
+            return v
+        self.err(f"unexpected {c!r}")
+
+
+def _contains_layout(x):
+    if type(x) is tuple:
+        return any(_contains_layout(e) for e in x)
+    return hasattr(x, "shape") or x is _
+
+
+def _check_shape(shape, p, start):
+    if type(shape) is tuple:
+        for e in shape:
+            _check_shape(e, p, start)
+        return
+    if isinstance(shape, int) and shape <= 0:
+        p.err(f"shape entries must be positive, got {shape}", start)
+
+
+def parse(text: str, symbols: dict | None = None):
+    """Parse any CuTe notation: IntTuple, Layout, Swizzle, ComposedLayout, tiler or ``_``.
+
+    ``symbols`` (name -> sympy Symbol) restricts the names allowed in entries.
+
+    >>> parse("(4,(2,2))")
+    (4, (2, 2))
+    >>> print(parse("(3:3,(2,4):(1,8))")[1])
+    (2,4):(1,8)
+    """
+    return _Parser(text, symbols).parse_top()
+
+
+def parse_layout(text: str, symbols: dict | None = None):
+    """Parse a Layout or ComposedLayout (an IntTuple ``S`` means ``make_layout(S)``? no: an error).
+
+    >>> print(parse_layout("8:1"))
+    8:1
+    """
+    node = parse(text, symbols)
+    if not hasattr(node, "shape"):
+        raise NotationError(f'"{text}": expected a layout "shape:stride"')
+    return node
+
+
+def parse_int_tuple(text: str, symbols: dict | None = None):
+    """Parse an IntTuple.
+
+    >>> parse_int_tuple("(2,(3,_4))")
+    (2, (3, 4))
+    """
+    node = parse(text, symbols)
+    if _contains_layout(node) or hasattr(node, "shape") or node is _:
+        raise NotationError(f'"{text}": expected an integer tuple')
+    if type(node) is not tuple and not isinstance(node, (int, sympy.Basic)):
+        raise NotationError(f'"{text}": expected an integer tuple')
+    return node

@@ -1,0 +1,325 @@
+"""Swizzle<B,M,S> and ComposedLayout ``A o O o B`` (CuTe ``swizzle.hpp``,
+``layout_composed.hpp``, ``swizzle_layout.hpp``).
+
+``Sw(x) = x ^ shiftr(x & yyy_msk, S)``: the B bits at ``M+S`` (Y) are XOR-ed
+into the B bits at ``M`` (Z).
+
+>>> sw = Swizzle(3, 3, 3); [sw(x) for x in (0, 8, 64, 65, 72, 100, 200, 511)]
+[0, 8, 72, 73, 64, 108, 208, 455]
+>>> from symlayout.layout import Layout
+>>> sL = ComposedLayout(sw, 0, Layout((8, 64), (64, 1)))
+>>> print(sL), [sL(1, c) for c in (0, 1, 7, 8, 16)]
+Sw<3,3,3> o 0 o (8,64):(64,1)
+(None, [72, 73, 79, 64, 88])
+"""
+from __future__ import annotations
+
+from . import int_tuple as it
+from .errors import AlgebraError
+from .int_tuple import is_tuple
+from .layout import Layout, composition, right_inverse, slice_and_offset as _plain_slice_and_offset
+from .layout import _has_underscore, _zero_us
+from .symbolic import DynInt
+
+
+def _ctz(x: int) -> int:
+    return (x & -x).bit_length() - 1
+
+
+class Swizzle:
+    """CuTe ``Swizzle<B,M,S>`` (an involution on integers).
+
+    >>> Swizzle(3, 0, -3)(1), Swizzle(2, 4, 3)(300)
+    (9, 268)
+    """
+    is_swizzle = True
+    is_composed = False
+    __slots__ = ("b", "m", "s")
+
+    def __init__(self, b: int, m: int, s: int):
+        if b < 0 or m < 0 or abs(s) < b:
+            raise AlgebraError(f"Swizzle<{b},{m},{s}>: needs B >= 0, M >= 0 and |S| >= B")
+        self.b, self.m, self.s = b, m, s
+
+    @property
+    def bit_msk(self):
+        return (1 << self.b) - 1
+
+    @property
+    def yyy_msk(self):
+        return self.bit_msk << (self.m + max(0, self.s))
+
+    @property
+    def zzz_msk(self):
+        return self.bit_msk << (self.m - min(0, self.s))
+
+    def __call__(self, x):
+        y = x & self.yyy_msk
+        return x ^ (y >> self.s if self.s >= 0 else y << -self.s)
+
+    def __str__(self):
+        return f"Sw<{self.b},{self.m},{self.s}>"
+
+    __repr__ = __str__
+
+    def __eq__(self, o):
+        return isinstance(o, Swizzle) and (self.b, self.m, self.s) == (o.b, o.m, o.s)
+
+    def __hash__(self):
+        return hash((self.b, self.m, self.s))
+
+    def is_identity(self):
+        return self.b == 0
+
+    def upcast(self, n: int):
+        """``upcast<n>(Sw)``: ``Sw<B,M-log2 n,S>`` (clamped at 0).
+
+        >>> print(Swizzle(3, 4, 3).upcast(32)), print(Swizzle(3, 4, 3).upcast(128))
+        Sw<2,0,3>
+        Sw<0,0,3>
+        (None, None)
+        """
+        k = _log2(n, "upcast")
+        if self.m - k >= 0:
+            return Swizzle(self.b, self.m - k, self.s)
+        return Swizzle(max(self.b + self.m - k, 0), 0, self.s)
+
+    def downcast(self, n: int):
+        """``downcast<n>(Sw)`` = ``Sw<B,M+log2 n,S>``."""
+        return Swizzle(self.b, self.m + _log2(n, "downcast"), self.s)
+
+
+def _log2(n, op):
+    if n <= 0 or n & (n - 1):
+        raise AlgebraError(f"{op}<{n}> of a swizzle needs a power of two")
+    return n.bit_length() - 1
+
+
+def make_swizzle(y: int, z: int) -> Swizzle:
+    """``make_swizzle<Y,Z>()`` from two bit masks of equal popcount.
+
+    >>> print(make_swizzle(0b1000, 0b0100)), print(make_swizzle(0b11000000, 0b110))
+    Sw<1,2,1>
+    Sw<2,1,5>
+    (None, None)
+    """
+    if bin(y).count("1") != bin(z).count("1"):
+        raise AlgebraError(f"make_swizzle: masks {y:#x} and {z:#x} differ in popcount")
+    if y == 0:
+        return Swizzle(0, 0, 0)
+    b = bin(y).count("1")
+    cy, cz = _ctz(y), _ctz(z)
+    # both masks must be contiguous bit ranges
+    if y != (((1 << b) - 1) << cy) or z != (((1 << b) - 1) << cz):
+        raise AlgebraError(f"make_swizzle: masks {y:#x} / {z:#x} are not contiguous bit ranges")
+    return Swizzle(b, min(cy, cz), cy - cz)
+
+
+class ComposedLayout:
+    """``A o O o B``: ``C(c) = A(O + B(c))`` with A a Swizzle.
+
+    >>> print(ComposedLayout(Swizzle(3, 3, 3), 0, Layout((8, 64), (64, 1)))[0])
+    Sw<3,3,3> o 0 o 8:64
+    """
+    is_composed = True
+    is_swizzle = False
+    __slots__ = ("swizzle", "offset", "inner")
+
+    def __init__(self, swizzle: Swizzle, offset, inner: Layout):
+        self.swizzle, self.offset, self.inner = swizzle, offset, inner
+
+    # accessors come from the inner layout
+    @property
+    def shape(self):
+        return self.inner.shape
+
+    def size(self):
+        return self.inner.size()
+
+    def cosize(self):
+        return self.inner.cosize()
+
+    def rank(self):
+        return self.inner.rank()
+
+    def depth(self):
+        return self.inner.depth()
+
+    def __getitem__(self, i):
+        return ComposedLayout(self.swizzle, self.offset, self.inner[i])
+
+    def map_inner(self, f):
+        """Apply a layout operation to B only (divides, products, coalesce...)."""
+        return ComposedLayout(self.swizzle, self.offset, f(self.inner))
+
+    def __str__(self):
+        return f"{self.swizzle} o {it_fmt(self.offset)} o {self.inner}"
+
+    __repr__ = __str__
+
+    def __eq__(self, o):
+        return isinstance(o, ComposedLayout) and str(self) == str(o)
+
+    def __hash__(self):
+        return hash(str(self))
+
+    def __call__(self, *crd):
+        if len(crd) == 1:
+            crd = crd[0]
+        if _has_underscore(crd):
+            return self.slice(crd)
+        return self.swizzle(self.offset + self.inner(crd))
+
+    def table(self):
+        return [self(i) for i in range(self.size())]
+
+    def compose(self, *tilers):
+        return composition(self, tilers[0] if len(tilers) == 1 else tuple(tilers))
+
+    def upcast(self, n):
+        if not isinstance(self.offset, int) or self.offset % n:
+            raise AlgebraError(f"upcast<{n}>: offset {self.offset} is not divisible")
+        from .layout import upcast
+        return ComposedLayout(self.swizzle.upcast(n), self.offset // n, upcast(self.inner, n))
+
+    def downcast(self, n):
+        from .layout import downcast
+        return ComposedLayout(self.swizzle.downcast(n), self.offset * n, downcast(self.inner, n))
+
+    def slice(self, crd):
+        return self.slice_and_offset(crd)[0]
+
+    def slice_and_offset(self, crd):
+        """CuTe's ``slice_and_offset`` for ``Sw o O o B`` (with the decay to a plain layout).
+
+        Returns ``(layout, offset)``; the offset already includes the swizzle.
+        """
+        if crd is _U or (is_tuple(crd) and _all_underscore(crd)):
+            from .layout import slice_
+            return ComposedLayout(self.swizzle, self.offset, slice_(crd, self.inner)), 0
+        sliced, off = _plain_slice_and_offset(crd, self.inner)
+        sw = self.swizzle
+        dynamic = _has_dyn(crd)
+        if not isinstance(self.offset, int) or self.offset != 0 or sw.b == 0:
+            if sw.b == 0:
+                return sliced, off + self.offset
+            # general case: keep composed, offset inside
+            return ComposedLayout(sw, self.offset + off, sliced), 0
+        zy = sw.yyy_msk | sw.zzz_msk
+        off_zy = int(off) & zy
+        off_anti = int(off) & ~zy
+        last = sliced(sliced.size() - 1) if sliced.size() > 0 else 0
+        act = int(last) & zy if isinstance(last, int) else zy
+        if act & ~sw(act):
+            return ComposedLayout(sw, _dyn(off_zy, dynamic), sliced), _dyn(off_anti, dynamic)
+        swl = swizzle_layout(sw, off_zy, dynamic)
+        res = composition(swl, sliced)
+        return res, _dyn(sw(off_zy) + off_anti, dynamic)
+
+
+def it_fmt(x):
+    from .notation import format_int_tuple
+    return format_int_tuple(x)
+
+
+def _dyn(v, dynamic):
+    return DynInt(v) if dynamic else v
+
+
+def _has_dyn(c):
+    if is_tuple(c):
+        return any(_has_dyn(e) for e in c)
+    return isinstance(c, DynInt)
+
+
+from .notation import _ as _U  # noqa: E402
+
+
+def _all_underscore(c):
+    if is_tuple(c):
+        return all(_all_underscore(e) for e in c)
+    return c is _U
+
+
+def swizzle_layout(sw: Swizzle, off_zy: int, dynamic: bool) -> Layout:
+    """The plain layout equal to ``x -> Sw(off_zy ^ x) ^ Sw(off_zy)`` on the swizzle's bits.
+
+    Shape ``(2^M, (2..)[B], 2^(|S|-B), (2..)[B], 1)`` (CuTe ``make_swizzle_layout``).
+
+    >>> print(swizzle_layout(Swizzle(3, 3, 3), 128, False))
+    (8,(2,2,2),1,(2,2,2),1):(1,(8,-16,32),64,(72,144,288),512)
+    """
+    B, M, S = sw.b, sw.m, sw.s
+    aS = abs(S)
+    zlo = M - min(0, S)           # lowest Z bit
+    ylo = M + max(0, S)           # lowest Y bit
+    Z, Y = 1 << zlo, 1 << ylo
+    zg, yg = [], []
+    for i in range(B):
+        ybit = 1 << (ylo + i)
+        zbit = 1 << (zlo + i)
+        zs = -(Z << i) if off_zy & ybit else (Z << i)
+        ys = ((Y - Z) << i) if off_zy & zbit else ((Y + Z) << i)
+        zg.append(_dyn(zs, dynamic))
+        yg.append(_dyn(ys, dynamic))
+    lo, hi = (zg, yg) if zlo < ylo else (yg, zg)
+    two = tuple([2] * B)
+    shape = (1 << M, two, 1 << (aS - B), two, 1)
+    stride = (1, tuple(lo), 1 << (M + B), tuple(hi), 1 << (M + B + aS))
+    return Layout(shape, stride)
+
+
+# ---------------------------------------------------------------- composition dispatch
+
+
+def compose_left(A, B):
+    """``composition(A, B)`` where A is a Swizzle or ComposedLayout."""
+    from .notation import _
+    if getattr(A, "is_swizzle", False):
+        if getattr(B, "is_swizzle", False):
+            if A.s != B.s:
+                raise AlgebraError(f"composition: {A} and {B} have different shifts")
+            return make_swizzle(A.yyy_msk ^ B.yyy_msk, A.zzz_msk ^ B.zzz_msk)
+        if isinstance(B, Layout):
+            return B if A.b == 0 else ComposedLayout(A, 0, B)
+        if getattr(B, "is_composed", False):
+            return ComposedLayout(compose_left(A, B.swizzle), B.offset, B.inner) if B.offset == 0 else _unsupported(A, B)
+        raise AlgebraError(f"composition: cannot compose {A} with {B!r}")
+    if getattr(B, "is_composed", False) or getattr(B, "is_swizzle", False):
+        return _unsupported(A, B)
+    return ComposedLayout(A.swizzle, A.offset, composition(A.inner, B))
+
+
+def _unsupported(A, B):
+    raise AlgebraError(f"composition: {A} o {B} is not supported")
+
+
+def compose_right(L, B):
+    """``composition(L, B)`` where L is a Layout and B a Swizzle or ComposedLayout."""
+    if getattr(B, "is_swizzle", False):
+        if B.b == 0:
+            return L
+        sw = make_swizzle(int(L(B.yyy_msk)), int(L(B.zzz_msk)))
+        return compose_left(sw, L)
+    if B.offset != 0:
+        raise AlgebraError(f"composition: {L} o {B} needs a zero offset")
+    return composition(compose_right(L, B.swizzle), B.inner)
+
+
+def right_inverse_composed(C):
+    """``right_inverse`` of a Swizzle (itself) or of ``Sw o 0 o B``."""
+    if getattr(C, "is_swizzle", False):
+        return C
+    if C.offset != 0:
+        raise AlgebraError(f"right_inverse: {C} needs a zero offset")
+    return composition(right_inverse(C.inner), C.swizzle)
+
+
+def left_inverse_composed(C):
+    """``left_inverse`` of a Swizzle (itself) or of ``Sw o 0 o B``."""
+    from .layout import left_inverse
+    if getattr(C, "is_swizzle", False):
+        return C
+    if C.offset != 0:
+        raise AlgebraError(f"left_inverse: {C} needs a zero offset")
+    return composition(left_inverse(C.inner), C.swizzle)
