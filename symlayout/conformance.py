@@ -31,7 +31,7 @@ REQUIRED_OPS = frozenset()
 def _load_ops() -> dict[str, Callable[[list], Any]]:
     ops: dict[str, Callable[[list], Any]] = {}
     import importlib
-    for mod in ("algebra", "tiled", "threadmap"):
+    for mod in ("algebra", "atoms", "tiled", "threadmap"):
         try:
             m = importlib.import_module(f"symlayout.conformance_ops.{mod}")
         except ImportError as e:  # a missing module means its ops are not implemented
@@ -95,6 +95,8 @@ def _compare(got: Any, expect: Any, path: str = "") -> str:
     if isinstance(expect, list):
         g = [list(x) if isinstance(x, tuple) else x for x in got] if isinstance(got, (list, tuple)) else got
         return "" if g == expect else f"{path}: got {str(g)[:120]}, expected {str(expect)[:120]}"
+    if isinstance(expect, int) and not isinstance(expect, bool):
+        return "" if (isinstance(got, int) and int(got) == expect) else f"{path}: got {got!r}, expected {expect!r}"
     r = _render(got)
     return "" if r == expect else f"{path}: got {r!r}, expected {expect!r}"
 

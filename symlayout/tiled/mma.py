@@ -1,0 +1,239 @@
+"""TiledMMA: ``make_tiled_mma(atom, atom_layout, permutation)`` exactly as CuTe builds it.
+
+>>> from symlayout.atoms.mma import get_mma_atom
+>>> mma = make_tiled_mma(get_mma_atom("SM80_16x8x16_F16F16F16F16_TN"), "(2,2,1)")
+>>> print(mma.thr_layout_vmnk), mma.tile_shape(), mma.size()
+(32,2,2,1):(1,32,64,0)
+(None, (32, 16, 16), 128)
+>>> print(mma.get_layoutA_TV())
+((4,8,2,2),((2,2,2),(1,1))):((64,1,16,0),((32,8,256),(0,0)))
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from .. import int_tuple as it
+from ..errors import TilingError
+from ..layout import (Layout, append, complement, composition, make_fragment_like, make_layout, right_inverse,
+                      slice_and_offset, tiled_product, zipped_divide, logical_divide, is_layout)
+from ..notation import _, parse
+from ..symbolic import DynInt
+
+
+def _as_layout(x, what):
+    if isinstance(x, str):
+        x = parse(x)
+    if is_layout(x):
+        return x
+    if isinstance(x, (int, tuple)):
+        return Layout(x)
+    raise TilingError(f"{what}: expected a layout or a shape, got {x!r}")
+
+
+def _as_perm(p):
+    """A PermutationMNK entry: ``_``, an extent (int) or a layout."""
+    if p is None or p is _:
+        return _
+    if isinstance(p, str):
+        p = p.strip()
+        if p in ("_", ""):
+            return _
+        p = parse(p)
+    if is_layout(p) or isinstance(p, int) or it.is_tuple(p):
+        return p
+    raise TilingError(f"permutation: cannot use {p!r}")
+
+
+class TiledMMA:
+    """A tiling of one MMA atom over ``AtomLayoutMNK`` with ``PermutationMNK``."""
+
+    def __init__(self, atom, atom_layout=None, permutation=None):
+        self.atom = atom
+        al = _as_layout(atom_layout if atom_layout is not None else Layout((1, 1, 1)), "atom_layout")
+        if al.rank() > 3:
+            raise TilingError(f"make_tiled_mma: atom layout {al} has rank > 3")
+        self.atom_layout = append(al, Layout(1, 0), n=3) if al.rank() < 3 else al
+        perm = list(permutation) if permutation is not None else []
+        if isinstance(permutation, str):
+            p = parse(permutation)
+            perm = list(p) if it.is_tuple(p) else [p]
+        if len(perm) > 3:
+            raise TilingError("make_tiled_mma: permutation has more than 3 modes")
+        perm = [_as_perm(x) for x in perm] + [_] * (3 - len(perm))
+        self.permutation = tuple(perm)
+        self.thr_layout_vmnk = tiled_product(atom.thr_id, self.atom_layout)
+        for i in range(3):
+            pm = self.permutation_mnk(i)
+            ts = self.tile_size(i)
+            need = it.product(atom.shape_mnk[i]) * it.product(self.thr_layout_vmnk[i + 1].shape)
+            if isinstance(ts, int) and isinstance(need, int) and ts % need:
+                raise TilingError(f"make_tiled_mma: permutation mode {i} of size {ts} is not a multiple of the atom tiling {need}")
+
+    def __repr__(self):
+        return f"TiledMMA({self.atom.name}, {self.atom_layout}, {self.permutation})"
+
+    # -- sizes
+    def permutation_mnk(self, i):
+        p = self.permutation[i]
+        if p is _:
+            return self.atom.shape_mnk[i] * self.thr_layout_vmnk[i + 1].size()
+        return p
+
+    def tile_size(self, i):
+        p = self.permutation_mnk(i)
+        if is_layout(p):
+            return p.size()
+        return it.product(p)
+
+    def tile_shape(self):
+        return tuple(self.tile_size(i) for i in range(3))
+
+    def size(self):
+        return self.thr_layout_vmnk.size()
+
+    # -- thrfrg
+    def _thrfrg(self, L, i0, i1, atom_tv, t0, t1):
+        t_tensor = logical_divide(L, (self.permutation_mnk(i0), self.permutation_mnk(i1)))
+        a_tile = (Layout(self.atom.shape_mnk[i0]), Layout(self.atom.shape_mnk[i1]))
+        a_tensor = zipped_divide(t_tensor, a_tile)
+        tv = composition(a_tensor, (atom_tv, _))
+        thr_tile = (_, (Layout(self.thr_layout_vmnk[t0].size()), Layout(self.thr_layout_vmnk[t1].size())))
+        return zipped_divide(tv, thr_tile)
+
+    def thrfrg_C(self, L):
+        """(M,N,...) -> ((ThrV,(ThrM,ThrN)),(FrgV,(RestM,RestN,...)))."""
+        return self._thrfrg(L, 0, 1, self.atom.c_layout, 1, 2)
+
+    def thrfrg_A(self, L):
+        """(M,K,...) -> ((ThrV,(ThrM,ThrK)),(FrgV,(RestM,RestK,...)))."""
+        return self._thrfrg(L, 0, 2, self.atom.a_layout, 1, 3)
+
+    def thrfrg_B(self, L):
+        """(N,K,...) -> ((ThrV,(ThrN,ThrK)),(FrgV,(RestN,RestK,...)))."""
+        return self._thrfrg(L, 1, 2, self.atom.b_layout, 2, 3)
+
+    @cached_property
+    def thridx_2_thrid(self):
+        v = self.thr_layout_vmnk
+        return composition(Layout((v.size(), 1), (1, 0)), right_inverse(make_layout(v, complement(v))))
+
+    @cached_property
+    def _layoutC_TV(self):
+        ref = Layout((self.tile_size(0), self.tile_size(1)))
+        return composition(self.thrfrg_C(ref), (self.thridx_2_thrid, _))
+
+    @cached_property
+    def _layoutA_TV(self):
+        v = self.thr_layout_vmnk
+        ref = Layout((self.tile_size(0), self.tile_size(2)))
+        atile = (_, (Layout((v[1].size(), v[2].size()), (1, 0)), _))
+        return composition(composition(self.thrfrg_A(ref), (atile, _)), (self.thridx_2_thrid, _))
+
+    @cached_property
+    def _layoutB_TV(self):
+        v = self.thr_layout_vmnk
+        ref = Layout((self.tile_size(1), self.tile_size(2)))
+        btile = (_, (Layout((v[1].size(), v[2].size()), (0, 1)), _))
+        return composition(composition(self.thrfrg_B(ref), (btile, _)), (self.thridx_2_thrid, _))
+
+    def get_layoutC_TV(self):
+        """(thr_idx, val) -> m + tile_M*n."""
+        return self._layoutC_TV
+
+    def get_layoutA_TV(self):
+        """(thr_idx, val) -> m + tile_M*k (A replicated across ThrN)."""
+        return self._layoutA_TV
+
+    def get_layoutB_TV(self):
+        """(thr_idx, val) -> n + tile_N*k (B replicated across ThrM)."""
+        return self._layoutB_TV
+
+    def get_layout_TV(self, operand: str):
+        """The TV layout of operand ``"A"``, ``"B"`` or ``"C"``."""
+        return {"A": self.get_layoutA_TV, "B": self.get_layoutB_TV, "C": self.get_layoutC_TV}[operand]()
+
+    def operand_tile(self, operand: str):
+        """(rows, cols) of the operand's tile: (M,K), (N,K) or (M,N)."""
+        M, N, K = self.tile_shape()
+        return {"A": (M, K), "B": (N, K), "C": (M, N)}[operand]
+
+    def get_slice(self, thr_idx) -> "ThrMMA":
+        """``get_slice(t)``: the thread's (v, m, n, k) flat coordinate."""
+        return ThrMMA(self, thr_idx)
+
+    def thr_vmnk(self, thr_idx):
+        """``ThrLayoutVMNK.get_flat_coord(t)`` (size-1 modes give a static 0)."""
+        v = self.thr_layout_vmnk
+        out = []
+        for i in range(4):
+            m = v[i]
+            if it.static_eq(m.size(), 1):
+                out.append(0)
+                continue
+            hier = it.idx2crd(int(thr_idx), m.shape, m.stride)
+            flat = it.crd2idx(hier, m.shape)
+            out.append(DynInt(int(flat)))
+        return tuple(out)
+
+
+class ThrMMA:
+    """One thread's slice of a TiledMMA (``tiled_mma.get_slice(t)``)."""
+
+    def __init__(self, mma: TiledMMA, thr_idx):
+        self.mma = mma
+        self.thr_idx = thr_idx
+        self.thr_vmnk = mma.thr_vmnk(thr_idx)
+
+    def _partition(self, thrfrg, L, c0, c1):
+        tt = thrfrg(L)
+        r = it.rank(tt.shape[1][1]) if it.is_tuple(tt.shape[1]) else 1
+        rest = tuple([_] * r) if r > 1 else _
+        v = self.thr_vmnk
+        return slice_and_offset(((v[0], (v[c0], v[c1])), (_, rest)), tt)
+
+    def partition_C(self, L):
+        """``partition_C``: ``(layout, offset)`` of the thread's (FrgV, RestM, RestN, ...)."""
+        return self._partition(self.mma.thrfrg_C, L, 1, 2)
+
+    def partition_A(self, L):
+        """``partition_A``: ``(layout, offset)`` of (FrgV, RestM, RestK, ...)."""
+        return self._partition(self.mma.thrfrg_A, L, 1, 3)
+
+    def partition_B(self, L):
+        """``partition_B``: ``(layout, offset)`` of (FrgV, RestN, RestK, ...)."""
+        return self._partition(self.mma.thrfrg_B, L, 2, 3)
+
+    def partition(self, operand, L):
+        return {"A": self.partition_A, "B": self.partition_B, "C": self.partition_C}[operand](L)
+
+    def partition_fragment(self, operand, L):
+        """``partition_fragment_X(L)``: the register fragment's layout."""
+        p, _off = self.partition(operand, L)
+        if operand == "C":
+            return Layout(p.shape)
+        if getattr(p, "is_composed", False):
+            return make_fragment_like(p.inner)
+        return make_fragment_like(p)
+
+    def partition_fragment_A(self, L):
+        return self.partition_fragment("A", L)
+
+    def partition_fragment_B(self, L):
+        return self.partition_fragment("B", L)
+
+    def partition_fragment_C(self, L):
+        return self.partition_fragment("C", L)
+
+
+def make_tiled_mma(atom, atom_layout=None, permutation=None) -> TiledMMA:
+    """``make_tiled_mma(atom, atom_layout, permutation)``; atom may be a name.
+
+    ``atom_layout`` is a layout or shape (``"(2,2,1)"``), ``permutation`` a
+    sequence of up to 3 entries (``"_"``, an extent, or a layout) or a string
+    like ``"(32,32,16)"``.
+    """
+    if isinstance(atom, str):
+        from ..atoms.mma import get_mma_atom
+        atom = get_mma_atom(atom)
+    return TiledMMA(atom, atom_layout, permutation)
