@@ -1,0 +1,337 @@
+"""The proof obligations, each a documented function of an :class:`OperandModel`.
+
+Each returns a :class:`~symlayout.prove.result.Result`.  Concrete models are
+decided by exhaustive evaluation of the finite domain (a complete proof, marked
+``method="exhaustive"``); :mod:`symlayout.prove.z3backend` decides the same
+obligations with Z3 (parametric configurations, and the cross-check).
+
+Names follow ``shared/spec/configs.md``: ``coverage``, ``alignment``,
+``exactly_once``, ``slot_agreement``, ``bank_conflicts``, ``in_bounds``,
+``type_agreement``.
+"""
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict
+
+from .model import OperandModel
+from .result import PROVED, REFUTED, Counterexample, Result
+from . import story
+
+PROPERTIES = ("coverage", "alignment", "exactly_once", "slot_agreement", "bank_conflicts", "in_bounds",
+              "type_agreement")
+
+
+def _result(name, m, t0, cex=None, checked=None, **kw):
+    return Result(name, REFUTED if cex else PROVED, operand=m.operand, seconds=time.perf_counter() - t0,
+                  checked=checked, method=kw.pop("method", "exhaustive"), counterexample=cex, **kw)
+
+
+def _vectors(m: OperandModel):
+    """Yield every smem vector an instruction dereferences:
+    ``(warp, call, lane, thread, reg, indices)``; ``indices`` are the smem-side
+    value indices of that register inside the lane's call."""
+    k = max(1, m.reg_bits_smem // m.value_bits)
+    lanes = m.hw.address_lanes()
+    for w, c in m.instructions():
+        for l in lanes:
+            t = 32 * w + l
+            if t >= m.threads:
+                continue
+            sm = m.calls[t][c].smem
+            for r in range(len(sm) // k):
+                yield w, c, l, t, r, list(range(r * k, (r + 1) * k))
+
+
+# ---------------------------------------------------------------- coverage
+
+
+def coverage(m: OperandModel) -> Result:
+    """Every tile element is owned exactly (replication) times by the MMA's TV
+    layout, each thread's fragment holds distinct elements, and the copy's
+    dereferenced smem vectors cover every element of the smem tile.
+
+    Replication: A is replicated across the N-threads, B across the M-threads,
+    C across the K-threads of the TiledMMA.
+    """
+    t0 = time.perf_counter()
+    mma = m.mma
+    tv = mma.get_layout_TV(m.operand)
+    vm = mma.thr_layout_vmnk
+    rep = {"A": vm[2].size(), "B": vm[1].size(), "C": vm[3].size()}[m.operand]
+    T, V = tv[0].size(), tv[1].size()
+    rows, cols = mma.operand_tile(m.operand)
+    counts = Counter()
+    owners = defaultdict(list)
+    checked = 0
+    for t in range(T):
+        seen = {}
+        for v in range(V):
+            e = tv(t, v)
+            checked += 1
+            if e in seen:
+                cex = Counterexample(
+                    f"thread {t} holds tile element {m.operand}({e % rows},{e // rows}) twice (values {seen[e]} and {v})",
+                    thread=t, value=v, element=(e % rows, e // rows))
+                return _result("coverage", m, t0, cex, checked)
+            seen[e] = v
+            counts[e] += 1
+            if len(owners[e]) < 4:
+                owners[e].append((t, v))
+    for e in range(rows * cols):
+        if counts[e] != rep:
+            el = (e % rows, e // rows)
+            cex = Counterexample(
+                f"tile element {m.operand}({el[0]},{el[1]}) is owned {counts[e]} times by the TiledMMA, expected {rep}"
+                + (f" (by thread/value {owners[e]})" if owners[e] else ""),
+                element=el, thread=owners[e][0][0] if owners[e] else None)
+            return _result("coverage", m, t0, cex, checked)
+    read = set()
+    for w, c, l, t, r, idx in _vectors(m):
+        for i in idx:
+            read.add(m.calls[t][c].smem[i])
+    n = m.smem.size()
+    for i in range(n):
+        if i not in read:
+            el = m.coord(i)
+            verb = "read" if m.direction == "load" else "written"
+            cex = Counterexample(f"smem element {m.name(i)} is never {verb} by any {m.atom.name} instruction",
+                                 element=el, address_bytes=int(m.addr_table[i] * m.elem_bytes))
+            return _result("coverage", m, t0, cex, checked + n)
+    return _result("coverage", m, t0, None, checked + n)
+
+
+# ---------------------------------------------------------------- alignment
+
+
+def alignment(m: OperandModel) -> Result:
+    """Every smem vector an instruction dereferences (ldmatrix/stmatrix 16-byte
+    rows, vector copies) starts at a byte address aligned to its width, given the
+    base alignment, and its elements are contiguous."""
+    t0 = time.perf_counter()
+    vb = max(m.reg_bits_smem, m.value_bits) // 8
+    addr = m.addr_table
+    eb = m.elem_bytes
+    checked = 0
+    if m.align % vb and vb > 1:
+        cex = Counterexample(f"smem base alignment {m.align} B is less than the {vb}-byte vector width of {m.atom.name}",
+                             address_bytes=m.align)
+        return _result("alignment", m, t0, cex, 0)
+    for w, c, l, t, r, idx in _vectors(m):
+        sm = m.calls[t][c].smem
+        a0 = addr[sm[idx[0]]]
+        checked += 1
+        if (a0 * eb) % vb:
+            cex = Counterexample(
+                f"lane {l} (thread {t}) gives {'row' if m.hw.kind != 'vector' else 'vector'} address "
+                f"{int(a0 * eb)} B, not {vb}-byte aligned",
+                thread=t, slot=r, element=m.coord(sm[idx[0]]), address_bytes=int(a0 * eb),
+                route=story.vector_story(m, w, c, l, r))
+            return _result("alignment", m, t0, cex, checked)
+        for e, i in enumerate(idx):
+            if addr[sm[i]] != a0 + e:
+                cex = Counterexample(
+                    f"lane {l} (thread {t}): element {e} of its {vb}-byte vector is {m.name(sm[i])} at "
+                    f"{int(addr[sm[i]] * eb)} B, not contiguous with {m.name(sm[idx[0]])} at {int(a0 * eb)} B",
+                    thread=t, slot=r, value=e, element=m.coord(sm[i]), address_bytes=int(addr[sm[i]] * eb),
+                    route=story.vector_story(m, w, c, l, r))
+                return _result("alignment", m, t0, cex, checked)
+    return _result("alignment", m, t0, None, checked)
+
+
+# ---------------------------------------------------------------- in_bounds
+
+
+def in_bounds(m: OperandModel) -> Result:
+    """Every byte an instruction dereferences lies inside the smem tile
+    ``[0, cosize(smem) * sizeof(T))``."""
+    t0 = time.perf_counter()
+    vb = max(m.reg_bits_smem, m.value_bits) // 8
+    eb = m.elem_bytes
+    limit = int(m.smem.cosize() * eb)
+    addr = m.addr_table
+    checked = 0
+    for w, c, l, t, r, idx in _vectors(m):
+        sm = m.calls[t][c].smem
+        a0 = int(addr[sm[idx[0]]] * eb)
+        checked += 1
+        if a0 < 0 or a0 + vb > limit:
+            cex = Counterexample(f"lane {l} (thread {t}) accesses bytes [{a0}, {a0 + vb}) outside the smem tile [0, {limit})",
+                                 thread=t, slot=r, element=m.coord(sm[idx[0]]), address_bytes=a0)
+            return _result("in_bounds", m, t0, cex, checked)
+    return _result("in_bounds", m, t0, None, checked)
+
+
+# ---------------------------------------------------------------- exactly_once
+
+
+def exactly_once(m: OperandModel) -> Result:
+    """Loads: every fragment slot of every thread is written exactly once over
+    all atom calls of ``copy()``.  Stores: every smem element is written
+    exactly once (through the hardware route) over all threads and calls."""
+    t0 = time.perf_counter()
+    checked = 0
+    if m.direction == "load":
+        for t in range(m.threads):
+            cnt = Counter()
+            where = {}
+            for c, call in enumerate(m.calls[t]):
+                for a, s in enumerate(call.reg):
+                    cnt[s] += 1
+                    where.setdefault(s, []).append((c, a))
+            for s in range(m.frag_size):
+                checked += 1
+                if cnt[s] != 1:
+                    cex = Counterexample(
+                        f"thread {t} fragment slot {s} is written {cnt[s]} times by copy() (expected once)"
+                        + (f": calls/values {where[s]}" if s in where else ""), thread=t, slot=s)
+                    return _result("exactly_once", m, t0, cex, checked)
+        return _result("exactly_once", m, t0, None, checked)
+    cnt = Counter()
+    who = defaultdict(list)
+    for w, c, l, t, r, idx in _vectors(m):
+        for i in idx:
+            e = m.calls[t][c].smem[i]
+            a = m.addr_table[e]
+            cnt[a] += 1
+            if len(who[a]) < 3:
+                who[a].append((t, c))
+    for i in range(m.smem.size()):
+        a = m.addr_table[i]
+        checked += 1
+        if cnt[a] != 1:
+            cex = Counterexample(f"smem element {m.name(i)} (address {int(a * m.elem_bytes)} B) is written "
+                                 f"{cnt[a]} times (expected once)" + (f" by thread/call {who[a]}" if who[a] else ""),
+                                 element=m.coord(i), address_bytes=int(a * m.elem_bytes),
+                                 thread=who[a][0][0] if who[a] else None)
+            return _result("exactly_once", m, t0, cex, checked)
+    return _result("exactly_once", m, t0, None, checked)
+
+
+# ---------------------------------------------------------------- slot_agreement
+
+
+def slot_agreement(m: OperandModel) -> Result:
+    """For every thread and fragment slot, the element the hardware route
+    delivers (PTX model: whose address, which row and column) is the element the
+    MMA expects in that slot; and each register the copy writes is packed
+    storage of the MMA fragment (consecutive slots starting at a register
+    boundary)."""
+    t0 = time.perf_counter()
+    addr = m.addr_table
+    k = max(1, m.reg_bits_frag // m.value_bits)
+    slots = 0
+    packed = 0
+    for w, c in m.instructions():
+        for l in range(32):
+            t = 32 * w + l
+            if t >= m.threads:
+                continue
+            call = m.calls[t][c]
+            for a, s in enumerate(call.reg):
+                p, e = m.hw.provider(l, a, m.value_bits, m.reg_bits_frag)
+                moved_addr = m.delivered_address(32 * w + p, c, e)
+                want = m.expected[t][s]
+                slots += 1
+                if moved_addr != addr[want]:
+                    moved = m.index_of_address(moved_addr)
+                    got = m.name(moved) if moved is not None else f"smem element offset {moved_addr}"
+                    cex = Counterexample(
+                        f"thread {t} slot {s}: the hardware {'delivers' if m.direction == 'load' else 'stores it to'} "
+                        f"{got}, but the MMA expects {m.name(want)}",
+                        thread=t, slot=s, value=a, element=m.coord(moved) if moved is not None else None,
+                        address_bytes=int(moved_addr * m.elem_bytes),
+                        route=story.slot_story(m, w, c, l, a), extra={"expected_element": list(m.coord(want))})
+                    return _result("slot_agreement", m, t0, cex, slots)
+            for j in range(len(call.reg) // k):
+                packed += 1
+                s0 = call.reg[j * k]
+                if s0 % k or any(call.reg[j * k + q] != s0 + q for q in range(k)):
+                    cex = Counterexample(
+                        f"thread {t} call {c}: register {j} binds fragment slots {call.reg[j * k:(j + 1) * k]}, "
+                        f"not {k} consecutive slots of one {m.reg_bits_frag}-bit register",
+                        thread=t, slot=s0)
+                    return _result("slot_agreement", m, t0, cex, slots)
+    return _result("slot_agreement", m, t0, None, slots, stats={"fragment_slots": slots, "packed_bindings": packed})
+
+
+# ---------------------------------------------------------------- bank_conflicts
+
+
+def _phases(m: OperandModel):
+    """Group the dereferenced vectors of each instruction into shared-memory phases."""
+    vb = max(m.reg_bits_smem, m.value_bits) // 8
+    groups = defaultdict(list)
+    for w, c, l, t, r, idx in _vectors(m):
+        if m.hw.kind in ("ldsm", "stsm"):
+            ph = l // 8                                # one 8x8 matrix (8 rows x 16 B) per phase
+        else:
+            ph = l // max(1, 128 // max(vb, 4)) if vb > 4 else 0
+        groups[(w, c, r, ph)].append((l, t, idx))
+    return vb, groups
+
+
+def bank_conflicts(m: OperandModel) -> Result:
+    """Per instruction phase, the shared-memory wavefronts needed (max over the
+    32 4-byte banks of the distinct words a bank serves) equal the minimum.
+    Refuted with the degree and the colliding lanes and addresses."""
+    t0 = time.perf_counter()
+    vb, groups = _phases(m)
+    addr = m.addr_table
+    eb = m.elem_bytes
+    worst = None
+    phases = 0
+    for key, items in groups.items():
+        phases += 1
+        banks = defaultdict(dict)          # bank -> word -> lane
+        words = set()
+        for l, t, idx in items:
+            sm = m.calls[t][key[1]].smem
+            b0 = int(addr[sm[idx[0]]] * eb)
+            for wd in range(b0 // 4, (b0 + vb + 3) // 4):
+                words.add(wd)
+                banks[wd % 32].setdefault(wd, l)
+        need = max(len(ws) for ws in banks.values())
+        minimum = max(1, -(-len(words) // 32))
+        if need > minimum and (worst is None or need / minimum > worst[0]):
+            bank = max(banks, key=lambda b: len(banks[b]))
+            worst = (need / minimum, need, minimum, key, bank, banks[bank])
+    if worst is None:
+        return _result("bank_conflicts", m, t0, None, phases)
+    ratio, need, minimum, (w, c, r, ph), bank, ws = worst
+    lanes = sorted(set(ws.values()))
+    addrs = [wd * 4 for wd in sorted(ws)]
+    deg = int(round(ratio))
+    cex = Counterexample(
+        f"{deg}-way bank conflict: warp {w} instruction {c} phase {ph} needs {need} wavefronts (minimum {minimum}); "
+        f"lanes {lanes} hit bank {bank} at byte addresses {addrs}",
+        thread=32 * w + lanes[0], address_bytes=addrs[0],
+        extra={"degree": deg, "wavefronts": need, "minimum": minimum, "lanes": lanes, "addresses": addrs, "bank": bank})
+    return _result("bank_conflicts", m, t0, cex, phases)
+
+
+# ---------------------------------------------------------------- type_agreement
+
+
+def type_agreement(m: OperandModel) -> Result:
+    """The copy's value type and the MMA operand's value type have the same
+    width (NVIDIA/cutlass#1988, #2114)."""
+    t0 = time.perf_counter()
+    if not m.mma_value_bits or m.mma_value_bits == m.value_bits:
+        return _result("type_agreement", m, t0, None, 1)
+    op = m.operand
+    cex = Counterexample(
+        f"copy value type {m.value_type} is {m.value_bits} bits but {m.mma.atom.name} expects {op} as "
+        f"{m.mma_value_type} ({m.mma_value_bits} bits)", extra={"copy_type": m.value_type, "mma_type": m.mma_value_type})
+    return _result("type_agreement", m, t0, cex, 1)
+
+
+CHECKS = {
+    "coverage": coverage,
+    "alignment": alignment,
+    "exactly_once": exactly_once,
+    "slot_agreement": slot_agreement,
+    "bank_conflicts": bank_conflicts,
+    "in_bounds": in_bounds,
+    "type_agreement": type_agreement,
+}
