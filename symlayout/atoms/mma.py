@@ -1,0 +1,172 @@
+"""MMA atoms: CuTe's ``MMA_Atom<Op>`` (MMA_Traits + the operation's registers and PTX).
+
+Data: ``symlayout/atoms/data/mma.json``.  Layout conventions (CuTe's): ALayout maps
+``(tid, vid) -> m + M*k``, BLayout ``(tid, vid) -> n + N*k``, CLayout
+``(tid, vid) -> m + M*n`` (column-major flat indices into the atom's tiles).
+
+>>> a = get_mma_atom("SM80_16x8x16_F16F16F16F16_TN")
+>>> str(a.a_layout), a.a_regs, a.ptx
+('((4,8),(2,2,2)):((32,1),(16,8,128))', Registers(type='uint32_t', count=4), 'mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16')
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from ..errors import AtomError
+from ..layout import Layout
+from ..notation import parse_layout
+from . import Catalog, Registers, canonical_type
+
+
+@functools.lru_cache(maxsize=None)
+def _catalog() -> Catalog:
+    return Catalog("mma", "atoms", "MMA atom")
+
+
+def _arch_sm(arch: str | None) -> int:
+    if not arch:
+        return 0
+    return int("".join(ch for ch in arch.split("_", 1)[1] if ch.isdigit()))
+
+
+@dataclass(frozen=True)
+class MMAAtom:
+    """One MMA atom as CuTe's ``MMA_Atom<Op>`` sees it.
+
+    ``*_layout`` are :class:`~symlayout.layout.Layout` objects (TV layouts), the
+    value types are canonical names from ``types.json``; ``frg_type_a/b`` differ
+    from the value types only for GMMA's shared-memory descriptors;
+    ``d_regs`` .. ``c_regs`` are the operation's register arrays (``d_regs`` is
+    ``None`` for GMMA, which accumulates in C).  ``arch`` is the minimum
+    architecture (``"sm_80"``, ``"sm_90a"``; ``None`` for UniversalFMA).
+
+    >>> a = get_mma_atom("SM70_8x8x4_F32F16F16F32_NT")
+    >>> str(a.thr_id), a.val_type_c, a.c_regs.count, a.arch
+    ('(4,2):(1,16)', 'float', 8, 'sm_70')
+    """
+    name: str
+    shape_mnk: tuple
+    thr_id: Layout
+    a_layout: Layout
+    b_layout: Layout
+    c_layout: Layout
+    val_type_d: str
+    val_type_a: str
+    val_type_b: str
+    val_type_c: str
+    frg_type_a: str
+    frg_type_b: str
+    d_regs: Registers | None
+    a_regs: Registers | None
+    b_regs: Registers | None
+    c_regs: Registers | None
+    ptx: str | None
+    arch: str | None
+    ptx_model: Mapping[str, Any] | None = field(default=None, compare=False)
+
+    kind = "mma"
+
+    @property
+    def min_sm(self) -> int:
+        """Minimum SM version as an int (``0`` = any).
+
+        >>> get_mma_atom("SM90_64x8x16_F16F16F16_SS").min_sm
+        90
+        """
+        return _arch_sm(self.arch)
+
+    @property
+    def num_threads(self) -> int:
+        """``size(ThrID)``.
+
+        >>> get_mma_atom("SM90_64x8x16_F16F16F16_RS").num_threads
+        128
+        """
+        return self.thr_id.size()
+
+    def layout(self, operand: str) -> Layout:
+        """The TV layout of operand ``"A"``, ``"B"`` or ``"C"``.
+
+        >>> print(get_mma_atom("SM61_DP4A").layout("A"))
+        (1,4):(0,1)
+        """
+        try:
+            return {"A": self.a_layout, "B": self.b_layout, "C": self.c_layout, "D": self.c_layout}[operand.upper()]
+        except (KeyError, AttributeError):
+            raise AtomError(f"{self.name}: operand must be 'A', 'B' or 'C', got {operand!r}") from None
+
+    def to_json(self) -> dict:
+        """Catalog record: name, kind, shape_mnk, thr_id, a/b/c layouts (strings), types, registers, ptx.
+
+        >>> get_mma_atom("UniversalFMA<float>").to_json()["c_layout"]
+        '(1,1):(0,0)'
+        """
+        def regs(r):
+            return None if r is None else {"type": r.type, "count": r.count}
+        return {
+            "name": self.name, "kind": "mma", "shape_mnk": list(self.shape_mnk),
+            "thr_id": str(self.thr_id), "a_layout": str(self.a_layout),
+            "b_layout": str(self.b_layout), "c_layout": str(self.c_layout),
+            "value_types": {"D": self.val_type_d, "A": self.val_type_a, "B": self.val_type_b, "C": self.val_type_c},
+            "registers": {"D": regs(self.d_regs), "A": regs(self.a_regs), "B": regs(self.b_regs),
+                          "C": regs(self.c_regs)},
+            "ptx": self.ptx, "arch": self.arch,
+            "ptx_model": None if self.ptx_model is None else dict(self.ptx_model),
+        }
+
+
+def _regs(x) -> Registers | None:
+    if x is None:
+        return None
+    return Registers(canonical_type(x[0]), int(x[1]))
+
+
+def _build(entry: dict) -> MMAAtom:
+    cat = _catalog()
+
+    def lay(key):
+        return parse_layout(cat.resolve_layout(entry[key]))
+    types = entry["types"]
+    frg = entry.get("frg_types", {})
+    regs = entry["regs"]
+    pm = entry.get("ptx_model")
+    return MMAAtom(
+        name=entry["name"], shape_mnk=tuple(int(x) for x in entry["shape_mnk"]),
+        thr_id=lay("thr_id"), a_layout=lay("a_layout"), b_layout=lay("b_layout"), c_layout=lay("c_layout"),
+        val_type_d=canonical_type(types["D"]), val_type_a=canonical_type(types["A"]),
+        val_type_b=canonical_type(types["B"]), val_type_c=canonical_type(types["C"]),
+        frg_type_a=frg.get("A", canonical_type(types["A"])), frg_type_b=frg.get("B", canonical_type(types["B"])),
+        d_regs=_regs(regs.get("D")), a_regs=_regs(regs.get("A")), b_regs=_regs(regs.get("B")),
+        c_regs=_regs(regs.get("C")), ptx=entry.get("ptx"), arch=entry.get("arch"),
+        ptx_model=None if pm is None else MappingProxyType(dict(pm)),
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def get_mma_atom(name: str) -> MMAAtom:
+    """The :class:`MMAAtom` called ``name`` (CuTe's spelling; cached).
+
+    GMMA names take an optional ``<GMMA::Major::K,GMMA::Major::K>`` suffix (the
+    majors do not change any layout; register-sourced A must be K-major);
+    ``UniversalFMA<D[,A,B,C]>`` takes CuTe's defaults.  Unknown names raise
+    :class:`~symlayout.errors.AtomError` naming the closest known atom.
+
+    >>> print(get_mma_atom("SM90_64x24x16_F32BF16BF16_SS<GMMA::Major::K,GMMA::Major::MN>").c_layout)
+    ((4,8,4),(2,2,3)):((128,1,16),(64,8,512))
+    >>> get_mma_atom("UniversalFMA<half_t>").name
+    'UniversalFMA<half_t,half_t,half_t,half_t>'
+    """
+    return _build(_catalog().lookup(name))
+
+
+def mma_atom_names() -> list[str]:
+    """Names of every catalogued MMA atom (GMMA without the optional majors suffix).
+
+    >>> names = mma_atom_names()
+    >>> "SM61_DP4A" in names, "SM90_64x256x16_F32F16F16_RS" in names, len(names)
+    (True, True, 249)
+    """
+    return _catalog().names()
