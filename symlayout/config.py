@@ -1,0 +1,1112 @@
+"""Configuration files: load and validate the TOML of ``shared/spec/configs.md``.
+
+A configuration describes a TiledMMA and the copies that feed or drain it
+(``[mma]``, ``[copy.A]``, ``[copy.B]``, ``[copy.C]``) or a CUTLASS 2.x thread
+map (``[threadmap]``), plus optional ``[params]`` (integer symbols with
+ranges), ``[prove]`` and ``[expect]``.  :func:`load_config` reads one file
+into frozen dataclasses, validating every value; any problem is a
+:class:`~symlayout.errors.ConfigError` whose one-line message is
+``"<path>:<line>: <problem>"`` (``"<path>:<line>:<col>: invalid TOML: ..."``
+for TOML syntax errors).  Unknown keys suggest the closest known key;
+notation errors keep the column inside the string.
+
+Keys added by symlayout beyond the spec (documented here, meanings of the
+spec's keys unchanged):
+
+* ``[threadmap]``: ``thread_tile_shape`` (``PitchLinear2DThreadTileStripminedThreadMap``),
+  and, for the transposing wrappers (``TransposePitchLinearThreadMap``,
+  ``...Simt``, ``...2DThreadTile``), a sub-table ``[threadmap.base]`` holding
+  the wrapped map's keys (``kind``, ``shape``, ``threads``, ...).
+
+>>> import pathlib, tempfile
+>>> d = pathlib.Path(tempfile.mkdtemp()); p = d / "seed.toml"
+>>> _ = p.write_text('[mma]\\natom = "SM80_16x8x16_F16F16F16F16_TN"\\nlayout = "(2,2,1)"\\n'
+...                  '[copy.A]\\natom = "SM75_U32x2_LDSM_N"\\ntype = "half_t"\\nsmem = "(32,16):(16,1)"\\n')
+>>> cfg = load_config(p)
+>>> cfg.mma.atom, str(cfg.copies["A"].smem), cfg.copies["A"].align
+('SM80_16x8x16_F16F16F16F16_TN', '(32,16):(16,1)', 128)
+>>> _ = p.write_text('[copy.A]\\nsmme = "(32,16):(16,1)"\\n')
+>>> load_config(p)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+symlayout.errors.ConfigError: ...seed.toml:2: [copy.A]: unknown key 'smme' (did you mean 'smem'?)
+"""
+from __future__ import annotations
+
+import difflib
+import math
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError, SymlayoutError
+
+__all__ = [
+    "PROPERTIES", "Config", "MMAConfig", "CopyConfig", "ThreadMapConfig", "Param", "ProveConfig",
+    "ExpectConfig", "KeyLines", "load_config", "load_configs", "find_config_files",
+]
+
+#: property names of the spec, in the spec's order
+PROPERTIES = ("coverage", "alignment", "exactly_once", "slot_agreement", "bank_conflicts", "in_bounds",
+              "type_agreement", "coalescing")
+
+#: operands a ``[copy.X]`` table may name
+OPERANDS = ("A", "B", "C")
+
+#: largest configuration file read (bytes)
+MAX_FILE_BYTES = 1 << 20
+#: longest layout / formula string accepted in a configuration (characters)
+MAX_STRING = 4096
+#: largest value of a ``[params]`` symbol
+MAX_PARAM = (1 << 31) - 1
+#: largest concrete shared-memory tile, in bytes (the 32-bit shared address space)
+MAX_SMEM_BYTES = 1 << 32
+#: largest number of threads of a TiledMMA or thread map (a CUDA block)
+MAX_THREADS = 1024
+#: largest extent of a thread map tile or permutation mode
+MAX_EXTENT = 1 << 24
+#: largest extent of a PermutationMNK mode
+MAX_PERMUTATION = 1 << 16
+#: largest accepted ``align`` (bytes)
+MAX_ALIGN = 1 << 16
+#: largest accepted ``[prove] timeout_s``
+MAX_TIMEOUT_S = 7 * 24 * 3600.0
+
+_TOP_KEYS = ("name", "mma", "copy", "threadmap", "params", "prove", "expect")
+_MMA_KEYS = ("atom", "layout", "permutation")
+_COPY_KEYS = ("atom", "type", "smem", "align")
+_PARAM_KEYS = ("min", "max", "multiple_of")
+_PROVE_KEYS = ("properties", "timeout_s")
+_EXPECT_KEYS = ("refuted",)
+_TM_KEYS = ("kind", "shape", "threads", "elements_per_access", "warp_arrangement", "thread_tile_shape",
+            "iterations", "offset", "extent", "type", "align", "base")
+
+# CUTLASS thread-map kinds and the keys each takes (required, optional); type/align always optional
+_TM_PLAIN = ("PitchLinearStripminedThreadMap", "PitchLinearTilePolicyStripminedThreadContiguous",
+             "PitchLinearTilePolicyStripminedThreadStrided")
+_TM_WARP = ("PitchLinearWarpRakedThreadMap", "PitchLinearStridedWarpRakedThreadMap",
+            "PitchLinearWarpStripedThreadMap")
+_TM_KIND_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+for _k in _TM_PLAIN:
+    _TM_KIND_KEYS[_k] = (("shape", "threads"), ("elements_per_access",))
+for _k in _TM_WARP:
+    _TM_KIND_KEYS[_k] = (("shape", "threads", "warp_arrangement"), ("elements_per_access",))
+_TM_KIND_KEYS["PitchLinear2DThreadTileStripminedThreadMap"] = (("shape", "threads"), ("thread_tile_shape",))
+_TM_KIND_KEYS["TransposePitchLinearThreadMap"] = (("base", "warp_arrangement"), ())
+_TM_KIND_KEYS["TransposePitchLinearThreadMapSimt"] = (("base",), ())
+_TM_KIND_KEYS["TransposePitchLinearThreadMap2DThreadTile"] = (("base",), ())
+_TM_KIND_KEYS["offset"] = (("threads", "offset", "extent"), ("iterations", "elements_per_access"))
+_TM_WRAPPERS = ("TransposePitchLinearThreadMap", "TransposePitchLinearThreadMapSimt",
+                "TransposePitchLinearThreadMap2DThreadTile")
+
+# value types accepted when the atoms package is not importable (name -> bits)
+_FALLBACK_TYPES = {
+    "half_t": 16, "bfloat16_t": 16, "tfloat32_t": 32, "float": 32, "double": 64,
+    "int8_t": 8, "uint8_t": 8, "int16_t": 16, "uint16_t": 16, "int32_t": 32, "uint32_t": 32,
+    "int64_t": 64, "uint64_t": 64, "float_e4m3_t": 8, "float_e5m2_t": 8, "int4b_t": 4, "uint4b_t": 4,
+    "cute::half_t": 16, "cutlass::half_t": 16,
+}
+
+# names a [params] symbol may not take (they mean something else in CuTe notation)
+_RESERVED_SYMBOLS = {"o", "Sw"}
+_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+
+
+# ---------------------------------------------------------------- line locator
+
+
+_BARE_KEY = r"[A-Za-z0-9_-]+"
+_QKEY = r'"(?:[^"\\]|\\.)*"|\'[^\']*\''
+_KEY = rf"(?:{_BARE_KEY}|{_QKEY})"
+_DOTTED = rf"{_KEY}(?:\s*\.\s*{_KEY})*"
+_HEADER_RE = re.compile(rf"\s*(\[\[?)\s*({_DOTTED})\s*\]\]?")
+_KEYVAL_RE = re.compile(rf"\s*({_DOTTED})\s*=")
+
+
+def _split_dotted(s: str) -> tuple[str, ...]:
+    parts = []
+    for m in re.finditer(_KEY, s):
+        k = m.group(0)
+        if k[0] == "'":
+            k = k[1:-1]
+        elif k[0] == '"':
+            try:
+                import json
+                k = json.loads(k)
+            except ValueError:
+                k = k[1:-1]
+        parts.append(k)
+    return tuple(parts)
+
+
+class KeyLines:
+    """Where each key and table of a TOML text is (tomllib gives no positions).
+
+    ``line(*keys)`` is the 1-based line of the key path (the closest known
+    ancestor if the path itself is not on a line of its own, e.g. inside an
+    inline table); ``column(*keys)`` the 1-based column where its value starts.
+
+    >>> kl = KeyLines('name = "x"\\n[copy.A]\\natom = "LDSM"\\n smem = "(8,8):(8,1)"\\n[params]\\nm = { min = 1, max = 8 }\\n')
+    >>> kl.line("copy", "A", "smem"), kl.line("copy", "A"), kl.line("params", "m", "max"), kl.line("nothing")
+    (4, 2, 6, 1)
+    >>> kl.column("copy", "A", "smem")
+    9
+    """
+
+    def __init__(self, text: str):
+        self.pos: dict[tuple[str, ...], tuple[int, int]] = {}
+        self.nlines = text.count("\n") + 1
+        table: tuple[str, ...] = ()
+        in_ml = None  # inside a multi-line string: its delimiter
+        for lineno, line in enumerate(text.split("\n"), start=1):
+            if in_ml is not None:
+                if line.count(in_ml) % 2 == 1:
+                    in_ml = None
+                continue
+            m = _HEADER_RE.match(line)
+            if m and not _KEYVAL_RE.match(line):
+                table = _split_dotted(m.group(2))
+                self._add(table, lineno, m.start(2) + 1)
+                continue
+            m = _KEYVAL_RE.match(line)
+            if not m:
+                continue
+            path = table + _split_dotted(m.group(1))
+            vcol = m.end()
+            while vcol < len(line) and line[vcol] in " \t":
+                vcol += 1
+            self._add(path, lineno, vcol + 1)
+            rest = line[m.end():]
+            for delim in ('"""', "'''"):
+                if rest.count(delim) % 2 == 1:
+                    in_ml = delim
+            # keys of an inline table on the same line
+            if rest.lstrip().startswith("{"):
+                for im in re.finditer(rf"[{{,]\s*({_DOTTED})\s*=\s*", rest):
+                    self._add(path + _split_dotted(im.group(1)), lineno, m.end() + im.end() + 1)
+
+    def _add(self, path, lineno, col):
+        if path and path not in self.pos:
+            self.pos[path] = (lineno, col)
+
+    def _find(self, keys):
+        keys = tuple(str(k) for k in keys)
+        while keys:
+            if keys in self.pos:
+                return self.pos[keys]
+            below = [v for p, v in self.pos.items() if p[:len(keys)] == keys]
+            if below:
+                return min(below)
+            keys = keys[:-1]
+        return None
+
+    def line(self, *keys) -> int:
+        """Line of a key path (1 when nothing is known)."""
+        f = self._find(keys)
+        return f[0] if f else 1
+
+    def column(self, *keys) -> int | None:
+        """Column where the value of a key path starts, or None."""
+        f = self._find(keys)
+        return f[1] if f and tuple(str(k) for k in keys) in self.pos else None
+
+
+# ---------------------------------------------------------------- dataclasses
+
+
+@dataclass(frozen=True)
+class Param:
+    """An integer symbol of ``[params]``: ``min <= value <= max``, a multiple of ``multiple_of``.
+
+    >>> p = Param("m", 1, 64, 2); p.symbol, p.values()[:3], p.count()
+    (m, [2, 4, 6], 32)
+    """
+    name: str
+    min: int
+    max: int
+    multiple_of: int = 1
+    line: int = 0
+
+    @property
+    def symbol(self):
+        """The positive-integer sympy symbol of this parameter."""
+        from .symbolic import symbols
+        return symbols(self.name)[0]
+
+    def values(self) -> list[int]:
+        """Every admissible value (only for small ranges: at most 1,000,000 values)."""
+        n = self.count()
+        if n > 1_000_000:
+            raise ConfigError(f"[params] {self.name}: {n} values are too many to list")
+        lo = -(-self.min // self.multiple_of) * self.multiple_of
+        return list(range(lo, self.max + 1, self.multiple_of))
+
+    def count(self) -> int:
+        """Number of admissible values."""
+        lo = -(-self.min // self.multiple_of)
+        hi = self.max // self.multiple_of
+        return max(0, hi - lo + 1)
+
+
+@dataclass(frozen=True)
+class MMAConfig:
+    """``[mma]``: the TiledMMA ``make_tiled_mma(atom, layout, permutation)``.
+
+    ``layout`` is the parsed AtomLayoutMNK (an IntTuple or a Layout);
+    ``permutation`` is None or a tuple of 1..3 entries, each an int extent, a
+    Layout or ``_`` (:data:`symlayout.notation._`).  The ``raw_*`` fields keep
+    the strings as written.
+
+    >>> MMAConfig("SM80_16x8x16_F16F16F16F16_TN", (2, 2, 1), None, "(2,2,1)", None).atom_threads_layout
+    (2, 2, 1)
+    """
+    atom: str
+    layout: Any
+    permutation: tuple | None
+    raw_layout: str
+    raw_permutation: tuple | None
+    line: int = 0
+
+    @property
+    def atom_threads_layout(self):
+        """The AtomLayoutMNK as parsed (alias of ``layout``)."""
+        return self.layout
+
+
+@dataclass(frozen=True)
+class CopyConfig:
+    """``[copy.X]``: ``make_tiled_copy_X(Copy_Atom<atom, type>, mma)`` over ``smem``.
+
+    ``smem`` is a Layout or ComposedLayout (possibly symbolic), in elements:
+    (M,K) for A, (N,K) for B, (M,N) for C; ``align`` is the byte alignment
+    of its base address; ``raw_smem`` the string as written.
+
+    >>> from symlayout.notation import parse
+    >>> c = CopyConfig("A", "SM75_U32x2_LDSM_N", "half_t", parse("(32,16):(16,1)"), 128, "(32,16):(16,1)")
+    >>> c.operand, c.smem.size()
+    ('A', 512)
+    """
+    operand: str
+    atom: str
+    type: str
+    smem: Any
+    align: int
+    raw_smem: str
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class ThreadMapConfig:
+    """``[threadmap]``: a CUTLASS 2.x thread map (or a custom ``offset`` formula).
+
+    Fields not used by ``kind`` are None.  ``offset`` is the parsed
+    :class:`symlayout.expr.Expr` (``raw_offset`` the text); ``base`` the
+    wrapped map of a ``Transpose*`` kind.  :meth:`build` makes the model.
+
+    >>> tm = ThreadMapConfig("PitchLinearStripminedThreadMap", shape=(64, 8), threads=32, elements_per_access=8)
+    >>> tm.build().iterations
+    (1, 2)
+    """
+    kind: str
+    shape: tuple | None = None
+    threads: int | None = None
+    elements_per_access: int | None = None
+    warp_arrangement: tuple | None = None
+    thread_tile_shape: tuple | None = None
+    iterations: Any = None
+    offset: Any = None
+    raw_offset: str | None = None
+    extent: int | None = None
+    type: str | None = None
+    align: int | None = None
+    base: "ThreadMapConfig | None" = None
+    line: int = 0
+
+    def build(self):
+        """The :mod:`symlayout.threadmap` model of this map (a fresh object)."""
+        from .threadmap import make_thread_map
+        k = self.kind
+        epa = self.elements_per_access if self.elements_per_access is not None else 1
+        if k in _TM_PLAIN:
+            return make_thread_map(k, self.shape, self.threads, epa)
+        if k in _TM_WARP:
+            return make_thread_map(k, self.shape, self.threads, self.warp_arrangement, epa)
+        if k == "PitchLinear2DThreadTileStripminedThreadMap":
+            return make_thread_map(k, self.shape, self.threads, self.thread_tile_shape or (4, 4))
+        if k == "TransposePitchLinearThreadMap":
+            return make_thread_map(k, self.base.build(), self.warp_arrangement)
+        if k in _TM_WRAPPERS:
+            return make_thread_map(k, self.base.build())
+        if k == "offset":
+            return make_thread_map(k, self.offset, self.threads, self.iterations if self.iterations is not None else 1,
+                                   self.extent, epa)
+        return make_thread_map(k)
+
+
+@dataclass(frozen=True)
+class ProveConfig:
+    """``[prove]``: which properties (None: every one that applies) and the per-property timeout.
+
+    >>> ProveConfig().timeout_s, ProveConfig().properties is None
+    (10.0, True)
+    """
+    properties: tuple | None = None
+    timeout_s: float = 10.0
+
+
+@dataclass(frozen=True)
+class ExpectConfig:
+    """``[expect]``: properties that must come out REFUTED (all others PROVED).
+
+    >>> ExpectConfig(frozenset({"bank_conflicts"})).refuted
+    frozenset({'bank_conflicts'})
+    """
+    refuted: frozenset = frozenset()
+
+
+@dataclass(frozen=True)
+class Config:
+    """A validated configuration file.
+
+    ``copies`` maps "A"/"B"/"C" to :class:`CopyConfig`; ``params`` maps symbol
+    names to :class:`Param`; ``text`` is the file's text, ``data`` the raw
+    tomllib dict and ``lines`` a :class:`KeyLines` (``cfg.line("copy", "A",
+    "smem")`` gives a line number for messages).
+
+    >>> Config("x.toml", "x", None, {}, None, {}, ProveConfig(), ExpectConfig()).kind
+    'empty'
+    """
+    path: str
+    name: str
+    mma: MMAConfig | None
+    copies: dict
+    threadmap: ThreadMapConfig | None
+    params: dict
+    prove: ProveConfig
+    expect: ExpectConfig
+    text: str = field(default="", repr=False, compare=False)
+    data: dict = field(default_factory=dict, repr=False, compare=False)
+    lines: KeyLines | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def kind(self) -> str:
+        """``"mma"`` (a TiledMMA with copies), ``"threadmap"`` or ``"empty"``."""
+        if self.mma is not None:
+            return "mma"
+        if self.threadmap is not None:
+            return "threadmap"
+        return "empty"
+
+    @property
+    def symbols(self) -> dict:
+        """``{name: sympy Symbol}`` of the parameters."""
+        return {n: p.symbol for n, p in self.params.items()}
+
+    @property
+    def is_parametric(self) -> bool:
+        """True when the configuration declares ``[params]``."""
+        return bool(self.params)
+
+    def line(self, *keys) -> int:
+        """Line of a key path in the file (1 if unknown)."""
+        return self.lines.line(*keys) if self.lines else 1
+
+    def error(self, keys, problem: str) -> ConfigError:
+        """A ConfigError ``"<path>:<line>: <problem>"`` located at a key path."""
+        return ConfigError(f"{self.path}:{self.line(*keys)}: {problem}")
+
+
+# ---------------------------------------------------------------- the loader
+
+
+def _one_line(msg: str) -> str:
+    return " ".join(str(msg).split("\n")).strip()
+
+
+def _type_name(v) -> str:
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, int):
+        return "an integer"
+    if isinstance(v, float):
+        return "a float"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "an array"
+    if isinstance(v, dict):
+        return "a table"
+    if hasattr(v, "isoformat"):
+        return "a date/time"
+    return f"a {type(v).__name__}"
+
+
+def _short(v, n=40) -> str:
+    s = repr(v) if isinstance(v, (str, int, float, list, dict)) else str(v)
+    return s if len(s) <= n else s[:n - 3] + "..."
+
+
+def _suggest(key: str, known) -> str:
+    close = difflib.get_close_matches(str(key), list(known), n=1, cutoff=0.6)
+    if close:
+        return f" (did you mean {close[0]!r}?)"
+    return f" (known: {', '.join(known)})"
+
+
+class _Loader:
+    def __init__(self, path: str, text: str):
+        self.path = path
+        self.text = text
+        self.lines = KeyLines(text)
+
+    # -- errors
+    def fail(self, keys, problem: str):
+        raise ConfigError(f"{self.path}:{self.lines.line(*keys)}: {_one_line(problem)}")
+
+    @staticmethod
+    def where(keys) -> str:
+        """``[copy.A] smem`` style name of a key path."""
+        keys = tuple(keys)
+        if len(keys) == 1:
+            return f"[{keys[0]}]" if keys[0] in _TOP_KEYS[1:] else keys[0]
+        if keys[0] == "copy" and len(keys) >= 2:
+            t, rest = f"[copy.{keys[1]}]", keys[2:]
+        else:
+            t, rest = f"[{keys[0]}]", keys[1:]
+        return t + (" " + ".".join(str(k) for k in rest) if rest else "")
+
+    def check_keys(self, table: dict, keys, known, what: str | None = None):
+        for k in table:
+            if k not in known:
+                self.fail(tuple(keys) + (k,), f"{what or self.where(keys)}: unknown key {k!r}{_suggest(k, known)}")
+
+    def table(self, data, keys) -> dict:
+        v = data
+        if not isinstance(v, dict):
+            self.fail(keys, f"{self.where(keys)} must be a table, not {_type_name(v)} {_short(v)}")
+        return v
+
+    # -- scalar getters
+    def get_str(self, d, keys, required=False, default=None, max_len=MAX_STRING):
+        k = keys[-1]
+        if k not in d:
+            if required:
+                self.fail(keys[:-1], f"{self.where(keys[:-1])}: missing required key {k!r}")
+            return default
+        v = d[k]
+        if not isinstance(v, str):
+            self.fail(keys, f"{self.where(keys)} must be a string, not {_type_name(v)} {_short(v)}")
+        if len(v) > max_len:
+            self.fail(keys, f"{self.where(keys)} is too long ({len(v)} characters; limit {max_len})")
+        return v
+
+    def get_int(self, d, keys, required=False, default=None, lo=None, hi=None):
+        k = keys[-1]
+        if k not in d:
+            if required:
+                self.fail(keys[:-1], f"{self.where(keys[:-1])}: missing required key {k!r}")
+            return default
+        v = d[k]
+        if isinstance(v, bool) or not isinstance(v, int):
+            self.fail(keys, f"{self.where(keys)} must be an integer, not {_type_name(v)} {_short(v)}")
+        if lo is not None and v < lo:
+            self.fail(keys, f"{self.where(keys)} must be >= {lo}, got {v}")
+        if hi is not None and v > hi:
+            self.fail(keys, f"{self.where(keys)} must be <= {hi}, got {v}")
+        return v
+
+    def get_pair(self, d, keys, required=False, hi=MAX_EXTENT):
+        k = keys[-1]
+        if k not in d:
+            if required:
+                self.fail(keys[:-1], f"{self.where(keys[:-1])}: missing required key {k!r}")
+            return None
+        v = d[k]
+        if not isinstance(v, list) or len(v) != 2 or any(isinstance(x, bool) or not isinstance(x, int) for x in v):
+            self.fail(keys, f"{self.where(keys)} must be an array of two integers [contiguous, strided], "
+                            f"not {_type_name(v)} {_short(v)}")
+        for x in v:
+            if x <= 0:
+                self.fail(keys, f"{self.where(keys)} entries must be positive, got {x}")
+            if x > hi:
+                self.fail(keys, f"{self.where(keys)} entry {x} is too large (limit {hi})")
+        return (v[0], v[1])
+
+    def get_align(self, d, keys, default):
+        a = self.get_int(d, keys, default=default)
+        if a is None:
+            return None
+        if a <= 0 or a & (a - 1):
+            self.fail(keys, f"{self.where(keys)} must be a positive power of two (bytes), got {a}")
+        if a > MAX_ALIGN:
+            self.fail(keys, f"{self.where(keys)} = {a} is too large (limit {MAX_ALIGN} bytes)")
+        return a
+
+    def notation(self, text, keys, symbols, what):
+        """Parse CuTe notation; errors keep the column inside the string."""
+        from .notation import parse
+        self.check_ascii(text, keys)
+        try:
+            return parse(text, symbols)
+        except SymlayoutError as e:
+            self.fail(keys, f"{self.where(keys)}: {e}")
+        except (RecursionError, MemoryError, OverflowError, ValueError):
+            self.fail(keys, f"{self.where(keys)}: cannot read {_short(text)} as {what}")
+
+    def check_ascii(self, text, keys):
+        for i, c in enumerate(text):
+            if not (c.isascii() and (c.isprintable() or c in " \t")):
+                t = text if len(text) <= 60 else text[:57] + "..."
+                self.fail(keys, f"{self.where(keys)}: {t!r}: column {i + 1}: unexpected character {c!r} "
+                                "(CuTe notation is ASCII)")
+
+    # -- sections
+    def load(self) -> Config:
+        try:
+            data = tomllib.loads(self.text)
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(self.toml_error(str(e))) from None
+        except RecursionError:
+            line, col = self.deep_nesting_position()
+            raise ConfigError(f"{self.path}:{line}:{col}: invalid TOML: arrays or tables nested too deeply") from None
+        self.check_keys(data, (), _TOP_KEYS, what="top level")
+        name = self.get_str(data, ("name",), default=None, max_len=500)
+        if name is None:
+            name = Path(self.path).stem
+        elif "\n" in name or "\r" in name:
+            self.fail(("name",), "name must be a single line")
+        params = self.load_params(data)
+        symbols = {n: p.symbol for n, p in params.items()}
+        mma = self.load_mma(data, symbols) if "mma" in data else None
+        copies = self.load_copies(data, symbols, mma)
+        threadmap = self.load_threadmap(data["threadmap"], ("threadmap",)) if "threadmap" in data else None
+        if mma is None and threadmap is None:
+            if copies:
+                self.fail(("copy",), "[copy.*] needs an [mma] table (make_tiled_copy_A/B/C are built from the TiledMMA)")
+            self.fail((), "nothing to prove: a configuration needs an [mma] or a [threadmap] table")
+        if mma is not None and threadmap is not None:
+            self.fail(("threadmap",), "a configuration describes either a TiledMMA ([mma], [copy.*]) or a thread "
+                                      "map ([threadmap]), not both: split it into two files")
+        prove = self.load_prove(data)
+        expect = self.load_expect(data, prove)
+        cfg = Config(path=self.path, name=name, mma=mma, copies=copies, threadmap=threadmap, params=params,
+                     prove=prove, expect=expect, text=self.text, data=data, lines=self.lines)
+        if mma is not None:
+            self.check_tiles(cfg)
+        if threadmap is not None:
+            self.check_threadmap_model(threadmap)
+        return cfg
+
+    def toml_error(self, msg: str) -> str:
+        m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
+        core = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", msg)
+        if m:
+            return f"{self.path}:{m.group(1)}:{m.group(2)}: invalid TOML: {_one_line(core)}"
+        lines = self.text.split("\n")
+        if lines and lines[-1] == "" and len(lines) > 1:
+            lines = lines[:-1]
+        return f"{self.path}:{len(lines)}:{len(lines[-1]) + 1}: invalid TOML: {_one_line(core)} (at the end of the file)"
+
+    def deep_nesting_position(self):
+        depth, line, col = 0, 1, 0
+        for ch in self.text:
+            col += 1
+            if ch == "\n":
+                line, col = line + 1, 0
+            elif ch in "[{":
+                depth += 1
+                if depth > 100:
+                    return line, col
+            elif ch in "]}":
+                depth = max(0, depth - 1)
+        return 1, 1
+
+    def load_params(self, data) -> dict:
+        if "params" not in data:
+            return {}
+        t = self.table(data["params"], ("params",))
+        out = {}
+        for name, spec in t.items():
+            keys = ("params", name)
+            if not _IDENT.match(name) or name in _RESERVED_SYMBOLS:
+                self.fail(keys, f"[params]: {name!r} is not a valid symbol name (a letter, then letters, digits "
+                                "or '_'; not 'o' or 'Sw')")
+            if not isinstance(spec, dict):
+                self.fail(keys, f"[params] {name} must be a table like {{ min = 1, max = 64 }}, not "
+                                f"{_type_name(spec)} {_short(spec)}")
+            self.check_keys(spec, keys, _PARAM_KEYS, what=f"[params] {name}")
+            lo = self.get_int(spec, keys + ("min",), default=1, lo=1, hi=MAX_PARAM)
+            hi = self.get_int(spec, keys + ("max",), required=True, lo=1, hi=MAX_PARAM)
+            mult = self.get_int(spec, keys + ("multiple_of",), default=1, lo=1, hi=MAX_PARAM)
+            if lo > hi:
+                self.fail(keys, f"[params] {name}: min = {lo} is greater than max = {hi}")
+            p = Param(name, lo, hi, mult, self.lines.line(*keys))
+            if p.count() == 0:
+                self.fail(keys, f"[params] {name}: no multiple of {mult} lies in [{lo}, {hi}]")
+            out[name] = p
+        return out
+
+    def load_mma(self, data, symbols) -> MMAConfig:
+        keys = ("mma",)
+        t = self.table(data["mma"], keys)
+        self.check_keys(t, keys, _MMA_KEYS)
+        atom = self.get_str(t, keys + ("atom",), required=True, max_len=200)
+        self.check_atom(atom, keys + ("atom",), "mma")
+        raw_layout = self.get_str(t, keys + ("layout",), default="(1,1,1)")
+        lay = self.notation(raw_layout, keys + ("layout",), symbols, "an AtomLayoutMNK")
+        self.check_atom_layout(lay, raw_layout, keys + ("layout",))
+        perm, raw_perm = None, None
+        if "permutation" in t:
+            perm, raw_perm = self.load_permutation(t["permutation"], keys + ("permutation",), symbols)
+        return MMAConfig(atom, lay, perm, raw_layout, raw_perm, self.lines.line(*keys))
+
+    def check_atom_layout(self, lay, raw, keys):
+        from .int_tuple import flatten_leaves, is_tuple
+        from .layout import Layout
+        from .notation import _
+        if getattr(lay, "is_composed", False) or getattr(lay, "is_swizzle", False) or lay is _:
+            self.fail(keys, f"[mma] layout must be an IntTuple like \"(2,2,1)\" or a layout like "
+                            f"\"(2,2,1):(1,2,0)\", got {raw!r}")
+        shape = lay.shape if isinstance(lay, Layout) else lay
+        if is_tuple(shape) and len(shape) > 3:
+            self.fail(keys, f"[mma] layout {raw!r} has rank {len(shape)}; AtomLayoutMNK has at most 3 modes (M,N,K)")
+        leaves = flatten_leaves(shape) if is_tuple(shape) else (shape,)
+        n = 1
+        for x in leaves:
+            if not isinstance(x, int):
+                self.fail(keys, f"[mma] layout {raw!r} must be concrete (no parameters)")
+            if x <= 0:
+                self.fail(keys, f"[mma] layout {raw!r}: entries must be positive, got {x}")
+            n *= x
+        if n > MAX_THREADS:
+            self.fail(keys, f"[mma] layout {raw!r} tiles {n} atoms; more than {MAX_THREADS} cannot fit in a block")
+        if isinstance(lay, Layout):
+            for x in flatten_leaves(lay.stride) if is_tuple(lay.stride) else (lay.stride,):
+                if not isinstance(x, int):
+                    self.fail(keys, f"[mma] layout {raw!r} must be concrete (no parameters)")
+
+    def load_permutation(self, v, keys, symbols):
+        from .int_tuple import flatten_leaves, is_tuple
+        from .notation import _
+        if not isinstance(v, list):
+            self.fail(keys, f"[mma] permutation must be an array of 1 to 3 entries like [\"32\", \"32\", \"16\"], "
+                            f"not {_type_name(v)} {_short(v)}")
+        if not 1 <= len(v) <= 3:
+            self.fail(keys, f"[mma] permutation must have 1 to 3 entries (M, N, K), got {len(v)}")
+        out, raw = [], []
+        for i, e in enumerate(v):
+            what = f"[mma] permutation[{i}]"
+            if isinstance(e, bool) or not isinstance(e, (str, int)):
+                self.fail(keys, f"{what} must be an extent (\"32\"), a layout (\"(4,4,2):(1,8,4)\") or \"_\", not "
+                                f"{_type_name(e)} {_short(e)}")
+            text = str(e)
+            if len(text) > MAX_STRING:
+                self.fail(keys, f"{what} is too long ({len(text)} characters)")
+            if text.strip() in ("_", ""):
+                out.append(_)
+                raw.append("_")
+                continue
+            self.check_ascii(text, keys)
+            try:
+                from .notation import parse
+                node = parse(text, symbols)
+            except SymlayoutError as err:
+                self.fail(keys, f"{what}: {err}")
+            if getattr(node, "is_composed", False) or getattr(node, "is_swizzle", False) or is_tuple(node):
+                self.fail(keys, f"{what} must be an extent or a layout, got {text!r}")
+            leaves = []
+            if hasattr(node, "shape"):
+                leaves = list(flatten_leaves(node.shape)) + list(flatten_leaves(node.stride))
+                size = node.size()
+            else:
+                leaves = [node]
+                size = node
+            if any(not isinstance(x, int) for x in leaves):
+                self.fail(keys, f"{what} {text!r} must be concrete (no parameters)")
+            if not hasattr(node, "shape") and node <= 0:
+                self.fail(keys, f"{what}: the extent must be positive, got {node}")
+            if size > MAX_PERMUTATION:
+                self.fail(keys, f"{what}: extent {size} is too large (limit {MAX_PERMUTATION})")
+            out.append(node)
+            raw.append(text)
+        return tuple(out), tuple(raw)
+
+    def load_copies(self, data, symbols, mma) -> dict:
+        if "copy" not in data:
+            return {}
+        t = self.table(data["copy"], ("copy",))
+        out = {}
+        for op, spec in t.items():
+            keys = ("copy", op)
+            if op not in OPERANDS:
+                self.fail(keys, f"[copy.{op}]: unknown operand {op!r}; copies are [copy.A], [copy.B] or [copy.C]"
+                                f"{_suggest(op.upper(), OPERANDS) if op.upper() in OPERANDS else ''}")
+            if not isinstance(spec, dict):
+                self.fail(keys, f"copy.{op} must be a table [copy.{op}], not {_type_name(spec)} {_short(spec)}")
+            self.check_keys(spec, keys, _COPY_KEYS)
+            atom = self.get_str(spec, keys + ("atom",), required=True, max_len=200)
+            typ = self.get_str(spec, keys + ("type",), required=True, max_len=100)
+            raw = self.get_str(spec, keys + ("smem",), required=True)
+            align = self.get_align(spec, keys + ("align",), 128)
+            self.check_atom(atom, keys + ("atom",), "copy")
+            bits = self.check_type(typ, keys + ("type",))
+            self.check_copy_atom_type(atom, typ, keys)
+            smem = self.notation(raw, keys + ("smem",), symbols, "a layout")
+            self.check_smem(smem, raw, keys + ("smem",), op, bits)
+            out[op] = CopyConfig(op, atom, typ, smem, align, raw, self.lines.line(*keys))
+        return out
+
+    def check_smem(self, smem, raw, keys, op, bits):
+        from .int_tuple import flatten_leaves, is_tuple
+        w = self.where(keys)
+        if not hasattr(smem, "shape") or getattr(smem, "is_swizzle", False):
+            self.fail(keys, f"{w} must be a layout \"shape:stride\" (optionally \"Sw<B,M,S> o shape:stride\"), "
+                            f"got {raw!r}")
+        rank = smem.rank()
+        if rank != 2:
+            dims = {"A": "(M,K)", "B": "(N,K)", "C": "(M,N)"}[op]
+            self.fail(keys, f"{w} {raw!r} has rank {rank}; the {op} tile is {dims}, rank 2")
+        inner = smem.inner if getattr(smem, "is_composed", False) else smem
+        leaves = list(flatten_leaves(inner.shape)) + list(flatten_leaves(inner.stride))
+        if all(isinstance(x, int) for x in leaves):
+            nbytes = int(inner.cosize()) * max(bits or 8, 1) // 8
+            if nbytes > MAX_SMEM_BYTES:
+                self.fail(keys, f"{w} {raw!r} spans {nbytes} bytes, beyond the 32-bit shared-memory address space")
+        off = getattr(smem, "offset", 0)
+        if not isinstance(off, int):
+            self.fail(keys, f"{w}: the offset of a composed layout must be a concrete integer")
+
+    def load_prove(self, data) -> ProveConfig:
+        if "prove" not in data:
+            return ProveConfig()
+        keys = ("prove",)
+        t = self.table(data["prove"], keys)
+        self.check_keys(t, keys, _PROVE_KEYS)
+        props = None
+        if "properties" in t:
+            props = tuple(self.property_list(t["properties"], keys + ("properties",)))
+            if not props:
+                self.fail(keys + ("properties",), "[prove] properties is empty (leave it out to prove every property)")
+        timeout = 10.0
+        if "timeout_s" in t:
+            v = t["timeout_s"]
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                self.fail(keys + ("timeout_s",), f"[prove] timeout_s must be a number of seconds, not "
+                                                 f"{_type_name(v)} {_short(v)}")
+            if not math.isfinite(v) or v <= 0:
+                self.fail(keys + ("timeout_s",), f"[prove] timeout_s must be positive and finite, got {v}")
+            if v > MAX_TIMEOUT_S:
+                self.fail(keys + ("timeout_s",), f"[prove] timeout_s = {v} is too large (limit {int(MAX_TIMEOUT_S)})")
+            timeout = float(v)
+        return ProveConfig(props, timeout)
+
+    def property_list(self, v, keys):
+        if not isinstance(v, list):
+            self.fail(keys, f"{self.where(keys)} must be an array of property names, not {_type_name(v)} {_short(v)}")
+        seen = []
+        for p in v:
+            if not isinstance(p, str):
+                self.fail(keys, f"{self.where(keys)}: entries must be property names (strings), not "
+                                f"{_type_name(p)} {_short(p)}")
+            if p not in PROPERTIES:
+                self.fail(keys, f"{self.where(keys)}: unknown property {p!r}{_suggest(p, PROPERTIES)}")
+            if p in seen:
+                self.fail(keys, f"{self.where(keys)}: {p!r} is listed twice")
+            seen.append(p)
+        return seen
+
+    def load_expect(self, data, prove: ProveConfig) -> ExpectConfig:
+        if "expect" not in data:
+            return ExpectConfig()
+        keys = ("expect",)
+        t = self.table(data["expect"], keys)
+        self.check_keys(t, keys, _EXPECT_KEYS)
+        ref = self.property_list(t.get("refuted", []), keys + ("refuted",))
+        if prove.properties is not None:
+            for p in ref:
+                if p not in prove.properties:
+                    self.fail(keys + ("refuted",), f"[expect] refuted names {p!r}, which [prove] properties does not check")
+        return ExpectConfig(frozenset(ref))
+
+    def load_threadmap(self, v, keys, nested=False) -> ThreadMapConfig:
+        w = self.where(keys) if not nested else "[threadmap.base]"
+        t = self.table(v, keys)
+        self.check_keys(t, keys, _TM_KEYS, what=w)
+        kind = self.get_str(t, keys + ("kind",), required=True, max_len=200)
+        if kind not in _TM_KIND_KEYS:
+            self.fail(keys + ("kind",), f"{w}: unknown thread map kind {kind!r}{_suggest(kind, list(_TM_KIND_KEYS))}")
+        if nested and kind in _TM_WRAPPERS:
+            self.fail(keys + ("kind",), f"{w}: a transposing wrapper cannot wrap another wrapper ({kind!r})")
+        required, optional = _TM_KIND_KEYS[kind]
+        allowed = set(required) | set(optional) | {"kind", "type", "align"}
+        for k in t:
+            if k not in allowed:
+                self.fail(keys + (k,), f"{w}: key {k!r} does not apply to kind {kind!r} (it takes "
+                                       f"{', '.join(k2 for k2 in _TM_KEYS if k2 in allowed)})")
+        for k in required:
+            if k not in t:
+                self.fail(keys, f"{w}: kind {kind!r} needs the key {k!r}")
+        kw: dict[str, Any] = {"kind": kind, "line": self.lines.line(*keys)}
+        kw["shape"] = self.get_pair(t, keys + ("shape",))
+        if kw["shape"] is not None and kw["shape"][0] * kw["shape"][1] > MAX_EXTENT:
+            self.fail(keys + ("shape",), f"{w} shape {list(kw['shape'])} has more than {MAX_EXTENT} elements")
+        kw["threads"] = self.get_int(t, keys + ("threads",), lo=1, hi=MAX_THREADS)
+        kw["elements_per_access"] = self.get_int(t, keys + ("elements_per_access",), lo=1, hi=1024)
+        kw["warp_arrangement"] = self.get_pair(t, keys + ("warp_arrangement",), hi=MAX_THREADS)
+        kw["thread_tile_shape"] = self.get_pair(t, keys + ("thread_tile_shape",), hi=1024)
+        if "iterations" in t:
+            it = t["iterations"]
+            if isinstance(it, list):
+                kw["iterations"] = self.get_pair(t, keys + ("iterations",), hi=1 << 16)
+                n = kw["iterations"][0] * kw["iterations"][1]
+            else:
+                kw["iterations"] = n = self.get_int(t, keys + ("iterations",), lo=1, hi=1 << 16)
+            if (kw["threads"] or 1) * n > 1 << 20:
+                self.fail(keys + ("iterations",), f"{w}: {kw['threads']} threads x {n} iterations is too many "
+                                                  f"accesses (limit {1 << 20})")
+        if "offset" in t:
+            from .expr import parse_expr
+            raw = self.get_str(t, keys + ("offset",))
+            try:
+                kw["offset"] = parse_expr(raw, {"t", "i"})
+            except SymlayoutError as e:
+                self.fail(keys + ("offset",), f"{w} offset: {e}")
+            except (RecursionError, MemoryError, ValueError):
+                self.fail(keys + ("offset",), f"{w} offset: cannot read {_short(raw)} as a formula in t and i")
+            kw["raw_offset"] = raw
+        kw["extent"] = self.get_int(t, keys + ("extent",), lo=1, hi=1 << 31)
+        if "type" in t:
+            kw["type"] = self.get_str(t, keys + ("type",), max_len=100)
+            self.check_type(kw["type"], keys + ("type",))
+        kw["align"] = self.get_align(t, keys + ("align",), None)
+        if "base" in t:
+            kw["base"] = self.load_threadmap(t["base"], keys + ("base",), nested=True)
+        return ThreadMapConfig(**kw)
+
+    def check_threadmap_model(self, tm: ThreadMapConfig):
+        try:
+            import symlayout.threadmap  # noqa: F401
+        except ModuleNotFoundError:
+            return
+        try:
+            tm.build()
+        except SymlayoutError as e:
+            where = ("threadmap", "offset") if tm.kind == "offset" else ("threadmap",)
+            self.fail(where, f"[threadmap]: {e}")
+
+    # -- atoms (checked only when the atoms package is importable)
+    @staticmethod
+    def atoms_module(name):
+        try:
+            import importlib
+            return importlib.import_module(f"symlayout.atoms.{name}")
+        except ModuleNotFoundError:
+            return None
+
+    def check_atom(self, atom, keys, kind):
+        if not atom.strip():
+            self.fail(keys, f"{self.where(keys)} is empty")
+        from .errors import AtomError
+        mod = self.atoms_module("mma" if kind == "mma" else "copy")
+        fn = getattr(mod, "get_mma_atom" if kind == "mma" else "get_copy_op", None) if mod else None
+        if fn is None:
+            return
+        try:
+            fn(atom)
+        except AtomError as e:
+            self.fail(keys, f"{self.where(keys)}: {e}")
+        except SymlayoutError as e:
+            self.fail(keys, f"{self.where(keys)}: {e}")
+
+    def check_type(self, typ, keys):
+        from .errors import AtomError
+        try:
+            import symlayout.atoms as mod
+        except ModuleNotFoundError:
+            mod = None
+        fn = getattr(mod, "value_type_bits", None) if mod else None
+        if fn is not None:
+            try:
+                return fn(typ)
+            except (AtomError, SymlayoutError) as e:
+                self.fail(keys, f"{self.where(keys)}: {e}")
+        if typ not in _FALLBACK_TYPES:
+            self.fail(keys, f"{self.where(keys)}: unknown value type {typ!r}{_suggest(typ, list(_FALLBACK_TYPES))}")
+        return _FALLBACK_TYPES[typ]
+
+    def check_copy_atom_type(self, atom, typ, keys):
+        """A value type whose width cannot feed the atom (needs the atoms package)."""
+        mod = self.atoms_module("copy")
+        fn = getattr(mod, "make_copy_atom", None) if mod else None
+        if fn is None:
+            return
+        try:
+            fn(atom, typ)
+        except SymlayoutError as e:
+            self.fail(keys + ("type",), f"{self.where(keys + ('type',))}: {e}")
+
+    def check_tiles(self, cfg: Config):
+        """TiledMMA buildable and each smem tile a multiple of its tile (needs atoms + tiled)."""
+        if self.atoms_module("mma") is None:
+            return
+        try:
+            from .tiled.mma import make_tiled_mma
+        except ModuleNotFoundError:
+            return
+        try:
+            mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout,
+                                 list(cfg.mma.permutation) if cfg.mma.permutation is not None else None)
+            tile = mma.tile_shape()
+        except SymlayoutError as e:
+            msg = str(e)
+            where = ("mma", "permutation") if "permutation" in msg and cfg.mma.permutation is not None else \
+                ("mma", "layout") if "layout" in msg and "layout" in cfg.data.get("mma", {}) else ("mma",)
+            self.fail(where, f"[mma]: {e}")
+        idx = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
+        names = "MNK"
+        from .int_tuple import product
+        from .symbolic import decide
+        import sympy
+        for op, c in cfg.copies.items():
+            for mode, ti in enumerate(idx[op]):
+                need = tile[ti]
+                have = product(c.smem.shape[mode]) if hasattr(c.smem, "shape") else None
+                if have is None or not isinstance(need, int):
+                    continue
+                if isinstance(have, int):
+                    ok = have % need == 0
+                else:
+                    ok = decide(sympy.Eq(sympy.Mod(have, need), 0)) is not False
+                if not ok:
+                    self.fail(("copy", op, "smem"),
+                              f"[copy.{op}] smem {c.raw_smem!r}: mode {mode} has size {have}, not a multiple of the "
+                              f"TiledMMA's {names[ti]} tile {need}")
+
+
+# ---------------------------------------------------------------- public API
+
+
+def _read_text(path: str) -> str:
+    p = Path(path)
+    try:
+        if p.is_dir():
+            raise ConfigError(f"{path}: is a directory, not a configuration file")
+        with open(p, "rb") as f:
+            raw = f.read(MAX_FILE_BYTES + 1)
+    except ConfigError:
+        raise
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except PermissionError:
+        raise ConfigError(f"{path}: permission denied") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a directory, not a configuration file") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {_one_line(e.strerror or e)}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ConfigError(f"{path}: too large for a configuration file (over {MAX_FILE_BYTES} bytes)")
+    if b"\x00" in raw:
+        off = raw.index(b"\x00")
+        line = raw[:off].count(b"\n") + 1
+        raise ConfigError(f"{path}:{line}: not a text file (NUL byte at offset {off})")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[:e.start].count(b"\n") + 1
+        raise ConfigError(f"{path}:{line}: not a UTF-8 text file (byte 0x{raw[e.start]:02x} at offset {e.start})") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text
+
+
+def load_config(path) -> Config:
+    """Read and validate one configuration file.
+
+    Raises :class:`ConfigError` (``"<path>:<line>: <problem>"``) for anything
+    malformed: TOML syntax, types, unknown/missing keys, notation, undefined
+    symbols, parameter ranges, property names, atom/type names (when the atoms
+    package is importable).
+
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "tm.toml"
+    >>> _ = p.write_text('[threadmap]\\nkind = "offset"\\nthreads = 4\\noffset = "t * 2"\\nextent = 8\\n')
+    >>> load_config(p).threadmap.raw_offset
+    't * 2'
+    """
+    path = str(path)
+    text = _read_text(path)
+    return _Loader(path, text).load()
+
+
+def loads_config(text: str, path: str = "<string>") -> Config:
+    """Validate configuration text (``path`` only names it in messages).
+
+    >>> loads_config('[mma]\\natom = "SM80_16x8x16_F16F16F16F16_TN"\\n').mma.raw_layout
+    '(1,1,1)'
+    """
+    if not isinstance(text, str):
+        raise ConfigError(f"{path}: configuration text must be a string")
+    return _Loader(path, text).load()
+
+
+def find_config_files(paths) -> list[str]:
+    """Expand files and directories (every ``*.toml`` below a directory, sorted).
+
+    A directory without any ``*.toml`` below it, or a missing path, is an error.
+
+    >>> import pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp()); (d / "b").mkdir(); _ = (d / "b" / "x.toml").write_text("")
+    >>> _ = (d / "a.toml").write_text(""); [pathlib.Path(p).name for p in find_config_files([d])]
+    ['a.toml', 'x.toml']
+    """
+    out: list[str] = []
+    for p in paths:
+        p = str(p)
+        if os.path.isdir(p):
+            found = sorted(str(q) for q in Path(p).rglob("*.toml") if q.is_file())
+            if not found:
+                raise ConfigError(f"{p}: no *.toml configuration files in this directory")
+            out.extend(found)
+        elif os.path.exists(p):
+            out.append(p)
+        else:
+            raise ConfigError(f"{p}: no such file or directory")
+    return out
+
+
+def load_configs(paths, errors: str = "raise"):
+    """Load every configuration named by ``paths`` (files and directories).
+
+    ``errors="raise"`` (default): return ``list[Config]``, raising the first
+    ConfigError.  ``errors="collect"``: return ``(configs, failures)`` where
+    ``failures`` is a list of ``(path, message)`` for files that could not be
+    read (the others still load).
+
+    >>> import pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "ok.toml").write_text('[mma]\\natom = "SM80_16x8x16_F16F16F16F16_TN"\\n')
+    >>> _ = (d / "bad.toml").write_text('[mma]\\n')
+    >>> cfgs, bad = load_configs([d], errors="collect")
+    >>> [c.name for c in cfgs], [m.split(": ", 1)[1] for _, m in bad]
+    (['ok'], ["[mma]: missing required key 'atom'"])
+    """
+    if errors not in ("raise", "collect"):
+        raise ValueError("errors must be 'raise' or 'collect'")
+    if errors == "raise":
+        return [load_config(p) for p in find_config_files(paths)]
+    configs, failures = [], []
+    files = []
+    for p in paths:
+        try:
+            files.extend(find_config_files([p]))
+        except ConfigError as e:
+            failures.append((str(p), str(e)))
+    for f in files:
+        try:
+            configs.append(load_config(f))
+        except ConfigError as e:
+            failures.append((f, str(e)))
+    return configs, failures
