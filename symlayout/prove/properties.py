@@ -211,6 +211,24 @@ def exactly_once(m: OperandModel) -> Result:
 # ---------------------------------------------------------------- slot_agreement
 
 
+def packed_bindings(m: OperandModel):
+    """Each register a copy call writes is packed storage of the MMA fragment:
+    ``k`` consecutive slots starting at a multiple of ``k`` (k values per register).
+    Returns ``(count, counterexample or None)``."""
+    k = max(1, m.reg_bits_frag // m.value_bits)
+    packed = 0
+    for t in range(m.threads):
+        for c, call in enumerate(m.calls[t]):
+            for j in range(len(call.reg) // k):
+                packed += 1
+                s0 = call.reg[j * k]
+                if s0 % k or any(call.reg[j * k + q] != s0 + q for q in range(k)):
+                    return packed, Counterexample(
+                        f"thread {t} call {c}: register {j} binds fragment slots {call.reg[j * k:(j + 1) * k]}, "
+                        f"not {k} consecutive slots of one {m.reg_bits_frag}-bit register", thread=t, slot=s0)
+    return packed, None
+
+
 def slot_agreement(m: OperandModel) -> Result:
     """For every thread and fragment slot, the element the hardware route
     delivers (PTX model: whose address, which row and column) is the element the
@@ -219,9 +237,7 @@ def slot_agreement(m: OperandModel) -> Result:
     boundary)."""
     t0 = time.perf_counter()
     addr = m.addr_table
-    k = max(1, m.reg_bits_frag // m.value_bits)
     slots = 0
-    packed = 0
     for w, c in m.instructions():
         for l in range(32):
             t = 32 * w + l
@@ -243,15 +259,9 @@ def slot_agreement(m: OperandModel) -> Result:
                         address_bytes=int(moved_addr * m.elem_bytes),
                         route=story.slot_story(m, w, c, l, a), extra={"expected_element": list(m.coord(want))})
                     return _result("slot_agreement", m, t0, cex, slots)
-            for j in range(len(call.reg) // k):
-                packed += 1
-                s0 = call.reg[j * k]
-                if s0 % k or any(call.reg[j * k + q] != s0 + q for q in range(k)):
-                    cex = Counterexample(
-                        f"thread {t} call {c}: register {j} binds fragment slots {call.reg[j * k:(j + 1) * k]}, "
-                        f"not {k} consecutive slots of one {m.reg_bits_frag}-bit register",
-                        thread=t, slot=s0)
-                    return _result("slot_agreement", m, t0, cex, slots)
+    packed, cex = packed_bindings(m)
+    if cex is not None:
+        return _result("slot_agreement", m, t0, cex, slots)
     return _result("slot_agreement", m, t0, None, slots, stats={"fragment_slots": slots, "packed_bindings": packed})
 
 
