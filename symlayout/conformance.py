@@ -25,7 +25,16 @@ from typing import Any, Callable
 from .errors import SymlayoutError
 
 #: The ops every public case of which must pass (this set only grows).
-REQUIRED_OPS = frozenset()
+REQUIRED_OPS = frozenset({
+    "product", "product_each", "prefix_product", "shape_div", "ceil_div", "idx2crd", "crd2idx", "flatten",
+    "congruent", "weakly_congruent", "compatible", "layout", "size", "cosize", "coalesce", "filter",
+    "composition", "complement", "left_inverse", "right_inverse", "logical_divide", "zipped_divide",
+    "tiled_divide", "flat_divide", "logical_product", "zipped_product", "tiled_product", "blocked_product",
+    "raked_product", "tile_to_shape", "upcast", "downcast", "max_common_vector", "max_common_layout",
+    "make_layout_tv", "swizzle", "swizzle_layout", "mma_atom", "copy_atom", "tiled_mma", "tiled_mma_partition",
+    "tiled_copy", "tiled_copy_partition", "pitch_linear_stripmined", "pitch_linear_warp_raked",
+    "pitch_linear_warp_striped",
+})
 
 
 def _load_ops() -> dict[str, Callable[[list], Any]]:

@@ -1,0 +1,24 @@
+"""Shared test fixtures: where ``shared/`` (conformance cases, seeds, reference) lives."""
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def shared_dir() -> Path | None:
+    """``$SYMLAYOUT_SHARED`` or the ``shared/`` folder beside the repository."""
+    env = os.environ.get("SYMLAYOUT_SHARED")
+    for p in ([Path(env)] if env else []) + [REPO.parent / "shared", REPO / "shared"]:
+        if (p / "conformance").is_dir():
+            return p
+    return None
+
+
+@pytest.fixture(scope="session")
+def shared():
+    p = shared_dir()
+    if p is None:
+        pytest.skip("../shared (conformance cases, seeds) is not present; set SYMLAYOUT_SHARED")
+    return p
