@@ -42,7 +42,11 @@ class Layout:
     def __init__(self, shape, stride=None):
         if stride is None:
             stride = compact_col_major(shape)
-        if not it.congruent(shape, stride):
+        if type(shape) is tuple or type(stride) is tuple:
+            ok = it.congruent(shape, stride)
+        else:
+            ok = True
+        if not ok:
             raise AlgebraError(f"Layout: shape {format_int_tuple(shape)} and stride {format_int_tuple(stride)} are not congruent")
         self.shape = shape
         self.stride = stride

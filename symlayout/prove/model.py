@@ -172,7 +172,7 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
     mma = _resolve_mma(mma, atom_layout, permutation)
     if isinstance(smem, str):
         smem = parse_layout(smem)
-    atom = make_copy_atom(copy_op, value_type)
+    atom = copy_op if hasattr(copy_op, "val_layout_src") else make_copy_atom(copy_op, value_type)
     tc = make_tiled_copy_X(atom, mma, operand)
     vbits = type_bits(value_type)
     # the smem tile must be a whole number of copy tiles
@@ -211,13 +211,17 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
         tidfrg = tc.tidfrg_D(ident)
     thr_mode = tidfrg[0]
     calls, expected = {}, {}
+    # per-thread offsets of the MMA partition: the thread mode of thrfrg at the thread's (v, (m|n, k|n))
+    thrfrg = {"A": mma.thrfrg_A, "B": mma.thrfrg_B, "C": mma.thrfrg_C}[operand](ident)
+    sel = {"A": (1, 3), "B": (2, 3), "C": (1, 2)}[operand]
+    tmode = thrfrg[0]
     for t in range(tc.tiled_num_thr):
-        _s, poff = mma.get_slice(t).partition(operand, ident)
-        poff = int(poff)
-        exp = [0] * fs
+        v = mma.thr_vmnk(t)
+        poff = int(tmode((int(v[0]), (int(v[sel[0]]), int(v[sel[1]])))))
+        expected[t] = [0] * fs
+        exp = expected[t]
         for k in range(fs):
             exp[ft[k]] = poff + pt[k]
-        expected[t] = exp
         coff = int(thr_mode(t))
         calls[t] = [Call([i + coff for i in sm], list(rg)) for sm, rg in base]
     frag_size = fs

@@ -283,7 +283,8 @@ def _phases(m: OperandModel):
 
 def bank_conflicts(m: OperandModel) -> Result:
     """Per instruction phase, the shared-memory wavefronts needed (max over the
-    32 4-byte banks of the distinct words a bank serves) equal the minimum.
+    32 4-byte banks of the distinct words a bank serves) equal the minimum (one
+    wavefront per 128 bytes of the phase, which misaligned vectors exceed).
     Refuted with the degree and the colliding lanes and addresses."""
     t0 = time.perf_counter()
     vb, groups = _phases(m)
@@ -302,7 +303,9 @@ def bank_conflicts(m: OperandModel) -> Result:
                 words.add(wd)
                 banks[wd % 32].setdefault(wd, l)
         need = max(len(ws) for ws in banks.values())
-        minimum = max(1, -(-len(words) // 32))
+        # the minimum is what the phase's bytes need when the vectors are aligned: one
+        # wavefront (phases are formed as at most 128 bytes, see _phases)
+        minimum = max(1, -(-(len(items) * vb) // 128))
         if need > minimum and (worst is None or need / minimum > worst[0]):
             bank = max(banks, key=lambda b: len(banks[b]))
             worst = (need / minimum, need, minimum, key, bank, banks[bank])

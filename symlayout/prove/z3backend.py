@@ -228,8 +228,23 @@ def _width(S, params, value_bits):
     return min(64, max(16, bound.bit_length() + 8))
 
 
+_TILE_CACHE: dict = {}
+
+
 def tile_model_for(mma, operand, atom, value_type, align):
-    """The OperandModel of one copy tile (a compact stand-in smem of the tile's shape)."""
+    """The OperandModel of one copy tile (a compact stand-in smem of the tile's shape), cached."""
+    key = (id(mma), operand, atom, value_type, align)
+    hit = _TILE_CACHE.get(key)
+    if hit is not None and hit[0] is mma:
+        return hit[1]
+    tm = _tile_model(mma, operand, atom, value_type, align)
+    if len(_TILE_CACHE) > 256:
+        _TILE_CACHE.clear()
+    _TILE_CACHE[key] = (mma, tm)
+    return tm
+
+
+def _tile_model(mma, operand, atom, value_type, align):
     from .model import build_operand_model
     from ..tiled.copy import make_tiled_copy_X
     from ..atoms.copy import make_copy_atom
@@ -302,26 +317,36 @@ def q_slot_agreement(P: Problem):
 
 
 def q_bank_conflicts(P: Problem):
+    """Two vectors of one phase touch different 4-byte words in the same bank.
+
+    Vector ``a`` covers words ``F_a .. F_a + n_a - 1`` (``F = byte >> 2``).  With
+    ``d = F_a - F_b`` and ``r = d mod 32``, some word pair shares a bank iff a
+    difference ``delta = q_b - q_a`` in ``(-n_a, n_b)`` has ``delta == d (mod 32)``,
+    i.e. ``delta = r`` (``r < n_b``) or ``delta = r - 32`` (``r > 32 - n_a``);
+    the words differ iff ``delta != d``.
+    """
     z3 = _z3()
     tm = P.tm
     from .properties import _phases
     vb, groups = _phases(tm)
-    nw = max(1, (vb + 3) // 4)
-    q1, q2 = z3.BitVec("q1", W), z3.BitVec("q2", W)
     phases = {tuple(sorted({tm.calls[t][key[1]].smem[idx[0]] for l, t, idx in items})) for key, items in groups.items()}
     bad = []
+    rows = {}
+    c32 = z3.BitVecVal(32, W)
     for ph in sorted(phases):
-        byt = [P.addr(i) * P.eb for i in ph]
-        for a in range(len(ph)):
-            for b in range(a + 1, len(ph)):
-                w1 = z3.UDiv(byt[a], 4) + q1
-                w2 = z3.UDiv(byt[b], 4) + q2
-                last1 = z3.UDiv(byt[a] + (vb - 1), 4)
-                last2 = z3.UDiv(byt[b] + (vb - 1), 4)
-                bad.append(z3.And(z3.ULE(w1, last1), z3.ULE(w2, last2), (w1 & 31) == (w2 & 31), w1 != w2))
-    if not bad:
-        return z3.BoolVal(False), None
-    return z3.And(z3.ULT(q1, nw + 1), z3.ULT(q2, nw + 1), z3.Or(*bad)), None
+        for i in ph:
+            if i not in rows:
+                byte = P.addr(i) * P.eb
+                F = z3.LShR(byte, 2)
+                rows[i] = (F, z3.LShR(byte + (vb - 1), 2) - F + 1)
+        for x in range(len(ph)):
+            Fa, na = rows[ph[x]]
+            for y in range(x + 1, len(ph)):
+                Fb, nb = rows[ph[y]]
+                d = Fa - Fb
+                r = d & 31
+                bad.append(z3.Or(z3.And(z3.ULT(r, nb), d != r), z3.And(z3.UGT(r + na, c32), d != r - c32)))
+    return (z3.Or(*bad) if bad else z3.BoolVal(False)), None
 
 
 def q_exactly_once_store(P: Problem):
@@ -417,7 +442,8 @@ def decide(prop: str, mma, operand, atom, value_type, S, params: dict, align: in
         return done(PROVED, checked=None)
     if st == "unknown":
         return done(UNKNOWN, detail=f"solver gave up: {mdl}")
-    mdl = P.minimize(f, mdl, min(2.0, timeout_s or 2.0))
+    if params:
+        mdl = P.minimize(f, mdl, min(2.0, timeout_s or 2.0))
     ps, us = P.values(mdl)
     cex = _revalidate(prop, mma, operand, atom, value_type, S, ps, align, us)
     return done(REFUTED, cex)
