@@ -1,0 +1,133 @@
+"""``symlayout gpu CONFIG... [--atoms] [--json]`` and ``python -m symlayout.harness.cli``.
+
+``run_gpu(args)`` is what the ``symlayout`` CLI dispatches to: ``args.configs``
+(loaded :class:`~symlayout.config.Config` objects, or paths), ``args.atoms``,
+``args.json``.  Configurations run through
+:func:`symlayout.harness.config_run.run_paths` (worker processes; the ones
+expecting a fault-prone refutation last, each alone); ``--atoms`` runs the
+model-free atom probe (:mod:`symlayout.harness.atoms_probe`).
+
+The module's own ``main`` adds ``--out DIR`` (write ``configs.json``,
+``configs.md`` and, with ``--atoms``, ``atoms.json`` / ``atoms.md``) and
+``--prover FILE`` (``symlayout prove --json`` output, for the report's gate)::
+
+    python -m symlayout.harness.cli proofs --atoms --out $OUT
+
+Exit status: 0 when every configuration that ran gave ``pass`` (or, expecting
+a refutation, ran at all) and every atom agreed; 1 otherwise; 2 without a GPU.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Sequence
+
+
+def _paths(configs) -> list:
+    out = []
+    for c in configs or []:
+        out.append(str(getattr(c, "path", c)))
+    return out
+
+
+def _config_ok(r: dict) -> bool:
+    st = r.get("status", "")
+    if set(r.get("expect_refuted") or ()) - {"bank_conflicts", "coalescing"}:
+        return True          # what the hardware did with an expected refutation is reported, not judged
+    return st in ("pass", "pass (marker only)", "skipped")
+
+
+def run(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None = None, prover: str | None = None,
+        as_json: bool = False, isolate: bool = True, jobs: int | None = None, log=None) -> int:
+    """Run configurations (and optionally the atom probe); print a report; write files to ``out_dir``."""
+    from . import have_gpu
+    if not have_gpu():
+        print("symlayout: error: gpu: CuPy with a CUDA GPU is needed (none found)", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    rc = 0
+    doc: dict = {}
+    prov = None
+    if prover:
+        with open(prover) as f:
+            prov = json.load(f)
+    if paths:
+        from .config_run import report_markdown, run_paths
+        res = run_paths(list(paths), isolate=isolate, jobs=jobs, log=log)
+        doc["configs"] = res
+        md = report_markdown(res, prov)
+        if out_dir:
+            os.makedirs(out_dir, exist_ok=True)
+            with open(os.path.join(out_dir, "configs.json"), "w") as f:
+                json.dump(res, f, indent=1, default=str)
+            with open(os.path.join(out_dir, "configs.md"), "w") as f:
+                f.write(md)
+        if not as_json:
+            print(md)
+        if not all(_config_ok(r) for r in res["results"]):
+            rc = 1
+    if atoms:
+        from . import atoms_probe as P
+        ta = time.perf_counter()
+        ares = P.run_atom_probe(log=sys.stderr if log else None)
+        ares.setdefault("meta", {})["seconds"] = round(time.perf_counter() - ta, 2)
+        doc["atoms"] = ares
+        amd = P.report_markdown(ares)
+        if out_dir:
+            os.makedirs(out_dir, exist_ok=True)
+            with open(os.path.join(out_dir, "atoms.json"), "w") as f:
+                json.dump(ares, f, indent=1, default=str)
+            with open(os.path.join(out_dir, "atoms.md"), "w") as f:
+                f.write(amd)
+        if not as_json:
+            print(amd)
+        summ = P.summarize(ares)
+        if summ.get("disagree", 0) or summ.get("error", 0):
+            rc = 1
+    doc["seconds"] = round(time.perf_counter() - t0, 2)
+    if as_json:
+        print(json.dumps(doc, indent=1, default=str))
+    return rc
+
+
+def run_gpu(args) -> int:
+    """Entry point of ``symlayout gpu`` (see the module docstring)."""
+    paths = _paths(getattr(args, "configs", None)) or list(getattr(args, "paths", []) or [])
+    return run(paths, atoms=bool(getattr(args, "atoms", False)), as_json=bool(getattr(args, "json", False)),
+               out_dir=getattr(args, "out", None), prover=getattr(args, "prover", None))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m symlayout.harness.cli",
+                                description="run configurations (and atoms) on the GPU and compare with the model")
+    p.add_argument("paths", nargs="*", metavar="CONFIG", help="configuration files or directories")
+    p.add_argument("--all", dest="all_dirs", action="append", default=[], metavar="DIR",
+                   help="every *.toml under DIR (same as giving DIR)")
+    p.add_argument("--atoms", action="store_true", help="also run the model-free atom probe")
+    p.add_argument("--json", action="store_true", help="print JSON instead of markdown")
+    p.add_argument("--out", default=None, metavar="DIR", help="write configs.json/.md (and atoms.json/.md) here")
+    p.add_argument("--prover", default=None, metavar="FILE", help="'symlayout prove --json' output for the gate")
+    p.add_argument("--no-isolate", dest="isolate", action="store_false",
+                   help="run refutation configurations in the shared worker too")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="worker processes at once (default: min(8, CPUs))")
+    p.add_argument("-v", "--verbose", action="store_true", help="progress on stderr")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    a = build_parser().parse_args(argv)
+    paths = list(a.paths) + list(a.all_dirs)
+    if not paths and not a.atoms:
+        print("symlayout: error: give at least one CONFIG, or --atoms", file=sys.stderr)
+        return 2
+    log = (lambda m: print(m, file=sys.stderr, flush=True)) if a.verbose else None
+    return run(paths, atoms=a.atoms, out_dir=a.out, prover=a.prover, as_json=a.json, isolate=a.isolate,
+               jobs=a.jobs, log=log)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
