@@ -167,32 +167,62 @@ class MapModel:
 
     @property
     def is_offset(self) -> bool:
-        """True for a custom ``offset`` formula map (1-D tile)."""
+        """True for a custom ``offset`` formula map (1-D tile).
+
+        >>> from symlayout.threadmap import OffsetThreadMap
+        >>> MapModel.of(OffsetThreadMap("t", 4, 1, 4)).is_offset
+        True
+        """
         return isinstance(self.tm, OffsetThreadMap)
 
     @property
     def threads(self) -> int:
-        """Number of threads."""
+        """Number of threads.
+
+        >>> from symlayout.threadmap import OffsetThreadMap
+        >>> MapModel.of(OffsetThreadMap("t", 4, 1, 4)).threads
+        4
+        """
         return self.tm.threads
 
     @property
     def iterations(self) -> int:
-        """Accesses per thread (``Iterations.C * Iterations.S``)."""
+        """Accesses per thread (``Iterations.C * Iterations.S``).
+
+        >>> from symlayout.threadmap import PitchLinearStripminedThreadMap
+        >>> MapModel.of(PitchLinearStripminedThreadMap((64, 8), 32, 8)).iterations
+        2
+        """
         return self.tm.iterations[0] * self.tm.iterations[1]
 
     @property
     def pitch(self) -> int:
-        """Elements between consecutive strided rows (the contiguous extent)."""
+        """Elements between consecutive strided rows (the contiguous extent).
+
+        >>> from symlayout.threadmap import PitchLinearStripminedThreadMap
+        >>> MapModel.of(PitchLinearStripminedThreadMap((64, 8), 32, 8)).pitch
+        64
+        """
         return self.tile[0]
 
     @property
     def vector_bits(self) -> int | None:
-        """Width of one vector access (one row of ``vec``) in bits."""
+        """Width of one vector access (one row of ``vec``) in bits (None without a type).
+
+        >>> from symlayout.threadmap import PitchLinearStripminedThreadMap
+        >>> MapModel.of(PitchLinearStripminedThreadMap((64, 8), 32, 8), type="half_t").vector_bits
+        128
+        """
         return None if self.bits is None else self.vec[0] * self.bits
 
     @property
     def element_accesses(self) -> int:
-        """Total number of element accesses (threads x iterations x vector elements)."""
+        """Total number of element accesses (threads x iterations x vector elements).
+
+        >>> from symlayout.threadmap import PitchLinearStripminedThreadMap
+        >>> MapModel.of(PitchLinearStripminedThreadMap((64, 8), 32, 8)).element_accesses
+        512
+        """
         return self.threads * self.iterations * self.vec[0] * self.vec[1]
 
     def starts(self) -> list:
@@ -207,27 +237,53 @@ class MapModel:
         return self._starts
 
     def offset(self, c: int, s: int) -> int:
-        """Linear element offset ``c + s * pitch``."""
+        """Linear element offset ``c + s * pitch``.
+
+        >>> from symlayout.threadmap import PitchLinearStripminedThreadMap
+        >>> MapModel.of(PitchLinearStripminedThreadMap((64, 8), 32, 8)).offset(3, 2)
+        131
+        """
         return c + s * self.pitch
 
     def inside(self, c: int, s: int) -> bool:
-        """Whether element ``(c, s)`` lies in the tile."""
+        """Whether element ``(c, s)`` lies in the tile.
+
+        >>> from symlayout.threadmap import PitchLinearStripminedThreadMap
+        >>> m = MapModel.of(PitchLinearStripminedThreadMap((64, 8), 32, 8))
+        >>> m.inside(63, 7), m.inside(0, 8)
+        (True, False)
+        """
         return 0 <= c < self.tile[0] and 0 <= s < self.tile[1]
 
     def where(self, c: int, s: int) -> str:
-        """An element told in the user's terms: ``offset 17`` or ``(c,s) = (1,2) (offset 17)``."""
+        """An element told in the user's terms.
+
+        >>> from symlayout.threadmap import PitchLinearStripminedThreadMap
+        >>> MapModel.of(PitchLinearStripminedThreadMap((8, 8), 8)).where(1, 2)
+        '(c,s) = (1,2) (offset 17)'
+        """
         if self.is_offset:
             return f"offset {c}"
         return f"(c,s) = ({c},{s}) (offset {self.offset(c, s)})"
 
     def tile_text(self) -> str:
-        """The tile told in the user's terms."""
+        """The tile told in the user's terms.
+
+        >>> from symlayout.threadmap import OffsetThreadMap
+        >>> MapModel.of(OffsetThreadMap("t", 4, 1, 128)).tile_text()
+        'the 128-element tile (offsets 0..127)'
+        """
         if self.is_offset:
             return f"the {self.tile[0]}-element tile (offsets 0..{self.tile[0] - 1})"
         return f"the {self.tile[0]}x{self.tile[1]} (contiguous x strided) tile"
 
     def address_bytes(self, c: int, s: int) -> int | None:
-        """Byte address of element ``(c, s)`` from a base at byte 0 (None without a type)."""
+        """Byte address of element ``(c, s)`` from a base at byte 0 (None without a type).
+
+        >>> from symlayout.threadmap import OffsetThreadMap
+        >>> MapModel.of(OffsetThreadMap("t", 4, 1, 128), type="float").address_bytes(5, 0)
+        20
+        """
         if self.bits is None:
             return None
         return (self.offset(c, s) * self.bits) // 8
@@ -342,7 +398,7 @@ def _ex_in_bounds(m: MapModel, deadline) -> tuple:
     lo, hi = min(out_offsets), max(out_offsets)
     msg = (f"thread {t}, iteration {i} accesses {m.where(c, s)}, outside {m.tile_text()}; "
            f"{nout} of {n} element accesses fall outside: offsets {_ranges(out_offsets)}")
-    if lo != hi:
+    if "," in _ranges(out_offsets):
         msg += f" (in {lo}..{hi})"
     return Counterexample(msg, thread=t, value=i, element=(c, s), address_bytes=m.address_bytes(c, s),
                           extra={"outside": nout, "offset": m.offset(c, s)}), n
@@ -526,8 +582,20 @@ class _Z3Map:
         return z3.And(c >= 0, c < C, s >= 0, s < S)
 
 
+class _Budget:
+    """What is left of one property's time limit (shared by its solver calls)."""
+
+    def __init__(self, timeout_s):
+        self.end = None if timeout_s is None else time.perf_counter() + float(timeout_s)
+
+    def left(self):
+        return None if self.end is None else max(0.001, self.end - time.perf_counter())
+
+
 def _z3_check(solver, timeout_s):
     import z3
+    if isinstance(timeout_s, _Budget):
+        timeout_s = timeout_s.left()
     if timeout_s is not None:
         solver.set(timeout=max(1, int(float(timeout_s) * 1000)))
     r = solver.check()
@@ -567,6 +635,8 @@ def _z3_divisor_guard(zm: _Z3Map, timeout_s, t0, name):
 def _z3_decide(zm: _Z3Map, name: str, timeout_s, m: MapModel | None = None):
     """Decide one property with Z3.  Returns ``(status, counterexample, detail)``."""
     z3 = zm.z3
+    if not isinstance(timeout_s, _Budget):
+        timeout_s = _Budget(timeout_s)
     sol = z3.Solver()
     sol.add(*zm.pdom)
     a = zm.copy("1")
@@ -602,11 +672,14 @@ def _z3_decide(zm: _Z3Map, name: str, timeout_s, m: MapModel | None = None):
             f"element {where(c, s)} is accessed twice: by thread {t1} iteration {i1} and by thread {t2} "
             f"iteration {i2}", thread=t2, value=i2, element=(c, s), params=params_of(model),
             extra={"first_thread": t1, "first_iteration": i1}), ""
-    if name == "coverage" and not zm.params and isinstance(zm.threads, int):
+    if name == "coverage":
         # pigeonhole first (quantifier-free): in bounds and injective, with as many element
-        # accesses as tile elements, means every element is reached
-        total = zm.threads * zm.iterations * zm.vec[0] * zm.vec[1]
-        if total == zm.tile[0] * zm.tile[1]:
+        # accesses as tile elements (for every value of the symbols), means every element is reached
+        same = z3.Solver()
+        same.add(*zm.pdom)
+        same.add(zm.term(zm.threads) * zm.term(zm.iterations) * (zm.vec[0] * zm.vec[1])
+                 != zm.term(zm.tile[0]) * zm.term(zm.tile[1]))
+        if _z3_check(same, timeout_s)[0] == "unsat":
             st_in, _, _ = _z3_decide(zm, "in_bounds", timeout_s, m)
             if st_in == "unsat":
                 st_once, _, _ = _z3_decide(zm, "exactly_once", timeout_s, m)
@@ -618,8 +691,14 @@ def _z3_decide(zm: _Z3Map, name: str, timeout_s, m: MapModel | None = None):
         sol2.add(*zm.pdom)
         sol2.add(zm.inside(xc, xs))
         q = zm.copy("q")
-        qv = [q.vars[k] for k in ("t", "i", "ec", "es")]
-        sol2.add(z3.ForAll(qv, z3.Implies(q.dom, z3.Or(q.c != xc, q.s != xs))))
+        # quantify over (t, i) only: x misses the whole vec[0] x vec[1] block of each access
+        c0 = q.c - q.vars["ec"]
+        s0 = q.s - q.vars["es"]
+        qv = [q.vars["t"], q.vars["i"]]
+        dom_ti = z3.And(q.vars["t"] >= 0, q.vars["t"] < zm.term(zm.threads),
+                        q.vars["i"] >= 0, q.vars["i"] < zm.term(zm.iterations))
+        sol2.add(z3.ForAll(qv, z3.Implies(dom_ti, z3.Or(xc < c0, xc >= c0 + zm.vec[0],
+                                                        xs < s0, xs >= s0 + zm.vec[1]))))
         st, model = _z3_check(sol2, timeout_s)
         if st != "sat":
             return st, None, model
@@ -677,6 +756,9 @@ def _check(name: str, m: MapModel, method: str = "exhaustive", timeout_s: float 
         if st == "unsat":
             return _result(name, PROVED, t0, "z3")
         if st == "sat":
+            bad = _revalidate(m, name, cex)
+            if bad:
+                return _result(name, UNKNOWN, t0, "z3", detail=f"Z3's counterexample did not re-validate: {bad}")
             if cex.element is not None and cex.address_bytes is None:
                 cex.address_bytes = m.address_bytes(*cex.element)
             return _result(name, REFUTED, t0, "z3", cex)
@@ -688,6 +770,35 @@ def _check(name: str, m: MapModel, method: str = "exhaustive", timeout_s: float 
         return _result(name, UNKNOWN, t0, "exhaustive", detail=f"timed out after {timeout_s} s")
     detail = "no Z3 encoding of sector counting: decided exhaustively" if method == "z3" else ""
     return _result(name, REFUTED if cex else PROVED, t0, "exhaustive", cex, checked=n, detail=detail)
+
+
+def _revalidate(m: MapModel, name: str, cex: Counterexample) -> str:
+    """Check a Z3 counterexample against the concrete map; '' when it holds."""
+    if name == "coverage":
+        return ""           # re-validated by a quantifier-free query in _z3_decide
+    ce, se = m.tm.offset_exprs()
+
+    def at(t, i):
+        if not (0 <= t < m.threads and 0 <= i < m.iterations):
+            return None
+        return ce.evaluate({"t": t, "i": i}), se.evaluate({"t": t, "i": i})
+
+    def covers(t, i, c, s):
+        st = at(t, i)
+        return st is not None and st[0] <= c < st[0] + m.vec[0] and st[1] <= s < st[1] + m.vec[1]
+
+    t, i, (c, s) = cex.thread, cex.value, cex.element
+    if not covers(t, i, c, s):
+        return f"thread {t} iteration {i} does not access ({c},{s})"
+    if name == "in_bounds" and m.inside(c, s):
+        return f"({c},{s}) is inside the tile"
+    if name == "exactly_once":
+        t1, i1 = cex.extra["first_thread"], cex.extra["first_iteration"]
+        if (t1, i1) == (t, i) or not covers(t1, i1, c, s):
+            return f"thread {t1} iteration {i1} does not also access ({c},{s})"
+    if name == "alignment" and (m.offset(c, s) * m.bits) % m.vector_bits == 0:
+        return f"the access at ({c},{s}) is aligned"
+    return ""
 
 
 def coverage(m: MapModel, method: str = "exhaustive", timeout_s: float | None = None) -> Result:
@@ -802,8 +913,12 @@ def prove_threadmap(cfg, props=None, method: str = "auto", timeout_s: float | No
     ('refuted', 16, (256, 0))
     """
     from ..config import PROPERTIES
+    from .properties import PROPERTIES as COPY_PROPERTIES
     explicit = set(cfg.prove.properties or ())
     props = list(props) if props else list(cfg.prove.properties or PROPERTIES)
+    if not explicit and set(COPY_PROPERTIES) <= set(props):
+        # the engine's default list (every property): all thread-map properties, coalescing included
+        props = list(THREADMAP_PROPERTIES)
     refuted = cfg.expect.refuted
     tmc = cfg.threadmap
     out = []
@@ -1019,8 +1134,7 @@ def _fit_mode(values: list) -> tuple | None:
     while p < n:
         d = values[p]
         k = 1
-        while p * (k + 1) <= n and n % (p * (k + 1)) == 0 and all(
-                values[j + p * k] == values[j] + k * d for j in range(p)):
+        while p * (k + 1) <= n and all(values[j + p * k] == values[j] + k * d for j in range(p)):
             k += 1
         while k > 1 and n % (p * k):
             k -= 1
