@@ -30,6 +30,19 @@ from ..tiled.copy import copy_calls, make_tiled_copy_X
 from ..tiled.mma import TiledMMA, make_tiled_mma
 
 
+class _AddrTable(list):
+    """A function table that evaluates the layout for indices outside it."""
+
+    def __init__(self, table, layout):
+        super().__init__(table)
+        self.layout = layout
+
+    def __getitem__(self, i):
+        if isinstance(i, int) and not 0 <= i < len(self):
+            return self.layout(i)
+        return list.__getitem__(self, i)
+
+
 @dataclass
 class Call:
     """One thread's ``copy_unpack`` call ``c``.
@@ -106,8 +119,9 @@ class OperandModel:
 
     @cached_property
     def addr_table(self) -> list:
-        """``smem(i)`` for every index of the smem tile (element offsets)."""
-        return function_table(self.smem)
+        """``smem(i)`` for every index of the smem tile (element offsets); an index
+        outside the tile (a broken atom or tiling) is evaluated as CuTe would."""
+        return _AddrTable(function_table(self.smem), self.smem)
 
     @cached_property
     def shape2(self):

@@ -229,6 +229,43 @@ def packed_bindings(m: OperandModel):
     return packed, None
 
 
+def mma_route(atom, operand: str):
+    """Check the MMA atom's CuTe layout for ``operand`` against the PTX ISA's
+    mma.sync fragment: value ``v`` of thread ``t`` (register ``v // k``, position
+    ``v % k``) is the element ``mma.sync`` reads there.  Returns ``(checked,
+    counterexample or None)``; ``(0, None)`` for atoms without a PTX model."""
+    from ..atoms import ptx
+    pm = getattr(atom, "ptx_model", None) or {}
+    if pm.get("instr") != "mma":
+        return 0, None
+    M, N, K = atom.shape_mnk
+    L = {"A": atom.a_layout, "B": atom.b_layout, "C": atom.c_layout}[operand]
+    rows = {"A": M, "B": N, "C": M}[operand]
+    checked = 0
+    try:
+        for t in range(atom.thr_id.size()):
+            lane = atom.thr_id(t)
+            for v in range(L[1].size()):
+                idx = L(t, v)
+                got = (idx % rows, idx // rows)
+                if operand == "A":
+                    want = ptx.mma_a_elem(pm["shape"], pm["atype"], lane, v, alayout=pm.get("alayout", "row"))
+                elif operand == "B":
+                    k, n = ptx.mma_b_elem(pm["shape"], pm["btype"], lane, v, blayout=pm.get("blayout", "col"))
+                    want = (n, k)
+                else:
+                    want = ptx.mma_c_elem(pm["shape"], pm["atype"], lane, v, ctype=pm.get("ctype"))
+                checked += 1
+                if got != want:
+                    return checked, Counterexample(
+                        f"{atom.name}'s {operand} layout puts {operand}{got} in lane {lane} value {v}, but mma.sync "
+                        f"({pm['shape']}) reads {operand}{want} there (PTX ISA fragment)".replace(" ", " "),
+                        thread=t, value=v, element=got, extra={"ptx_element": list(want)})
+    except ValueError:
+        return checked, None          # the PTX model does not cover this variant
+    return checked, None
+
+
 def slot_agreement(m: OperandModel) -> Result:
     """For every thread and fragment slot, the element the hardware route
     delivers (PTX model: whose address, which row and column) is the element the
@@ -262,7 +299,13 @@ def slot_agreement(m: OperandModel) -> Result:
     packed, cex = packed_bindings(m)
     if cex is not None:
         return _result("slot_agreement", m, t0, cex, slots)
-    return _result("slot_agreement", m, t0, None, slots, stats={"fragment_slots": slots, "packed_bindings": packed})
+    mma_checked, cex = mma_route(m.mma.atom, m.operand)
+    if cex is not None:
+        return _result("slot_agreement", m, t0, cex, slots)
+    stats = {"fragment_slots": slots, "packed_bindings": packed}
+    if mma_checked:
+        stats["mma_fragment_values"] = mma_checked
+    return _result("slot_agreement", m, t0, None, slots, stats=stats)
 
 
 # ---------------------------------------------------------------- bank_conflicts

@@ -147,6 +147,9 @@ class Problem:
         for k, uk in enumerate(self.u):
             cons += self.rest_bounds(uk, k)
         self.constraints = cons
+        self.ground = not params and all(isinstance(e, int) and e == t for e, t in zip(shp, self.tile))
+        if self.ground:
+            self.constraints += [uk == 0 for uk in self.u]
 
     def rest_bounds(self, uk, k):
         z3 = _z3()
@@ -162,6 +165,12 @@ class Problem:
             return self._memo[key]
         u = u or self.u
         local = self.tm.coord(idx)
+        if self.ground and u is self.u:
+            # every rest index is 0 (one tile per mode) and S is concrete: fold to a constant
+            crd = tuple(local[k] if k < len(local) else 0 for k in range(len(self.extents)))
+            r = z3.BitVecVal(int(self.S(crd)), W)
+            self._memo[key] = r
+            return r
         crd = []
         for k in range(len(self.extents)):
             lk = local[k] if k < len(local) else 0
@@ -330,23 +339,38 @@ def q_bank_conflicts(P: Problem):
     from .properties import _phases
     vb, groups = _phases(tm)
     phases = {tuple(sorted({tm.calls[t][key[1]].smem[idx[0]] for l, t, idx in items})) for key, items in groups.items()}
-    bad = []
+    # selector encoding: two row indices s1 != s2 of the same phase (O(rows) terms)
+    flat = []                       # (phase id, smem index)
+    for pid, ph in enumerate(sorted(phases)):
+        if len(ph) > 1:
+            flat.extend((pid, i) for i in ph)
+    if not flat:
+        return z3.BoolVal(False), None
     rows = {}
+    for _pid, i in flat:
+        if i not in rows:
+            byte = P.addr(i) * P.eb
+            F = z3.LShR(byte, 2)
+            rows[i] = (F, z3.LShR(byte + (vb - 1), 2) - F + 1)
+    sw = len(flat).bit_length() + 1
+    s1, s2 = z3.BitVec("s1", sw), z3.BitVec("s2", sw)
+
+    def pick(sel, f):
+        acc = f(flat[-1])
+        for k in range(len(flat) - 2, -1, -1):
+            acc = z3.If(sel == k, f(flat[k]), acc)
+        return acc
+    ph1 = pick(s1, lambda e: z3.BitVecVal(e[0], 32))
+    ph2 = pick(s2, lambda e: z3.BitVecVal(e[0], 32))
+    Fa, na = pick(s1, lambda e: rows[e[1]][0]), pick(s1, lambda e: rows[e[1]][1])
+    Fb, nb = pick(s2, lambda e: rows[e[1]][0]), pick(s2, lambda e: rows[e[1]][1])
+    d = Fa - Fb
+    r = d & 31
     c32 = z3.BitVecVal(32, W)
-    for ph in sorted(phases):
-        for i in ph:
-            if i not in rows:
-                byte = P.addr(i) * P.eb
-                F = z3.LShR(byte, 2)
-                rows[i] = (F, z3.LShR(byte + (vb - 1), 2) - F + 1)
-        for x in range(len(ph)):
-            Fa, na = rows[ph[x]]
-            for y in range(x + 1, len(ph)):
-                Fb, nb = rows[ph[y]]
-                d = Fa - Fb
-                r = d & 31
-                bad.append(z3.Or(z3.And(z3.ULT(r, nb), d != r), z3.And(z3.UGT(r + na, c32), d != r - c32)))
-    return (z3.Or(*bad) if bad else z3.BoolVal(False)), None
+    n = len(flat)
+    f = z3.And(z3.ULT(s1, n), z3.ULT(s2, n), z3.ULT(s1, s2), ph1 == ph2,
+               z3.Or(z3.And(z3.ULT(r, nb), d != r), z3.And(z3.UGT(r + na, c32), d != r - c32)))
+    return f, None
 
 
 def q_exactly_once_store(P: Problem):
@@ -430,6 +454,8 @@ def decide(prop: str, mma, operand, atom, value_type, S, params: dict, align: in
     elif prop in QUERIES:
         if prop == "slot_agreement":
             _n, pk = props.packed_bindings(tm)     # packed bindings: parameter-independent
+            if pk is None:
+                _n, pk = props.mma_route(mma.atom, operand)
             if pk is not None:
                 return done(REFUTED, pk, method="exhaustive (tile)")
         f, info = QUERIES[prop](P)
