@@ -161,6 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("paths", nargs="+", metavar="PATH", help="configuration files or directories")
     sp.add_argument("--json", action="store_true", help="print one JSON document (see shared/spec/configs.md)")
     sp.add_argument("--jobs", type=_positive_int, default=1, metavar="N", help="prove configurations in N processes")
+    sp.add_argument("--method", choices=("auto", "exhaustive", "z3"), default="auto",
+                    help="decide concrete configurations by exhaustive evaluation (auto) or with Z3 "
+                         "(parametric configurations always use Z3)")
     sp.add_argument("--timeout", type=_positive_seconds, default=None, metavar="S",
                     help="per-property timeout in seconds (overrides [prove] timeout_s)")
     sp.add_argument("--property", dest="property", action="append", type=_property, default=None, metavar="P",

@@ -39,6 +39,7 @@ def _ptx_variant(name):
 _PTX_GAP = pytest.mark.xfail(
     strict=True, raises=ValueError,
     reason="symlayout.atoms.ptx lacks the f16 accumulator of mma m16n8k32 e4m3/e5m2 (PTX ISA 8.7, sm_89)")
+# (the f16-accumulator FP8 variants were added to ptx.py after this disagreement was found)
 _MMA_C = [pytest.param(n, marks=_PTX_GAP) if _ptx_variant(n) not in ptx.MMA_VARIANTS else n for n in _MMA]
 _MATRIX = [n for n in copy_op_names() if get_copy_op(n).kind in ("ldsm", "stsm")]
 
@@ -48,7 +49,7 @@ def test_every_mma_sync_atom_is_checked():
     want = [n for n in mma_atom_names() if n.startswith(("SM70_", "SM75_", "SM80_", "SM89_"))]
     assert want == _MMA and len(_MMA) == 8 + 2 + 9 + 24 + 8
     missing = sorted({_ptx_variant(n) for n in _MMA} - set(ptx.MMA_VARIANTS))
-    assert missing == [("m16n8k32", "e4m3", "f16"), ("m16n8k32", "e5m2", "f16")]
+    assert missing == []
 
 
 def _spec(a):

@@ -247,8 +247,9 @@ _MMA_TABLE: dict[tuple[str, str], tuple[tuple[str, ...], int, str]] = {
     ("m16n8k16", "u8"): (("s32",), 80, "Matrix Fragments for mma.m16n8k16 with integer type"),
     ("m16n8k32", "s8"): (("s32",), 80, "Matrix Fragments for mma.m16n8k32"),
     ("m16n8k32", "u8"): (("s32",), 80, "Matrix Fragments for mma.m16n8k32"),
-    ("m16n8k32", "e4m3"): (("f32",), 89, "Matrix Fragments for mma.m16n8k32"),
-    ("m16n8k32", "e5m2"): (("f32",), 89, "Matrix Fragments for mma.m16n8k32"),
+    # .f16 accumulators for FP8 were added in PTX ISA 8.7 (sm_89); same C fragment as .f32, packed
+    ("m16n8k32", "e4m3"): (("f32", "f16"), 89, "Matrix Fragments for mma.m16n8k32"),
+    ("m16n8k32", "e5m2"): (("f32", "f16"), 89, "Matrix Fragments for mma.m16n8k32"),
     ("m8n8k16", "s8"): (("s32",), 75, "Matrix Fragments for mma.m8n8k16"),
     ("m8n8k16", "u8"): (("s32",), 75, "Matrix Fragments for mma.m8n8k16"),
     ("m8n8k4", "f64"): (("f64",), 80, "Matrix Fragments for mma.m8n8k4 with .f64 floating point type"),

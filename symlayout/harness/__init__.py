@@ -15,7 +15,7 @@ import importlib
 
 __all__ = ["have_gpu", "cuda", "atoms_probe"]
 
-_SUBMODULES = ("cuda", "atoms_probe")
+_SUBMODULES = ("cuda", "atoms_probe", "config_run", "cli")
 
 
 def have_gpu() -> bool:
