@@ -37,7 +37,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-import sympy
+from ._lazy import sympy
 
 from . import int_tuple as it
 from . import layout as L

@@ -969,7 +969,7 @@ class _Loader:
         names = "MNK"
         from .int_tuple import product
         from .symbolic import decide
-        import sympy
+        from ._lazy import sympy
         for op, c in cfg.copies.items():
             for mode, ti in enumerate(idx[op]):
                 need = tile[ti]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import reduce
 
-import sympy
+from ._lazy import sympy
 
 from .errors import AlgebraError
 from .symbolic import DynInt, is_static, normalize, require

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from functools import reduce
 
-import sympy
+from ._lazy import sympy
 
 from . import int_tuple as it
 from .errors import AlgebraError

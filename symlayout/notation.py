@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-import sympy
+from ._lazy import sympy
 
 from .errors import NotationError
 from .symbolic import normalize
