@@ -40,8 +40,16 @@ def _z3():
 # ---------------------------------------------------------------- terms
 
 
-def sym_to_bv(e, env):
-    """Translate an integer sympy expression to a 64-bit Z3 bit-vector term.
+def _env_width(env):
+    for v in env.values():
+        if hasattr(v, "size"):
+            return v.size()
+    return W
+
+
+def sym_to_bv(e, env, w=None):
+    """Translate an integer sympy expression to a Z3 bit-vector term (as wide as
+    ``env``'s variables, or ``w``, default 64 bits).
 
     >>> import z3, sympy
     >>> m = sympy.Symbol('m', positive=True, integer=True)
@@ -49,68 +57,83 @@ def sym_to_bv(e, env):
     65
     """
     z3 = _z3()
+    w = w or _env_width(env)
     if isinstance(e, int):
-        return z3.BitVecVal(int(e), W)
+        return z3.BitVecVal(int(e), w)
     e = sympy.sympify(e)
     if e.is_Integer:
-        return z3.BitVecVal(int(e), W)
+        return z3.BitVecVal(int(e), w)
     if e.is_Symbol:
         return env[e.name]
     if e.is_Add:
-        return reduce(lambda a, b: a + b, [sym_to_bv(a, env) for a in e.args])
+        return reduce(lambda a, b: a + b, [sym_to_bv(a, env, w) for a in e.args])
     if e.is_Mul:
         num, den = e.as_numer_denom()
         if den != 1:
-            return z3.UDiv(sym_to_bv(num, env), sym_to_bv(den, env))
-        return reduce(lambda a, b: a * b, [sym_to_bv(a, env) for a in e.args])
+            return z3.UDiv(sym_to_bv(num, env, w), sym_to_bv(den, env, w))
+        return reduce(lambda a, b: a * b, [sym_to_bv(a, env, w) for a in e.args])
     if isinstance(e, sympy.Mod):
-        return z3.URem(sym_to_bv(e.args[0], env), sym_to_bv(e.args[1], env))
+        return z3.URem(sym_to_bv(e.args[0], env, w), sym_to_bv(e.args[1], env, w))
     if isinstance(e, sympy.floor):
         num, den = e.args[0].as_numer_denom()
-        return z3.UDiv(sym_to_bv(num, env), sym_to_bv(den, env))
+        return z3.UDiv(sym_to_bv(num, env, w), sym_to_bv(den, env, w))
     if isinstance(e, sympy.ceiling):
         num, den = e.args[0].as_numer_denom()
-        n, d = sym_to_bv(num, env), sym_to_bv(den, env)
+        n, d = sym_to_bv(num, env, w), sym_to_bv(den, env, w)
         return z3.UDiv(n + d - 1, d)
     if e.is_Pow and e.exp.is_Integer and e.exp > 0:
-        b = sym_to_bv(e.base, env)
+        b = sym_to_bv(e.base, env, w)
         return reduce(lambda a, _b: a * b, range(int(e.exp) - 1), b)
     if isinstance(e, (sympy.Max, sympy.Min)):
-        args = [sym_to_bv(a, env) for a in e.args]
+        args = [sym_to_bv(a, env, w) for a in e.args]
         f = (lambda a, b: z3.If(a >= b, a, b)) if isinstance(e, sympy.Max) else (lambda a, b: z3.If(a <= b, a, b))
         return reduce(f, args)
     raise SymlayoutError(f"cannot translate {e} to Z3")
 
 
-def _leaf(x, env):
-    return sym_to_bv(x, env)
+def _leaf(x, env, w=None):
+    return sym_to_bv(x, env, w)
 
 
-def crd2idx_bv(c, shape, stride, env):
+def _crd_width(c, env):
+    if isinstance(c, tuple):
+        for x in c:
+            r = _crd_width(x, None)
+            if r:
+                return r
+        return _env_width(env) if env is not None else None
+    if hasattr(c, "size"):
+        return c.size()
+    return _env_width(env) if env is not None else None
+
+
+def crd2idx_bv(c, shape, stride, env, w=None):
     """``crd2idx`` with Z3 coordinate terms and (possibly symbolic) shape/stride."""
     z3 = _z3()
+    w = w or _crd_width(c, env)
     if isinstance(c, tuple):
-        return reduce(lambda a, b: a + b, [crd2idx_bv(ci, s, d, env) for ci, s, d in zip(c, shape, stride)])
+        return reduce(lambda a, b: a + b, [crd2idx_bv(ci, s, d, env, w) for ci, s, d in zip(c, shape, stride)])
     if it.is_tuple(shape):
-        r = z3.BitVecVal(0, W)
+        r = z3.BitVecVal(0, w)
         for s, d in zip(shape[:-1], stride[:-1]):
-            sz = _leaf(it.product(s), env)
-            r = r + crd2idx_bv(z3.URem(c, sz), s, d, env)
+            sz = _leaf(it.product(s), env, w)
+            r = r + crd2idx_bv(z3.URem(c, sz), s, d, env, w)
             c = z3.UDiv(c, sz)
-        return r + crd2idx_bv(c, shape[-1], stride[-1], env)
-    return c * _leaf(stride, env)
+        return r + crd2idx_bv(c, shape[-1], stride[-1], env, w)
+    return c * _leaf(stride, env, w)
 
 
 def layout_bv(S, crd, env):
     """``S(crd)`` as a Z3 term (Layout or swizzled ComposedLayout)."""
     z3 = _z3()
+    w = _crd_width(crd, env)
     if getattr(S, "is_composed", False):
-        x = _leaf(S.offset, env) + crd2idx_bv(crd, S.inner.shape, S.inner.stride, env)
+        x = _leaf(S.offset, env, w) + crd2idx_bv(crd, S.inner.shape, S.inner.stride, env, w)
         sw = S.swizzle
-        y = x & z3.BitVecVal(sw.yyy_msk, W)
+        y = x & z3.BitVecVal(sw.yyy_msk, w)
         sh = z3.LShR(y, sw.s) if sw.s >= 0 else y << (-sw.s)
         return x ^ sh
-    return crd2idx_bv(crd, S.shape, S.stride, env)
+    return crd2idx_bv(crd, S.shape, S.stride, env, w)
 
 
 class Problem:
@@ -121,13 +144,11 @@ class Problem:
     """
 
     def __init__(self, tile_model, S, params: dict, value_bits: int, align: int):
-        global W
         z3 = _z3()
         self.tm = tile_model
         self.S = S
         self.params = params
-        self.width = _width(S, params, value_bits)
-        W = self.width
+        self.width = W = _width(S, params, value_bits)
         self.env = {n: z3.BitVec(n, W) for n in params}
         self.value_bits = value_bits
         self.eb = value_bits // 8
@@ -153,8 +174,8 @@ class Problem:
 
     def rest_bounds(self, uk, k):
         z3 = _z3()
-        ext = _leaf(self.extents[k], self.env)
-        t = z3.BitVecVal(self.tile[k], W)
+        ext = _leaf(self.extents[k], self.env, self.width)
+        t = z3.BitVecVal(self.tile[k], self.width)
         return [z3.ULT(uk, ext), z3.BVMulNoOverflow(uk, t, False), z3.ULT(uk * t, ext)]
 
     def addr(self, idx: int, u=None):
@@ -168,13 +189,13 @@ class Problem:
         if self.ground and u is self.u:
             # every rest index is 0 (one tile per mode) and S is concrete: fold to a constant
             crd = tuple(local[k] if k < len(local) else 0 for k in range(len(self.extents)))
-            r = z3.BitVecVal(int(self.S(crd)), W)
+            r = z3.BitVecVal(int(self.S(crd)), self.width)
             self._memo[key] = r
             return r
         crd = []
         for k in range(len(self.extents)):
             lk = local[k] if k < len(local) else 0
-            crd.append(z3.BitVecVal(lk, W) + u[k] * self.tile[k])
+            crd.append(z3.BitVecVal(lk, self.width) + u[k] * self.tile[k])
         r = layout_bv(self.S, tuple(crd), self.env)
         self._memo[key] = r
         return r
@@ -299,7 +320,7 @@ def q_in_bounds(P: Problem):
     tm = P.tm
     vb = max(tm.reg_bits_smem, tm.value_bits) // 8
     ents = {tm.calls[t][c].smem[idx[0]] for (w, c, l, t, r, idx) in _vectors(tm)}
-    limit = _leaf(P.S.cosize(), P.env) * P.eb
+    limit = _leaf(P.S.cosize(), P.env, P.width) * P.eb
     bad = []
     for i in sorted(ents):
         a0 = P.addr(i) * P.eb
@@ -366,7 +387,7 @@ def q_bank_conflicts(P: Problem):
     Fb, nb = pick(s2, lambda e: rows[e[1]][0]), pick(s2, lambda e: rows[e[1]][1])
     d = Fa - Fb
     r = d & 31
-    c32 = z3.BitVecVal(32, W)
+    c32 = z3.BitVecVal(32, P.width)
     n = len(flat)
     f = z3.And(z3.ULT(s1, n), z3.ULT(s2, n), z3.ULT(s1, s2), ph1 == ph2,
                z3.Or(z3.And(z3.ULT(r, nb), d != r), z3.And(z3.UGT(r + na, c32), d != r - c32)))
@@ -378,11 +399,11 @@ def q_exactly_once_store(P: Problem):
     whole smem tile they are disjoint iff S is injective on its domain."""
     z3 = _z3()
     n = len(P.extents)
-    c1 = [z3.BitVec(f"x{k}", W) for k in range(n)]
-    c2 = [z3.BitVec(f"y{k}", W) for k in range(n)]
+    c1 = [z3.BitVec(f"x{k}", P.width) for k in range(n)]
+    c2 = [z3.BitVec(f"y{k}", P.width) for k in range(n)]
     cons = []
     for k in range(n):
-        ext = _leaf(P.extents[k], P.env)
+        ext = _leaf(P.extents[k], P.env, P.width)
         cons += [z3.ULT(c1[k], ext), z3.ULT(c2[k], ext)]
     f = z3.And(*cons, z3.Or(*[a != b for a, b in zip(c1, c2)]),
                layout_bv(P.S, tuple(c1), P.env) == layout_bv(P.S, tuple(c2), P.env))
@@ -391,7 +412,7 @@ def q_exactly_once_store(P: Problem):
 
 def q_divisibility(P: Problem):
     z3 = _z3()
-    bad = [z3.URem(_leaf(ext, P.env), t) != 0 for ext, t in zip(P.extents, P.tile) if t > 1]
+    bad = [z3.URem(_leaf(ext, P.env, P.width), t) != 0 for ext, t in zip(P.extents, P.tile) if t > 1]
     return z3.Or(*bad) if bad else z3.BoolVal(False)
 
 
