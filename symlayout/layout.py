@@ -176,6 +176,10 @@ def function_table(L) -> list:
     if not isinstance(n, int):
         raise AlgebraError(f"function_table: {L} is symbolic")
     if L.is_composed:
+        inner = function_table(L.inner)
+        sw, off = L.swizzle, L.offset
+        if isinstance(off, int):
+            return [sw(off + x) for x in inner]
         return [L(i) for i in range(int(n))]
     f = L._flat if L._flat is not None else _flat_eval_table(L)
     L._flat = f

@@ -66,6 +66,14 @@ class Hardware:
         """For register-side value ``value`` of ``lane``: ``(providing lane, smem-side value index)``."""
         if self.kind == "vector":
             return lane, value
+        key = (lane, value, value_bits, reg_bits)
+        memo = self.__dict__.setdefault("_memo", {})
+        hit = memo.get(key)
+        if hit is None:
+            hit = memo[key] = self._provider(lane, value, value_bits, reg_bits)
+        return hit
+
+    def _provider(self, lane, value, value_bits, reg_bits):
         per_reg = max(1, reg_bits // value_bits)
         reg, pos = divmod(value, per_reg)
         b0 = pos * value_bits // 8           # first byte of the value inside the 32-bit register
@@ -121,7 +129,12 @@ class OperandModel:
     def addr_table(self) -> list:
         """``smem(i)`` for every index of the smem tile (element offsets); an index
         outside the tile (a broken atom or tiling) is evaluated as CuTe would."""
-        return _AddrTable(function_table(self.smem), self.smem)
+        table = function_table(self.smem)
+        n = len(table)
+        if all(0 <= i < n for calls in self.calls.values() for call in calls for i in call.smem) and \
+                all(0 <= i < n for exp in self.expected.values() for i in exp):
+            return table
+        return _AddrTable(table, self.smem)
 
     @cached_property
     def shape2(self):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections import Counter, defaultdict
 
+from ..layout import function_table
 from .model import OperandModel
 from .result import PROVED, REFUTED, Counterexample, Result
 from . import story
@@ -60,6 +61,7 @@ def coverage(m: OperandModel) -> Result:
     vm = mma.thr_layout_vmnk
     rep = {"A": vm[2].size(), "B": vm[1].size(), "C": vm[3].size()}[m.operand]
     T, V = tv[0].size(), tv[1].size()
+    tvt = function_table(tv)
     rows, cols = mma.operand_tile(m.operand)
     counts = Counter()
     owners = defaultdict(list)
@@ -67,7 +69,7 @@ def coverage(m: OperandModel) -> Result:
     for t in range(T):
         seen = {}
         for v in range(V):
-            e = tv(t, v)
+            e = tvt[t + T * v]
             checked += 1
             if e in seen:
                 cex = Counterexample(
