@@ -257,9 +257,14 @@ def congruent(a, b) -> bool:
     >>> congruent((2, (3, 4)), (5, (6, 7))), congruent((2, (3, 4)), (5, 6))
     (True, False)
     """
-    if is_tuple(a) and is_tuple(b):
-        return len(a) == len(b) and all(congruent(x, y) for x, y in zip(a, b))
-    return not is_tuple(a) and not is_tuple(b)
+    if type(a) is tuple:
+        if type(b) is not tuple or len(a) != len(b):
+            return False
+        for x, y in zip(a, b):
+            if (type(x) is tuple or type(y) is tuple) and not congruent(x, y):
+                return False
+        return True
+    return type(b) is not tuple
 
 
 def weakly_congruent(a, b) -> bool:

@@ -363,6 +363,63 @@ def _check_shape(shape, p, start):
         p.err(f"shape entries must be positive, got {shape}", start)
 
 
+_FAST_OK = re.compile(r"[0-9(),:_-]+")
+_FAST_TOK = re.compile(r"_?-?\d+|[(),:]")
+
+
+def _fast_parse(text: str):
+    """Pure-integer IntTuples and layouts (the common case), or None to fall back."""
+    toks = _FAST_TOK.findall(text)
+    if "".join(toks) != text or len(toks) > 20000:
+        return None
+    pos = 0
+
+    def node():
+        nonlocal pos
+        t = toks[pos]
+        if t == "(":
+            pos += 1
+            items = []
+            if toks[pos] == ")":
+                pos += 1
+                return ()
+            while True:
+                items.append(node())
+                t = toks[pos]
+                pos += 1
+                if t == ")":
+                    return tuple(items)
+                if t != ",":
+                    raise IndexError
+        if t in "),:":
+            raise IndexError
+        pos += 1
+        return int(t.lstrip("_"))
+    try:
+        a = node()
+        if pos == len(toks):
+            return a
+        if toks[pos] != ":":
+            return None
+        pos += 1
+        b = node()
+        if pos != len(toks):
+            return None
+    except (IndexError, ValueError, RecursionError):
+        return None
+    from .int_tuple import congruent
+    from .layout import Layout
+    if not congruent(a, b) or not _positive_shape(a):
+        return None
+    return Layout(a, b)
+
+
+def _positive_shape(s):
+    if type(s) is tuple:
+        return all(_positive_shape(e) for e in s)
+    return s > 0
+
+
 def parse(text: str, symbols: dict | None = None):
     """Parse any CuTe notation: IntTuple, Layout, Swizzle, ComposedLayout, tiler or ``_``.
 
@@ -373,6 +430,10 @@ def parse(text: str, symbols: dict | None = None):
     >>> print(parse("(3:3,(2,4):(1,8))")[1])
     (2,4):(1,8)
     """
+    if isinstance(text, str) and len(text) < 4096 and _FAST_OK.fullmatch(text):
+        r = _fast_parse(text)
+        if r is not None:
+            return r
     return _Parser(text, symbols).parse_top()
 
 
