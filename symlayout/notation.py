@@ -394,6 +394,8 @@ def _fast_parse(text: str):
         if t in "),:":
             raise IndexError
         pos += 1
+        if len(t) > 30:
+            raise ValueError        # the full parser reports "integer too large" with the column
         return int(t.lstrip("_"))
     try:
         a = node()
