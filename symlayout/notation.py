@@ -373,21 +373,27 @@ def _fast_parse(text: str):
     if "".join(toks) != text or len(toks) > 20000:
         return None
     pos = 0
+    depth = 0
 
     def node():
-        nonlocal pos
+        nonlocal pos, depth
         t = toks[pos]
         if t == "(":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise ValueError    # the full parser reports the nesting limit with the column
             pos += 1
             items = []
             if toks[pos] == ")":
                 pos += 1
+                depth -= 1
                 return ()
             while True:
                 items.append(node())
                 t = toks[pos]
                 pos += 1
                 if t == ")":
+                    depth -= 1
                     return tuple(items)
                 if t != ",":
                     raise IndexError
