@@ -24,7 +24,7 @@ import contextlib
 import contextvars
 from dataclasses import dataclass
 
-import sympy
+from ._lazy import sympy
 
 from .errors import ConditionError
 
@@ -166,7 +166,7 @@ def require(cond, origin: str) -> None:
         if not bool(cond):
             raise ConditionError(f"{origin} does not hold")
         return
-    c = sympy.simplify(cond)
+    c = _simplify(cond)
     if c is sympy.true:
         return
     if c is sympy.false:
@@ -177,6 +177,26 @@ def require(cond, origin: str) -> None:
         conds.append(cd)
     elif conds is None:
         _UNCOLLECTED.append(cd)
+
+
+def _simplify(cond):
+    """``sympy.simplify``, or ``cond`` itself when sympy fails on it (then it stays undecided).
+
+    sympy's simplifier can raise on nested Min/floor/ceiling terms (``The argument
+    'zoo' is not comparable``) or take minutes on them; such a condition stays
+    undecided: it is recorded, never assumed.
+    """
+    try:
+        if sympy.count_ops(cond) > _SIMPLIFY_MAX_OPS:
+            return cond
+        return sympy.simplify(cond)
+    except Exception:  # noqa: BLE001 -- any sympy failure only means "not decided"
+        return cond
+
+
+#: larger conditions (nested Min/floor/ceiling chains) are recorded without sympy.simplify, which can
+#: take minutes on them; recording an undecided condition is always sound
+_SIMPLIFY_MAX_OPS = 24
 
 
 #: conditions recorded outside any collect_conditions() block (kept, never dropped)
@@ -192,7 +212,7 @@ def decide(cond) -> bool | None:
     """
     if isinstance(cond, bool):
         return cond
-    c = sympy.simplify(cond)
+    c = _simplify(cond)
     if c is sympy.true:
         return True
     if c is sympy.false:
@@ -266,3 +286,258 @@ def to_z3(expr, env: dict):
             r = r * b
         return r
     raise ConditionError(f"cannot translate {e} to Z3")
+
+
+# ---------------------------------------------------------------- layouts as functions
+
+
+def _flat_leaves(t) -> tuple:
+    if type(t) is tuple:
+        out = ()
+        for e in t:
+            out += _flat_leaves(e)
+        return out
+    return (t,)
+
+
+def _leaf_sym(x, what: str):
+    """A shape/stride/offset leaf as a sympy integer (DynInt and int alike)."""
+    from .errors import AlgebraError
+    if isinstance(x, bool):
+        raise AlgebraError(f"{what}: {x!r} is not an integer")
+    if isinstance(x, int):
+        return sympy.Integer(int(x))
+    if isinstance(x, sympy.Basic) and x.is_integer is not False and not x.is_Boolean:
+        return x
+    raise AlgebraError(f"{what}: {x!r} is not an integer")
+
+
+def _index_sym(i, op: str):
+    from .errors import AlgebraError
+    if isinstance(i, bool) or not isinstance(i, (int, sympy.Basic)):
+        raise AlgebraError(f"{op}: the index must be an int or an integer sympy expression, got {type(i).__name__}")
+    if isinstance(i, int):
+        return sympy.Integer(int(i))
+    if i.is_Boolean or i.is_integer is False:
+        raise AlgebraError(f"{op}: the index {i} is not an integer")
+    return i
+
+
+def _layout_kind(L):
+    """'swizzle', 'composed' or 'layout' (duck-typed, so symbolic.py imports no layout module)."""
+    from .errors import AlgebraError
+    if getattr(L, "is_swizzle", False):
+        return "swizzle"
+    if getattr(L, "is_composed", False):
+        return "composed"
+    if hasattr(L, "shape") and hasattr(L, "stride"):
+        return "layout"
+    raise AlgebraError(f"expected a Layout, ComposedLayout or Swizzle, got {type(L).__name__}")
+
+
+def swizzle_function(sw, x):
+    """``Sw<B,M,S>(x)`` as a sympy integer expression without XOR (floor / Mod only).
+
+    Each of the B swizzled bits is ``z' = z XOR y = z + y - 2*y*z`` with
+    ``y = Mod(floor(x / 2**(ylo+k)), 2)`` and ``z`` alike, so
+    ``Sw(x) = x + Σ_k 2**(zlo+k) * (y_k - 2*y_k*z_k)``: exact for every
+    integer ``x`` (negative ones too, as Python's two's-complement ``^``).
+    A concrete ``x`` is evaluated directly.
+
+    >>> from symlayout.swizzle import Swizzle
+    >>> x, = symbols('x'); e = swizzle_function(Swizzle(1, 0, 1), x)
+    >>> e
+    x - 2*Mod(x, 2)*Mod(floor(x/2), 2) + Mod(floor(x/2), 2)
+    >>> [int(e.subs(x, v)) for v in range(4)] == [Swizzle(1, 0, 1)(v) for v in range(4)]
+    True
+    """
+    x = sympy.sympify(x)
+    if x.is_Integer:
+        return sympy.Integer(sw(int(x)))
+    ylo = sw.m + max(0, sw.s)
+    zlo = sw.m - min(0, sw.s)
+    r = x
+    for k in range(sw.b):
+        y = sympy.Mod(sympy.floor(x / 2 ** (ylo + k)), 2)
+        z = sympy.Mod(sympy.floor(x / 2 ** (zlo + k)), 2)
+        r = r + 2 ** (zlo + k) * (y - 2 * y * z)
+    return r
+
+
+def layout_function(L, i):
+    """``L(i)`` for a 1-D index ``i`` as a sympy integer expression (floor / Mod).
+
+    ``i`` is an int or an integer sympy expression (a Symbol, ``2*j + 1``, ...).
+    The index is split colexicographically over the flattened leaves,
+    ``Mod(floor(i / p_k), s_k) * d_k`` with ``p_k`` the product of the
+    earlier leaf sizes, and -- as in CuTe -- the last leaf is not reduced
+    (``floor(i / p_last) * d_last``), so out-of-range indices continue along
+    the last mode.  Shape and stride entries may be symbolic.  A swizzled
+    :class:`~symlayout.swizzle.ComposedLayout` ``Sw o O o B`` gives
+    ``Sw(O + B(i))`` through :func:`swizzle_function` (an exact floor / Mod
+    form of the XOR); a bare Swizzle gives ``Sw(i)``.  Concrete input gives a
+    sympy Integer.
+
+    >>> from symlayout.layout import Layout
+    >>> i, m = symbols('i m')
+    >>> e = layout_function(Layout((32 * m, 16), (16, 1)), i); e
+    16*(Mod(i, 32*m)) + floor(i/(32*m))
+    >>> e.subs({m: 2, i: 65}), layout_function(Layout((2, (3, 4)), (12, (1, 3))), 17)
+    (17, 20)
+    """
+    op = "layout_function"
+    kind = _layout_kind(L)
+    x = _index_sym(i, op)
+    if kind == "swizzle":
+        return swizzle_function(L, x)
+    if kind == "composed":
+        inner = layout_function(L.inner, x)
+        off = _leaf_sym(L.offset, f"{op}: offset of {L}")
+        return swizzle_function(L.swizzle, off + inner)
+    shape, stride = _flat_leaves(L.shape), _flat_leaves(L.stride)
+    if len(shape) != len(stride):
+        from .errors import AlgebraError
+        raise AlgebraError(f"{op}: shape and stride of {L} are not congruent")
+    if x.is_Integer:
+        try:
+            return sympy.Integer(int(L(int(x))))
+        except (TypeError, ValueError):
+            pass
+    r = sympy.Integer(0)
+    p = sympy.Integer(1)
+    n = len(shape)
+    for k, (s, d) in enumerate(zip(shape, stride)):
+        s = _leaf_sym(s, f"{op}: shape of {L}")
+        d = _leaf_sym(d, f"{op}: stride of {L}")
+        q = x if p == 1 else sympy.floor(x / p)
+        r = r + (q if k == n - 1 else sympy.Mod(q, s)) * d
+        p = p * s
+    return r
+
+
+def _z3_index(i, env, op):
+    import z3
+    from .errors import AlgebraError
+    if isinstance(i, bool):
+        raise AlgebraError(f"{op}: the index must be an integer, got a bool")
+    if isinstance(i, int):
+        return z3.IntVal(int(i))
+    if isinstance(i, sympy.Basic):
+        return to_z3(_index_sym(i, op), env)
+    if isinstance(i, z3.ArithRef) and i.is_int():
+        return i
+    raise AlgebraError(f"{op}: the index must be an int, a sympy expression or a Z3 Int term, got {i!r}")
+
+
+def _z3_env_for(exprs, env):
+    """Add ``z3.Int(name)`` to ``env`` for every free symbol of ``exprs`` it lacks."""
+    import z3
+    for e in exprs:
+        if isinstance(e, sympy.Basic):
+            for s in e.free_symbols:
+                if s.name not in env:
+                    env[s.name] = z3.Int(s.name)
+    return env
+
+
+def _z3_swizzle(sw, x):
+    import z3
+    ylo = sw.m + max(0, sw.s)
+    zlo = sw.m - min(0, sw.s)
+    r = x
+    for k in range(sw.b):
+        y = (x / (2 ** (ylo + k))) % 2
+        z = (x / (2 ** (zlo + k))) % 2
+        r = r + z3.If(y == 1, z3.If(z == 1, -(2 ** (zlo + k)), 2 ** (zlo + k)), 0)
+    return r
+
+
+def layout_z3(L, i, env=None):
+    """``L(i)`` as a Z3 *integer* term, for a 1-D index ``i``.
+
+    ``i`` is an int, an integer sympy expression or a Z3 ``Int`` term.
+    ``env`` maps symbol names to Z3 ``Int`` terms (see :func:`to_z3`); a
+    symbol of ``L`` (or of ``i``) missing from ``env`` is added to it as
+    ``z3.Int(name)``, so pass a dict to get the variables back.  The terms are
+    the ones of :func:`layout_function` (Z3 ``div`` / ``mod`` are floor
+    division / non-negative remainder for the positive divisors used here).
+    The caller states the symbols' ranges (they are positive integers).
+    Swizzled layouts are encoded bit by bit with ``If``; for proofs about
+    swizzles the bit-vector encoding of :mod:`symlayout.prove.z3backend` is
+    usually faster.
+
+    >>> import z3
+    >>> from symlayout.layout import Layout
+    >>> m, = symbols('m'); env = {}
+    >>> t = layout_z3(Layout((32 * m, 16), (16, 1)), z3.Int('i'), env)
+    >>> sorted(env), z3.simplify(z3.substitute(t, (env['m'], z3.IntVal(2)), (z3.Int('i'), z3.IntVal(65))))
+    (['m'], 17)
+    """
+    import z3
+    from .errors import AlgebraError
+    op = "layout_z3"
+    if env is None:
+        env = {}
+    kind = _layout_kind(L)
+    if isinstance(i, sympy.Basic):
+        _z3_env_for([i], env)
+    x = _z3_index(i, env, op)
+    if kind == "swizzle":
+        return _z3_swizzle(L, x)
+    if kind == "composed":
+        _z3_env_for([L.offset], env)
+        off = to_z3(_leaf_sym(L.offset, f"{op}: offset of {L}"), env)
+        return _z3_swizzle(L.swizzle, off + layout_z3(L.inner, x, env))
+    shape, stride = _flat_leaves(L.shape), _flat_leaves(L.stride)
+    if len(shape) != len(stride):
+        raise AlgebraError(f"{op}: shape and stride of {L} are not congruent")
+    shape = [_leaf_sym(s, f"{op}: shape of {L}") for s in shape]
+    stride = [_leaf_sym(d, f"{op}: stride of {L}") for d in stride]
+    _z3_env_for(shape + stride, env)
+    r = z3.IntVal(0)
+    p = sympy.Integer(1)
+    n = len(shape)
+    for k, (s, d) in enumerate(zip(shape, stride)):
+        q = x if p == 1 else x / to_z3(p, env)
+        if k < n - 1:
+            q = q % to_z3(s, env)
+        r = r + q * to_z3(d, env)
+        p = p * s
+    return z3.simplify(r) if n == 0 else r
+
+
+def condition_z3(cond, env=None):
+    """A side condition (sympy relation / And / Or / Not, or a :class:`Condition`) as a Z3 Bool.
+
+    Symbols missing from ``env`` are added as ``z3.Int(name)``, as in :func:`layout_z3`.
+
+    >>> import z3
+    >>> m, = symbols('m'); env = {}
+    >>> c = condition_z3(sympy.Or(sympy.Eq(sympy.Mod(4, m), 0), sympy.Lt(4, m)), env)
+    >>> z3.simplify(z3.substitute(c, (env['m'], z3.IntVal(3))))
+    False
+    """
+    import z3
+    if env is None:
+        env = {}
+    if isinstance(cond, Condition):
+        cond = cond.expr
+    if isinstance(cond, bool):
+        return z3.BoolVal(cond)
+    c = sympy.sympify(cond)
+    if c is sympy.true or c is sympy.false:
+        return z3.BoolVal(bool(c))
+    _z3_env_for([c], env)
+    if isinstance(c, sympy.And):
+        return z3.And(*[condition_z3(a, env) for a in c.args])
+    if isinstance(c, sympy.Or):
+        return z3.Or(*[condition_z3(a, env) for a in c.args])
+    if isinstance(c, sympy.Not):
+        return z3.Not(condition_z3(c.args[0], env))
+    ops = {sympy.Eq: lambda a, b: a == b, sympy.Ne: lambda a, b: a != b,
+           sympy.StrictLessThan: lambda a, b: a < b, sympy.LessThan: lambda a, b: a <= b,
+           sympy.StrictGreaterThan: lambda a, b: a > b, sympy.GreaterThan: lambda a, b: a >= b}
+    for t, f in ops.items():
+        if isinstance(c, t):
+            return f(to_z3(c.lhs, env), to_z3(c.rhs, env))
+    raise ConditionError(f"cannot translate the condition {c} to Z3")
