@@ -27,6 +27,24 @@ from .notation import _, format_int_tuple
 from .symbolic import is_static, normalize, require
 
 
+def _positive(t) -> bool:
+    if type(t) is tuple:
+        for e in t:
+            if not _positive(e):
+                return False
+        return True
+    if type(t) is int:
+        return t > 0
+    return isinstance(t, (int, sympy.Basic))
+
+
+def _fmt(x):
+    try:
+        return format_int_tuple(x)
+    except Exception:
+        return repr(x)
+
+
 class Layout:
     """A CuTe layout ``shape:stride`` (congruent IntTuples).
 
@@ -44,8 +62,14 @@ class Layout:
             stride = compact_col_major(shape)
         if type(shape) is tuple or type(stride) is tuple:
             ok = it.congruent(shape, stride)
+            if ok and not _positive(shape):
+                raise AlgebraError(f"Layout: shape entries must be positive, got {_fmt(shape)}")
         else:
             ok = True
+            if type(shape) is int and shape <= 0:
+                raise AlgebraError(f"Layout: shape entries must be positive, got {shape}")
+            if not isinstance(shape, int) and not isinstance(shape, sympy.Basic):
+                raise AlgebraError(f"Layout: shape must be an integer tuple, got {shape!r}")
         if not ok:
             raise AlgebraError(f"Layout: shape {format_int_tuple(shape)} and stride {format_int_tuple(stride)} are not congruent")
         self.shape = shape
@@ -184,7 +208,7 @@ def function_table(L) -> list:
     f = L._flat if L._flat is not None else _flat_eval_table(L)
     L._flat = f
     if f is False:
-        return [int(L(i)) for i in range(n)]
+        raise AlgebraError(f"function_table: {L} has symbolic entries")
     out = [0]
     # build table mode by mode (colex): fast
     size_so_far = 1
@@ -298,6 +322,8 @@ def zip_layouts(A, B):
     """
     def z(a, b):
         if is_tuple(a):
+            if (is_tuple(b) and len(b) != len(a)) or (not is_tuple(b) and len(a) != 1):
+                raise AlgebraError(f"zip: {A} and {B} have different ranks")
             return tuple((a[i], b[i] if is_tuple(b) else b) for i in range(len(a)))
         return ((a, b),)
     return Layout(z(A.shape, B.shape), z(A.stride, B.stride))
@@ -394,6 +420,8 @@ def slice_and_offset(crd, L):
 
 def _coalesce_flat(s, d, keep_trailing=False):
     R = len(s)
+    if R == 0:
+        return Layout(1, 0)
     if keep_trailing and static_eq(s[-1], 1):
         NS, ND = [2], [d[-1]]
     else:
@@ -564,7 +592,9 @@ def composition(A, B):
             raise AlgebraError(f"composition: tiler {format_tiler(B)} has a higher rank than {A}")
         parts = [composition(A[i], B[i]) for i in range(len(B))]
         return Layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
-    if isinstance(B, (int, sympy.Basic)):
+    if isinstance(B, (int, sympy.Basic)) and not isinstance(B, bool):
+        if isinstance(B, int) and B <= 0:
+            raise AlgebraError(f"composition: tiler {B} must be positive")
         flat = coalesce_x(A)
         return _composition_impl(flat.shape, flat.stride, B, 1)
     raise AlgebraError(f"composition: unsupported right-hand side {B!r}")
@@ -599,6 +629,11 @@ def complement(L, cotarget=None):
     R = len(s)
     if R > 1 and not all(is_static(x) for x in d):
         raise AlgebraError(f"complement: {L} needs static strides")
+    if any(isinstance(x, int) and x < 0 for x in d):
+        raise AlgebraError(f"complement: {L} has a negative stride (CuTe's complement needs positive strides)")
+    for x in it.flatten_leaves(cotarget):
+        if isinstance(x, int) and x <= 0:
+            raise AlgebraError(f"complement: cotarget {_fmt(cotarget)} must be positive")
     rs, rd = [], [1]
     for _k in range(R - 1):
         j = min(range(len(d)), key=lambda k: d[k])
@@ -608,7 +643,10 @@ def complement(L, cotarget=None):
         rs.append(new_s)
         rd.append(it._mul(d[j], s[j]))
         del s[j], d[j]
-    rs.append(fdiv(d[0], rd[-1]))
+    last = fdiv(d[0], rd[-1])
+    if static_eq(last, 0):
+        raise AlgebraError(f"complement: {L} is not injective")
+    rs.append(last)
     new_d = it._mul(d[0], s[0])
     rest_s = _coalesce_shape(it.ceil_div(cotarget, new_d))
     rest_d = compact_col_major(rest_s, new_d)
@@ -832,7 +870,10 @@ def _blocked_or_raked(B, T, raked):
     if getattr(B, "is_composed", False):
         return B.map_inner(lambda X: _blocked_or_raked(X, T, raked))
     if not isinstance(T, Layout):
-        T = Layout(T) if not is_tuple(T) or all(not is_layout(e) for e in T) else T
+        if isinstance(T, int) and not isinstance(T, bool) and T > 0:
+            T = Layout(T)
+        else:
+            raise AlgebraError(f"{'raked' if raked else 'blocked'}_product: the tiler must be a layout, got {_fmt(T)}")
     R = max(B.rank(), T.rank())
     P = logical_product(append(B, n=R), append(T, n=R))
     P0, P1 = P[0], P[1]
@@ -896,6 +937,8 @@ def upcast(L, n):
     (4,1):(1,1)
     (None, None)
     """
+    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+        raise AlgebraError(f"upcast<{n}>: the factor must be a positive integer")
     if getattr(L, "is_composed", False) or getattr(L, "is_swizzle", False):
         return L.upcast(n)
 
@@ -929,6 +972,8 @@ def downcast(L, n):
     >>> print(downcast(Layout((4, (2, 8)), (8, (1, 2))), 4))
     (4,(8,8)):(32,(1,8))
     """
+    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+        raise AlgebraError(f"downcast<{n}>: the factor must be a positive integer")
     if getattr(L, "is_composed", False) or getattr(L, "is_swizzle", False):
         return L.downcast(n)
     fd = flatten_leaves(L.stride)
@@ -953,6 +998,8 @@ def recast_layout(L, old_bits: int, new_bits: int):
     (None, None)
     """
     from math import gcd
+    if not (isinstance(old_bits, int) and isinstance(new_bits, int)) or old_bits <= 0 or new_bits <= 0:
+        raise AlgebraError(f"recast_layout: type widths must be positive, got {old_bits} and {new_bits}")
     g = gcd(new_bits, old_bits)
     num, den = new_bits // g, old_bits // g
     if num == 1 and den == 1:
@@ -1063,3 +1110,48 @@ def max_alignment(L):
     F = coalesce(L)
     p = logical_divide(F, right_inverse(F))
     return gcd(p[0].size(), p[1].stride if not is_tuple(p[1].stride) else flatten_leaves(p[1].stride)[0])
+
+
+# ---------------------------------------------------------------- user-facing errors
+
+def _guard(fn):
+    """Turn a stray Python exception from bad arguments into a one-line AlgebraError."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except AlgebraError:
+            raise
+        except RecursionError:
+            raise AlgebraError(f"{fn.__name__}: the arguments are nested too deeply") from None
+        except (AttributeError, TypeError, IndexError, ZeroDivisionError, ValueError, KeyError) as e:
+            if isinstance(e, SymlayoutError_):
+                raise
+            shown = ", ".join(_short(a) for a in args)
+            raise AlgebraError(f"{fn.__name__}: cannot apply to ({shown}): "
+                               f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": ")) from None
+    return wrapper
+
+
+def _short(a, n=60):
+    try:
+        s = format_tiler(a) if (is_tuple(a) or is_layout(a)) else str(a)
+    except Exception:
+        s = repr(a)
+    s = " ".join(s.split())
+    return s if len(s) <= n else s[: n - 3] + "..."
+
+
+from .errors import SymlayoutError as SymlayoutError_  # noqa: E402
+
+for _name in ("coalesce", "filter", "composition", "complement", "right_inverse", "left_inverse", "logical_divide",
+              "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product", "tiled_product",
+              "flat_product", "blocked_product", "raked_product", "tile_to_shape", "upcast", "downcast",
+              "recast_layout", "max_common_layout", "max_common_vector", "nullspace", "make_layout_tv",
+              "make_fragment_like", "max_alignment", "slice_", "dice", "slice_and_offset", "function_table",
+              "make_layout", "make_ordered_layout", "append", "prepend", "group", "take", "select",
+              "flatten_layout", "zip_layouts"):
+    globals()[_name] = _guard(globals()[_name])
+del _name

@@ -64,13 +64,38 @@ def format_int_tuple(t) -> str:
     if isinstance(t, int):
         return str(int(t))
     if isinstance(t, sympy.Basic):
-        return str(t).replace(" ", "")
+        return _sym_str(t)
     if hasattr(t, "shape"):  # a Layout inside a tiler
         return str(t)
     raise NotationError(f"cannot print {t!r} as an IntTuple")
 
 
-_TOKEN = re.compile(r"\s*(?:(?P<sw>Sw<)|(?P<num>\d+)|(?P<name>[A-Za-z][A-Za-z0-9_]*)|(?P<us>_)|(?P<op>//|[-+*%():,<>])|(?P<bad>\S))")
+_PRINTER = None
+
+
+def _sym_str(e) -> str:
+    """A sympy integer expression in the notation's syntax (``//`` and ``%``, no spaces)."""
+    global _PRINTER
+    if _PRINTER is None:
+        from sympy.printing.str import StrPrinter
+
+        class _P(StrPrinter):
+            def _w(self, x):
+                return self._print(x) if x.is_Atom else f"({self._print(x)})"
+
+            def _print_floor(self, x):
+                n, d = x.args[0].as_numer_denom()
+                if d != 1:
+                    return f"{self._w(n)}//{self._w(d)}"
+                return f"floor({self._print(x.args[0])})"
+
+            def _print_Mod(self, x):
+                return f"{self._w(x.args[0])}%{self._w(x.args[1])}"
+        _PRINTER = _P()
+    return _PRINTER.doprint(e).replace(" ", "")
+
+
+_TOKEN = re.compile(r"\s*(?:(?P<sw>Sw<)|(?P<num>[0-9]+)|(?P<name>[A-Za-z][A-Za-z0-9_]*)|(?P<us>_)|(?P<op>//|[-+*%():,<>])|(?P<bad>\S))")
 
 
 class _Parser:
@@ -88,6 +113,7 @@ class _Parser:
     def err(self, msg, pos=None):
         col = (self.pos if pos is None else pos) + 1
         t = self.text if len(self.text) <= 80 else self.text[:77] + "..."
+        t = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in t)
         raise NotationError(f'"{t}": column {col}: {msg}')
 
     def skip_ws(self):
@@ -156,7 +182,7 @@ class _Parser:
             if self.peek("-"):
                 self.expect("-")
                 neg = True
-            m = re.compile(r"\d+").match(self.text, self.pos)
+            m = re.compile(r"[0-9]+").match(self.text, self.pos)
             if not m:
                 self.err("expected an integer swizzle parameter")
             v = int(m.group())
@@ -183,9 +209,13 @@ class _Parser:
                 return self.make_layout(tup, stride, start)
             # "(m+1)*2": a parenthesised scalar used in arithmetic
             if len(tup) == 1 and not isinstance(tup[0], tuple) and self._is_scalar(tup[0]) and self._arith_follows():
-                return self.continue_expr(tup[0])
+                v = self.continue_expr(tup[0])
+                if self.peek(":"):
+                    self.expect(":")
+                    return self.make_layout(v, self.parse_node_plain(), start)
+                return v
             return tup
-        if self.peek("_") and not re.match(r"_\s*-?\d", self.text[self.pos:]):
+        if self.peek("_") and not re.match(r"_\s*-?[0-9]", self.text[self.pos:]):
             self.pos += 1
             return _
         v = self.parse_expr()
@@ -313,18 +343,18 @@ class _Parser:
             self.pos += 1
             return self.parse_factor()
         if c == "_":
-            m = re.compile(r"_(-?\d+)").match(self.text, self.pos)
+            m = re.compile(r"_(-?[0-9]+)").match(self.text, self.pos)
             if not m:
                 self.err("'_' is only allowed as a whole mode")
             self.pos = m.end()
             return int(m.group(1))
-        if c.isdigit():
-            m = re.compile(r"\d+").match(self.text, self.pos)
+        if c in "0123456789":
+            m = re.compile(r"[0-9]+").match(self.text, self.pos)
             if len(m.group()) > 30:
                 self.err("integer too large")
             self.pos = m.end()
             return int(m.group())
-        if c.isalpha():
+        if c.isascii() and c.isalpha():
             m = re.compile(r"[A-Za-z][A-Za-z0-9_]*").match(self.text, self.pos)
             name = m.group()
             if name == "Sw":
@@ -361,6 +391,8 @@ def _check_shape(shape, p, start):
         return
     if isinstance(shape, int) and shape <= 0:
         p.err(f"shape entries must be positive, got {shape}", start)
+    if isinstance(shape, sympy.Basic) and shape.is_positive is False:
+        p.err(f"shape entries must be positive, but {format_int_tuple(shape)} is never positive", start)
 
 
 _FAST_OK = re.compile(r"[0-9(),:_-]+")
