@@ -703,8 +703,8 @@ class _SpecLoader:
 
     def placeholder_text(self, spec: SolveSpec, combo: Combo, data):
         """TOML of one placeholder instance: unknown ints become [params] symbols
-        (``?pad`` -> ``(pad-1)`` with pad in [min+1, max+1]), unknown swizzle
-        parameters the smallest legal values."""
+        (``?pad`` -> ``pad`` in ``[max(1, min), max(1, max)]``: parameters are
+        positive), unknown swizzle parameters the smallest legal values."""
         lines, keymap, smems = [], {}, {}
 
         def emit(s, keys=()):
@@ -715,7 +715,7 @@ class _SpecLoader:
         if ints:
             emit("[params]", ("unknowns",))
             for u in ints:
-                emit(f"{u.name} = {{ min = {u.min + 1}, max = {u.max + 1} }}", ("unknowns", u.name))
+                emit(f"{u.name} = {{ min = {max(1, u.min)}, max = {max(1, u.max)} }}", ("unknowns", u.name))
         emit("[mma]", ("mma",))
         emit(f"atom = {_q(spec.mma.atom)}", ("mma", "atom"))
         emit(f"layout = {_q(spec.mma.layout)}", ("mma", "layout"))
@@ -726,7 +726,7 @@ class _SpecLoader:
             emit(f"[copy.{op}]", ("copy", op))
             emit(f"atom = {_q(combo.atoms[op])}", ("copy", op, "atom"))
             emit(f"type = {_q(c.type)}", ("copy", op, "type"))
-            body = _Q_NAME.sub(lambda q: f"({q.group(1)}-1)", c.smem.raw[_body_start(c.smem.raw):]).strip()
+            body = _Q_NAME.sub(lambda q: q.group(1), c.smem.raw[_body_start(c.smem.raw):]).strip()
             if c.smem.swizzle is not None:
                 sw = c.smem.swizzle
                 b = sw.b if isinstance(sw.b, int) else 0
