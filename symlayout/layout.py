@@ -34,7 +34,7 @@ def _positive(t) -> bool:
                 return False
         return True
     if type(t) is int:
-        return t > 0
+        return t >= 0               # CuTe allows empty (size-0) modes; negative sizes are errors
     return isinstance(t, (int, sympy.Basic))
 
 
@@ -63,11 +63,11 @@ class Layout:
         if type(shape) is tuple or type(stride) is tuple:
             ok = it.congruent(shape, stride)
             if ok and not _positive(shape):
-                raise AlgebraError(f"Layout: shape entries must be positive, got {_fmt(shape)}")
+                raise AlgebraError(f"Layout: shape entries must not be negative, got {_fmt(shape)}")
         else:
             ok = True
-            if type(shape) is int and shape <= 0:
-                raise AlgebraError(f"Layout: shape entries must be positive, got {shape}")
+            if type(shape) is int and shape < 0:
+                raise AlgebraError(f"Layout: shape entries must not be negative, got {shape}")
             if not isinstance(shape, int) and not isinstance(shape, sympy.Basic):
                 raise AlgebraError(f"Layout: shape must be an integer tuple, got {shape!r}")
         if not ok:
