@@ -389,60 +389,28 @@ QUERIES = {"alignment": q_alignment, "in_bounds": q_in_bounds, "slot_agreement":
 
 
 def sym_bv(e, env: dict, width: int):
-    """An integer sympy expression (``+ * // %``, symbols from ``env``) as a bit-vector term.
+    """An integer sympy expression (``+ * // %``, symbols from ``env``) as a bit-vector term
+    (the prover's translation, :func:`symlayout.prove.z3backend.sym_to_bv`).
 
     >>> import z3, sympy
     >>> p = sympy.Symbol("p", integer=True, nonnegative=True)
     >>> z3.simplify(z3.substitute(sym_bv(2 * p + 64, {"p": z3.BitVec("p", 16)}, 16), (z3.BitVec("p", 16), z3.BitVecVal(4, 16))))
     72
     """
-    import sympy
-    from functools import reduce
-    z3 = _z3()
-    if isinstance(e, int):
-        return z3.BitVecVal(e, width)
-    e = sympy.sympify(e)
-    if e.is_Integer:
-        return z3.BitVecVal(int(e), width)
-    if e.is_Symbol:
-        return env[e.name]
-    if e.is_Add:
-        return reduce(lambda a, b: a + b, [sym_bv(a, env, width) for a in e.args])
-    if e.is_Mul:
-        num, den = e.as_numer_denom()
-        if den != 1:
-            return z3.UDiv(sym_bv(num, env, width), sym_bv(den, env, width))
-        return reduce(lambda a, b: a * b, [sym_bv(a, env, width) for a in e.args])
-    if isinstance(e, sympy.Mod):
-        return z3.URem(sym_bv(e.args[0], env, width), sym_bv(e.args[1], env, width))
-    if isinstance(e, sympy.floor):
-        num, den = e.args[0].as_numer_denom()
-        return z3.UDiv(sym_bv(num, env, width), sym_bv(den, env, width))
-    if e.is_Pow and e.exp.is_Integer and e.exp > 0:
-        b = sym_bv(e.base, env, width)
-        return reduce(lambda a, _b: a * b, range(int(e.exp) - 1), b)
-    raise SymlayoutError(f"cannot translate {e} to Z3")
+    from ..prove.z3backend import sym_to_bv
+    return sym_to_bv(e, env, width)
 
 
 def crd2idx_bv(c, shape, stride, env, width):
-    """CuTe ``crd2idx`` with Z3 coordinate terms (one flat coordinate per top-level mode).
+    """CuTe ``crd2idx`` with Z3 coordinate terms (the prover's
+    :func:`symlayout.prove.z3backend.crd2idx_bv`).
 
     >>> import z3
     >>> z3.simplify(crd2idx_bv((z3.BitVecVal(3, 16), z3.BitVecVal(5, 16)), (8, (2, 4)), (2, (1, 16)), {}, 16))
     39
     """
-    from functools import reduce
-    z3 = _z3()
-    if isinstance(c, tuple):
-        return reduce(lambda a, b: a + b, [crd2idx_bv(ci, s, d, env, width) for ci, s, d in zip(c, shape, stride)])
-    if it.is_tuple(shape):
-        r = z3.BitVecVal(0, width)
-        for s, d in zip(shape[:-1], stride[:-1]):
-            sz = sym_bv(it.product(s), env, width)
-            r = r + crd2idx_bv(z3.URem(c, sz), s, d, env, width)
-            c = z3.UDiv(c, sz)
-        return r + crd2idx_bv(c, shape[-1], stride[-1], env, width)
-    return c * sym_bv(stride, env, width)
+    from ..prove.z3backend import crd2idx_bv as _crd2idx_bv
+    return _crd2idx_bv(c, shape, stride, env, width)
 
 
 # ---------------------------------------------------------------- one combination
