@@ -242,14 +242,18 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
     thrfrg = {"A": mma.thrfrg_A, "B": mma.thrfrg_B, "C": mma.thrfrg_C}[operand](ident)
     sel = {"A": (1, 3), "B": (2, 3), "C": (1, 2)}[operand]
     tmode = thrfrg[0]
+    ttab = function_table(tmode)
+    nV = tmode[0].size()
+    nA = tmode[1][0].size() if it.is_tuple(tmode.shape[1]) else tmode[1].size()
+    thr_tab = function_table(thr_mode)
     for t in range(tc.tiled_num_thr):
-        v = mma.thr_vmnk(t)
-        poff = int(tmode((int(v[0]), (int(v[sel[0]]), int(v[sel[1]])))))
+        v = mma.thr_vmnk_ints(t)
+        poff = ttab[v[0] + nV * (v[sel[0]] + nA * v[sel[1]])]
         expected[t] = [0] * fs
         exp = expected[t]
         for k in range(fs):
             exp[ft[k]] = poff + pt[k]
-        coff = int(thr_mode(t))
+        coff = thr_tab[t]
         calls[t] = [Call([i + coff for i in sm], list(rg)) for sm, rg in base]
     frag_size = fs
     mma_type = {"A": "a", "B": "b", "C": "c"}[operand]

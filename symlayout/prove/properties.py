@@ -29,19 +29,29 @@ def _result(name, m, t0, cex=None, checked=None, **kw):
 
 
 def _vectors(m: OperandModel):
-    """Yield every smem vector an instruction dereferences:
-    ``(warp, call, lane, thread, reg, indices)``; ``indices`` are the smem-side
-    value indices of that register inside the lane's call."""
+    """Every smem vector an instruction dereferences, as a list (cached on the
+    model): ``(warp, call, lane, thread, reg, indices)``; ``indices`` are the
+    smem-side value indices of that register inside the lane's call."""
+    cached = m.__dict__.get("_vectors_cache")
+    if cached is not None:
+        return cached
     k = max(1, m.reg_bits_smem // m.value_bits)
     lanes = m.hw.address_lanes()
+    out = []
+    idx_of = {}
     for w, c in m.instructions():
         for l in lanes:
             t = 32 * w + l
             if t >= m.threads:
                 continue
-            sm = m.calls[t][c].smem
-            for r in range(len(sm) // k):
-                yield w, c, l, t, r, list(range(r * k, (r + 1) * k))
+            n = len(m.calls[t][c].smem) // k
+            for r in range(n):
+                idx = idx_of.get(r)
+                if idx is None:
+                    idx = idx_of[r] = list(range(r * k, (r + 1) * k))
+                out.append((w, c, l, t, r, idx))
+    m.__dict__["_vectors_cache"] = out
+    return out
 
 
 # ---------------------------------------------------------------- coverage
@@ -174,20 +184,28 @@ def exactly_once(m: OperandModel) -> Result:
     t0 = time.perf_counter()
     checked = 0
     if m.direction == "load":
+        fs = m.frag_size
         for t in range(m.threads):
-            cnt = Counter()
-            where = {}
-            for c, call in enumerate(m.calls[t]):
-                for a, s in enumerate(call.reg):
-                    cnt[s] += 1
-                    where.setdefault(s, []).append((c, a))
-            for s in range(m.frag_size):
-                checked += 1
-                if cnt[s] != 1:
+            cnt = [0] * fs
+            extra = 0
+            for call in m.calls[t]:
+                for s in call.reg:
+                    if 0 <= s < fs:
+                        cnt[s] += 1
+                    else:
+                        extra += 1
+            checked += fs
+            if extra or any(x != 1 for x in cnt):
+                bad = next((s for s in range(fs) if cnt[s] != 1), None)
+                where = [(c, a) for c, call in enumerate(m.calls[t]) for a, s in enumerate(call.reg) if s == bad]
+                if bad is None:
+                    cex = Counterexample(f"thread {t}: copy() writes {extra} values outside its {fs}-slot fragment",
+                                         thread=t)
+                else:
                     cex = Counterexample(
-                        f"thread {t} fragment slot {s} is written {cnt[s]} times by copy() (expected once)"
-                        + (f": calls/values {where[s]}" if s in where else ""), thread=t, slot=s)
-                    return _result("exactly_once", m, t0, cex, checked)
+                        f"thread {t} fragment slot {bad} is written {cnt[bad]} times by copy() (expected once)"
+                        + (f": calls/values {where}" if where else ""), thread=t, slot=bad)
+                return _result("exactly_once", m, t0, cex, checked)
         return _result("exactly_once", m, t0, None, checked)
     cnt = Counter()
     who = defaultdict(list)
@@ -277,16 +295,25 @@ def slot_agreement(m: OperandModel) -> Result:
     t0 = time.perf_counter()
     addr = m.addr_table
     slots = 0
+    k = max(1, m.reg_bits_smem // m.value_bits)
+    calls, expected, T = m.calls, m.expected, m.threads
+    vb, rb = m.value_bits, m.reg_bits_frag
+    route = {}                                  # (lane, a) -> (provider lane, row-start value, offset)
     for w, c in m.instructions():
         for l in range(32):
             t = 32 * w + l
-            if t >= m.threads:
+            if t >= T:
                 continue
-            call = m.calls[t][c]
+            call = calls[t][c]
+            exp = expected[t]
             for a, s in enumerate(call.reg):
-                p, e = m.hw.provider(l, a, m.value_bits, m.reg_bits_frag)
-                moved_addr = m.delivered_address(32 * w + p, c, e)
-                want = m.expected[t][s]
+                hit = route.get((l, a))
+                if hit is None:
+                    p, e = m.hw.provider(l, a, vb, rb)
+                    hit = route[(l, a)] = (p, e - e % k, e % k)
+                p, e0, off = hit
+                moved_addr = addr[calls[32 * w + p][c].smem[e0]] + off
+                want = exp[s]
                 slots += 1
                 if moved_addr != addr[want]:
                     moved = m.index_of_address(moved_addr)

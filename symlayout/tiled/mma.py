@@ -162,6 +162,42 @@ class TiledMMA:
         """``get_slice(t)``: the thread's (v, m, n, k) flat coordinate."""
         return ThrMMA(self, thr_idx)
 
+    @cached_property
+    def _vmnk_leaves(self):
+        v = self.thr_layout_vmnk
+        modes = []
+        for i in range(4):
+            m = v[i]
+            if it.static_eq(m.size(), 1):
+                modes.append(None)
+                continue
+            shp, std = it.flatten_leaves(m.shape), it.flatten_leaves(m.stride)
+            if not all(isinstance(x, int) for x in shp + std):
+                return None
+            leaves, w = [], 1
+            for s_, d_ in zip(shp, std):
+                if s_ != 1:
+                    leaves.append((d_, s_, w))
+                w *= s_
+            modes.append(leaves)
+        return modes
+
+    def thr_vmnk_ints(self, t: int) -> tuple:
+        """``get_flat_coord(t)`` as plain ints (fast path for concrete layouts)."""
+        modes = self._vmnk_leaves
+        if modes is None:
+            return tuple(int(x) for x in self.thr_vmnk(t))
+        out = []
+        for leaves in modes:
+            if leaves is None:
+                out.append(0)
+                continue
+            r = 0
+            for d_, s_, w in leaves:
+                r += ((t // d_) % s_ if d_ else 0) * w
+            out.append(r)
+        return tuple(out)
+
     def thr_vmnk(self, thr_idx):
         """``ThrLayoutVMNK.get_flat_coord(t)`` (size-1 modes give a static 0)."""
         v = self.thr_layout_vmnk
