@@ -266,39 +266,11 @@ class OperandQuery:
 # rules out a guess for every entry at once.
 
 
-def _low_bits_nonzero(x, n):
-    z3 = _z3()
-    if n & (n - 1) == 0:
-        return (x & (n - 1)) != 0
-    return z3.URem(x, n) != 0
-
-
-def q_alignment(P):
-    """Some dereferenced vector starts at a byte address not aligned to its width,
-    or its elements are not contiguous (violation; ``(None, why)`` if the base
-    alignment alone rules the vector width out).
-
-    >>> import z3
-    >>> spec, space, cp = _example(); f, why = q_alignment(cp.queries["A"])
-    >>> pad = space.vars["pad"]
-    >>> z3.SolverFor("QF_BV").check(z3.substitute(f, (pad, z3.BitVecVal(4, pad.size()))))   # 136-byte pitch
-    sat
-    """
-    z3 = _z3()
-    from ..prove.properties import _vectors
-    tm = P.tm
-    vb = max(tm.reg_bits_smem, tm.value_bits) // 8
-    if P.align % vb and vb > 1:
-        return None, f"smem base alignment {P.align} B is less than the {vb}-byte vector width"
-    ents = {tuple(tm.calls[t][c].smem[i] for i in idx) for (w, c, l, t, r, idx) in _vectors(tm)}
-    bad = []
-    for ent in sorted(ents):
-        a0 = P.addr(ent[0])
-        terms = [_low_bits_nonzero(a0 * P.eb, vb)] if vb > 1 else []
-        terms += [P.addr(i) != a0 + e for e, i in enumerate(ent) if e]
-        if terms:
-            bad.append(z3.Or(*terms))
-    return (z3.Or(*bad) if bad else z3.BoolVal(False)), None
+# alignment and slot agreement are the prover's queries as they are (they only need ``tm``,
+# ``addr``, ``eb`` and ``align``, which OperandQuery provides); in_bounds and bank conflicts
+# below differ on purpose (unsigned bounds at the solver's width; pairwise, selector-free
+# bank conflicts for CEGIS).
+from ..prove.z3backend import q_alignment, q_slot_agreement  # noqa: E402
 
 
 def q_in_bounds(P):
@@ -317,32 +289,6 @@ def q_in_bounds(P):
     ents = {tm.calls[t][c].smem[idx[0]] for (w, c, l, t, r, idx) in _vectors(tm)}
     limit = sym_bv(P.S.cosize(), P.env, P.width) * P.eb
     bad = [z3.UGT(P.addr(i) * P.eb + vb, limit) for i in sorted(ents)]
-    return (z3.Or(*bad) if bad else z3.BoolVal(False)), None
-
-
-def q_slot_agreement(P):
-    """Some fragment slot receives (through the PTX route) an element other than the one the MMA expects.
-
-    >>> import z3
-    >>> spec, space, cp = _example(); f, why = q_slot_agreement(cp.queries["A"])
-    >>> pad = space.vars["pad"]
-    >>> z3.SolverFor("QF_BV").check(z3.substitute(f, (pad, z3.BitVecVal(8, pad.size()))))
-    unsat
-    """
-    z3 = _z3()
-    tm = P.tm
-    k = max(1, tm.reg_bits_smem // tm.value_bits)
-    ents = set()
-    for w, c in tm.instructions():
-        for l in range(32):
-            t = 32 * w + l
-            if t >= tm.threads:
-                continue
-            for a, s in enumerate(tm.calls[t][c].reg):
-                p, e = tm.hw.provider(l, a, tm.value_bits, tm.reg_bits_frag)
-                sm = tm.calls[32 * w + p][c].smem
-                ents.add((sm[e - e % k], e % k, tm.expected[t][s]))
-    bad = [P.addr(r) + o != P.addr(x) for r, o, x in sorted(ents) if not (o == 0 and r == x)]
     return (z3.Or(*bad) if bad else z3.BoolVal(False)), None
 
 
