@@ -215,7 +215,7 @@ def function_table(L) -> list:
     for (s, d) in f:
         if s == 1:
             continue
-        out = [base + k * d for k in range(s) for base in out] if False else [b + k * d for k in range(s) for b in out]
+        out = [b + k * d for k in range(s) for b in out]
         size_so_far *= s
     return out
 
@@ -329,10 +329,6 @@ def zip_layouts(A, B):
     return Layout(z(A.shape, B.shape), z(A.stride, B.stride))
 
 
-def coprofile_is_int(L) -> bool:
-    return True
-
-
 # ---------------------------------------------------------------- slicing
 
 
@@ -380,7 +376,7 @@ def slice_(crd, L):
             return L
         raise AlgebraError("slice: coordinate has no '_'")
     s, d = _slice_shape(crd, L.shape), _slice_shape(crd, L.stride)
-    return Layout(unwrap_once(s), unwrap_once(d))
+    return Layout(s, d)
 
 
 def _slice_shape(c, t):
@@ -389,10 +385,6 @@ def _slice_shape(c, t):
             raise AlgebraError(f"slice: coordinate {format_int_tuple(c)} does not match {format_int_tuple(t)}")
         return _slice_t(c, t)
     return _slice_t(c, t)
-
-
-def unwrap_once(t):
-    return t
 
 
 def dice(crd, L):
@@ -547,7 +539,7 @@ def _composition_impl(LS, LD, RS, RD):
 def _min(a, b):
     if isinstance(a, int) and isinstance(b, int):
         r = min(int(a), int(b))
-        return r if (is_static(a) and is_static(b)) else it.DynInt(r) if hasattr(it, "DynInt") else r
+        return r if (is_static(a) and is_static(b)) else it.DynInt(r)
     return normalize(sympy.Min(a, b))
 
 
@@ -952,7 +944,7 @@ def upcast(L, n):
                 raise AlgebraError(f"upcast<{n}>: stride {d} and {n} do not divide each other")
             return (cdiv(s, cdiv(n, abs(d))), signum(d) * cdiv(abs(d), n))
         if isinstance(d, int):
-            return (s, it.DynInt(int(d) // n) if False else fdiv(d, n))
+            return (s, fdiv(d, n))
         require(sympy.Eq(sympy.Mod(d, n), 0), f"upcast<{n}>: stride divisibility")
         return (s, normalize(d / n))
     pairs = go(L.shape, L.stride)
@@ -1023,7 +1015,7 @@ def max_common_layout(a, b):
     if getattr(a, "is_composed", False):
         r = max_common_layout(a.inner, b)
         lim = 1 << a.swizzle.m
-        return r if r.size() <= lim else composition(r, Layout(lim, 1)) if False else _truncate(r, lim)
+        return _truncate(r, lim)
     if getattr(b, "is_composed", False):
         r = max_common_layout(a, b.inner)
         lim = 1 << b.swizzle.m

@@ -156,8 +156,6 @@ class _Parser:
                 return sw
             self.expect("o")
             first = self.parse_node()
-            if self.peek("o") and not self.peek("o "[:1] + "("):
-                pass
             if self.peek("o"):
                 self.expect("o")
                 offset = first

@@ -67,42 +67,11 @@ def prove_operand(mma, atom_layout, permutation, operand, copy_op, value_type, s
 
 def mma_coverage(mma, operand: str) -> Result:
     """``coverage`` of a TiledMMA operand without a copy (TV layout ownership)."""
-    from .properties import coverage
-    from types import SimpleNamespace
-    fake = SimpleNamespace(mma=mma, operand=operand, calls={}, hw=None, smem=None, threads=0,
-                           instructions=lambda: iter(()))
+    from .properties import tv_coverage
     t0 = time.perf_counter()
-    r = _mma_tv_coverage(mma, operand)
-    r.seconds = time.perf_counter() - t0
-    return r
-
-
-def _mma_tv_coverage(mma, operand):
-    from collections import Counter
-    tv = mma.get_layout_TV(operand)
-    vm = mma.thr_layout_vmnk
-    rep = {"A": vm[2].size(), "B": vm[1].size(), "C": vm[3].size()}[operand]
-    rows, cols = mma.operand_tile(operand)
-    counts = Counter()
-    checked = 0
-    for t in range(tv[0].size()):
-        seen = set()
-        for v in range(tv[1].size()):
-            e = tv(t, v)
-            checked += 1
-            if e in seen:
-                return Result("coverage", REFUTED, operand=operand, checked=checked, method="exhaustive",
-                              counterexample=Counterexample(f"thread {t} holds {operand}({e % rows},{e // rows}) twice",
-                                                            thread=t, value=v, element=(e % rows, e // rows)))
-            seen.add(e)
-            counts[e] += 1
-    for e in range(rows * cols):
-        if counts[e] != rep:
-            el = (e % rows, e // rows)
-            return Result("coverage", REFUTED, operand=operand, checked=checked, method="exhaustive",
-                          counterexample=Counterexample(f"tile element {operand}({el[0]},{el[1]}) is owned {counts[e]} times, expected {rep}",
-                                                        element=el))
-    return Result("coverage", PROVED, operand=operand, checked=checked, method="exhaustive")
+    checked, cex = tv_coverage(mma, operand)
+    return Result("coverage", REFUTED if cex else PROVED, operand=operand, checked=checked, method="exhaustive",
+                  counterexample=cex, seconds=time.perf_counter() - t0)
 
 
 def prove_config(cfg, properties=None, method: str = "auto", timeout_s: float | None = None) -> ConfigReport:

@@ -57,22 +57,22 @@ def _vectors(m: OperandModel):
 # ---------------------------------------------------------------- coverage
 
 
-def coverage(m: OperandModel) -> Result:
-    """Every tile element is owned exactly (replication) times by the MMA's TV
-    layout, each thread's fragment holds distinct elements, and the copy's
-    dereferenced smem vectors cover every element of the smem tile.
+def tv_coverage(mma, operand: str):
+    """The TiledMMA's TV layout of ``operand`` owns every tile element exactly
+    (replication) times and no thread holds an element twice.  Replication: A
+    across the N-threads, B across the M-threads, C across the K-threads.
+    Returns ``(checked, counterexample or None)``.
 
-    Replication: A is replicated across the N-threads, B across the M-threads,
-    C across the K-threads of the TiledMMA.
+    >>> from symlayout.tiled.mma import make_tiled_mma
+    >>> tv_coverage(make_tiled_mma("SM80_16x8x16_F16F16F16F16_TN", "(2,2,1)"), "A")
+    (1024, None)
     """
-    t0 = time.perf_counter()
-    mma = m.mma
-    tv = mma.get_layout_TV(m.operand)
+    tv = mma.get_layout_TV(operand)
     vm = mma.thr_layout_vmnk
-    rep = {"A": vm[2].size(), "B": vm[1].size(), "C": vm[3].size()}[m.operand]
+    rep = {"A": vm[2].size(), "B": vm[1].size(), "C": vm[3].size()}[operand]
     T, V = tv[0].size(), tv[1].size()
     tvt = function_table(tv)
-    rows, cols = mma.operand_tile(m.operand)
+    rows, cols = mma.operand_tile(operand)
     counts = Counter()
     owners = defaultdict(list)
     checked = 0
@@ -82,10 +82,9 @@ def coverage(m: OperandModel) -> Result:
             e = tvt[t + T * v]
             checked += 1
             if e in seen:
-                cex = Counterexample(
-                    f"thread {t} holds tile element {m.operand}({e % rows},{e // rows}) twice (values {seen[e]} and {v})",
+                return checked, Counterexample(
+                    f"thread {t} holds tile element {operand}({e % rows},{e // rows}) twice (values {seen[e]} and {v})",
                     thread=t, value=v, element=(e % rows, e // rows))
-                return _result("coverage", m, t0, cex, checked)
             seen[e] = v
             counts[e] += 1
             if len(owners[e]) < 4:
@@ -93,11 +92,22 @@ def coverage(m: OperandModel) -> Result:
     for e in range(rows * cols):
         if counts[e] != rep:
             el = (e % rows, e // rows)
-            cex = Counterexample(
-                f"tile element {m.operand}({el[0]},{el[1]}) is owned {counts[e]} times by the TiledMMA, expected {rep}"
+            return checked, Counterexample(
+                f"tile element {operand}({el[0]},{el[1]}) is owned {counts[e]} times by the TiledMMA, expected {rep}"
                 + (f" (by thread/value {owners[e]})" if owners[e] else ""),
                 element=el, thread=owners[e][0][0] if owners[e] else None)
-            return _result("coverage", m, t0, cex, checked)
+    return checked, None
+
+
+def coverage(m: OperandModel) -> Result:
+    """Every tile element is owned exactly (replication) times by the MMA's TV
+    layout (:func:`tv_coverage`), each thread's fragment holds distinct elements,
+    and the copy's dereferenced smem vectors cover every element of the smem tile.
+    """
+    t0 = time.perf_counter()
+    checked, cex = tv_coverage(m.mma, m.operand)
+    if cex is not None:
+        return _result("coverage", m, t0, cex, checked)
     read = set()
     for w, c, l, t, r, idx in _vectors(m):
         for i in idx:
