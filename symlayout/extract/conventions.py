@@ -1,0 +1,393 @@
+"""Which member of a traits type plays which role: conventions, and configurations built from them.
+
+Kernel libraries name their tiling members by convention.  A *profile* maps
+roles to member paths for one or more configuration documents (a TiledMMA and
+its operands; a kernel with two GEMMs sharing one TiledMMA, as flash-attention's
+forward pass, gives two documents):
+
+* ``fa2_fwd`` -- flash-attention 2's ``Flash_fwd_kernel_traits``: ``qk`` (S = Q K^T:
+  A = ``SmemLayoutQ`` through ``SmemCopyAtom``, B = ``SmemLayoutKV`` through
+  ``SmemCopyAtom``, both loaded by ``GmemTiledCopyQKV``) and ``pv`` (O = P V:
+  B = ``SmemLayoutVtransposed`` through ``SmemCopyAtomTransposed``, loaded by
+  ``GmemTiledCopyQKV`` into the untransposed tile; C = ``SmemLayoutO`` through
+  ``SmemCopyAtomO``, converted from ``ElementAccum``, stored by ``GmemTiledCopyO``).
+* ``cutlass_sm80`` -- CUTLASS's SM80 ``CollectiveMma`` (``TiledMma``, ``SmemLayoutA/B``
+  with their PIPE mode, ``SmemCopyAtomA/B``, ``GmemTiledCopyA/B``, ``StrideA/B``,
+  ``DispatchPolicy::Stages``), directly or as the ``CollectiveMainloop`` member of a
+  configuration type such as ``DefaultGemmConfigurationToCutlass3Types``.
+* ``generic`` -- ``TiledMma`` and, per operand X in A, B, C: ``SmemLayoutX``,
+  ``SmemCopyAtomX`` (or a hand-built ``SmemTiledCopyX``), ``GmemTiledCopyX``, ``StrideX``.
+
+Roles are ``X.smem``, ``X.copy``, ``X.g2s`` (for C the shared -> global copy),
+``X.stride``, ``mma``, ``stages``, ``accum`` (the accumulator's stored type
+source), each optionally prefixed by a document key (``pv:B.copy``).  A role's
+value may end in ``^T``: the member acts on the transposed tile of the operand
+(flash-attention loads V with the Q/K copy, then reads it as V^T).
+
+:func:`build_documents` turns a :class:`~symlayout.extract.cute_cpp.Probe` into
+:class:`~symlayout.extract.document.ConfigDoc`\\ s, checking each TiledMMA's
+``get_layoutA/B/C_TV`` against symlayout's own model and recovering
+``make_tiled_copy(atom, thr, val)`` arguments (checked to rebuild the same copy).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .cute_cpp import ExtractError, Probe, op_name, value_type_name
+from .document import ConfigDoc, stage_slice, strip_static
+from .recover import format_val, make_tiled_copy_tv, same_function, thr_val_from_tv, tiler_extents, transpose_thr_val
+
+__all__ = ["DocRoles", "PROFILES", "profile_docs", "probe_paths", "detect_profile", "apply_overrides",
+           "build_documents", "LD_MAX"]
+
+#: the largest leading dimension a parametric gmem tile is proved for (elements)
+LD_MAX = 1 << 20
+
+OPERAND_MODES = {"A": ("M", "K"), "B": ("N", "K"), "C": ("M", "N")}
+
+
+@dataclass
+class DocRoles:
+    """The member path of each role of one configuration document."""
+    key: str
+    title: str
+    roles: dict = field(default_factory=dict)     # "mma", "A.smem", "A.copy", "A.g2s", "A.stride", "stages", ...
+    ld: dict = field(default_factory=dict)        # operand -> leading-dimension symbol
+    notes: list = field(default_factory=list)
+
+    def get(self, role):
+        return self.roles.get(role)
+
+
+def _fa2_fwd() -> list[DocRoles]:
+    return [
+        DocRoles("qk", "S = Q K^T", {
+            "mma": "TiledMma",
+            "A.smem": "SmemLayoutQ", "A.copy": "SmemCopyAtom", "A.g2s": "GmemTiledCopyQKV",
+            "B.smem": "SmemLayoutKV", "B.copy": "SmemCopyAtom", "B.g2s": "GmemTiledCopyQKV",
+        }, {"A": "ldQ", "B": "ldK"}, ["the S accumulators stay in registers (softmax, then P = A of the second GEMM)"]),
+        DocRoles("pv", "O = P V, and the O epilogue", {
+            "mma": "TiledMma",
+            "B.smem": "SmemLayoutVtransposed", "B.copy": "SmemCopyAtomTransposed", "B.g2s": "GmemTiledCopyQKV^T",
+            "C.smem": "SmemLayoutO", "C.copy": "SmemCopyAtomO", "C.g2s": "GmemTiledCopyO", "accum": "ElementAccum",
+        }, {"B": "ldV", "C": "ldO"}, ["A = P comes from the S accumulators in registers (convert_type), not through a copy"]),
+    ]
+
+
+def _cutlass_sm80(prefix: str) -> list[DocRoles]:
+    r = {"mma": f"{prefix}TiledMma", "stages": f"{prefix}DispatchPolicy::Stages"}
+    for x in "AB":
+        r.update({f"{x}.smem": f"{prefix}SmemLayout{x}", f"{x}.copy": f"{prefix}SmemCopyAtom{x}",
+                  f"{x}.g2s": f"{prefix}GmemTiledCopy{x}", f"{x}.stride": f"{prefix}Stride{x}"})
+    return [DocRoles("mainloop", "the SM80 multistage mainloop", r, {"A": "ldA", "B": "ldB"})]
+
+
+def _generic() -> list[DocRoles]:
+    r = {"mma": "TiledMma", "stages": "kStages"}
+    for x in "ABC":
+        r.update({f"{x}.smem": f"SmemLayout{x}", f"{x}.copy": f"SmemCopyAtom{x}", f"{x}.g2s": f"GmemTiledCopy{x}",
+                  f"{x}.stride": f"Stride{x}"})
+    return [DocRoles("main", "TiledMMA and its copies", r, {"A": "ldA", "B": "ldB", "C": "ldC"})]
+
+
+#: profile name -> its documents
+PROFILES = {
+    "fa2_fwd": _fa2_fwd,
+    "cutlass_sm80": lambda: _cutlass_sm80("CollectiveMainloop::"),
+    "cutlass_sm80_collective": lambda: _cutlass_sm80(""),
+    "generic": _generic,
+}
+
+#: members that tell a profile, in the order profiles are tried
+_DETECT = (
+    ("fa2_fwd", ("SmemLayoutQ", "SmemLayoutKV", "TiledMma")),
+    ("cutlass_sm80", ("CollectiveMainloop::SmemLayoutA", "CollectiveMainloop::TiledMma")),
+    ("cutlass_sm80_collective", ("SmemLayoutA", "TiledMma", "DispatchPolicy::Stages")),
+    ("generic", ("TiledMma",)),
+)
+
+# members printed besides the roles (cross-checks and comments)
+_EXTRA = ("kNWarps", "kNThreads", "kBlockM", "kBlockN", "kHeadDim", "Element", "ElementAccum", "TileShape",
+          "CollectiveMainloop::TileShape", "ElementAccumulator")
+
+
+def profile_docs(name: str) -> list[DocRoles]:
+    if name not in PROFILES:
+        raise ExtractError(f"unknown profile {name!r} (known: {', '.join(PROFILES)})")
+    return PROFILES[name]()
+
+
+def _bare(path: str) -> str:
+    return path[:-2] if path.endswith("^T") else path
+
+
+def probe_paths(overrides: dict | None = None) -> list[str]:
+    """Every member path any profile (or an override) may need: printed by one probe program."""
+    paths = []
+    for name in PROFILES:
+        for d in profile_docs(name):
+            paths.extend(_bare(p) for p in d.roles.values())
+    paths.extend(_EXTRA)
+    paths.extend(_bare(v) for v in (overrides or {}).values())
+    return list(dict.fromkeys(paths))
+
+
+def detect_profile(probe: Probe) -> str:
+    for name, needed in _DETECT:
+        if all(probe.has(p) for p in needed):
+            return name
+    raise ExtractError(f"{probe.traits or 'the traits type'}: no TiledMma member found by convention "
+                       "(pass --member mma=NAME and the operand roles)")
+
+
+_ROLE_FIELDS = ("smem", "copy", "g2s", "stride")
+
+
+def apply_overrides(docs: list[DocRoles], overrides: dict) -> list[DocRoles]:
+    """Set roles from ``{"[doc:]role": "Member"}``; a role without a document prefix applies to
+    every document (and the empty member name ``""`` removes the role)."""
+    keys = {d.key for d in docs}
+    for role, member in overrides.items():
+        doc, _, r = role.rpartition(":")
+        base = r.split(".")
+        ok = r in ("mma", "stages", "accum") or (len(base) == 2 and base[0] in OPERAND_MODES and base[1] in _ROLE_FIELDS)
+        if not ok:
+            raise ExtractError(f"--member {role}={member}: unknown role {r!r} (mma, stages, accum, or X.FIELD with X in "
+                               f"A, B, C and FIELD in {', '.join(_ROLE_FIELDS)})")
+        if doc and doc not in keys:
+            raise ExtractError(f"--member {role}={member}: no document {doc!r} (this profile has {', '.join(sorted(keys))})")
+        for d in docs:
+            if not doc or d.key == doc:
+                if member:
+                    d.roles[r] = member
+                else:
+                    d.roles.pop(r, None)
+    return docs
+
+
+# ---------------------------------------------------------------- building documents
+
+
+def _canon(t: str) -> str:
+    try:
+        from ..atoms import canonical_type
+        return canonical_type(t)
+    except Exception:  # noqa: BLE001 - unknown type names are kept as written
+        return t
+
+
+def _known_copy(name: str) -> bool:
+    try:
+        from ..atoms import get_copy_op
+        get_copy_op(name)
+        return True
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _known_mma(name: str) -> bool:
+    try:
+        from ..atoms import get_mma_atom
+        get_mma_atom(name)
+        return True
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _bits(t: str) -> int | None:
+    try:
+        from ..atoms import value_type_bits
+        return value_type_bits(t)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _copy_bytes(atom: str) -> int | None:
+    try:
+        from ..atoms import get_copy_op
+        return get_copy_op(atom).vector_bits // 8
+    except Exception:  # noqa: BLE001
+        return None
+
+
+class _Builder:
+    def __init__(self, probe: Probe, header: str, type_expr: str, verify: bool):
+        self.p, self.header, self.type_expr, self.verify = probe, header, type_expr, verify
+
+    def member(self, path, kinds, role):
+        if not path:
+            return None
+        m = self.p.members.get(_bare(path))
+        if m is None or m.kind == "missing":
+            return None
+        if m.kind not in kinds:
+            raise ExtractError(f"{self.p.traits}: member {_bare(path)} ({role}) is a {m.kind}, expected "
+                               f"{' or '.join(kinds)}")
+        return m
+
+    # ---- [mma]
+    def mma(self, doc: ConfigDoc, roles: DocRoles):
+        m = self.member(roles.get("mma"), ("tiled_mma",), "mma")
+        if m is None:
+            raise ExtractError(f"{self.p.traits}: no TiledMMA member {roles.get('mma')!r} for {roles.title}")
+        atom = op_name(m["tiled_mma"])
+        perm = [strip_static(m[f"perm{i}"]) for i in range(3)]
+        doc.mma = {"atom": atom, "layout": strip_static(m["atom_layout"]), "permutation": perm}
+        doc.table_comments["mma"] = [f"{m.path}: TiledMMA<MMA_Atom<{atom}>, {strip_static(m['atom_layout'])}, "
+                                     f"Tile<{','.join(perm)}>>"]
+        if not _known_mma(atom):
+            doc.notes.append(f"not supported: MMA operation {atom} (not in symlayout's atom catalog)")
+        elif self.verify:
+            self.check_mma(doc, m)
+        return m
+
+    def check_mma(self, doc, m):
+        """symlayout's TiledMMA model against CuTe's own get_layoutX_TV."""
+        from ..notation import parse_layout
+        from ..tiled.mma import make_tiled_mma
+        mma = make_tiled_mma(doc.mma["atom"], doc.mma["layout"], doc.mma["permutation"])
+        for x in "ABC":
+            ours = getattr(mma, f"get_layout{x}_TV")()
+            theirs = parse_layout(strip_static(m[f"layout{x}_TV"]))
+            if not same_function(ours, theirs):
+                raise ExtractError(f"{self.p.traits}: symlayout's TiledMMA model disagrees with CuTe's "
+                                   f"get_layout{x}_TV: {ours} vs {theirs}")
+
+    # ---- copies
+    def tiled_copy_keys(self, m, transposed: bool, what: str):
+        """atom/type and thr/val (or tv/tiler) of a TiledCopy member; comment text."""
+        atom, typ = op_name(m["tiled_copy"]), _canon(value_type_name(m["value_type"]))
+        keys = {"atom": atom, "type": typ}
+        from ..notation import parse_layout
+        tv = parse_layout(strip_static(m["tv"]))
+        tiler = tiler_extents(m["tiler"])
+        rec = thr_val_from_tv(tv, tiler) if tiler is not None else None
+        how = "make_tiled_copy(atom, thr, val)"
+        if rec is not None:
+            thr, val = transpose_thr_val(*rec) if transposed else rec
+            keys.update({"thr": str(thr), "val": format_val(val)})
+            how += ": thr/val recovered from its TV layout and checked to rebuild it"
+        elif transposed:
+            raise ExtractError(f"{self.p.traits}: {m.path} ({what}) has no (thr, val) form to transpose")
+        else:
+            keys.update({"tv": strip_static(m["tv"]), "tiler": strip_static(m["tiler"])})
+            how = "a TiledCopy with no (thr, val) form: its TV layout and tiler"
+        return keys, how, rec
+
+    def smem(self, roles, x):
+        m = self.member(roles.get(f"{x}.smem"), ("layout", "composed"), f"{x}.smem")
+        return (strip_static(m["layout"] if m.kind == "layout" else m["composed"]), m.path) if m else (None, None)
+
+    def operand(self, doc: ConfigDoc, roles: DocRoles, x: str, mma_member):
+        smem, smem_path = self.smem(roles, x)
+        cm = self.member(roles.get(f"{x}.copy"), ("copy_atom", "tiled_copy"), f"{x}.copy")
+        if cm is not None and smem is None:
+            raise ExtractError(f"{self.p.traits}: {cm.path} ({x}.copy) has no smem layout (role {x}.smem)")
+        if cm is not None:
+            if cm.kind == "copy_atom":
+                atom, typ = op_name(cm["copy_atom"]), _canon(value_type_name(cm["value_type"]))
+                t = {"atom": atom, "type": typ, "smem": smem}
+                how = f"make_tiled_copy_{x}({cm.path}, {mma_member.path}) on {smem_path}"
+            else:
+                keys, how, _ = self.tiled_copy_keys(cm, False, f"{x}.copy")
+                t = {"atom": keys.pop("atom"), "type": keys.pop("type"), "smem": smem, **keys}
+                how = f"{cm.path} = {how}, on {smem_path}"
+            if x == "C":
+                stored, accum = t["type"], _canon(value_type_name(mma_member["val_c"]))
+                if _canon(stored) != accum:
+                    t["convert"] = True
+                    how += f"; the {accum} accumulators converted to {stored} first"
+            doc.copy[x] = t
+            doc.table_comments[f"copy.{x}"] = [how]
+            if not _known_copy(t["atom"]):
+                doc.notes.append(f"not supported: copy operation {t['atom']} ([copy.{x}])")
+            sl = stage_slice(smem)
+            if sl is not None:
+                if doc.stages not in (None, sl[1]):
+                    raise ExtractError(f"{self.p.traits}: {smem_path} has {sl[1]} stages, another smem layout {doc.stages}")
+                doc.stages = sl[1]
+        g = roles.get(f"{x}.g2s")
+        gm = self.member(g, ("tiled_copy",), f"{x}.g2s") if g else None
+        if gm is not None:
+            self.global_copy(doc, roles, x, gm, g.endswith("^T"), smem)
+
+    def global_copy(self, doc, roles, x, gm, transposed, smem):
+        kind = "s2g" if x == "C" else "g2s"
+        keys, how, rec = self.tiled_copy_keys(gm, transposed, f"{x}.g2s")
+        if smem is None:
+            raise ExtractError(f"{self.p.traits}: {gm.path} ({kind}.{x}) has no smem layout (role {x}.smem)")
+        from .. import int_tuple as it
+        from ..notation import parse
+        inner = parse(smem)
+        inner = getattr(inner, "inner", inner)
+        shape = it.product_each(inner.shape)[:2]
+        contiguous, why = self.contiguous_mode(roles, x, rec, transposed)
+        ld = roles.ld.get(x, f"ld{x}")
+        stride = ("1", ld) if contiguous == 0 else (ld, "1")
+        keys["gmem"] = f"({shape[0]},{shape[1]}):({stride[0]},{stride[1]})"
+        vec = _copy_bytes(keys["atom"])
+        bits = _bits(keys["type"])
+        if vec:
+            keys["gmem_align"] = vec
+        per = (vec * 8 // bits) if vec and bits and vec * 8 >= bits else 1
+        doc.params[ld] = {"min": shape[contiguous], "max": LD_MAX, "multiple_of": per}
+        getattr(doc, kind)[x] = keys
+        mode = OPERAND_MODES[x][contiguous]
+        doc.table_comments[f"{kind}.{x}"] = [
+            f"{gm.path}{' (on the transposed tile)' if transposed else ''} = {how}",
+            f"gmem: the {x} tile, {mode}-contiguous ({why}); {ld} = its leading dimension, assumed a multiple "
+            f"of {per} elements ({vec} B rows, what the {keys['atom']} vectors need)" if vec else
+            f"gmem: the {x} tile, {mode}-contiguous ({why}); {ld} = its leading dimension"]
+        if not _known_copy(keys["atom"]):
+            doc.notes.append(f"not supported: copy operation {keys['atom']} ([{kind}.{x}])")
+
+    def contiguous_mode(self, roles, x, rec, transposed):
+        """Which mode of the gmem tile is contiguous: from the CUTLASS stride type (the mode
+        whose stride is the static 1), else from the copy's value layout (its vector runs along
+        the contiguous mode)."""
+        sm = self.member(roles.get(f"{x}.stride"), ("type",), f"{x}.stride") if roles.get(f"{x}.stride") else None
+        if sm is not None:
+            from .cute_cpp import _split_args
+            t = value_type_name(sm["type"])
+            if t.startswith("tuple<"):
+                args = _split_args(t[len("tuple<"):-1])
+                ones = [i for i, a in enumerate(args[:2]) if a in ("C<1>", "_1", "Int<1>")]
+                if len(ones) == 1:
+                    return ones[0], f"{sm.path} = {t}"
+        if rec is not None:
+            val = rec[1]
+            ext = [val.shape[0], val.shape[1]]
+            if transposed:
+                ext.reverse()
+            if (ext[0] > 1) != (ext[1] > 1):
+                return (0 if ext[0] > 1 else 1), "the copy's vectors run along it"
+        return 1, "assumed: no stride type, and the copy's vectors do not tell"
+
+
+def build_documents(probe: Probe, header: str, type_expr: str, profile: str | None = None,
+                    overrides: dict | None = None, verify: bool = True) -> list[ConfigDoc]:
+    """The configuration documents of one probed traits type (see the module doc)."""
+    name = profile or detect_profile(probe)
+    docs = apply_overrides(profile_docs(name), overrides or {})
+    b = _Builder(probe, header, type_expr, verify)
+    out = []
+    for roles in docs:
+        doc = ConfigDoc(name=f"{type_expr}: {roles.title}")
+        doc.comments = [f"extracted by symlayout from {header}",
+                        f"type: {type_expr}", f"profile {name}, document {roles.key!r}: {roles.title}"]
+        mm = b.mma(doc, roles)
+        for x in "ABC":
+            b.operand(doc, roles, x, mm)
+        st = roles.get("stages")
+        sv = probe.members.get(st) if st else None
+        if sv is not None and sv.kind == "value":
+            if doc.stages is not None and doc.stages != sv["value"]:
+                raise ExtractError(f"{probe.traits}: {st} = {sv['value']} but the smem layouts have {doc.stages} stages")
+            doc.table_comments["stages"] = [f"{st} = {sv['value']}, the PIPE mode of the smem layouts"]
+        elif doc.stages is not None:
+            doc.table_comments["stages"] = ["the PIPE mode of the smem layouts"]
+        if not doc.copy and not doc.g2s and not doc.s2g:
+            doc.notes.append("no operand copies found by convention: the file is about the TiledMMA alone")
+        doc.notes.extend(roles.notes)
+        out.append(doc)
+    return out
