@@ -145,7 +145,12 @@ _ROLE_FIELDS = ("smem", "copy", "g2s", "stride")
 
 def apply_overrides(docs: list[DocRoles], overrides: dict) -> list[DocRoles]:
     """Set roles from ``{"[doc:]role": "Member"}``; a role without a document prefix applies to
-    every document (and the empty member name ``""`` removes the role)."""
+    every document (and the empty member name ``""`` removes the role).
+
+    >>> docs = apply_overrides(profile_docs("fa2_fwd"), {"pv:B.copy": "MyAtomT", "A.g2s": ""})
+    >>> [(d.key, d.get("B.copy"), d.get("A.g2s")) for d in docs]
+    [('qk', 'SmemCopyAtom', None), ('pv', 'MyAtomT', None)]
+    """
     keys = {d.key for d in docs}
     for role, member in overrides.items():
         doc, _, r = role.rpartition(":")

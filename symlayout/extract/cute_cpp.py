@@ -123,8 +123,9 @@ def op_name(text: str) -> str:
 
     Namespaces go; template arguments are value types (``cutlass::uint128_t`` ->
     ``uint128_t``, ``unsigned int`` -> ``uint32_t``); a second argument equal to
-    the first (CuTe's defaulted ``class D = S``) goes; CuTe's alias
-    ``AutoVectorizingCopyWithAssumedAlignment<128>`` is ``AutoVectorizingCopy``;
+    the first (CuTe's defaulted ``class D = S``) goes; CuTe's aliases
+    ``AutoVectorizingCopyWithAssumedAlignment<128>`` and ``<8>`` are ``AutoVectorizingCopy``
+    and ``DefaultCopy``;
     Hopper's ``SM90::GMMA::MMA_64x128x16_F32F16F16_SS<Major::K, Major::K, One, One>``
     is ``SM90_64x128x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>``.
 
@@ -145,8 +146,8 @@ def op_name(text: str) -> str:
         return t
     head, rest = t.split("<", 1)
     args = [value_type_name(a) for a in _split_args(rest[:-1])]
-    if head == "AutoVectorizingCopyWithAssumedAlignment" and args == ["128"]:
-        return "AutoVectorizingCopy"
+    if head == "AutoVectorizingCopyWithAssumedAlignment" and args in (["128"], ["8"]):
+        return {"128": "AutoVectorizingCopy", "8": "DefaultCopy"}[args[0]]   # CuTe's two aliases
     if len(args) == 2 and args[0] == args[1]:
         args = args[:1]
     return f"{head}<{','.join(args)}>"
@@ -331,6 +332,7 @@ class Probe:
     members: dict
     seconds: float = 0.0
     compiler: str = ""
+    output: str = ""      # the program's output as printed
 
     def has(self, path: str) -> bool:
         m = self.members.get(path)
@@ -496,8 +498,8 @@ def probe_traits(header, type_expr: str, paths, include_dirs=(), cuda_arch: int 
             r = _run_compiler(cmd[:-3] + ["-x", "c", str(work / "stubs.c"), "-x", "c++"] + cmd[-3:], timeout_s,
                               header, type_expr)
         if r.returncode != 0:
-            raise ExtractError(f"{header}: {Path(cxx[0]).name} could not compile {type_expr}: "
-                               f"{first_error(r.stderr + r.stdout)}")
+            err = first_error(r.stderr + r.stdout).replace(str(cpp), "<generated probe>")
+            raise ExtractError(f"{header}: {Path(cxx[0]).name} could not compile {type_expr}: {err}")
         try:
             run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
         except subprocess.TimeoutExpired:
@@ -506,6 +508,7 @@ def probe_traits(header, type_expr: str, paths, include_dirs=(), cuda_arch: int 
             raise ExtractError(f"{header}: the probe program of {type_expr} failed (exit {run.returncode}): "
                                f"{first_error(run.stderr)}")
         probe = parse_probe_output(run.stdout)
+        probe.output = run.stdout
         probe.seconds = time.perf_counter() - t0
         probe.compiler = Path(cxx[0]).name
         return probe
