@@ -34,14 +34,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .cute_cpp import ExtractError, Probe, op_name, value_type_name
-from .document import ConfigDoc, stage_slice, strip_static
+from .document import LD_MAX, ConfigDoc, gmem_tile, stage_slice, strip_static
 from .recover import format_val, make_tiled_copy_tv, same_function, thr_val_from_tv, tiler_extents, transpose_thr_val
 
 __all__ = ["DocRoles", "PROFILES", "profile_docs", "probe_paths", "detect_profile", "apply_overrides",
            "build_documents", "LD_MAX"]
-
-#: the largest leading dimension a parametric gmem tile is proved for (elements)
-LD_MAX = 1 << 20
 
 OPERAND_MODES = {"A": ("M", "K"), "B": ("N", "K"), "C": ("M", "N")}
 
@@ -199,22 +196,6 @@ def _known_mma(name: str) -> bool:
         return False
 
 
-def _bits(t: str) -> int | None:
-    try:
-        from ..atoms import value_type_bits
-        return value_type_bits(t)
-    except Exception:  # noqa: BLE001
-        return None
-
-
-def _copy_bytes(atom: str) -> int | None:
-    try:
-        from ..atoms import get_copy_op
-        return get_copy_op(atom).vector_bits // 8
-    except Exception:  # noqa: BLE001
-        return None
-
-
 class _Builder:
     def __init__(self, probe: Probe, header: str, type_expr: str, verify: bool):
         self.p, self.header, self.type_expr, self.verify = probe, header, type_expr, verify
@@ -328,21 +309,14 @@ class _Builder:
         shape = it.product_each(inner.shape)[:2]
         contiguous, why = self.contiguous_mode(roles, x, rec, transposed)
         ld = roles.ld.get(x, f"ld{x}")
-        stride = ("1", ld) if contiguous == 0 else (ld, "1")
-        keys["gmem"] = f"({shape[0]},{shape[1]}):({stride[0]},{stride[1]})"
-        vec = _copy_bytes(keys["atom"])
-        bits = _bits(keys["type"])
-        if vec:
-            keys["gmem_align"] = vec
-        per = (vec * 8 // bits) if vec and bits and vec * 8 >= bits else 1
-        doc.params[ld] = {"min": shape[contiguous], "max": LD_MAX, "multiple_of": per}
+        gkeys, rng, ld_note = gmem_tile(shape, contiguous, ld, keys["atom"], keys["type"])
+        keys.update(gkeys)
+        doc.params[ld] = rng
         getattr(doc, kind)[x] = keys
         mode = OPERAND_MODES[x][contiguous]
         doc.table_comments[f"{kind}.{x}"] = [
             f"{gm.path}{' (on the transposed tile)' if transposed else ''} = {how}",
-            f"gmem: the {x} tile, {mode}-contiguous ({why}); {ld} = its leading dimension, assumed a multiple "
-            f"of {per} elements ({vec} B rows, what the {keys['atom']} vectors need)" if vec else
-            f"gmem: the {x} tile, {mode}-contiguous ({why}); {ld} = its leading dimension"]
+            f"gmem: the {x} tile, {mode}-contiguous ({why}); {ld_note}"]
         if not _known_copy(keys["atom"]):
             doc.notes.append(f"not supported: copy operation {keys['atom']} ([{kind}.{x}])")
 

@@ -52,7 +52,10 @@ import json
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["ConfigDoc", "toml_value", "strip_static", "stage_slice"]
+__all__ = ["ConfigDoc", "toml_value", "strip_static", "stage_slice", "gmem_tile", "LD_MAX"]
+
+#: the largest leading dimension a parametric gmem tile is proved for (elements)
+LD_MAX = 1 << 20
 
 # key order of each table, as the contract lists them
 _ORDER = {
@@ -138,6 +141,36 @@ def stage_slice(smem: str) -> tuple[str, int] | None:
         n *= x
     one = f"({modes[0]},{modes[1]}):({strides[0]},{strides[1]})"
     return (f"{head} o {one}" if head else one), n
+
+
+def gmem_tile(shape, contiguous: int, ld: str, atom: str, value_type: str) -> tuple[dict, dict, str]:
+    """The default gmem side of a global-memory copy whose tile has ``shape`` (rank 2):
+    ``(keys, param_range, comment)``.  The tile is a window of a larger tensor whose
+    ``contiguous`` mode has stride 1 and the other the leading dimension ``ld`` (a
+    ``[params]`` symbol, at least the tile's extent along the contiguous mode); the
+    leading dimension is assumed a multiple of the copy's vector (the copy's own
+    alignment requirement), the tile's first element aligned to the vector.
+
+    >>> keys, rng, _ = gmem_tile((128, 64), 1, "ldQ", "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "half_t")
+    >>> keys, rng
+    ({'gmem': '(128,64):(ldQ,1)', 'gmem_align': 16}, {'min': 64, 'max': 1048576, 'multiple_of': 8})
+    """
+    stride = ("1", ld) if contiguous == 0 else (ld, "1")
+    keys = {"gmem": f"({shape[0]},{shape[1]}):({stride[0]},{stride[1]})"}
+    vec = bits = None
+    try:
+        from ..atoms import get_copy_op, value_type_bits
+        vec = get_copy_op(atom).vector_bits // 8
+        bits = value_type_bits(value_type)
+    except Exception:  # noqa: BLE001 - an atom or type the catalog lacks: no alignment assumption
+        pass
+    per = 1
+    if vec and bits and vec * 8 >= bits:
+        keys["gmem_align"] = vec
+        per = vec * 8 // bits
+    rng = {"min": shape[contiguous], "max": LD_MAX, "multiple_of": per}
+    why = f"; {ld} assumed a multiple of {per} elements ({vec} B, the {atom} vector)" if per > 1 else ""
+    return keys, rng, f"{ld} = the leading dimension{why}"
 
 
 @dataclass
