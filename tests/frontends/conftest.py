@@ -75,3 +75,13 @@ def cutlass_default_config_header():
     if not p.is_file():
         pytest.skip(f"SYMLAYOUT_CUTLASS_SRC={env}: no {CUTLASS_DEFAULT_CONFIG} there")
     return p
+
+
+@pytest.fixture(scope="session")
+def cute():
+    """``cutlass.cute`` of the CuTe DSL, or skip."""
+    from symlayout.cute_dsl import DslError, import_dsl
+    try:
+        return import_dsl()
+    except DslError as e:
+        pytest.skip(str(e))
