@@ -44,9 +44,10 @@ def same_layout(text: str, expected) -> bool:
     return got.size() == expected.size() and function_table(got) == function_table(expected)
 
 
-def swizzle_atom(b, rows, cols, row_major=True):
+def swizzle_atom(b, rows, cols, row_major=True, m=3, s=3):
+    """``composition(Swizzle<b,m,s>, Layout<Shape<rows,cols>>)`` row- or column-major."""
     inner = Layout((rows, cols), (cols, 1)) if row_major else Layout((rows, cols), (1, rows))
-    return ComposedLayout(Swizzle(b, 3, 3), 0, inner)
+    return ComposedLayout(Swizzle(b, m, s), 0, inner)
 
 
 def fa2_fwd_expected(hd, block_m, block_n, nwarps, elem="half_t"):

@@ -134,3 +134,26 @@ def test_cutlass_default_gemm_configuration(cute_headers, cutlass_default_config
     ex = extract(cutlass_default_config_header, DEFAULT_CONFIG.format(a=a, b=b))
     check_cutlass_sm80_f16(ex.docs, a_kmajor=(a == "RowMajor"), b_kmajor=(b == "ColumnMajor"))
     prove_version1(ex.docs)
+
+
+@pytest.mark.slow
+def test_cutlass_default_gemm_configuration_tf32(cute_headers, cutlass_default_config_header):
+    """TF32, A RowMajor / B ColumnMajor: TiledMMA<MMA_Atom<SM80_16x8x8_F32TF32TF32F32_TN>, Layout<Shape<2,2,1>,
+    Stride<2,1,1>>, Tile<32,32,8>>; OperandA<tfloat32_t, RowMajor, 4, 32>: composition(Swizzle<3,2,3>,
+    Layout<Shape<8,32>,Stride<32,1>>), Copy_Atom<SM75_U32x4_LDSM_N, tfloat32_t>, make_tiled_copy(Copy_Atom<
+    SM80_CP_ASYNC_CACHEALWAYS<uint128_t>, tfloat32_t>, Layout<Shape<16,8>,Stride<8,1>>, Layout<Shape<1,4>>)."""
+    from frontend_expect import swizzle_atom
+    t = DEFAULT_CONFIG.replace("cutlass::half_t", "cutlass::tfloat32_t").format(a="RowMajor", b="ColumnMajor")
+    (doc,) = extract(cutlass_default_config_header, t).docs
+    d = doc.to_dict()
+    assert d["mma"]["atom"] == "SM80_16x8x8_F32TF32TF32F32_TN" and d["mma"]["permutation"] == ["32", "32", "8"]
+    assert same_layout(d["mma"]["layout"], Layout((2, 2, 1), (2, 1, 1)))
+    atom = swizzle_atom(3, 8, 32, m=2)
+    for x in "AB":
+        assert (d["copy"][x]["atom"], d["copy"][x]["type"]) == ("SM75_U32x4_LDSM_N", "tfloat32_t")
+        assert same_layout(d["copy"][x]["smem"], tile_to_shape(atom, (128, 32, 3)))
+        g = d["g2s"][x]
+        assert (g["atom"], g["thr"], g["val"], g["gmem"]) == ("SM80_CP_ASYNC_CACHEALWAYS<uint128_t>", "(16,8):(8,1)",
+                                                              "(1,4)", f"(128,32):(ld{x},1)")
+    assert d["params"]["ldA"]["multiple_of"] == 4
+    prove_version1([doc])
