@@ -384,8 +384,8 @@ class DslConfig:
                     t.update({"thr": str(rec[0]), "val": format_val(rec[1])})
                     how = "make_tiled_copy_tv (thr/val recovered from its TV layout and checked)"
                 else:
-                    t.update({"tv": strip_static(str(tiled.layout_tv_tiled)),
-                              "tiler": strip_static(str(tiled.tiler_mn))})
+                    t.update({"tv": _compact(strip_static(str(tiled.layout_tv_tiled))),
+                              "tiler": _tiler_text(tiler, tiled.tiler_mn)})
                     how = "a hand-built TiledCopy (its TV layout and tiler)"
         if x == "C":
             conv = convert if convert is not None else (typ != self.acc_type)
@@ -414,7 +414,8 @@ class DslConfig:
         elif transposed:
             raise DslError(f"{label}: no (thr, val) form to transpose")
         else:
-            keys.update({"tv": strip_static(str(tiled_copy.layout_tv_tiled)), "tiler": strip_static(str(tiled_copy.tiler_mn))})
+            keys.update({"tv": _compact(strip_static(str(tiled_copy.layout_tv_tiled))),
+                         "tiler": _tiler_text(tiler, tiled_copy.tiler_mn)})
         if smem is not None and transposed:
             text, _, _ = self._smem(smem, swizzle, value_type_bits(typ), x, smem_label or f"smem {x}")
             have = self.doc.copy.get(x, {}).get("smem")
@@ -581,6 +582,13 @@ def _flat(t):
 
 def _map(t, f):
     return tuple(_map(e, f) for e in t) if isinstance(t, tuple) else f(t)
+
+
+def _tiler_text(extents, tiler) -> str:
+    """A tiler as extents ``(8,1)`` when it is one (a tile of identity layouts), else as printed."""
+    if extents is not None:
+        return "(" + ",".join(str(e) for e in extents) + ")"
+    return _compact(strip_static(str(tiler)))
 
 
 def _compact(s: str) -> str:

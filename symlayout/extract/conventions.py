@@ -256,7 +256,8 @@ class _Builder:
         elif transposed:
             raise ExtractError(f"{self.p.traits}: {m.path} ({what}) has no (thr, val) form to transpose")
         else:
-            keys.update({"tv": strip_static(m["tv"]), "tiler": strip_static(m["tiler"])})
+            ext = "(" + ",".join(str(e) for e in tiler) + ")" if tiler is not None else strip_static(m["tiler"])
+            keys.update({"tv": strip_static(m["tv"]), "tiler": ext})
             how = "a TiledCopy with no (thr, val) form: its TV layout and tiler"
         return keys, how, rec
 

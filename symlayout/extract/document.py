@@ -184,6 +184,8 @@ class ConfigDoc:
     g2s: dict = field(default_factory=dict)
     s2g: dict = field(default_factory=dict)
     stages: int | None = None
+    prove: dict | None = None                             # [prove] (properties, timeout_s)
+    expect: dict | None = None                            # [expect] (refuted, ...)
     table_comments: dict = field(default_factory=dict)   # "copy.A" -> [comment lines]
     notes: list = field(default_factory=list)             # what the front end could not express
 
@@ -200,6 +202,10 @@ class ConfigDoc:
                     yield f"{kind}.{op}", t
         if self.stages is not None:
             yield "stages", {"count": self.stages}
+        if self.prove:
+            yield "prove", self.prove
+        if self.expect:
+            yield "expect", self.expect
 
     def to_dict(self) -> dict:
         """The dict ``tomllib.loads(self.to_toml())`` returns."""
@@ -240,6 +246,7 @@ class ConfigDoc:
         version-2 tables use.
         """
         v1 = ConfigDoc(name=self.name, comments=list(self.comments), mma=_copy.deepcopy(self.mma),
+                       prove=_copy.deepcopy(self.prove), expect=_copy.deepcopy(self.expect),
                        table_comments={"mma": list(self.table_comments.get("mma", []))}, notes=list(self.notes))
         left: list = []
         for op, t in sorted(self.copy.items()):

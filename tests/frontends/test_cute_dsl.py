@@ -347,3 +347,34 @@ def test_module_doctests():
     import doctest
     import symlayout.cute_dsl as m
     assert doctest.testmod(m).failed == 0
+
+
+def test_hand_built_copies(cute):
+    """A TiledCopy that is not make_tiled_copy_X(atom, mma): thr/val when it has that form, else tv/tiler."""
+    import cutlass
+    from cutlass.cute.nvgpu import warp
+    from symlayout.cute_dsl import DslConfig
+    out = {}
+
+    @cute.jit
+    def trace():
+        mma = cute.make_tiled_mma(warp.MmaF16BF16Op(cutlass.Float16, cutlass.Float32, (16, 8, 16)),
+                                  cute.make_layout((2, 2, 1)))
+        u32 = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), cutlass.Float16, num_bits_per_copy=32)
+        c = DslConfig(mma)
+        c.copy("A", cute.make_tiled_copy_tv(u32, cute.make_layout((32, 4), stride=(4, 1)), cute.make_layout((1, 2))),
+               cute.make_layout((32, 16), stride=(16, 1)), label="s2r_A")
+        u16 = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), cutlass.Float16)
+        c.copy("B", cute.make_tiled_copy(u16, cute.make_layout(((2, 2), 2), stride=((1, 4), 2)), (8, 1)),
+               cute.make_layout((16, 16), stride=(16, 1)), label="s2r_B")
+        out["c"] = c
+
+    trace()
+    d = out["c"].to_dict()
+    assert {k: d["copy"]["A"][k] for k in ("atom", "thr", "val")} == \
+        {"atom": "UniversalCopy<uint32_t>", "thr": "(32,4):(4,1)", "val": "(1,2)"}
+    assert (d["copy"]["B"]["atom"], d["copy"]["B"]["tv"], d["copy"]["B"]["tiler"]) == \
+        ("UniversalCopy<uint16_t>", "((2,2),2):((1,4),2)", "(8,1)")
+    _, left = out["c"].doc.version1()
+    assert "[copy.A] (version 2: hand-built copy: thr, val)" in left
+    assert "[copy.B] (version 2: hand-built copy: tv, tiler)" in left
