@@ -443,15 +443,19 @@ def _c_stubs(output: str) -> str:
 
 
 def first_error(output: str) -> str:
-    """The compiler's first error, on one line (``file:line:col: error: ...`` shortened to the message).
+    """The compiler's first error, on one line (the first ``error:`` line; else the first undefined reference).
 
-    >>> first_error("a.cpp: In function 'int main()':\\na.cpp:3:5: error: 'Foo' was not declared in this scope\\n")
+    >>> first_error("In file included from x/error.h:1,\\na.cpp:3:5: error: 'Foo' was not declared in this scope\\n")
     "a.cpp:3:5: error: 'Foo' was not declared in this scope"
+    >>> first_error("k.cu(12): error: identifier \\"Foo\\" is undefined\\n")   # nvcc
+    'k.cu(12): error: identifier "Foo" is undefined'
     """
-    for ln in output.splitlines():
-        if re.search(r"\b(?:fatal )?error\b", ln):
-            return " ".join(ln.split())[:400]
-    lines = [ln for ln in output.splitlines() if ln.strip()]
+    lines = output.splitlines()
+    for pat in (r"\berror\b\s*:", r"undefined reference to"):
+        for ln in lines:
+            if re.search(pat, ln):
+                return " ".join(ln.split())[:400]
+    lines = [ln for ln in lines if ln.strip()]
     return " ".join(lines[0].split())[:400] if lines else "(no output)"
 
 
