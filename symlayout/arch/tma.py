@@ -1,0 +1,235 @@
+"""TMA (``cp.async.bulk.tensor``) and the ``CUtensorMap`` as NVIDIA documents them.
+
+Written from the CUDA driver API reference of ``cuTensorMapEncodeTiled`` (the
+parameter requirements in ``cuda.h``) and the PTX ISA sections "Tensors"
+("Tensor-copy swizzling modes", "Bounding box") and ``cp.async.bulk.tensor``;
+not from CuTe (CuTe's ``make_tma_copy`` is :mod:`symlayout.atoms.tma`).
+
+Conventions: dimension 0 is the innermost (contiguous) one, as in the driver
+API; ``global_strides`` are the byte strides of dimensions ``1 .. rank-1``;
+box coordinates ``(c0, c1, ...)`` count elements inside the box.
+
+What a tiled load does (the model :mod:`symlayout.harness.probe_sm90` checks on
+the GPU): the box at global coordinates ``(x0, x1, ...)`` is written to shared
+memory densely, dimension 0 fastest, so box element ``c`` has the byte offset
+``e * (c0 + b0*(c1 + b1*(c2 + ...)))``; the swizzle mode then permutes 16-byte
+chunks by the *absolute* shared address: bits ``[4, 4+log2 W)`` XOR bits
+``[7, 7+log2 W)`` with ``W = span/16`` (span 32, 64, 128 bytes): the pattern
+repeats every ``8*span`` bytes.  Elements outside the global tensor are written
+as zeros (``OOB_FILL_NONE``) and still count as transferred bytes.
+
+>>> box_smem_offset((64, 8), 2, (5, 3))
+394
+>>> smem_address(1024 + 394, "128B")
+1466
+>>> encode_tiled_problems("FLOAT16", (256, 256), (512,), (128, 64), swizzle="64B")
+['inner box dimension 256 bytes exceeds the 64B swizzle span']
+"""
+from __future__ import annotations
+
+#: ``CUtensorMapDataType`` values and their element sizes in bytes (4-bit packed types left out).
+DATA_TYPES = {"UINT8": (0, 1), "UINT16": (1, 2), "UINT32": (2, 4), "INT32": (3, 4), "UINT64": (4, 8),
+              "INT64": (5, 8), "FLOAT16": (6, 2), "FLOAT32": (7, 4), "FLOAT64": (8, 8), "BFLOAT16": (9, 2),
+              "FLOAT32_FTZ": (10, 4), "TFLOAT32": (11, 4), "TFLOAT32_FTZ": (12, 4)}
+#: ``CUtensorMapSwizzle`` values (the SM90 ones; the ``128B_ATOM_*`` variants are later architectures').
+SWIZZLE_ENUM = {"none": 0, "32B": 1, "64B": 2, "128B": 3}
+#: Bytes of the span the 16-byte chunks are permuted in.
+SWIZZLE_SPAN_BYTES = {"none": 16, "32B": 32, "64B": 64, "128B": 128}
+#: ``CUtensorMapInterleave`` values.
+INTERLEAVE_ENUM = {"none": 0, "16B": 1, "32B": 2}
+#: Largest rank of a tensor map.
+MAX_RANK = 5
+#: Largest extent of a box dimension.
+MAX_BOX = 256
+#: Largest element stride (traversal stride).
+MAX_ELEMENT_STRIDE = 8
+#: Alignment of the shared-memory destination of ``cp.async.bulk.tensor`` (bytes).
+SMEM_ALIGN = 128
+#: Alignment of the global base address (bytes); 32 with 32-byte interleave.
+GLOBAL_ALIGN = 16
+
+_ALIASES = {"none": "none", "0": "none", "disable": "none", "interleave": "none",
+            "32b": "32B", "b32": "32B", "sw32": "32B", "1": "32B",
+            "64b": "64B", "b64": "64B", "sw64": "64B", "2": "64B",
+            "128b": "128B", "b128": "128B", "sw128": "128B", "3": "128B"}
+
+
+def swizzle_mode(name) -> str:
+    """Normalize a TMA swizzle name or ``CUtensorMapSwizzle`` value.
+
+    >>> swizzle_mode("CU_TENSOR_MAP_SWIZZLE_128B"), swizzle_mode(1), swizzle_mode("none")
+    ('128B', '32B', 'none')
+    """
+    key = str(name).strip().lower().replace("cu_tensor_map_swizzle_", "")
+    if key not in _ALIASES:
+        raise ValueError(f"unknown TMA swizzle {name!r}; expected one of {sorted(SWIZZLE_ENUM)}")
+    return _ALIASES[key]
+
+
+def element_size(dtype: str) -> int:
+    """Bytes of one element of a ``CUtensorMapDataType`` name.
+
+    >>> element_size("BFLOAT16"), element_size("CU_TENSOR_MAP_DATA_TYPE_UINT8")
+    (2, 1)
+    """
+    key = str(dtype).upper().replace("CU_TENSOR_MAP_DATA_TYPE_", "")
+    if key not in DATA_TYPES:
+        raise ValueError(f"unknown tensor-map data type {dtype!r}")
+    return DATA_TYPES[key][1]
+
+
+def encode_tiled_problems(dtype: str, global_dim, global_strides, box_dim, element_strides=None, *,
+                          swizzle="none", interleave="none", global_address: int = 0) -> list[str]:
+    """The requirements of ``cuTensorMapEncodeTiled`` that these arguments break
+    (empty: the driver accepts them).  ``global_strides`` has ``rank-1`` byte
+    strides (dimensions 1..rank-1).
+
+    >>> encode_tiled_problems("FLOAT16", (64, 64), (128,), (64, 64), swizzle="128B")
+    []
+    >>> encode_tiled_problems("UINT8", (100, 7), (100,), (4, 300), global_address=8)
+    ['global address 8 is not 16-byte aligned', 'global stride 100 (dimension 1) is not a multiple of 16', 'box dimension 1 is 300, not in [1, 256]', 'inner box dimension 4 bytes is not a multiple of 16']
+    """
+    out: list[str] = []
+    e = element_size(dtype)
+    swz = swizzle_mode(swizzle)
+    il = str(interleave).lower()
+    rank = len(global_dim)
+    if not 1 <= rank <= MAX_RANK:
+        out.append(f"rank {rank} is not in [1, {MAX_RANK}]")
+    if il != "none" and rank < 3:
+        out.append("interleaved layouts need rank >= 3")
+    if len(box_dim) != rank or len(global_strides) != rank - 1:
+        out.append(f"rank {rank} needs {rank} box dimensions and {rank - 1} global strides")
+        return out
+    align = 32 if il == "32b" else GLOBAL_ALIGN
+    if global_address % align:
+        out.append(f"global address {global_address} is not {align}-byte aligned")
+    for i, g in enumerate(global_dim):
+        if not 1 <= g <= 1 << 32:
+            out.append(f"global dimension {i} is {g}, not in [1, 2^32]")
+    for i, s in enumerate(global_strides, start=1):
+        mult = 32 if il == "32b" else 16
+        if s % mult:
+            out.append(f"global stride {s} (dimension {i}) is not a multiple of {mult}")
+        if not 0 <= s < 1 << 40:
+            out.append(f"global stride {s} (dimension {i}) is not below 2^40")
+    for i, b in enumerate(box_dim):
+        if not 1 <= b <= MAX_BOX:
+            out.append(f"box dimension {i} is {b}, not in [1, {MAX_BOX}]")
+    inner = box_dim[0] * e
+    if il == "none":
+        if inner % 16:
+            out.append(f"inner box dimension {inner} bytes is not a multiple of 16")
+        if swz != "none" and inner > SWIZZLE_SPAN_BYTES[swz]:
+            out.append(f"inner box dimension {inner} bytes exceeds the {swz} swizzle span")
+    elif il == "32b" and swz != "32B":
+        out.append("32-byte interleave needs the 32B swizzle")
+    es = element_strides if element_strides is not None else (1,) * rank
+    for i, s in enumerate(es):
+        if not 1 <= s <= MAX_ELEMENT_STRIDE:
+            out.append(f"element stride {i} is {s}, not in [1, {MAX_ELEMENT_STRIDE}]")
+    return out
+
+
+def box_elements(box_dim, element_strides=None) -> tuple[int, ...]:
+    """Elements actually transferred per dimension: ``ceil(box/elementStride)``
+    (the stride of dimension 0 is ignored without interleave).
+
+    >>> box_elements((64, 8, 6), (1, 2, 4))
+    (64, 4, 2)
+    """
+    es = list(element_strides) if element_strides is not None else [1] * len(box_dim)
+    es[0] = 1
+    return tuple(-(-b // s) for b, s in zip(box_dim, es))
+
+
+def box_bytes(box_dim, elem_bytes: int, element_strides=None) -> int:
+    """Bytes one load writes to shared memory (out-of-bounds elements included):
+    what the mbarrier's transaction count must expect.
+
+    >>> box_bytes((64, 128), 2)
+    16384
+    """
+    n = elem_bytes
+    for b in box_elements(box_dim, element_strides):
+        n *= b
+    return n
+
+
+def box_smem_offset(box_dim, elem_bytes: int, coord) -> int:
+    """Unswizzled byte offset of box element ``coord`` (dimension 0 fastest, dense).
+
+    >>> box_smem_offset((32, 4), 4, (1, 2))
+    260
+    """
+    off, pitch = 0, elem_bytes
+    for c, b in zip(coord, box_dim):
+        if not 0 <= c < b:
+            raise ValueError(f"box coordinate {tuple(coord)} is outside the box {tuple(box_dim)}")
+        off += c * pitch
+        pitch *= b
+    return off
+
+
+def smem_address(addr: int, swizzle) -> int:
+    """The shared byte address TMA writes for the unswizzled address ``addr``:
+    16-byte chunk bits ``[4, 4+log2 W)`` XOR bits ``[7, 7+log2 W)``
+    (CuTe ``Swizzle<log2 W, 4, 3>`` on byte addresses).
+
+    >>> [smem_address(a, "64B") for a in (0x80, 0x100, 0x180, 0x1B0)]
+    [144, 288, 432, 384]
+    """
+    w = SWIZZLE_SPAN_BYTES[swizzle_mode(swizzle)] // 16
+    if w == 1:
+        return addr
+    return addr ^ (((addr >> 7) & (w - 1)) << 4)
+
+
+def pattern_bytes(swizzle) -> int:
+    """Bytes after which the swizzle pattern repeats (8 x span; 16 without swizzle).
+
+    >>> pattern_bytes("128B"), pattern_bytes("32B"), pattern_bytes("none")
+    (1024, 256, 16)
+    """
+    s = swizzle_mode(swizzle)
+    return 16 if s == "none" else 8 * SWIZZLE_SPAN_BYTES[s]
+
+
+def box_landing(smem_dst: int, box_dim, elem_bytes: int, swizzle="none") -> dict[tuple, int]:
+    """Box coordinate -> shared byte address of its first byte, for a load whose
+    destination is ``smem_dst`` (must be 128-byte aligned).
+
+    >>> land = box_landing(0x400, (64, 8), 2, "128B")
+    >>> land[(0, 1)], land[(8, 1)], land[(0, 0)]
+    (1168, 1152, 1024)
+    """
+    if smem_dst % SMEM_ALIGN:
+        raise ValueError(f"cp.async.bulk.tensor: shared destination {smem_dst} is not {SMEM_ALIGN}-byte aligned")
+    out = {}
+    for flat in range(_prod(box_dim)):
+        c, r = [], flat
+        for b in box_dim:
+            c.append(r % b)
+            r //= b
+        c = tuple(c)
+        out[c] = smem_address(smem_dst + box_smem_offset(box_dim, elem_bytes, c), swizzle)
+    return out
+
+
+def _prod(xs) -> int:
+    p = 1
+    for x in xs:
+        p *= x
+    return p
+
+
+def global_element(origin, coord, global_dim) -> tuple | None:
+    """The global coordinate box element ``coord`` reads for a load at ``origin``
+    (``None`` outside the tensor: the element is zero-filled).  Origins may be
+    negative (the coordinate operands of ``cp.async.bulk.tensor`` are signed).
+
+    >>> global_element((60, 0), (3, 1), (64, 8)), global_element((62, 0), (3, 1), (64, 8))
+    ((63, 1), None)
+    """
+    g = tuple(o + c for o, c in zip(origin, coord))
+    return g if all(0 <= x < d for x, d in zip(g, global_dim)) else None
