@@ -11,14 +11,21 @@ box coordinates ``(c0, c1, ...)`` count elements inside the box.
 
 What a tiled load does (the model :mod:`symlayout.harness.probe_sm90` checks on
 the GPU): the box at global coordinates ``(x0, x1, ...)`` is written to shared
-memory densely, dimension 0 fastest, so box element ``c`` has the byte offset
-``e * (c0 + b0*(c1 + b1*(c2 + ...)))``; the swizzle mode then permutes 16-byte
-chunks by the *absolute* shared address: bits ``[4, 4+log2 W)`` XOR bits
-``[7, 7+log2 W)`` with ``W = span/16`` (span 32, 64, 128 bytes): the pattern
-repeats every ``8*span`` bytes.  Elements outside the global tensor are written
-as zeros (``OOB_FILL_NONE``) and still count as transferred bytes.
+memory row by row, dimension 0 fastest.  A row (the ``b0`` elements of
+dimension 0) takes ``b0*e`` bytes without swizzle and a whole swizzle span with
+one (the inner box must not exceed the span; a narrower row is padded, and the
+padding bytes are not written), so box element ``c`` has the byte offset
+``e*c0 + P*(c1 + b1*(c2 + ...))`` with row pitch ``P``.  The swizzle mode then
+permutes 16-byte chunks by the *absolute* shared address: bits
+``[4, 4+log2 W)`` XOR bits ``[7, 7+log2 W)`` with ``W = span/16`` (span 32, 64,
+128 bytes), so the pattern repeats every ``8*span`` bytes.  Elements outside the
+global tensor are written as zeros (``OOB_FILL_NONE``) and count as transferred
+bytes.  (Measured on an H200: ``docs/hardware/sm90-probe-2026-12-01.md``; the
+padding of narrow rows is not in the driver documentation.)
 
 >>> box_smem_offset((64, 8), 2, (5, 3))
+394
+>>> box_smem_offset((32, 8), 2, (5, 3), "128B")     # 64-byte rows padded to the 128-byte span
 394
 >>> smem_address(1024 + 394, "128B")
 1466
@@ -156,16 +163,42 @@ def box_bytes(box_dim, elem_bytes: int, element_strides=None) -> int:
     return n
 
 
-def box_smem_offset(box_dim, elem_bytes: int, coord) -> int:
-    """Unswizzled byte offset of box element ``coord`` (dimension 0 fastest, dense).
+def row_pitch(box_dim, elem_bytes: int, swizzle="none") -> int:
+    """Bytes from one box row (dimension 0) to the next in shared memory: the
+    inner box bytes without swizzle, the swizzle span with one.
 
-    >>> box_smem_offset((32, 4), 4, (1, 2))
-    260
+    >>> row_pitch((32, 8), 2), row_pitch((32, 8), 2, "128B"), row_pitch((16, 8), 4, "64B")
+    (64, 128, 64)
     """
-    off, pitch = 0, elem_bytes
+    s = swizzle_mode(swizzle)
+    inner = box_dim[0] * elem_bytes
+    return inner if s == "none" else max(inner, SWIZZLE_SPAN_BYTES[s])
+
+
+def box_smem_bytes(box_dim, elem_bytes: int, swizzle="none") -> int:
+    """Shared-memory footprint of a box (rows padded to the swizzle span).
+
+    >>> box_smem_bytes((32, 16), 2, "128B"), box_bytes((32, 16), 2)
+    (2048, 1024)
+    """
+    n = row_pitch(box_dim, elem_bytes, swizzle)
+    for b in box_dim[1:]:
+        n *= b
+    return n
+
+
+def box_smem_offset(box_dim, elem_bytes: int, coord, swizzle="none") -> int:
+    """Unswizzled byte offset of box element ``coord`` (dimension 0 fastest; rows
+    at :func:`row_pitch`).
+
+    >>> box_smem_offset((32, 4), 4, (1, 2)), box_smem_offset((16, 4, 2), 2, (1, 2, 1), "32B")
+    (260, 194)
+    """
     for c, b in zip(coord, box_dim):
         if not 0 <= c < b:
             raise ValueError(f"box coordinate {tuple(coord)} is outside the box {tuple(box_dim)}")
+    off, pitch = coord[0] * elem_bytes, row_pitch(box_dim, elem_bytes, swizzle)
+    for c, b in zip(coord[1:], box_dim[1:]):
         off += c * pitch
         pitch *= b
     return off
@@ -212,7 +245,7 @@ def box_landing(smem_dst: int, box_dim, elem_bytes: int, swizzle="none") -> dict
             c.append(r % b)
             r //= b
         c = tuple(c)
-        out[c] = smem_address(smem_dst + box_smem_offset(box_dim, elem_bytes, c), swizzle)
+        out[c] = smem_address(smem_dst + box_smem_offset(box_dim, elem_bytes, c, swizzle), swizzle)
     return out
 
 
