@@ -51,6 +51,7 @@ True
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 WARPGROUP_SIZE = 128
@@ -318,6 +319,7 @@ def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
+@functools.lru_cache(maxsize=4096)
 def canonical_layout(major: str, mode, atype: str, rows: int, k: int | None = None,
                      lbo: int = 0, sbo: int = 0) -> tuple[tuple, tuple]:
     """``(shape, stride)`` in bytes, before the swizzle: ``(row, k) -> offset``.
