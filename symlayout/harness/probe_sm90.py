@@ -196,6 +196,7 @@ def wgmma_configs() -> list[WgmmaConfig]:
             out.append(make_config(f"ss.{t}.MNMN.{m}", t, 32, major_a="MN", major_b="MN", mode_a=m, mode_b=m))
     out.append(make_config("ss.f16.MNMN.128B.n128", "f16", 128, major_a="MN", major_b="MN",
                            note="B spans two 128B atoms along N: LBO used"))
+    out.append(make_config("ss.bf16.KK.128B.n256", "bf16", 256, note="N = 256: 32 row groups of B (SBO)"))
     out.append(make_config("ss.f16.KMN.64B", "f16", 32, major_b="MN", mode_a="64B", mode_b="64B"))
     out.append(make_config("ss.bf16.MNK.32B", "bf16", 16, major_a="MN", mode_a="32B", mode_b="128B"))
     out.append(make_config("ss.f16.KK.none.cute", "f16", 16, mode_a="none", mode_b="none", lbo_a=1024, sbo_a=128,
@@ -349,7 +350,8 @@ def _wrong_models(cfg: WgmmaConfig) -> list[tuple[str, dict]]:
     def swapped_offsets(desc, major, atype, row, k):
         return gmma.element_address(replace(desc, leading_byte_offset=desc.stride_byte_offset,
                                             stride_byte_offset=desc.leading_byte_offset), major, atype, row, k)
-    out.append(("LBO and SBO swapped", {"addr": swapped_offsets}))
+    if any(d is not None and d.leading_byte_offset != d.stride_byte_offset for d in (cfg.desc_a, cfg.desc_b)):
+        out.append(("LBO and SBO swapped", {"addr": swapped_offsets}))
 
     def acc_rows_swapped(t, i):
         m, n = gmma.accumulator_elem(t, i)
@@ -508,6 +510,17 @@ class TmaExperiment:
     origin: tuple
     dst_off: int = 0
     note: str = ""
+    tx_bytes: int | None = None       # expect_tx of the mbarrier; None: what the model says TMA transfers
+
+    @property
+    def expect_tx(self) -> int:
+        return tma.box_bytes(self.box_dim, self.elem) if self.tx_bytes is None else self.tx_bytes
+
+    @property
+    def expect_complete(self) -> bool:
+        """The model: the barrier completes iff expect_tx is the bytes TMA transfers
+        (elements x size; the padding of narrow rows is not counted)."""
+        return self.expect_tx == tma.box_bytes(self.box_dim, self.elem)
 
     @property
     def rank(self) -> int:
@@ -546,6 +559,8 @@ def tma_experiments() -> list[TmaExperiment]:
         E("u16.128B.32x16.narrow", "UINT16", *g16, (32, 16), "128B", (40, 2), 0,
           "inner box 64 bytes < 128-byte span"),
         E("u16.64B.16x8.narrow", "UINT16", *g16, (16, 8), "64B", (0, 1), 0, "inner box 32 bytes < 64-byte span"),
+        E("u16.128B.32x16.narrow.tx-padded", "UINT16", *g16, (32, 16), "128B", (40, 2), 0,
+          "expect_tx = the padded footprint (2048): the barrier must not complete", tx_bytes=2048),
         E("u32.128B.32x8", "UINT32", (64, 32), (256,), (32, 8), "128B", (32, 4)),
         E("u32.32B.8x8", "UINT32", (64, 32), (256,), (8, 8), "32B", (8, 8)),
         E("u8.128B.128x8", "UINT8", (256, 32), (256,), (128, 8), "128B", (128, 8)),
@@ -818,7 +833,7 @@ def _run_tma(cuda, cp, mod, lib, ctypes, exp: TmaExperiment) -> dict:
     org = list(exp.origin) + [0] * (3 - exp.rank)
     cuda.launch(mod, "tma_load", 1, 128,
                 (dmap, np.int32(exp.rank), np.int32(org[0]), np.int32(org[1]), np.int32(org[2]),
-                 np.int32(exp.dst_off), np.int32(exp.region), np.int32(tma.box_bytes(exp.box_dim, e)),
+                 np.int32(exp.dst_off), np.int32(exp.region), np.int32(exp.expect_tx),
                  np.int32(poison), out, status), shared_mem=exp.region + 1024 + 64)
     img = out.get().view(dt).tolist()
     st = int(status.get()[0])
@@ -837,7 +852,9 @@ def _run_tma(cuda, cp, mod, lib, ctypes, exp: TmaExperiment) -> dict:
                 landed[where[v]] = i * e
     return {"name": exp.name, "kind": "tma", "dtype": exp.dtype, "box": list(exp.box_dim), "swizzle": exp.swizzle,
             "origin": list(exp.origin), "dst_off": exp.dst_off, "tensor_map_status": res, "mbarrier": st,
-            "bytes_checked": exp.region, "status": "agree" if not bad and st == 1 else "disagree",
+            "expect_tx": exp.expect_tx, "barrier_model": 1 if exp.expect_complete else -1,
+            "bytes_checked": exp.region,
+            "status": "agree" if not bad and st == (1 if exp.expect_complete else -1) else "disagree",
             "n_mismatches": len(bad), "mismatches": bad[:MAX_LISTED], "negative_controls": ctrl, "note": exp.note,
             "first_landings": sorted(landed.items())[:16], "image": img}
 
@@ -954,17 +971,20 @@ def report_markdown(res: dict) -> str:
         lines.append(f"| {r['name']} | `{r['ptx']}` | {r['a']} | {r['b']} | {da}; {db} | {r['positions_scanned']} | "
                      f"{r['slots_checked']} | {res_word} | {det}/{len(ctrl)} | {(r.get('note', '') + extra).strip()} |")
     lines += ["", "## cp.async.bulk.tensor (TMA)", "",
-              "| experiment | type | box | swizzle | origin | dst offset | bytes checked | result | wrong models detected | note |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "| experiment | type | box | swizzle | origin | dst offset | expect_tx: barrier (model) | bytes checked | result | wrong models detected | note |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in tm:
         if r["status"] == "error":
-            lines.append(f"| {r['name']} | | | | | | | error | | {r.get('note', '')[:200]} |")
+            lines.append(f"| {r['name']} | | | | | | | | error | | {r.get('note', '')[:200]} |")
             continue
         ctrl = r.get("negative_controls", [])
         det = sum(1 for c in ctrl if c["n_mismatches"])
         res_word = "agrees" if r["status"] == "agree" else f"**disagrees** ({r['n_mismatches']})"
+        bar = {1: "completed", -1: "timed out"}
         lines.append(f"| {r['name']} | {r['dtype']} | {tuple(r['box'])} | {r['swizzle']} | {tuple(r['origin'])} | "
-                     f"{r['dst_off']} | {r['bytes_checked']} | {res_word} | {det}/{len(ctrl)} | {r.get('note', '')} |")
+                     f"{r['dst_off']} | {r.get('expect_tx')}: {bar.get(r['mbarrier'], r['mbarrier'])} "
+                     f"({bar.get(r.get('barrier_model'), '?')}) | {r['bytes_checked']} | {res_word} | "
+                     f"{det}/{len(ctrl)} | {r.get('note', '')} |")
     lines += ["", "## cuTensorMapEncodeTiled: accepted or rejected", "",
               "| case | driver result | model's problems | agree |", "| --- | --- | --- | --- |"]
     for c in res.get("encode", []):
