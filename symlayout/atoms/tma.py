@@ -236,9 +236,11 @@ def make_tma_copy(value_type: str, gmem, slayout, cta_tiler=None, multicast: int
     bstr = [d * bits // 8 for d in gstr]
     for i, b in enumerate(bstr[1:], start=1):
         if _is_static_value(b) and int(b) % 16:
-            raise TmaCopyError(f"make_tma_copy: Stride must be multiple of 16B (128b) (global stride {i} is {b} bytes)")
+            raise TmaCopyError(f"make_tma_copy: (gmem_prob_stride[{i}] & 0b1111) == 0 failed: Stride must be multiple of "
+                               f"16B (128b) (global stride {i} is {b} bytes)")
         if _is_static_value(b) and int(b) >= 1 << 40:
-            raise TmaCopyError(f"make_tma_copy: Stride must be max 2^40 (global stride {i} is {b} bytes)")
+            raise TmaCopyError(f"make_tma_copy: (gmem_prob_stride[{i}]) < (uint64_t(1) << 40) failed: Stride must be "
+                               f"max 2^40 (global stride {i} is {b} bytes)")
     box = [s for s, _ in modes]
     m, i = multicast, len(box) - 1
     while m > 1 and i >= 0:                                    # truncate the box by the multicast
