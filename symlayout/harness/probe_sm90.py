@@ -685,7 +685,8 @@ extern "C" __global__ void tma_load(const void* tmap, int rank, int c0, int c1, 
     }
   }
   int done = 0;
-  for (long it = 0; it < 4000000 && !done; ++it) done = mbar_try_wait(mb, 0);
+  const long long t0 = clock64();                  // give up after about one second
+  while (!done && clock64() - t0 < 2000000000LL) done = mbar_try_wait(mb, 0);
   if (threadIdx.x == 0) status[0] = done ? 1 : -1;
   __syncthreads();
   for (int i = threadIdx.x; i < region; i += blockDim.x) out[i] = sm[i];
