@@ -267,3 +267,24 @@ def test_gmma_partition(case):
     _check_value(fB, exp["fragment_B"], "fragment_B")
     assert [hex(dB.advanced(fB(i)).value) for i in range(min(64, fB.size()))] == \
         [hex(int(v, 16)) for v in exp["descs_B"]]
+
+
+@pytest.mark.parametrize("name", ["SM90_64x256x16_F32F16F16_RS", "SM90_64x64x8_F32TF32TF32_RS_TN",
+                                  "SM90_64x128x32_F32E4M3E5M2_RS_TN", "SM90_64x8x32_S32S8S8_RS_TN",
+                                  "SM90_64x24x16_F16F16F16_RS"])
+def test_ptx_fragments_match_cute_tv_layouts(name):
+    """One checks the other for registers: CuTe's ALayout_64xK (RS) and CLayout_64xN,
+    ``(thread, value) -> m + 64*k`` / ``m + 64*n``, against the PTX fragments
+    (value index = the PTX element index a_i / d_i)."""
+    a = cg.gmma_mma_atom(name)
+    atype = value_type_info(a.val_type_a)["ptx"]
+    n = a.shape_mnk[1]
+    for t in range(arch.WARPGROUP_SIZE):
+        for i in range(arch.a_fragment_count(atype)):
+            m, k = arch.a_fragment_elem(atype, t, i)
+            assert a.a_layout((t, i)) == m + 64 * k
+        for i in range(arch.accumulator_count(n)):
+            m, nn = arch.accumulator_elem(t, i)
+            assert a.c_layout((t, i)) == m + 64 * nn
+    assert a.a_layout.size() == arch.WARPGROUP_SIZE * arch.a_fragment_count(atype)
+    assert a.c_layout.size() == arch.WARPGROUP_SIZE * arch.accumulator_count(n)
