@@ -22,9 +22,9 @@ the whole expression.
  2  |  4 | 16 |
     +----+----+
 >>> print(run("upcast((4,8):(1,m), 2)"))
-(2,8):(1,m/2)
+(2,8):(1,m//2)
 side conditions:
-  upcast<2>: stride divisibility: Mod(m, 2) = 0
+  upcast<2>: stride divisibility: m%2 = 0
 >>> run("complemnt(4:1)")
 Traceback (most recent call last):
 ...
@@ -42,7 +42,7 @@ from ._lazy import sympy
 from . import int_tuple as it
 from . import layout as L
 from .errors import AlgebraError, NotationError, SymlayoutError
-from .notation import _, format_int_tuple, parse
+from .notation import _EXPR_FUNCTIONS, _, format_int_tuple, parse
 
 __all__ = ["FUNCTIONS", "Result", "evaluate", "format_result", "format_table", "run", "MAX_TABLE"]
 
@@ -342,7 +342,7 @@ def _parse(ex: _Expr, lo: int, hi: int, match, depth: int) -> _Node:
     if lo >= hi:
         ex.fail(lo, "expected a layout, a tuple, an integer or a function call here")
     m = _CALL_RE.match(text, lo, hi)
-    if m and m.group(1) not in ("o", "Sw"):
+    if m and m.group(1) not in ("o", "Sw") + _EXPR_FUNCTIONS:
         if depth >= MAX_CALL_DEPTH:
             ex.fail(lo, f"calls nested deeper than {MAX_CALL_DEPTH}")
         name = m.group(1)
@@ -435,7 +435,7 @@ def evaluate(text: str) -> Result:
     >>> evaluate("cosize(complement((4,2):(1,4), 32))").value
     25
     >>> [c.text for c in evaluate("upcast((4,8):(1,m), 2)").conditions]
-    ['upcast<2>: stride divisibility: Mod(m, 2) = 0']
+    ['upcast<2>: stride divisibility: m%2 = 0']
     """
     from .symbolic import collect_conditions
     if not isinstance(text, str):

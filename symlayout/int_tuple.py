@@ -46,12 +46,31 @@ def _add(a, b):
     return normalize(a + b)
 
 
-def cdiv(a, b):
+def _check_divisor(a, b, op: str) -> None:
+    """A zero divisor is an error (CuTe: a compile-time error or undefined behaviour).
+
+    A symbolic divisor that may be zero (``m - 1``) records the side condition ``b != 0``.
+    """
+    if isinstance(b, int):
+        if int(b) == 0:
+            what = "modulo by zero" if op == "modulo" else "division by zero"
+            raise AlgebraError(f"{'' if op == 'modulo' else op + ': '}{what} ({_s(a)} {'%' if op == 'modulo' else '/'} {_s(b)})")
+        return
+    if isinstance(b, sympy.Basic) and b.is_zero is not False:
+        require(sympy.Ne(b, 0), f"{op}: nonzero divisor")
+
+
+def cdiv(a, b, op: str = "ceil_div"):
     """Scalar ceil division ``⌈a/b⌉`` (static, dynamic or symbolic).
 
     >>> cdiv(7, 2), cdiv(-8, 3)
     (4, -2)
+    >>> cdiv(3, 0)
+    Traceback (most recent call last):
+    ...
+    symlayout.errors.AlgebraError: ceil_div: division by zero (3 / 0)
     """
+    _check_divisor(a, b, op)
     if type(a) is int and type(b) is int:
         return -(-a // b)
     if type(a) is int and a == 0:
@@ -67,6 +86,7 @@ def fdiv(a, b):
     >>> fdiv(7, 2)
     3
     """
+    _check_divisor(a, b, "division")
     if type(a) is int and type(b) is int:
         return a // b
     if type(a) is int and a == 0:
@@ -82,6 +102,7 @@ def imod(a, b):
     >>> imod(7, 4)
     3
     """
+    _check_divisor(a, b, "modulo")
     if type(a) is int and type(b) is int:
         return a % b
     if type(a) is int and a == 0:
@@ -350,11 +371,12 @@ def shape_div(a, b):
         return tuple(out)
     if is_tuple(b):
         return shape_div(a, product(b))
+    _check_divisor(a, b, "shape_div")
     if type(a) is int and type(b) is int:
-        if not (a % b == 0 or b % a == 0):
+        if not (a % b == 0 or (a != 0 and b % a == 0)):
             raise AlgebraError(f"shape_div: {a} and {b} do not divide each other")
         return -(-a // b)
-    return cdiv(a, b)
+    return cdiv(a, b, "shape_div")
 
 
 def elem_scale(a, b):

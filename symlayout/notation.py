@@ -70,29 +70,107 @@ def format_int_tuple(t) -> str:
     raise NotationError(f"cannot print {t!r} as an IntTuple")
 
 
-_PRINTER = None
+# ---------------------------------------------------------------- printing integer expressions
+#
+# The notation's integer expressions are  e := int | name | e+e | e-e | e*e | e//e | e%e | -e | (e)
+# | min(e,...) | max(e,...) | abs(e), with Python's precedence and floor semantics.  The printer emits
+# exactly this syntax (never a sympy spelling such as ``ceiling(16/m)`` or ``Mod(m, 2)``) and only the
+# parentheses the precedence needs, so that ``parse(print(e))`` is the same function as ``e``:
+#
+#   floor(n/d)    -> n//d                 Mod(a, b)  -> a%b
+#   ceiling(n/d)  -> (n+d-1)//d (d > 0)   Min/Max    -> min(a,b) / max(a,b)
+#                 -> -(-n//d)   (else)    Abs        -> abs(a)
+#   n/d with a non-integer coefficient (an exact quotient, e.g. upcast's stride m/2 under the side
+#   condition m%2 = 0)  -> n//d, the same value wherever n/d is an integer.
+
+_SUM, _TERM, _UNARY, _ATOM = 0, 1, 2, 3
 
 
 def _sym_str(e) -> str:
-    """A sympy integer expression in the notation's syntax (``//`` and ``%``, no spaces)."""
-    global _PRINTER
-    if _PRINTER is None:
-        from sympy.printing.str import StrPrinter
+    """A sympy integer expression in the notation's syntax (``//``, ``%``, ``min``..., no spaces).
 
-        class _P(StrPrinter):
-            def _w(self, x):
-                return self._print(x) if x.is_Atom else f"({self._print(x)})"
+    >>> m, k = sympy.symbols("m k", positive=True, integer=True)
+    >>> _sym_str(8 * sympy.floor(m / 2)), _sym_str(sympy.ceiling(16 / m)), _sym_str(sympy.Mod(m - 5, k) * k)
+    ('8*(m//2)', '(m+15)//m', 'k*((m-5)%k)')
+    >>> _sym_str(sympy.Min(4, 2 * m) - 1), _sym_str(m / 2), _sym_str(-sympy.floor((m - 1) / k))
+    ('min(4,2*m)-1', 'm//2', '-((m-1)//k)')
+    """
+    return _pr(sympy.sympify(e))[0]
 
-            def _print_floor(self, x):
-                n, d = x.args[0].as_numer_denom()
-                if d != 1:
-                    return f"{self._w(n)}//{self._w(d)}"
-                return f"floor({self._print(x.args[0])})"
 
-            def _print_Mod(self, x):
-                return f"{self._w(x.args[0])}%{self._w(x.args[1])}"
-        _PRINTER = _P()
-    return _PRINTER.doprint(e).replace(" ", "")
+def _need(e, level: int) -> str:
+    text, lv = _pr(e)
+    return text if lv >= level else f"({text})"
+
+
+def _quotient(n, d):
+    """``n//d`` (floor division; the exact quotient where ``d`` divides ``n``)."""
+    return f"{_need(n, _TERM)}//{_need(d, _ATOM)}", _TERM
+
+
+def _pr(e):
+    """(text, precedence level) of ``e``."""
+    if e.is_Integer:
+        return (str(int(e)), _ATOM) if e >= 0 else (str(int(e)), _UNARY)
+    if e.is_Symbol:
+        return e.name, _ATOM
+    if e.is_Rational:                                   # p/q: an exact quotient
+        return _quotient(sympy.Integer(e.p), sympy.Integer(e.q))
+    if e.is_Add or e.is_Mul or e.is_Pow:
+        n, d = e.as_numer_denom()
+        if d != 1:
+            return _quotient(sympy.expand(n) if n.is_Add else n, d)
+    if e.is_Add:
+        parts = []
+        for i, t in enumerate(e.as_ordered_terms()):
+            if i and t.could_extract_minus_sign():
+                parts.append("-" + _need(-t, _TERM))
+            elif i:
+                parts.append("+" + _need(t, _TERM))
+            else:
+                parts.append(_need(t, _TERM))
+        return "".join(parts), _SUM
+    if e.is_Mul:
+        if e.could_extract_minus_sign():
+            return "-" + _need(-e, _TERM) if (-e).is_Mul else "-" + _need(-e, _UNARY), _TERM
+        c, rest = e.as_coeff_mul()
+        factors = [] if c == 1 else [str(int(c))]
+        for f in rest:
+            if f.is_Pow and f.exp.is_Integer and f.exp > 0:
+                factors.extend([_need(f.base, _ATOM)] * int(f.exp))
+            else:
+                factors.append(_need(f, _ATOM))
+        return "*".join(factors), _TERM
+    if e.is_Pow and e.exp.is_Integer and e.exp > 0:
+        return "*".join([_need(e.base, _ATOM)] * int(e.exp)), _TERM
+    if isinstance(e, sympy.floor):
+        n, d = e.args[0].as_numer_denom()
+        if d == 1 and n.is_integer:
+            return _pr(n)
+        if n.is_integer and d.is_integer:
+            return _quotient(n, d)
+    if isinstance(e, sympy.ceiling):
+        n, d = e.args[0].as_numer_denom()
+        if d == 1 and n.is_integer:
+            return _pr(n)
+        if n.is_integer and d.is_integer:
+            if d.is_positive:
+                return _quotient(n + d - 1, d)
+            return "-" + f"({_quotient(-n, d)[0]})", _UNARY
+    if isinstance(e, sympy.Mod):
+        a, b = e.args
+        return f"{_need(a, _TERM)}%{_need(b, _ATOM)}", _TERM
+    if isinstance(e, (sympy.Min, sympy.Max)):
+        name = "min" if isinstance(e, sympy.Min) else "max"
+        return f"{name}({','.join(_pr(a)[0] for a in _ordered_args(e))})", _ATOM
+    if isinstance(e, sympy.Abs):
+        return f"abs({_pr(e.args[0])[0]})", _ATOM
+    raise NotationError(f"cannot print {e} in CuTe notation (+ - * // % min max abs over integers)")
+
+
+def _ordered_args(e):
+    """Min/Max arguments, numbers first (sympy's args are an unordered set)."""
+    return sorted(e.args, key=lambda a: (not a.is_Number, sympy.default_sort_key(a)))
 
 
 _TOKEN = re.compile(r"\s*(?:(?P<sw>Sw<)|(?P<num>[0-9]+)|(?P<name>[A-Za-z][A-Za-z0-9_]*)|(?P<us>_)|(?P<op>//|[-+*%():,<>])|(?P<bad>\S))")
@@ -357,6 +435,8 @@ class _Parser:
             name = m.group()
             if name == "Sw":
                 self.err("a swizzle is only allowed at the start of a composed layout")
+            if name in _EXPR_FUNCTIONS and self.text.startswith("(", m.end()):
+                return self.parse_call(name, m.end())
             if self.symbols is not None and name not in self.symbols:
                 import difflib
                 close = difflib.get_close_matches(name, list(self.symbols), 1)
@@ -374,6 +454,28 @@ class _Parser:
             self.depth -= 1
             return v
         self.err(f"unexpected {c!r}")
+
+    def parse_call(self, name, open_pos):
+        """``min(e, ...)``, ``max(e, ...)``, ``abs(e)`` inside an integer expression."""
+        start = self.pos
+        self.pos = open_pos
+        self.enter()
+        self.expect("(")
+        args = [self.parse_expr()]
+        while self.peek(","):
+            self.expect(",")
+            args.append(self.parse_expr())
+        self.expect(")", "',' or ')'")
+        self.depth -= 1
+        if name == "abs":
+            if len(args) != 1:
+                self.err("abs takes one argument", start)
+            return normalize(sympy.Abs(args[0]))
+        return normalize((sympy.Min if name == "min" else sympy.Max)(*args))
+
+
+#: functions allowed inside integer expressions (what the printer emits for sympy's Min, Max, Abs)
+_EXPR_FUNCTIONS = ("min", "max", "abs")
 
 
 def _contains_layout(x):

@@ -16,7 +16,7 @@ condition* instead of being assumed silently.
 >>> with collect_conditions() as conds:
 ...     require(sympy.Eq(sympy.Mod(m, 2), 0), "upcast: stride divisibility")
 >>> [c.text for c in conds]
-['upcast: stride divisibility: Mod(m, 2) = 0']
+['upcast: stride divisibility: m%2 = 0']
 """
 from __future__ import annotations
 
@@ -137,9 +137,30 @@ class Condition:
 
 
 def format_condition(e) -> str:
-    """Render a sympy relation compactly (``Mod(m, 2) = 0``)."""
-    if isinstance(e, sympy.Eq):
-        return f"{e.lhs} = {e.rhs}"
+    """Render a condition with the notation's integer syntax (``m%2 = 0``, ``m > 2 or 2%m = 0``).
+
+    >>> m, = symbols('m')
+    >>> format_condition(sympy.Or(sympy.Eq(sympy.Mod(6, m), 0), sympy.StrictLessThan(6, m)))
+    '6 < m or 6%m = 0'
+    """
+    from .notation import _sym_str
+    if isinstance(e, bool) or e in (sympy.true, sympy.false):
+        return str(bool(e)).lower()
+    if isinstance(e, (sympy.And, sympy.Or)):
+        sep = " and " if isinstance(e, sympy.And) else " or "
+        parts = [format_condition(a) for a in e.args]
+        parts = [f"({p})" if isinstance(a, (sympy.And, sympy.Or)) else p for p, a in zip(parts, e.args)]
+        return sep.join(parts)
+    if isinstance(e, sympy.Not):
+        return f"not ({format_condition(e.args[0])})"
+    ops = {sympy.Eq: "=", sympy.Ne: "!=", sympy.StrictLessThan: "<", sympy.LessThan: "<=",
+           sympy.StrictGreaterThan: ">", sympy.GreaterThan: ">="}
+    for t, op in ops.items():
+        if isinstance(e, t):
+            try:
+                return f"{_sym_str(e.lhs)} {op} {_sym_str(e.rhs)}"
+            except Exception:  # noqa: BLE001 -- a term outside the notation: sympy's spelling
+                return str(e)
     return str(e)
 
 
