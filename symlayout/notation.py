@@ -135,7 +135,7 @@ def _pr(e):
             return "-" + _need(-e, _TERM) if (-e).is_Mul else "-" + _need(-e, _UNARY), _TERM
         c, rest = e.as_coeff_mul()
         factors = [] if c == 1 else [str(int(c))]
-        for f in rest:
+        for f in sympy.Mul(*rest).as_ordered_factors():
             if f.is_Pow and f.exp.is_Integer and f.exp > 0:
                 factors.extend([_need(f.base, _ATOM)] * int(f.exp))
             else:

@@ -22,3 +22,13 @@ def shared():
     if p is None:
         pytest.skip("../shared (conformance cases, seeds) is not present; set SYMLAYOUT_SHARED")
     return p
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``slow`` (larger property campaigns) run only when asked: ``-m slow`` or ``SYMLAYOUT_SLOW=1``."""
+    if "slow" in (config.getoption("-m") or "") or os.environ.get("SYMLAYOUT_SLOW"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with -m slow (or SYMLAYOUT_SLOW=1)")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
