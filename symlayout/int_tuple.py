@@ -376,6 +376,10 @@ def shape_div(a, b):
         if not (a % b == 0 or (a != 0 and b % a == 0)):
             raise AlgebraError(f"shape_div: {a} and {b} do not divide each other")
         return -(-a // b)
+    if isinstance(a, sympy.Basic) or isinstance(b, sympy.Basic):
+        # CuTe waives the check for dynamic ints, but asserts it for every static instantiation
+        require(sympy.Or(sympy.Eq(sympy.Mod(a, b), 0), sympy.Eq(sympy.Mod(b, a), 0)),
+                "shape_div: divisibility")
     return cdiv(a, b, "shape_div")
 
 
@@ -473,6 +477,13 @@ def compact_order(shape, order):
         raise AlgebraError(f"compact_order: shape {_s(shape)} and order {_s(order)} differ in rank")
     # dynamic orders rank after every static one, left to right
     keyed = [((0, int(o)) if is_static(o) else (1, i)) for i, o in enumerate(fo)]
+    if any(isinstance(o, sympy.Basic) for o in fo):
+        # every static instantiation orders by value: the same order iff the symbolic entries
+        # increase strictly after the largest static one
+        chain = ([max(int(o) for o in fo if is_static(o))] if any(is_static(o) for o in fo) else []) + \
+            [o for o in fo if not is_static(o)]
+        require(sympy.And(*[sympy.Lt(a, b) for a, b in zip(chain, chain[1:])]),
+                "compact_order: symbolic orders increase after the static ones")
     strides = []
     for i, s in enumerate(fs):
         start = 1

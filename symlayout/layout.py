@@ -38,6 +38,20 @@ def _positive(t) -> bool:
     return isinstance(t, (int, sympy.Basic))
 
 
+def _may_be(x, v) -> bool:
+    """True if the symbolic leaf ``x`` is not decidably different from ``v`` (static and DynInt: False).
+
+    A static CuTe test (``is_constant<v>``) answers differently for a symbolic entry than for its
+    instantiations exactly where ``x == v`` is possible; such places record a side condition.
+    """
+    if not isinstance(x, sympy.Basic) or isinstance(x, int):
+        return False
+    e = sympy.sympify(x) - v
+    if e.is_zero is False or e.is_positive or e.is_negative:
+        return False
+    return True
+
+
 def _fmt(x):
     try:
         return format_int_tuple(x)
@@ -484,7 +498,12 @@ def filter_zeros(L):
     def go(s, d):
         if is_tuple(s):
             return tuple(go(a, b) for a, b in zip(s, d))
-        return 1 if static_eq(d, 0) else s
+        if static_eq(d, 0):
+            return 1
+        if _may_be(d, 0):
+            # static CuTe drops this mode where d = 0 (a dynamic stride is kept): same only for size 1
+            require(sympy.Or(sympy.Ne(d, 0), sympy.Eq(s, 1)), "filter: symbolic stride is not 0")
+        return s
     return Layout(go(L.shape, L.stride), L.stride)
 
 
@@ -504,9 +523,15 @@ def filter(L, profile=None):  # noqa: A001 (CuTe's name)
 # ---------------------------------------------------------------- composition
 
 
-def _composition_impl(LS, LD, RS, RD):
+def _composition_impl(LS, LD, RS, RD, strong=None):
+    """CuTe's ``composition_impl`` on a coalesced A ``LS:LD`` and one B ``RS:RD``.
+
+    ``strong`` (a list) receives, for each step, the condition that makes the step exact
+    (``|d| % s == 0``, ``s % |d| == 0``, or all of B's rest fits in the mode): CuTe asserts only the
+    weaker ``d % s == 0 or d < s``, which composition((m,8):(1,m), 4:3) can pass on unmerged modes.
+    """
     if is_tuple(RS):
-        parts = [_composition_impl(LS, LD, a, b) for a, b in zip(RS, RD)]
+        parts = [_composition_impl(LS, LD, a, b, strong) for a, b in zip(RS, RD)]
         return Layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
     if static_eq(RD, 0):
         return Layout(RS, RD)
@@ -518,8 +543,12 @@ def _composition_impl(LS, LD, RS, RD):
     for i in range(R - 1):
         s, d = LS[i], LD[i]
         _require_stride_div(rest_d, s)
-        next_s = cdiv(s, iabs(rest_d))
-        next_d = it._mul(cdiv(iabs(rest_d), s), signum(rest_d))
+        abs_d, sign_d = _abs_sign(rest_d, "composition")
+        next_s = cdiv(s, abs_d)
+        next_d = it._mul(cdiv(abs_d, s), sign_d)
+        if strong is not None and not (isinstance(s, int) and isinstance(rest_d, int) and isinstance(rest_s, int)):
+            strong.append(sympy.Or(sympy.Eq(sympy.Mod(abs_d, s), 0), sympy.Eq(sympy.Mod(s, abs_d), 0),
+                                   sympy.Le(rest_s, next_s)))
         if static_eq(next_s, 1) or static_eq(rest_s, 1):
             rest_d = next_d
             continue
@@ -534,6 +563,39 @@ def _composition_impl(LS, LD, RS, RD):
     if static_eq(rest_s, 1):
         return Layout(unwrap(tuple(res_s)), unwrap(tuple(res_d)))
     return Layout(tuple(res_s) + (rest_s,), tuple(res_d) + (it._mul(rest_d, LD[R - 1]),))
+
+
+def _abs_sign(x, op):
+    """``(|x|, signum(x))``; a symbolic ``x`` of undecided sign records ``x > 0``."""
+    if isinstance(x, int):
+        return iabs(x), signum(x)
+    e = sympy.sympify(x)
+    if e.is_positive:
+        return x, 1
+    if e.is_negative:
+        return normalize(-e), -1
+    require(sympy.Gt(e, 0), f"{op}: the symbolic stride is positive")
+    return x, 1
+
+
+def _static_structure(flat):
+    """Conditions under which static CuTe coalesces ``flat`` (a symbolic coalesce_x result) no further.
+
+    Static CuTe drops size-1 modes and merges ``s0:d0, s1:d1`` when ``s0*d0 == d1``; a symbolic mode
+    is never dropped or merged (as a dynamic int).  Empty when nothing can differ.
+    """
+    s, d = flatten_leaves(flat.shape), flatten_leaves(flat.stride)
+    conds = []
+    for k, x in enumerate(s):
+        if _may_be(x, 1):
+            conds.append(sympy.Ne(x, 1))
+        if k + 1 < len(s):
+            m = it._mul(x, d[k])
+            if not (isinstance(m, int) and isinstance(d[k + 1], int)):
+                diff = sympy.simplify(sympy.sympify(m) - d[k + 1])
+                if not (diff.is_zero is False or diff.is_positive or diff.is_negative):
+                    conds.append(sympy.Ne(m, d[k + 1]))
+    return conds
 
 
 def _min(a, b):
@@ -577,8 +639,7 @@ def composition(A, B):
     if B is _:
         return A
     if isinstance(B, Layout):
-        flat = coalesce_x(A)
-        return _composition_impl(flat.shape, flat.stride, B.shape, B.stride)
+        return _compose_flat(coalesce_x(A), B.shape, B.stride)
     if is_tuple(B):
         if len(B) > A.rank():
             raise AlgebraError(f"composition: tiler {format_tiler(B)} has a higher rank than {A}")
@@ -587,9 +648,23 @@ def composition(A, B):
     if isinstance(B, (int, sympy.Basic)) and not isinstance(B, bool):
         if isinstance(B, int) and B <= 0:
             raise AlgebraError(f"composition: tiler {B} must be positive")
-        flat = coalesce_x(A)
-        return _composition_impl(flat.shape, flat.stride, B, 1)
+        return _compose_flat(coalesce_x(A), B, 1)
     raise AlgebraError(f"composition: unsupported right-hand side {B!r}")
+
+
+def _compose_flat(flat, RS, RD):
+    """``composition_impl`` plus, for symbolic input, the condition that static CuTe gets the same function.
+
+    Where static CuTe would coalesce A further (``(m,8):(1,m)`` is ``8*m:1`` for every m), its result
+    can differ from the dynamic one on the unmerged modes; both are ``A(B(i))`` when every step is
+    exact.  So: every step exact, or static CuTe sees the same modes.
+    """
+    strong = []
+    R = _composition_impl(flat.shape, flat.stride, RS, RD, strong)
+    same = _static_structure(flat) if strong else []
+    if same:
+        require(sympy.Or(sympy.And(*strong), sympy.And(*same)), "composition: exact, or no mode merges statically")
+    return R
 
 
 def format_tiler(T) -> str:
@@ -626,23 +701,54 @@ def complement(L, cotarget=None):
     for x in it.flatten_leaves(cotarget):
         if isinstance(x, int) and x <= 0:
             raise AlgebraError(f"complement: cotarget {_fmt(cotarget)} must be positive")
+        if isinstance(x, sympy.Basic) and not isinstance(x, int) and not x.is_positive:
+            require(sympy.Ge(x, 1), "complement: cotarget is positive")
+    for x in d:
+        if isinstance(x, sympy.Basic) and not isinstance(x, int) and not x.is_positive:
+            require(sympy.Ge(x, 1), "complement: stride is positive")
+    _require_no_dropped_mode(s, d, cotarget)
     rs, rd = [], [1]
     for _k in range(R - 1):
         j = min(range(len(d)), key=lambda k: d[k])
         new_s = fdiv(d[j], rd[-1])
-        if static_eq(new_s, 0):
-            raise AlgebraError(f"complement: {L} is not injective")
+        _require_injective(new_s, L)
         rs.append(new_s)
         rd.append(it._mul(d[j], s[j]))
         del s[j], d[j]
     last = fdiv(d[0], rd[-1])
-    if static_eq(last, 0):
-        raise AlgebraError(f"complement: {L} is not injective")
+    _require_injective(last, L)
     rs.append(last)
     new_d = it._mul(d[0], s[0])
     rest_s = _coalesce_shape(it.ceil_div(cotarget, new_d))
     rest_d = compact_col_major(rest_s, new_d)
     return coalesce(Layout((tuple(rs), rest_s), (tuple(rd), rest_d)))
+
+
+def _require_injective(new_s, L):
+    if static_eq(new_s, 0):
+        raise AlgebraError(f"complement: {L} is not injective")
+    if _may_be(new_s, 0):
+        require(sympy.Ne(new_s, 0), "complement: injective (a hole size is not 0)")
+
+
+def _require_no_dropped_mode(s, d, cotarget):
+    """A symbolic mode size that may be 1: static CuTe filters that mode out first.
+
+    Rank 1 ``s:d`` with ``s = 1`` gives the holes ``(d, ceil_div(cotarget, d)):(1, d)`` where static CuTe
+    gives ``cotarget:1``: the same function iff ``d * size(ceil_div(cotarget, d)) == size(cotarget)``.
+    With more modes the hole sizes split differently: the size must not be 1.
+    """
+    for sj, dj in zip(s, d):
+        if not _may_be(sj, 1):
+            continue
+        if len(s) == 1:
+            from .symbolic import collect_conditions
+            with collect_conditions():          # (its own conditions are recorded by the real ceil_div)
+                full = it._mul(dj, product(it.ceil_div(cotarget, dj)))
+            require(sympy.Or(sympy.Ne(sj, 1), sympy.Eq(full, product(cotarget))),
+                    "complement: a size-1 mode is filtered out")
+        else:
+            require(sympy.Ne(sj, 1), "complement: a size-1 mode is filtered out")
 
 
 def _coalesce_shape(t):
@@ -678,14 +784,60 @@ def right_inverse(L):
     C = coalesce(L)
     s, d = wrap(C.shape), wrap(C.stride)
     pp = it.exclusive_prefix(s)
-    order = sorted((j for j in range(len(d)) if is_static(d[j])), key=lambda j: d[j])
+    if all(isinstance(x, int) for x in s + d):
+        # CuTe: follow the static strides in sorted order from 1 (a dynamic stride or a dynamic
+        # current stride ends the chain)
+        order = sorted((j for j in range(len(d)) if is_static(d[j])), key=lambda j: d[j])
+        rs, rd, cur = [1], [0], 1
+        for j in order:
+            if d[j] == cur and is_static(cur):
+                rs.append(s[j])
+                rd.append(pp[j])
+                cur = it._mul(s[j], d[j])
+        return coalesce(Layout(tuple(rs), tuple(rd)))
+    return coalesce(_right_inverse_symbolic(s, d, pp))
+
+
+def _right_inverse_symbolic(s, d, pp):
+    """The right inverse every static instantiation has (CuTe requires a static layout here).
+
+    The chain follows a stride equal to the current one -- static, or provably equal as symbols
+    (``(16,32*m):(32*m,1)`` inverts fully, as it does for every m) -- and records that no other
+    stride equals a stride of the chain (where static CuTe would follow it too).
+    """
+    used, chain = set(), [1]
     rs, rd, cur = [1], [0], 1
-    for j in order:
-        if d[j] == cur:
-            rs.append(s[j])
-            rd.append(pp[j])
-            cur = it._mul(s[j], d[j])
-    return coalesce(Layout(tuple(rs), tuple(rd)))
+    while True:
+        j = next((j for j in range(len(d)) if j not in used and _provably_equal(d[j], cur)), None)
+        if j is None:
+            break
+        used.add(j)
+        rs.append(s[j])
+        rd.append(pp[j])
+        cur = it._mul(s[j], d[j])
+        chain.append(cur)
+    for j in range(len(d)):
+        if j in used:
+            continue
+        for c in chain:
+            if _provably_equal(d[j], c):
+                continue                    # a duplicate of a followed stride: visited after it, not followed
+            if not _decidably_different(d[j], c):
+                require(sympy.Ne(d[j], c), "right_inverse: no other stride continues the chain")
+    return Layout(tuple(rs), tuple(rd))
+
+
+def _provably_equal(a, b) -> bool:
+    if isinstance(a, int) and isinstance(b, int):
+        return int(a) == int(b)
+    return sympy.simplify(sympy.sympify(a) - b) == 0
+
+
+def _decidably_different(a, b) -> bool:
+    if isinstance(a, int) and isinstance(b, int):
+        return int(a) != int(b)
+    e = sympy.simplify(sympy.sympify(a) - b)
+    return bool(e.is_zero is False or e.is_positive or e.is_negative)
 
 
 def left_inverse(L):
@@ -705,6 +857,9 @@ def left_inverse(L):
     s, d = wrap(C.shape), wrap(C.stride)
     if not all(is_static(x) for x in d):
         raise AlgebraError(f"left_inverse: {L} needs static strides")
+    for x in s:
+        if _may_be(x, 1):
+            require(sympy.Ne(x, 1), "left_inverse: no size-1 mode (static CuTe drops it)")
     pp = it.exclusive_prefix(s)
     order = sorted(range(len(d)), key=lambda j: d[j])
     rs, rd = [], [0]
@@ -734,7 +889,10 @@ def logical_divide(A, T):
     if T is _:
         return A
     if isinstance(T, Layout):
-        return composition(A, make_layout(T, complement(T, coalesce(A).shape)))
+        cotarget = coalesce(A).shape
+        C = complement(T, cotarget)
+        _require_same_complement(T, C, cotarget)
+        return composition(A, make_layout(T, C))
     if is_tuple(T):
         if len(T) > A.rank():
             raise AlgebraError(f"logical_divide: tiler {format_tiler(T)} has a higher rank than {A}")
@@ -743,6 +901,20 @@ def logical_divide(A, T):
     if isinstance(T, (int, sympy.Basic)):
         return logical_divide(A, Layout(T))
     raise AlgebraError(f"logical_divide: unsupported tiler {T!r}")
+
+
+def _require_same_complement(T, C, cotarget):
+    """Static CuTe may coalesce ``A`` further than a symbolic ``A`` (``(2*m,4):(1,2*m)`` is ``8*m:1`` for
+    every m), and ``ceil_div`` of a tuple cotarget folds mode by mode: the complement is the same
+    function for the merged cotarget iff it has the same size.  (Merging is monotone: a partially merged
+    cotarget then gives that size too.)
+    """
+    if not is_tuple(cotarget) or all(isinstance(x, int) for x in flatten_leaves(cotarget)):
+        return
+    from .symbolic import collect_conditions
+    with collect_conditions():
+        merged = complement(T, product(cotarget)).size()
+    require(sympy.Eq(C.size(), merged), "logical_divide: the complement does not depend on coalescing")
 
 
 def _zip2_by(t, guide):
@@ -977,6 +1149,9 @@ def downcast(L, n):
             return [go(a, b) for a, b in zip(s, d)]
         if static_eq(d, 1) or static_eq(d, -1):
             return (it._mul(s, n), d)
+        if n != 1 and (_may_be(d, 1) or _may_be(d, -1)):
+            # static CuTe scales the shape of a unit-stride mode, a dynamic stride is scaled instead
+            require(sympy.And(sympy.Ne(d, 1), sympy.Ne(d, -1)), f"downcast<{n}>: symbolic stride is not 1 or -1")
         return (s, it._mul(d, n))
     return Layout(*_unzip_pairs(go(L.shape, L.stride)))
 
@@ -1022,10 +1197,46 @@ def max_common_layout(a, b):
         return _truncate(r, lim)
     inv_b = right_inverse(b)
     common = coalesce(composition(a, inv_b))
-    c0 = common[0] if is_tuple(common.shape) else common
-    if static_eq(c0.stride, 1):
-        return composition(inv_b, c0)
-    return Layout(1, 0)
+    if all(isinstance(x, int) for x in flatten_leaves(common.shape) + flatten_leaves(common.stride)):
+        c0 = common[0] if is_tuple(common.shape) else common
+        if is_static(c0.shape) and static_eq(c0.stride, 1):
+            return composition(inv_b, c0)
+        return Layout(1, 0)
+    n = _common_vector(common)
+    if static_eq(n, 1):
+        return Layout(1, 0)
+    return composition(inv_b, Layout(n, 1))
+
+
+def _common_vector(common):
+    """The size of the contiguous (stride-1) prefix of a coalesced layout, as static CuTe sees it.
+
+    CuTe keeps the static stride-1 mode 0 (``Int<1>`` otherwise).  For symbolic input this is what every
+    instantiation gives: mode 0's size when its stride is (provably) 1, extended over following modes
+    that static CuTe would merge into it (``s0*d0 == d1`` provably), with the side conditions that
+    no size-1 mode is dropped first and that no other mode merges.
+    """
+    s, d = list(wrap(common.shape)), list(wrap(common.stride))
+    if all(isinstance(x, int) for x in s + d):
+        if is_static(s[0]) and static_eq(d[0], 1):
+            return s[0]
+        return 1
+    for x in s:
+        if _may_be(x, 1):
+            require(sympy.Ne(x, 1), "max_common_vector: no size-1 mode (static CuTe drops it)")
+    if not _provably_equal(d[0], 1):
+        if not _decidably_different(d[0], 1):
+            require(sympy.Ne(d[0], 1), "max_common_vector: the first stride is not 1")
+        return 1
+    n, cur = s[0], s[0]
+    for k in range(1, len(s)):
+        if _provably_equal(d[k], cur):
+            n, cur = it._mul(n, s[k]), it._mul(s[k], d[k])
+            continue
+        if not _decidably_different(d[k], cur):
+            require(sympy.Ne(d[k], cur), "max_common_vector: the next mode does not continue the vector")
+        break
+    return n
 
 
 def _truncate(r, lim):
@@ -1044,11 +1255,7 @@ def max_common_vector(a, b):
         return min(max_common_vector(a.inner, b), 1 << a.swizzle.m)
     if getattr(b, "is_composed", False):
         return min(max_common_vector(a, b.inner), 1 << b.swizzle.m)
-    common = coalesce(composition(a, right_inverse(b)))
-    c0 = common[0] if is_tuple(common.shape) else common
-    if static_eq(c0.stride, 1):
-        return c0.shape
-    return 1
+    return _common_vector(coalesce(composition(a, right_inverse(b))))
 
 
 def nullspace(L):
@@ -1059,6 +1266,9 @@ def nullspace(L):
     """
     fs, fd = flatten_leaves(L.shape), flatten_leaves(L.stride)
     cs = compact_col_major(fs)
+    for s, d in zip(fs, fd):
+        if _may_be(d, 0):
+            require(sympy.Or(sympy.Ne(d, 0), sympy.Eq(s, 1)), "nullspace: symbolic stride is not 0")
     I = [i for i in range(len(fd)) if static_eq(fd[i], 0)]
     if not I:
         return Layout(1, 0)
@@ -1083,7 +1293,8 @@ def make_fragment_like(L):
     >>> print(make_fragment_like(Layout(((2, 2), 4, 3), ((8, 1), 2, 32))))
     ((2,2),4,3):((1,2),4,16)
     """
-    if L.rank() > 1 and all(is_static(x) for x in flatten_leaves(L.shape)):
+    # (a symbolic shape stands for static instantiations: CuTe's static branch, not the dynamic one)
+    if L.rank() > 1 and all(is_static(x) or isinstance(x, sympy.Basic) for x in flatten_leaves(L.shape)):
         s0, d0 = L.shape[0], L.stride[0]
         fz = filter_zeros(Layout(s0, d0)).shape
         m0 = Layout(s0, compact_col_major(fz))

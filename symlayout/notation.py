@@ -144,19 +144,16 @@ def _pr(e):
     if e.is_Pow and e.exp.is_Integer and e.exp > 0:
         return "*".join([_need(e.base, _ATOM)] * int(e.exp)), _TERM
     if isinstance(e, sympy.floor):
+        # (a term printed from a non-integer X, e.g. min(m/2,3) -> min(m//2,3), is floor(X): floor is monotone)
         n, d = e.args[0].as_numer_denom()
-        if d == 1 and n.is_integer:
-            return _pr(n)
-        if n.is_integer and d.is_integer:
-            return _quotient(n, d)
+        return _pr(n) if d == 1 else _quotient(n, d)
     if isinstance(e, sympy.ceiling):
         n, d = e.args[0].as_numer_denom()
-        if d == 1 and n.is_integer:
-            return _pr(n)
-        if n.is_integer and d.is_integer:
-            if d.is_positive:
-                return _quotient(n + d - 1, d)
-            return "-" + f"({_quotient(-n, d)[0]})", _UNARY
+        if d == 1:
+            return _pr(n) if n.is_integer else ("-" + _need(-n, _ATOM), _UNARY)
+        if d.is_positive:
+            return _quotient(n + d - 1, d)
+        return "-" + f"({_quotient(-n, d)[0]})", _UNARY
     if isinstance(e, sympy.Mod):
         a, b = e.args
         return f"{_need(a, _TERM)}%{_need(b, _ATOM)}", _TERM

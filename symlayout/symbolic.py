@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 from dataclasses import dataclass
 
 from ._lazy import sympy
@@ -201,18 +202,63 @@ def require(cond, origin: str) -> None:
 
 
 def _simplify(cond):
-    """``sympy.simplify``, or ``cond`` itself when sympy fails on it (then it stays undecided).
+    """Decide what is cheap to decide in ``cond``; return ``sympy.true``/``sympy.false`` or a condition.
 
-    sympy's simplifier can raise on nested Min/floor/ceiling terms (``The argument
-    'zoo' is not comparable``) or take minutes on them; such a condition stays
-    undecided: it is recorded, never assumed.
+    And/Or/Not are simplified argument by argument (sympy's own absorption of True/False, no
+    minimisation of the boolean formula); a relation ``a R b`` is decided from ``simplify(a - b)``
+    and the symbols' assumptions (positive integers).  A condition sympy cannot decide -- or on which
+    it fails (``The argument 'zoo' is not comparable``) or would take minutes (nested Min/floor/ceiling
+    chains) -- stays undecided: it is recorded, never assumed.
     """
     try:
-        if sympy.count_ops(cond) > _SIMPLIFY_MAX_OPS:
-            return cond
-        return sympy.simplify(cond)
+        return _simplify_cached(cond)
     except Exception:  # noqa: BLE001 -- any sympy failure only means "not decided"
         return cond
+
+
+@functools.lru_cache(maxsize=4096)
+def _simplify_cached(cond):
+    if cond is sympy.true or cond is sympy.false:
+        return cond
+    if isinstance(cond, (sympy.And, sympy.Or)):
+        return cond.func(*[_simplify(a) for a in cond.args])
+    if isinstance(cond, sympy.Not):
+        return sympy.Not(_simplify(cond.args[0]))
+    if isinstance(cond, sympy.core.relational.Relational):
+        return _decide_relation(cond)
+    if sympy.count_ops(cond) > _SIMPLIFY_MAX_OPS:
+        return cond
+    return sympy.simplify(cond)
+
+
+def _decide_relation(rel):
+    r = _decide_difference(rel, rel.lhs - rel.rhs)
+    if r is None and sympy.count_ops(rel.lhs - rel.rhs) <= _SIMPLIFY_MAX_OPS:
+        r = _decide_difference(rel, sympy.simplify(rel.lhs - rel.rhs))
+    return rel if r is None else r
+
+
+def _decide_difference(rel, d):
+    """``rel`` decided from ``d = lhs - rhs`` by the symbols' assumptions, or None."""
+    if d.is_number:
+        return sympy.sympify(rel.func(d, 0))
+    checks = {sympy.Eq: (d.is_zero, None), sympy.Ne: (None, d.is_zero),
+              sympy.StrictLessThan: (d.is_negative, d.is_nonnegative),
+              sympy.LessThan: (d.is_nonpositive, d.is_positive),
+              sympy.StrictGreaterThan: (d.is_positive, d.is_nonpositive),
+              sympy.GreaterThan: (d.is_nonnegative, d.is_negative)}
+    for t, (true_if, false_if) in checks.items():
+        if isinstance(rel, t):
+            if t is sympy.Eq and d.is_zero is False:
+                return sympy.false
+            if t is sympy.Ne and d.is_zero is False:
+                return sympy.true
+            if true_if:
+                return sympy.true
+            if false_if:
+                return sympy.false
+            return None
+    return None
 
 
 #: larger conditions (nested Min/floor/ceiling chains) are recorded without sympy.simplify, which can

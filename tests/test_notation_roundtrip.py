@@ -90,7 +90,7 @@ def sym_value(e, env):
         return int(e)
     try:
         r = sympy.sympify(e).subs({m: env["m"], n: env["n"]})
-    except ZeroDivisionError:
+    except (ZeroDivisionError, ValueError):        # a zero divisor (Min(0, zoo) is a ValueError)
         return None
     if not r.is_Integer:
         return None

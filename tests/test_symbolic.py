@@ -38,13 +38,9 @@ I = sympy.Symbol("i", integer=True)                 # an index (any integer)
 N_INST = 24                                          # instantiations per case
 HI = {1: 64, 2: 16}                                  # Z3: symbols range over [1, HI[#symbols]]
 
-#: bug (layout.py, reported): coalesce/coalesce_x never merge symbolic modes, even when s*d and the next
-#: stride are the same expression ((m,8):(1,m) stays two modes; every instantiation merges to 8m:1), so a
-#: composition that static CuTe does on the merged mode is done on unmerged modes where only CuTe's weak
-#: condition holds: the symbolic result differs from the concrete one for values meeting every recorded
-#: condition.  Repro: composition(parse("(m,8):(1,m)"), parse("4:3")) at m=5 is (2,2):(3,5), concrete 4:3.
-SYMBOLIC_MERGE_BUG = pytest.mark.xfail(strict=True, reason="symbolic coalesce does not merge provably mergeable "
-                                       "modes: result differs from every instantiation (layout.py)")
+#: composition((m,8):(1,m), 4:3) works on the unmerged modes (symbolic entries are dynamic ints) where
+#: every instantiation merges to 8m:1; the two agree where every step is exact, which is now a side
+#: condition (at m=5 the weak-condition result (2,2):(3,5) is excluded; issue 12 item 16).
 
 
 def test_doctests():
@@ -224,7 +220,7 @@ CASES = [
     ("composition-layout-tiler", composition, ("(8*m,(4,k)):(k*4,(1,8*m))", ("4:2", "(2,k):(1,2)")), False),
     ("composition-min", composition, ("(32*m,16):(16,1)", "(8,4):(16,1)"), False),
     ("composition-shape-cond", composition, ("(4,2*m):(1,8)", "m:2"), False),
-    pytest.param("composition-stride-cond", composition, ("(m,8):(1,m)", "4:3"), False, marks=SYMBOLIC_MERGE_BUG),
+    ("composition-stride-cond", composition, ("(m,8):(1,m)", "4:3"), False),
     ("composition-stride-cond-unmerged", composition, ("(m,8):(1,2*m)", "4:4"), False),
     ("logical_divide", logical_divide, ("(32*m,16):(16,1)", (8, 4)), True),
     ("logical_divide-symbolic-tile", logical_divide, ("(64,64):(1,64)", ("8*m:1", 8)), False),
@@ -303,7 +299,8 @@ COMPOSITIONS = [
     ("(8*m,(4,k)):(k*4,(1,8*m))", "(4,2):(1,8*m)"),
     ("(8*m,(4,k)):(k*4,(1,8*m))", "(2,(2,k)):(4,(1,8*m))"),
     ("(64,64):(1,64)", "8*m:1"),
-    pytest.param("(m,8):(1,m)", "4:4", marks=SYMBOLIC_MERGE_BUG),
+    ("(m,8):(1,m)", "4:4"),
+    ("(m,8):(1,m)", "4:3"),
 ]
 
 
