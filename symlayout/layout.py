@@ -1311,8 +1311,19 @@ def max_alignment(L):
     """
     from math import gcd
     F = coalesce(L)
+    if any(isinstance(x, sympy.Basic) for x in flatten_leaves(F.shape) + flatten_leaves(F.stride)):
+        # CuTe counts only the static entries ("dynamic ones are assumed large multiples"): an answer
+        # that is not what the instantiations give, so symbolic layouts are refused
+        raise AlgebraError(f"max_alignment: {L} is symbolic (CuTe's max_alignment counts only static entries)")
+    # dynamic entries do not count: a dynamic shape is 1, a dynamic stride 0
+    F = Layout(_map_leaves(F.shape, lambda x: x if is_static(x) else 1),
+               _map_leaves(F.stride, lambda x: x if is_static(x) else 0))
     p = logical_divide(F, right_inverse(F))
     return gcd(p[0].size(), p[1].stride if not is_tuple(p[1].stride) else flatten_leaves(p[1].stride)[0])
+
+
+def _map_leaves(t, f):
+    return tuple(_map_leaves(e, f) for e in t) if is_tuple(t) else f(t)
 
 
 # ---------------------------------------------------------------- user-facing errors

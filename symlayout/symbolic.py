@@ -233,7 +233,7 @@ def _simplify_cached(cond):
 
 def _decide_relation(rel):
     r = _decide_difference(rel, rel.lhs - rel.rhs)
-    if r is None and sympy.count_ops(rel.lhs - rel.rhs) <= _SIMPLIFY_MAX_OPS:
+    if r is None and sympy.count_ops(rel.lhs - rel.rhs) <= _SIMPLIFY_RELATION_MAX_OPS:
         r = _decide_difference(rel, sympy.simplify(rel.lhs - rel.rhs))
     return rel if r is None else r
 
@@ -264,6 +264,9 @@ def _decide_difference(rel, d):
 #: larger conditions (nested Min/floor/ceiling chains) are recorded without sympy.simplify, which can
 #: take minutes on them; recording an undecided condition is always sound
 _SIMPLIFY_MAX_OPS = 24
+#: a relation's difference is given to sympy.simplify only when smaller than this (simplify costs ~0.1 s on
+#: the Min/ceiling terms composition makes; deciding less only records more conditions, which is sound)
+_SIMPLIFY_RELATION_MAX_OPS = 12
 
 
 #: conditions recorded outside any collect_conditions() block (kept, never dropped)

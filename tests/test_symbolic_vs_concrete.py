@@ -30,7 +30,7 @@ from symlayout import layout as L
 from symlayout.errors import AlgebraError, SymlayoutError
 from symlayout.layout import Layout
 from symlayout.notation import format_int_tuple, parse
-from symlayout.symbolic import DynInt, collect_conditions, symbols
+from symlayout.symbolic import DynInt, collect_conditions, normalize, symbols
 
 m, n = symbols("m n")
 MAX_TABLE = 4096
@@ -65,16 +65,20 @@ def _stride_expr(rnd: random.Random, syms):
     ])()
 
 
+def _entry(x):
+    return normalize(x) if isinstance(x, sympy.Basic) else x
+
+
 def rand_shape(rnd, syms, depth=0, leaves=3):
     if depth < 2 and rnd.random() < 0.35:
         return tuple(rand_shape(rnd, syms, depth + 1, leaves) for _ in range(rnd.randint(1, 3)))
-    return _shape_expr(rnd, syms)
+    return _entry(_shape_expr(rnd, syms))
 
 
 def rand_stride_for(rnd, syms, shape):
     if type(shape) is tuple:
         return tuple(rand_stride_for(rnd, syms, e) for e in shape)
-    return _stride_expr(rnd, syms)
+    return _entry(_stride_expr(rnd, syms))
 
 
 def rand_layout(rnd, syms, compact=None):
@@ -131,9 +135,29 @@ def _ops():
         "max_common_layout": (L.max_common_layout, lay2),
         "nullspace": (L.nullspace, one(0)),
         "make_fragment_like": (L.make_fragment_like, one(0)),
+        "coalesce_by_mode": (lambda A, p: L.coalesce(A, p), lambda rnd, syms: _with_profile(rand_layout(rnd, syms))),
+        "cosize": (lambda A: A.cosize(), one(0)),
+        "crd2idx": (it.crd2idx, lambda rnd, syms: _crd_args(rnd, syms, True)),
+        "idx2crd": (it.idx2crd, lambda rnd, syms: _crd_args(rnd, syms, False)),
         "shape_div": (it.shape_div, lambda rnd, syms: (rand_shape(rnd, syms), rand_shape(rnd, syms))),
         "ceil_div": (it.ceil_div, lambda rnd, syms: (rand_shape(rnd, syms), rand_shape(rnd, syms))),
     }
+
+
+def _with_profile(A):
+    return A, tuple(1 for _ in range(A.rank())) if type(A.shape) is tuple else 1
+
+
+def _crd_args(rnd, syms, to_index):
+    """(coordinate, shape, stride) for crd2idx, or (index, shape[, stride]) for idx2crd."""
+    A = rand_layout(rnd, syms)
+    i = rnd.choice([rnd.randint(0, 40), _shape_expr(rnd, syms) + rnd.randint(0, 5)])
+    if to_index:
+        crd = i if rnd.random() < 0.5 else it.repeat_like(A.shape, 0) if rnd.random() < 0.2 else \
+            tuple(rnd.choice([0, 1, _shape_expr(rnd, syms) - 1]) for _ in range(A.rank())) \
+            if type(A.shape) is tuple and all(type(x) is not tuple for x in A.shape) else i
+        return crd, A.shape, A.stride
+    return (i, A.shape, A.stride) if rnd.random() < 0.5 else (i, A.shape)
 
 
 OPS = _ops()
@@ -153,7 +177,10 @@ def inst(x, vals: dict, dynamic: bool = False):
         if isinstance(e, Layout):
             return Layout(go(e.shape), go(e.stride))
         if isinstance(e, sympy.Basic):
-            r = e.subs(sub)
+            try:
+                r = e.subs(sub)
+            except (ZeroDivisionError, ValueError, TypeError) as err:   # a zero divisor (zoo, nan)
+                raise _NotAnInteger(f"{e} at {vals}: {err}") from None
             if not r.is_Integer:
                 raise _NotAnInteger(f"{e} at {vals} is {r}")
             return DynInt(int(r)) if dynamic else int(r)
@@ -169,7 +196,7 @@ def holds(cond, vals) -> bool:
     sub = {sympy.Symbol(k, positive=True, integer=True): v for k, v in vals.items()}
     try:
         r = cond.expr.subs(sub)
-    except ZeroDivisionError:
+    except (ZeroDivisionError, ValueError, TypeError):     # a zero divisor (zoo, nan)
         return False
     if r not in (sympy.true, sympy.false):
         return False          # undefined at vals (a zero divisor): not a value where the result is claimed
@@ -258,7 +285,48 @@ def check_case(name, args, points):
         if why:
             bad.append(("differs", f"{name}{_show(args)} = {_show1(R)} at {vals}: {why}; conditions "
                                    f"{[c.text for c in conds]}"))
+            continue
+        if name in STATIC_SEMANTICS:
+            continue
+        try:
+            D = op(*inst(args, vals, dynamic=True))
+        except SymlayoutError:
+            # CuTe rejects it with dynamic ints where the algebra proved an entry static, e.g. a rest
+            # mode of size 1 that makes raked_product zip a leaf with a pair; static CuTe agrees with
+            # the symbolic result (checked above)
+            continue
+        if _form(Ri) != _form(D):
+            bad.append(("form", f"{name}{_show(args)} at {vals}: {_show1(Ri)} is not {_show1(D)} (dynamic ints)"))
     return bad
+
+
+#: operations whose symbolic result is what static instantiations give, not what CuTe gives for dynamic
+#: ints (CuTe requires static layouts there: right_inverse, max_common_*, make_fragment_like's ordered form)
+STATIC_SEMANTICS = {"right_inverse", "max_common_vector", "max_common_layout", "make_fragment_like"}
+
+
+def _form(x):
+    """The print form with size-1 modes dropped and rank-1 tuples unwrapped: a symbolic entry that the
+    algebra proves equal to 1 is static (and dropped as CuTe drops static size-1 modes) where a dynamic
+    int of value 1 is kept."""
+    if isinstance(x, Layout):
+        sd = _drop_ones(x.shape, x.stride)
+        if sd is None:
+            return "1:_"
+        return format_int_tuple(sd[0]) + ":" + format_int_tuple(sd[1])
+    return _show1(x)
+
+
+def _drop_ones(s, d):
+    if type(s) is tuple:
+        kept = [_drop_ones(a, b) for a, b in zip(s, d)]
+        kept = [k for k in kept if k is not None]
+        if not kept:
+            return None
+        if len(kept) == 1:
+            return kept[0]
+        return tuple(k[0] for k in kept), tuple(k[1] for k in kept)
+    return None if int(s) == 1 else (int(s), int(d))
 
 
 def _valid_input(cargs) -> bool:
@@ -310,20 +378,35 @@ def campaign(n_cases, seed=0):
 
 # ---------------------------------------------------------------- tests
 
-FAST = settings(max_examples=150, deadline=None, derandomize=True,
+FAST = settings(max_examples=15, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 
 @FAST
 @given(st.integers(0, 2 ** 32))
 def test_symbolic_then_instantiate_equals_instantiate_then_concrete(seed):
+    """15 random cases: one operation, its symbolic arguments, six symbol values."""
     rnd = random.Random(seed)
     name, args, syms = random_case(rnd)
     bad = check_case(name, args, points_for(rnd, syms))
     assert not bad, bad[0]
 
 
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_every_operation_once(name):
+    """Each operation on a few random symbolic inputs (the random choice above may skip one)."""
+    rnd = random.Random(name)
+    for _ in range(1):
+        syms = [m, n][:rnd.randint(1, 2)]
+        args = OPS[name][1](rnd, syms)
+        if args and args[-1] is None:
+            args = args[:-1]
+        bad = check_case(name, args, points_for(rnd, syms, 4))
+        assert not bad, bad[0]
+
+
 @pytest.mark.slow
 def test_symbolic_vs_concrete_campaign():
-    found = campaign(4000, seed=12)
+    """3,000 random cases (about 10 minutes on one core)."""
+    found = campaign(3000, seed=12)
     assert not found, {k: v[:2] for k, v in found.items()}
