@@ -420,6 +420,8 @@ def compact_col_major(shape, current=1):
     >>> compact_col_major((2, (3, 4))), compact_col_major(((2, 2), (1, 4))), compact_col_major((2, 3), 4)
     ((1, (2, 6)), ((1, 2), (0, 4)), (4, 8))
     """
+    if is_tuple(current):
+        raise AlgebraError(f"compact_col_major: the initial stride {_s(current)} must be an integer")
     cur = [current]
 
     def go(s):
@@ -439,6 +441,8 @@ def compact_row_major(shape, current=1):
     >>> compact_row_major((2, (3, 4))), compact_row_major((2, 1, 3))
     ((12, (4, 1)), (3, 0, 1))
     """
+    if is_tuple(current):
+        raise AlgebraError(f"compact_row_major: the initial stride {_s(current)} must be an integer")
     cur = [current]
 
     def go(s):
@@ -516,12 +520,18 @@ def crd2idx(crd, shape, stride=None):
         for c, s in zip(reversed(fc), reversed(fs)):
             r = _add(c, _mul(s, r))
         return r
+    if not congruent(shape, stride):
+        raise AlgebraError(f"crd2idx: shape {_s(shape)} and stride {_s(stride)} are not congruent")
+    return _crd2idx(crd, shape, stride)
+
+
+def _crd2idx(crd, shape, stride):
     if is_tuple(crd):
         if not is_tuple(shape) or len(crd) != len(shape):
             raise AlgebraError(f"crd2idx: coordinate {_s(crd)} does not match shape {_s(shape)}")
         r = 0
         for c, s, d in zip(crd, shape, stride):
-            r = _add(r, crd2idx(c, s, d))
+            r = _add(r, _crd2idx(c, s, d))
         return r
     if is_tuple(shape):
         if len(shape) == 0:
@@ -530,15 +540,17 @@ def crd2idx(crd, shape, stride=None):
         c = crd
         for s, d in zip(shape[:-1], stride[:-1]):
             sz = product(s)
-            r = _add(r, crd2idx(imod(c, sz), s, d))
+            r = _add(r, _crd2idx(imod(c, sz), s, d))
             c = fdiv(c, sz)
-        return _add(r, crd2idx(c, shape[-1], stride[-1]))
+        return _add(r, _crd2idx(c, shape[-1], stride[-1]))
     return _mul(crd, stride)
 
 
 def product_like(shape, crd):
-    """Collapse ``shape`` to the profile of ``crd``."""
+    """Collapse ``shape`` to the profile of ``crd`` (which must be weakly congruent with it)."""
     if is_tuple(crd):
+        if not is_tuple(shape) or len(crd) != len(shape):
+            raise AlgebraError(f"crd2idx: coordinate {_s(crd)} does not match shape {_s(shape)}")
         return tuple(product_like(s, c) for s, c in zip(shape, crd))
     return product(shape)
 
@@ -551,6 +563,8 @@ def idx2crd(idx, shape, stride=None):
     """
     if stride is None:
         if is_tuple(idx):
+            if not is_tuple(shape) or len(idx) != len(shape):
+                raise AlgebraError(f"idx2crd: index {_s(idx)} does not match shape {_s(shape)}")
             return tuple(idx2crd(i, s) for i, s in zip(idx, shape))
         if not is_tuple(shape):
             return idx
@@ -571,10 +585,18 @@ def idx2crd(idx, shape, stride=None):
             q = fdiv(idx, d)
             return q if last else imod(q, s)
         return go(shape, True)
+    if not congruent(shape, stride):
+        raise AlgebraError(f"idx2crd: shape {_s(shape)} and stride {_s(stride)} are not congruent")
+    return _idx2crd(idx, shape, stride)
+
+
+def _idx2crd(idx, shape, stride):
     if is_tuple(idx):
-        return tuple(idx2crd(i, s, d) for i, s, d in zip(idx, shape, stride))
+        if not is_tuple(shape) or len(idx) != len(shape):
+            raise AlgebraError(f"idx2crd: index {_s(idx)} does not match shape {_s(shape)}")
+        return tuple(_idx2crd(i, s, d) for i, s, d in zip(idx, shape, stride))
     if is_tuple(shape):
-        return tuple(idx2crd(idx, s, d) for s, d in zip(shape, stride))
+        return tuple(_idx2crd(idx, s, d) for s, d in zip(shape, stride))
     if static_eq(shape, 1):
         return 0
     return imod(fdiv(idx, stride), shape)

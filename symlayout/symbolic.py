@@ -7,6 +7,26 @@ like CuTe's dynamic integers: the algebra only simplifies what is statically
 known, and every assertion CuTe would make on them is recorded as a *side
 condition* instead of being assumed silently.
 
+The contract of a symbolic result: **at every symbol value where all its side
+conditions hold, it is the function (size, function table, and the modes the
+operation defines) that static CuTe computes on the instantiated input**; where
+static CuTe rejects the input, some condition is false.  So besides CuTe's own
+assertions, a condition is recorded wherever a static test (``is_constant<1>``,
+``is_constant<0>``, a merge in ``coalesce``) would change the function at some
+value: ``downcast`` of a symbolic stride that may be 1, ``filter`` of one that
+may be 0, a ``composition`` on modes static CuTe merges
+(``composition((m,8):(1,m), 4:3)`` is exact, or else excluded, as at m = 5), a
+cotarget static CuTe coalesces further (``logical_divide((2*m,4):(1,2*m),4)``
+excludes m = 7).  The print form may differ from the instantiation's as a
+dynamic int's does: unmerged modes, kept size-1 modes.  Where CuTe requires a
+static layout (``right_inverse``, ``left_inverse``, ``max_common_vector`` /
+``max_common_layout``, ``make_fragment_like``'s ordered form), the symbolic
+result is what every static instantiation gives, not CuTe's dynamic-int answer;
+``max_alignment`` (which counts only static entries) refuses symbolic layouts.
+A zero divisor is an error, a symbolic divisor that may be 0 the condition
+``b != 0``.  ``tests/test_symbolic_vs_concrete.py`` checks all this on random
+symbolic inputs.
+
 >>> import sympy
 >>> m = sympy.Symbol('m', positive=True, integer=True)
 >>> with collect_conditions() as conds:

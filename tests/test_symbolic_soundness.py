@@ -190,3 +190,64 @@ def test_symbolic_ceil_div_and_shape_div_match_static_values():
         if all(holds(c, {"m": v}) for c in conds):
             assert inst(r, {"m": v}) == it.shape_div((2 * v, 4), 4)
     assert sympy.simplify(it.ceil_div(16, m) - sympy.ceiling(16 / m)) == 0
+
+
+# ---------------------------------------------------------------- item 13: no internal error from the calculator
+
+
+@pytest.mark.parametrize("expr,frag", [
+    ("crd2idx(((0),(4)), -4)", "does not match shape"),
+    ("crd2idx(m, 8, (m%2))", "not congruent"),
+    ("idx2crd(-1, (4), ((n-3,4,m)))", "not congruent"),
+    ("idx2crd((1,2,3), (4,4))", "does not match shape"),
+    ("prefix_product(m-1, ((-1,-4)))", "must be an integer"),
+])
+def test_ill_formed_int_tuple_calls_are_input_errors(capsys, expr, frag):
+    rc = cli.main(["layout", expr])
+    out, err = capsys.readouterr()
+    assert rc == 2 and frag in err and err.count("\n") == 1, (rc, err)
+
+
+def _fuzz_expressions(rnd, count):
+    """Random calls of every calculator function on layouts/shapes with 0, negative and symbolic entries."""
+    import re
+    from symlayout.algebra_expr import FUNCTIONS
+    ints = ["0", "1", "2", "3", "4", "-1", "-4", "8", "m", "m-1", "m-m", "2*m", "m//2", "m%2", "n-3", "0*m"]
+
+    def shape(d=0):
+        if d < 2 and rnd.random() < 0.4:
+            return "(" + ",".join(shape(d + 1) for _ in range(rnd.randint(1, 3))) + ")"
+        return rnd.choice(ints)
+
+    def layout():
+        s = shape()
+        return f"{s}:" + re.sub(r"[^(),]+", lambda _m: rnd.choice(ints), s)
+
+    def arg():
+        c = rnd.random()
+        if c < 0.5:
+            return layout()
+        if c < 0.8:
+            return shape()
+        return "(" + ",".join(rnd.choice([layout(), shape(), "_"]) for _ in range(rnd.randint(1, 2))) + ")"
+    names = sorted(FUNCTIONS)
+    for _ in range(count):
+        yield f"{rnd.choice(names)}({', '.join(arg() for _ in range(rnd.randint(1, 3)))})"
+
+
+@pytest.mark.parametrize("seed,count", [(1, 300), pytest.param(2, 6000, marks=pytest.mark.slow)])
+def test_calculator_fuzz_has_no_internal_errors(seed, count):
+    """Every expression gives a result or a one-line SymlayoutError (exit 2), never another exception (exit 4)."""
+    import random
+    from symlayout.algebra_expr import format_result
+    from symlayout.errors import SymlayoutError
+    escapes = {}
+    for text in _fuzz_expressions(random.Random(seed), count):
+        try:
+            format_result(evaluate(text))
+        except SymlayoutError as e:
+            if "\n" in str(e):
+                escapes.setdefault("two-line message", text)
+        except Exception as e:   # noqa: BLE001
+            escapes.setdefault(f"{text.split('(')[0]}: {type(e).__name__}", f"{text}: {e}")
+    assert not escapes, escapes
