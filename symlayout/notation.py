@@ -5,8 +5,11 @@ accepted and dropped): integers ``8``, ``_8``, ``-16``; IntTuples ``(4,(2,2))``,
 ``(4)`` (rank 1), ``()``; layouts ``((2,4),8):((1,16),2)``; swizzles
 ``Sw<3,3,3>``; composed layouts ``Sw<3,3,3> o 0 o (8,64):(64,1)`` (or without
 the offset); tilers ``(3:3,(2,4):(1,8))``; the underscore ``_``.  Entries
-may be integer expressions over symbols (``32*m``, ``16*k``), which become
-sympy expressions over positive-integer symbols.
+may be integer expressions over symbols (``32*m``, ``16*k``, ``8*(m//2)``,
+``(m+15)//m``, ``min(4,2*m)``: ``+ - * // %``, unary minus, parentheses,
+``min``/``max``/``abs``, with Python's precedence and floor semantics), which
+become sympy expressions over positive-integer symbols.  Printing emits the
+same syntax, so ``parse(str(x))`` is the same function as ``x``.
 
 >>> L = parse_layout("(_32,_16):(_16,_1)"); print(L)
 (32,16):(16,1)
