@@ -311,27 +311,21 @@ STATIC_SEMANTICS = {"right_inverse", "max_common_vector", "max_common_layout", "
 
 
 def _form(x):
-    """The print form with size-1 modes dropped and rank-1 tuples unwrapped: a symbolic entry that the
-    algebra proves equal to 1 is static (and dropped as CuTe drops static size-1 modes) where a dynamic
-    int of value 1 is kept."""
+    """The print form of each top-level mode, flattened, without size-1 modes.
+
+    A symbolic entry the algebra proves equal to 1 is static, and CuTe drops or unwraps a static
+    size-1 mode where it keeps a dynamic int of value 1; the result can then also group the
+    remaining modes differently (``((4,3,1),2)`` for ``(4,3,2)``).  What must agree is the sequence
+    of modes.
+    """
     if isinstance(x, Layout):
-        sd = _drop_ones(x.shape, x.stride)
-        if sd is None:
-            return "1:_"
-        return format_int_tuple(sd[0]) + ":" + format_int_tuple(sd[1])
+        modes = _mode_list(x)
+        out = []
+        for md in modes:
+            s, d = it.flatten_leaves(md.shape), it.flatten_leaves(md.stride)
+            out.append(",".join(f"{int(a)}:{int(b)}" for a, b in zip(s, d) if int(a) != 1))
+        return " | ".join(o for o in out if o)
     return _show1(x)
-
-
-def _drop_ones(s, d):
-    if type(s) is tuple:
-        kept = [_drop_ones(a, b) for a, b in zip(s, d)]
-        kept = [k for k in kept if k is not None]
-        if not kept:
-            return None
-        if len(kept) == 1:
-            return kept[0]
-        return tuple(k[0] for k in kept), tuple(k[1] for k in kept)
-    return None if int(s) == 1 else (int(s), int(d))
 
 
 def _valid_input(cargs) -> bool:
@@ -412,6 +406,6 @@ def test_every_operation_once(name):
 
 @pytest.mark.slow
 def test_symbolic_vs_concrete_campaign():
-    """3,000 random cases (about 10 minutes on one core)."""
+    """3,000 random cases (about 2 minutes of CPU)."""
     found = campaign(3000, seed=12)
     assert not found, {k: v[:2] for k, v in found.items()}
