@@ -252,7 +252,8 @@ def _cmd_prove(args) -> int:
             entries += [{"path": c.path, "name": c.name, "ok": False, "results": [],
                          "skipped": "not proved: another configuration could not be read"} for c in configs]
             doc = {"configs": entries,
-                   "summary": {"proved": 0, "refuted": 0, "unknown": 0, "errors": len(failures)}}
+                   "summary": {"proved": 0, "refuted": 0, "vacuous": 0, "unknown": 0, "errors": len(failures),
+                               "unmet": 0}}
             print(json.dumps(doc, indent=1))
         return EXIT_USAGE
     return _dispatch("symlayout.prove.cli", "run_prove", args)

@@ -1,8 +1,9 @@
 """The ``prove``, ``show``, ``explain`` and ``cute`` commands.
 
 Exit codes of ``prove`` (``shared/spec/configs.md``): 0 every result as
-expected, 1 some property refuted unexpectedly (or an expected refutation
-proved), 2 bad input, 3 some result unknown and none wrong.
+expected, 1 some expectation unmet (a property refuted unexpectedly, an
+expected refutation proved, or a ``vacuous`` result where ``proved`` was
+expected), 2 bad input, 3 some result unknown and none wrong.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import sys
 import time
 
 from ..errors import ConfigError, SymlayoutError
-from .result import ERROR, PROVED, REFUTED, UNKNOWN
+from .result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS
 
 
 def _load_all(paths):
@@ -58,7 +59,7 @@ def prove_paths(paths, properties=None, jobs: int = 1, timeout_s=None, method="a
 
 
 def exit_code(reports) -> int:
-    """0 as expected, 1 wrong, 2 input error, 3 unknown (and none wrong)."""
+    """0 as expected, 1 unmet (wrong or vacuous), 2 input error, 3 unknown (and none unmet)."""
     if any(r.error for r in reports):
         return 2
     wrong = unknown = False
@@ -74,13 +75,17 @@ def exit_code(reports) -> int:
 
 
 def summary(reports) -> dict:
-    s = {"proved": 0, "refuted": 0, "unknown": 0, "errors": 0}
+    """Results counted by status (``vacuous`` apart from ``proved``), plus ``unmet``:
+    decided results (proved, refuted, vacuous) that are not what was expected."""
+    s = {"proved": 0, "refuted": 0, "vacuous": 0, "unknown": 0, "errors": 0, "unmet": 0}
     for rep in reports:
         if rep.error:
             s["errors"] += 1
         for r in rep.results:
-            key = {PROVED: "proved", REFUTED: "refuted", UNKNOWN: "unknown"}.get(r.status, "errors")
+            key = {PROVED: "proved", REFUTED: "refuted", VACUOUS: "vacuous", UNKNOWN: "unknown"}.get(r.status, "errors")
             s[key] += 1
+            if key in ("proved", "refuted", "vacuous") and not r.as_expected:
+                s["unmet"] += 1
     return s
 
 
@@ -120,7 +125,8 @@ def format_text(reports, verbose: bool = False) -> str:
                 if cx.route:
                     lines.append(f"           route: {format_route(cx.route)}")
     s = summary(reports)
-    lines.append(f"{s['proved']} proved, {s['refuted']} refuted, {s['unknown']} unknown, {s['errors']} errors")
+    lines.append(f"{s['proved']} proved, {s['refuted']} refuted, {s['vacuous']} vacuous, {s['unknown']} unknown, "
+                 f"{s['errors']} errors, {s['unmet']} unmet")
     return "\n".join(lines)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from ..errors import SymlayoutError
 from .model import OperandModel, build_operand_model
 from .properties import CHECKS, PROPERTIES
-from .result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result
+from .result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
 
 #: properties that apply to a TiledMMA with copies (``coalescing`` is for thread maps)
 COPY_PROPERTIES = PROPERTIES
@@ -41,6 +41,18 @@ class ConfigReport:
         return d
 
 
+def counted(r: Result, model: OperandModel | None) -> Result:
+    """Never a PROVED without obligations: a proof that reports no count (Z3) is
+    given the count of its obligations on ``model`` (for a parametric
+    configuration, the tile model: per rest tile), and 0 obligations is VACUOUS."""
+    if r.status == PROVED and r.checked is None and model is not None:
+        from .properties import obligations
+        r.checked = obligations(model, r.property)
+    if r.status == PROVED and r.checked == 0:
+        r.status = VACUOUS
+    return r
+
+
 def run_checks(model: OperandModel, properties, expect_refuted=frozenset(), method: str = "auto",
                timeout_s: float | None = None) -> list:
     """Run the named obligations on one operand model."""
@@ -53,6 +65,7 @@ def run_checks(model: OperandModel, properties, expect_refuted=frozenset(), meth
             r = check_z3(p, model, timeout_s=timeout_s)
         else:
             r = CHECKS[p](model)
+        r = counted(r, model)
         r.expected = REFUTED if p in expect_refuted else PROVED
         out.append(r)
     return out
@@ -70,7 +83,7 @@ def mma_coverage(mma, operand: str) -> Result:
     from .properties import tv_coverage
     t0 = time.perf_counter()
     checked, cex = tv_coverage(mma, operand)
-    return Result("coverage", REFUTED if cex else PROVED, operand=operand, checked=checked, method="exhaustive",
+    return Result("coverage", verdict(cex, checked), operand=operand, checked=checked, method="exhaustive",
                   counterexample=cex, seconds=time.perf_counter() - t0)
 
 
@@ -97,10 +110,18 @@ def prove_config(cfg, properties=None, method: str = "auto", timeout_s: float | 
             for op, cc in sorted(cfg.copies.items()):
                 if cfg.params:
                     from .parametric import prove_parametric
-                    rep.results.extend(prove_parametric(cfg, mma, cc, props, refuted, timeout_s=timeout_s))
+                    from .z3backend import tile_model_for
+                    rs = prove_parametric(cfg, mma, cc, props, refuted, timeout_s=timeout_s)
+                    if any(r.status == PROVED for r in rs):
+                        tm = tile_model_for(mma, cc.operand, cc.atom, cc.type, cc.align)
+                        rs = [counted(r, tm) for r in rs]
+                    rep.results.extend(rs)
                     continue
                 m = build_operand_model(mma, None, None, op, cc.atom, cc.type, cc.smem, cc.align)
                 rep.results.extend(run_checks(m, props, refuted, method, timeout_s))
+        for r in rep.results:                 # the last guard: no PROVED without obligations
+            if r.status == PROVED and r.checked == 0:
+                r.status = VACUOUS
         for p in refuted:
             if not any(r.property == p for r in rep.results):
                 rep.results.append(Result(p, ERROR, detail=f"[expect] names {p!r}, which does not apply here",

@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 
 from ..layout import function_table
 from .model import OperandModel
-from .result import PROVED, REFUTED, Counterexample, Result
+from .result import PROVED, REFUTED, Counterexample, Result, verdict
 from . import story
 
 PROPERTIES = ("coverage", "alignment", "exactly_once", "slot_agreement", "bank_conflicts", "in_bounds",
@@ -24,7 +24,7 @@ PROPERTIES = ("coverage", "alignment", "exactly_once", "slot_agreement", "bank_c
 
 
 def _result(name, m, t0, cex=None, checked=None, **kw):
-    return Result(name, REFUTED if cex else PROVED, operand=m.operand, seconds=time.perf_counter() - t0,
+    return Result(name, verdict(cex, checked), operand=m.operand, seconds=time.perf_counter() - t0,
                   checked=checked, method=kw.pop("method", "exhaustive"), counterexample=cex, **kw)
 
 
@@ -419,6 +419,31 @@ def type_agreement(m: OperandModel) -> Result:
         f"copy value type {m.value_type} is {m.value_bits} bits but {m.mma.atom.name} expects {op} as "
         f"{m.mma_value_type} ({m.mma_value_bits} bits)", extra={"copy_type": m.value_type, "mma_type": m.mma_value_type})
     return _result("type_agreement", m, t0, cex, 1)
+
+
+def obligations(m: OperandModel, prop: str) -> int:
+    """How many obligations ``prop`` has on ``m``, counted as its exhaustive check
+    counts them (a Z3 proof quantifies over the same cases on each rest tile);
+    0 means a proof of it would be vacuous.
+
+    >>> from symlayout.prove.model import build_operand_model
+    >>> m = build_operand_model("SM80_16x8x16_F16F16F16F16_TN", "(2,2,1)", None, "A",
+    ...                         "SM75_U32x2_LDSM_N", "half_t", "(32,16):(16,1)")
+    >>> [obligations(m, p) for p in ("alignment", "exactly_once", "bank_conflicts", "type_agreement")]
+    [128, 1024, 16, 1]
+    """
+    if prop == "coverage":
+        tv = m.mma.get_layout_TV(m.operand)
+        return tv.size() + m.smem.size()
+    if prop in ("alignment", "in_bounds"):
+        return len(_vectors(m))
+    if prop == "exactly_once":
+        return m.threads * m.frag_size if m.direction == "load" else m.smem.size()
+    if prop == "slot_agreement":
+        return sum(len(call.reg) for calls in m.calls.values() for call in calls)
+    if prop == "bank_conflicts":
+        return len(_phases(m)[1])
+    return 1
 
 
 CHECKS = {

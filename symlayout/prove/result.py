@@ -1,4 +1,8 @@
-"""Verdicts of the prover: PROVED, REFUTED (with a counterexample) or UNKNOWN.
+"""Verdicts of the prover: PROVED, REFUTED (with a counterexample), VACUOUS or UNKNOWN.
+
+A property that had nothing to check (0 obligations) is ``vacuous``, never
+``proved`` (:func:`verdict`); a vacuous result does not meet an expected
+``proved`` (it is *unmet*, and ``prove`` exits 1).
 
 >>> r = Result("alignment", "proved", operand="A", checked=32, method="exhaustive")
 >>> r.status, r.to_json()["checked"]
@@ -8,7 +12,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-PROVED, REFUTED, UNKNOWN, ERROR = "proved", "refuted", "unknown", "error"
+PROVED, REFUTED, UNKNOWN, ERROR, VACUOUS = "proved", "refuted", "unknown", "error", "vacuous"
+
+
+def verdict(cex, checked) -> str:
+    """REFUTED with a counterexample; otherwise PROVED only when obligations were
+    counted and there was at least one (0 obligations: VACUOUS).
+
+    >>> verdict(None, 12), verdict(None, 0), verdict(Counterexample("x"), 0)
+    ('proved', 'vacuous', 'refuted')
+    """
+    if cex is not None:
+        return REFUTED
+    return VACUOUS if checked == 0 else PROVED
 
 
 @dataclass

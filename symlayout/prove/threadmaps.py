@@ -73,7 +73,7 @@ from ..threadmap import (
     _WarpMap,
     seed003_get_offset,
 )
-from .result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result
+from .result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
 
 __all__ = [
     "THREADMAP_PROPERTIES", "DEFAULT_ALIGN", "WARP_SIZE", "SECTOR_BYTES", "EXHAUSTIVE_LIMIT",
@@ -754,7 +754,8 @@ def _check(name: str, m: MapModel, method: str = "exhaustive", timeout_s: float 
         except SymlayoutError as e:
             return _result(name, ERROR, t0, "z3", detail=str(e))
         if st == "unsat":
-            return _result(name, PROVED, t0, "z3")
+            n = _obligations(m, name)
+            return _result(name, verdict(None, n), t0, "z3", checked=n)
         if st == "sat":
             bad = _revalidate(m, name, cex)
             if bad:
@@ -769,7 +770,21 @@ def _check(name: str, m: MapModel, method: str = "exhaustive", timeout_s: float 
     except _Timeout:
         return _result(name, UNKNOWN, t0, "exhaustive", detail=f"timed out after {timeout_s} s")
     detail = "no Z3 encoding of sector counting: decided exhaustively" if method == "z3" else ""
-    return _result(name, REFUTED if cex else PROVED, t0, "exhaustive", cex, checked=n, detail=detail)
+    return _result(name, verdict(cex, n), t0, "exhaustive", cex, checked=n, detail=detail)
+
+
+def _obligations(m: MapModel, name: str) -> int:
+    """What a Z3 proof of ``name`` quantified over, counted as the exhaustive
+    check counts it: element accesses (coverage, exactly_once, in_bounds),
+    vector accesses (alignment).  0 makes the proof vacuous.
+
+    >>> from symlayout.threadmap import OffsetThreadMap
+    >>> _obligations(MapModel.of(OffsetThreadMap("t * 2", 4, 1, 8, 2)), "alignment")
+    4
+    """
+    if name == "alignment":
+        return m.threads * m.iterations * m.vec[1]
+    return m.element_accesses
 
 
 def _revalidate(m: MapModel, name: str, cex: Counterexample) -> str:
@@ -1029,6 +1044,14 @@ def prove_offset_formula(formula: str | Expr, threads, iterations, extent, param
             if guard is not None:
                 out.append(guard)
                 continue
+            empty = _empty_member(zm, p, timeout_s)
+            if empty is not None:
+                out.append(_result(p, VACUOUS if isinstance(empty, dict) else UNKNOWN, t0, "z3", checked=0 if
+                                   isinstance(empty, dict) else None,
+                                   detail=(f"nothing to check for " + ", ".join(f"{k} = {v}" for k, v in empty.items())
+                                           + (" (an empty tile)" if p == "coverage" else " (no thread or iteration)")) if isinstance(empty, dict)
+                                   else f"Z3: {empty}"))
+                continue
             st, cex, info = _z3_decide(zm, p, timeout_s)
         except SymlayoutError as e:
             out.append(_result(p, ERROR, t0, "z3", detail=str(e)))
@@ -1042,6 +1065,25 @@ def prove_offset_formula(formula: str | Expr, threads, iterations, extent, param
         else:
             out.append(_result(p, UNKNOWN, t0, "z3", detail=f"Z3: {info}"))
     return out
+
+
+def _empty_member(zm: _Z3Map, name: str, timeout_s):
+    """A member of the family with nothing to check (coverage: an empty tile;
+    the others: no thread or no iteration): its symbol values (a dict), None when every
+    member has obligations, or Z3's reason (a str) when undecided."""
+    z3 = zm.z3
+    s = z3.Solver()
+    s.add(*zm.pdom)
+    if name == "coverage":          # obligations: the tile's elements (no access at all refutes it)
+        s.add(z3.Or(zm.term(zm.tile[0]) <= 0, zm.term(zm.tile[1]) <= 0))
+    else:                           # obligations: the accesses
+        s.add(z3.Or(zm.term(zm.threads) <= 0, zm.term(zm.iterations) <= 0))
+    st, mdl = _z3_check(s, timeout_s)
+    if st == "unsat":
+        return None
+    if st == "sat":
+        return {n: _mval(mdl, v) for n, v in zm.pvars.items()}
+    return str(mdl)
 
 
 def _enumerate_params(p, f, th, it, ex, params, epa, type, align, timeout_s, t0):
@@ -1070,7 +1112,7 @@ def _enumerate_params(p, f, th, it, ex, params, epa, type, align, timeout_s, t0)
             cex.params = env
             cex.message += " with " + ", ".join(f"{a} = {b}" for a, b in env.items())
             return _result(p, REFUTED, t0, "enumeration", cex, checked=n)
-    return _result(p, PROVED, t0, "enumeration", checked=n)
+    return _result(p, verdict(None, n), t0, "enumeration", checked=n)
 
 
 def _substitute(e: Expr, env: dict) -> Expr:
