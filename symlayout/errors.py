@@ -35,3 +35,19 @@ class TilingError(SymlayoutError):
 
 class ConfigError(SymlayoutError):
     """A configuration file is malformed; the message names file and line."""
+
+
+class CuteStaticAssert(AtomError, TilingError):
+    """CuTe refuses to compile the construction: one of its ``static_assert``\\ s fires.
+
+    ``assertion`` is CuTe's own message (e.g. ``"TiledCopy uses too few vals for
+    selected CopyAtom"``); ``side`` is ``"src"``, ``"dst"`` or ``None``: which
+    tensor of the copy the failing check is about.  The prover reports such a
+    configuration as a refutation of the property that explains the failure
+    (:func:`symlayout.prove.model.explain_rejection`), never as an input error.
+    """
+
+    def __init__(self, message: str, assertion: str, side: str | None = None):
+        super().__init__(message)
+        self.assertion = assertion
+        self.side = side

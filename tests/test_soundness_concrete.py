@@ -75,3 +75,46 @@ def test_vacuous_member_of_a_formula_family():
     assert r.status == VACUOUS and "p = 1" in r.detail
     (r,) = prove_offset_formula("t", "p", 1, "p", {"p": (1, 8)}, properties=["in_bounds"])
     assert r.status == "proved"
+
+
+# ------------------------------------------------------------ 12, 13. inputs that are not judged: one line, exit 2
+
+MMA_CFG = '[mma]\natom = "{atom}"\nlayout = "{layout}"\n'
+COPY = '[copy.{op}]\natom = "{atom}"\ntype = "half_t"\nsmem = "{smem}"\n'
+
+
+@pytest.mark.parametrize("text,needle", [
+    (MMA_CFG.format(atom="SM90_64x64x16_F32F16F16_SS", layout="(2,1,1)"), "not supported: SM90 GMMA"),
+    (MMA_CFG.format(atom="SM90_64x64x16_F32F16F16_RS", layout="(1,1,1)"), "not supported: SM90 GMMA"),
+    (MMA_CFG.format(atom="SM90_64x128x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::MN>", layout="(1,1,1)"),
+     "not supported: SM90 GMMA"),
+    (MMA_CFG.format(atom=ATOM, layout="(2,2,1):(0,0,0)"), "atom 0 is used twice"),
+    (MMA_CFG.format(atom=ATOM, layout="(2,2,1):(1,4,0)") + COPY.format(op="A", atom="SM75_U32x2_LDSM_N",
+                                                                      smem="(32,16):(16,1)"), "reaches atom 5"),
+    (MMA_CFG.format(atom=ATOM, layout="(2,2,1)") + COPY.format(op="C", atom="SM75_U32x4_LDSM_N",
+                                                              smem="(32,32):(32,1)"), "is a load (ldmatrix"),
+    (MMA_CFG.format(atom=ATOM, layout="(2,2,1)") + COPY.format(op="A", atom="SM90_U32x4_STSM_N",
+                                                              smem="(32,16):(16,1)"), "is a store (stmatrix"),
+    (MMA_CFG.format(atom=ATOM, layout="(2,2,1)") + COPY.format(op="A", atom="SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>",
+                                                              smem="(32,16):(16,1)"), "global memory into shared"),
+    (MMA_CFG.format(atom=ATOM, layout="(2,2,1)") + COPY.format(op="A", atom="SM75_U32x2_LDSM_N",
+                                                              smem="(32,16):(16,1)") + "convert = true\n",
+     "convert applies to [copy.C] only"),
+])
+def test_unsupported_or_impossible_inputs_are_one_line_errors(tmp_path, capsys, text, needle):
+    p = write(tmp_path, text)
+    for cmd in (["prove", p], ["show", p]):
+        assert main(cmd) == 2
+        err = capsys.readouterr().err
+        assert needle in err and err.count("\n") == 1 and "internal error" not in err
+
+
+def test_show_svg_into_a_missing_directory(tmp_path, capsys):
+    p = write(tmp_path, MMA_CFG.format(atom=ATOM, layout="(2,2,1)")
+              + COPY.format(op="A", atom="SM75_U32x2_LDSM_N", smem="(32,16):(16,1)"))
+    assert main(["show", p, "--svg", str(tmp_path / "nope" / "x.svg")]) == 2
+    out, err = capsys.readouterr()
+    assert "no such directory" in err and err.count("\n") == 1 and out == ""
+    assert main(["show", p, "--svg", str(tmp_path)]) == 2
+    assert "is a directory" in capsys.readouterr().err
+    assert main(["show", p, "--svg", str(tmp_path / "ok.svg")]) == 0 and (tmp_path / "ok.svg").read_text().startswith("<")

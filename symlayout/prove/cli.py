@@ -170,23 +170,36 @@ def _models(cfg, operand=None):
     return mma, out
 
 
+def _write_svg(path, svg):
+    """Write a picture; an unwritable path is a one-line input error (exit 2)."""
+    try:
+        with open(path, "w") as f:
+            f.write(svg)
+    except OSError as e:
+        raise ConfigError(f"--svg {path}: cannot write: {e.strerror or e}") from None
+
+
 def run_show(args) -> int:
     """``symlayout show CONFIG [--operand X] [--svg FILE] [--thread T]``."""
     from . import pictures
+    import os
+    svg_path = getattr(args, "svg", None)
+    if svg_path:                      # fail before printing anything
+        parent = os.path.dirname(os.path.abspath(svg_path))
+        if not os.path.isdir(parent):
+            raise ConfigError(f"--svg {svg_path}: cannot write: no such directory {parent}")
+        if os.path.isdir(svg_path):
+            raise ConfigError(f"--svg {svg_path}: cannot write: is a directory")
     cfg = _load_one(args.config)
     if cfg.threadmap is not None:
         from .threadmaps import show_threadmap
         text, svg = show_threadmap(cfg)
         print(text)
         if getattr(args, "svg", None):
-            with open(args.svg, "w") as f:
-                f.write(svg)
+            _write_svg(args.svg, svg)
         return 0
     mma, models = _models(cfg, getattr(args, "operand", None))
     ops = [args.operand] if getattr(args, "operand", None) else (sorted(models) or ["A", "B", "C"])
-    highlight = None
-    if getattr(args, "svg", None) or True:
-        pass
     parts = []
     for op in ops:
         parts.append(pictures.tv_table(mma, op, models.get(op)))
@@ -203,8 +216,7 @@ def run_show(args) -> int:
                     hl = {tuple(r.counterexample.element): r.property}
                     break
         svg = pictures.tv_svg(mma, op, m, highlight=hl, title=cfg.name or cfg.path)
-        with open(args.svg, "w") as f:
-            f.write(svg)
+        _write_svg(args.svg, svg)
         print(f"wrote {args.svg}")
     return 0
 
