@@ -118,3 +118,100 @@ def test_show_svg_into_a_missing_directory(tmp_path, capsys):
     assert main(["show", p, "--svg", str(tmp_path)]) == 2
     assert "is a directory" in capsys.readouterr().err
     assert main(["show", p, "--svg", str(tmp_path / "ok.svg")]) == 0 and (tmp_path / "ok.svg").read_text().startswith("<")
+
+
+# ------------------------------------------------------------ 8. type_agreement compares element types
+
+def _type_verdict(mma_atom, op, copy_atom, ty, smem, layout="(2,2,1)", perm=None):
+    from symlayout.prove.engine import prove_operand
+    from symlayout.tiled.mma import make_tiled_mma
+    mma = make_tiled_mma(mma_atom, layout, perm)
+    rs = prove_operand(mma, None, None, op, copy_atom, ty, smem, properties=["type_agreement"])
+    (r,) = [r for r in rs if r.property == "type_agreement"]
+    return r
+
+
+@pytest.mark.parametrize("mma_atom,op,copy_atom,ty,smem,why", [
+    (ATOM, "A", "SM75_U32x4_LDSM_N", "bfloat16_t", "(32,16):(16,1)", "reads A as half_t"),
+    ("SM80_16x8x32_S32U8U8S32_TN", "A", "SM75_U32x4_LDSM_N", "int8_t", "(32,32):(32,1)", "reads A as uint8_t"),
+    ("SM80_16x8x32_S32S8S8S32_TN", "B", "SM75_U32x2_LDSM_N", "uint8_t", "(16,32):(32,1)", "reads B as int8_t"),
+    ("SM89_16x8x32_F32E4M3E4M3F32_TN", "A", "SM75_U32x4_LDSM_N", "float_e5m2_t", "(32,32):(32,1)",
+     "reads A as float_e4m3_t"),
+    ("SM89_16x8x32_F32E4M3E5M2F32_TN", "B", "SM75_U32x2_LDSM_N", "float_e4m3_t", "(16,32):(32,1)",
+     "reads B as float_e5m2_t"),
+    ("SM80_16x8x16_F32F16F16F32_TN", "C", "UniversalCopy<uint32_t>", "half_t", "(32,16):(16,1)", "accumulat"),
+    ("SM80_16x8x16_F32BF16BF16F32_TN", "A", "AutoVectorizingCopy", "half_t", "(32,16):(16,1)",
+     "not every half_t value"),
+])
+def test_type_agreement_refutes_same_width_other_types(mma_atom, op, copy_atom, ty, smem, why):
+    r = _type_verdict(mma_atom, op, copy_atom, ty, smem)
+    assert r.status == "refuted" and why in r.counterexample.message
+
+
+@pytest.mark.parametrize("mma_atom,op,copy_atom,ty,smem,detail", [
+    (ATOM, "A", "SM75_U32x4_LDSM_N", "half_t", "(32,16):(16,1)", ""),
+    ("SM80_16x8x8_F32TF32TF32F32_TN", "A", "SM75_U32x4_LDSM_N", "float", "(32,8):(8,1)", "float storage read as tf32"),
+    ("SM80_16x8x8_F32TF32TF32F32_TN", "A", "AutoVectorizingCopy", "half_t", "(32,16):(16,1)", "converted exactly"),
+    ("SM80_16x8x16_F32F16F16F32_TN", "C", "AutoVectorizingCopy", "half_t", "(32,16):(16,1)", "accumulator (float)"),
+])
+def test_type_agreement_allows_what_the_hardware_or_cute_defines(mma_atom, op, copy_atom, ty, smem, detail):
+    r = _type_verdict(mma_atom, op, copy_atom, ty, smem)
+    assert r.status == "proved" and detail in r.detail
+
+
+def test_converted_accumulator_store(tmp_path, capsys):
+    """[copy.C] convert = true: convert_type<half_t>(float accumulators), then the copy (flash-attention's O)."""
+    text = (MMA_CFG.format(atom="SM80_16x8x16_F32F16F16F32_TN", layout="(2,2,1)") + 'permutation = ["32", "32", "16"]\n'
+            + COPY.format(op="C", atom="SM90_U32x4_STSM_N", smem="Sw<2,3,3> o (32,32):(32,1)"))
+    code, doc = prove_json(capsys, write(tmp_path, text))
+    assert code == 1 and doc["configs"][0]["results"][0]["property"] == "type_agreement"   # float bits via stmatrix
+    code, doc = prove_json(capsys, write(tmp_path, text + "convert = true\n"))
+    assert code == 0 and {r["status"] for r in doc["configs"][0]["results"]} == {"proved"}
+
+
+# ------------------------------------------------------------ 7. AutoVectorizingCopy for A, B and C
+
+AVC_CASES = [
+    # (mma layout, permutation, operand, atom, smem, convert, vector width CuTe picks)
+    ("(2,2,1)", None, "A", "AutoVectorizingCopy", "Sw<3,3,3> o (32,64):(64,1)", False, 2),
+    ("(2,2,1)", None, "B", "AutoVectorizingCopy", "Sw<3,3,3> o (16,64):(64,1)", False, 2),
+    ("(4,1,1)", ["64", "16", "16"], "C", "AutoVectorizingCopyWithAssumedAlignment<128>", "Sw<3,3,3> o (64,64):(64,1)",
+     True, 2),                                   # flash-attention's O store
+    ("(4,1,1)", ["64", "16", "16"], "C", "AutoVectorizingCopy", "Sw<3,3,3> o (64,64):(64,1)", False, 1),
+    ("(2,2,1)", None, "A", "DefaultCopy", "Sw<3,3,3> o (32,64):(64,1)", False, 1),
+]
+
+
+@pytest.mark.parametrize("layout,perm,op,atom,smem,convert,width", AVC_CASES)
+def test_auto_vectorizing_copy_is_proved_on_its_real_accesses(tmp_path, capsys, layout, perm, op, atom, smem, convert,
+                                                               width):
+    text = (MMA_CFG.format(atom="SM80_16x8x16_F32F16F16F32_TN", layout=layout)
+            + (f"permutation = {perm!r}\n".replace("'", '"') if perm else "")
+            + COPY.format(op=op, atom=atom, smem=smem) + ("convert = true\n" if convert else ""))
+    code, doc = prove_json(capsys, write(tmp_path, text))
+    res = {r["property"]: r for r in doc["configs"][0]["results"]}
+    assert code == 0 and all(r["status"] == "proved" for r in res.values()), res
+    for p in ("alignment", "in_bounds", "bank_conflicts", "exactly_once", "coverage"):
+        assert res[p]["checked"] > 0
+    cfg = loads_config(text)
+    m = build_operand_model(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation, op, atom, "half_t", cfg.copies[op].smem,
+                            convert=convert)
+    assert m.vector_width == width and m.reg_bits_smem == 16 * width
+
+
+def test_auto_vectorizing_copy_misaligned_rows_are_refuted():
+    """CuTe vectorizes by the layout's static strides and assumes the pointer aligned: with a
+    17-element pitch the 4-byte accesses of odd rows are misaligned (the GPU faults)."""
+    m = build_operand_model(ATOM, "(2,2,1)", None, "A", "AutoVectorizingCopy", "half_t", "(32,16):(17,1)")
+    assert m.vector_width == 2
+    r = CHECKS["alignment"](m)
+    assert r.status == "refuted" and "not 4-byte aligned" in r.counterexample.message
+    m = build_operand_model(ATOM, "(2,2,1)", None, "A", "AutoVectorizingCopy", "half_t", "(32,16):(16,1)", align=2)
+    assert CHECKS["alignment"](m).status == "refuted"            # base only 2-byte aligned
+
+
+def test_auto_vectorizing_copy_with_params_is_not_supported(tmp_path, capsys):
+    text = ('[params]\nm = { min = 1, max = 8 }\n' + MMA_CFG.format(atom=ATOM, layout="(2,2,1)")
+            + COPY.format(op="A", atom="AutoVectorizingCopy", smem="(32*m,16):(16,1)"))
+    assert main(["prove", write(tmp_path, text)]) == 2
+    assert "not supported with [params]" in capsys.readouterr().out

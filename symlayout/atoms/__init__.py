@@ -39,7 +39,7 @@ from ..errors import AtomError
 _DATA_DIR = Path(__file__).resolve().with_name("data")
 
 __all__ = [
-    "Registers", "value_type_bits", "canonical_type", "value_type_names",
+    "Registers", "value_type_bits", "canonical_type", "value_type_names", "reinterpretation", "exact_conversion",
     "MMAAtom", "get_mma_atom", "mma_atom_names",
     "CopyOp", "CopyAtom", "get_copy_op", "copy_op_names", "make_copy_atom",
     "catalog_json", "catalog_text",
@@ -147,6 +147,65 @@ def value_type_names() -> list[str]:
     """
     t = load_data("types")["types"]
     return sorted(t, key=lambda k: (t[k]["bits"], list(t).index(k)))
+
+
+# --------------------------------------------------------------------------- element types an MMA reads
+
+#: storage types the MMA hardware itself reads as another element type (copy type, MMA type) -> why;
+#: a copy that moves raw bits (ldmatrix, stmatrix, UniversalCopy) must deliver exactly the MMA's
+#: element type or one of these
+REINTERPRETATIONS = {
+    ("float", "tfloat32_t"): "float storage read as tf32: mma.sync .tf32 takes 32-bit registers and uses "
+                             "the sign, exponent and upper 10 mantissa bits of an fp32 value",
+}
+
+# (exponent bits, mantissa bits) of the floating-point value types
+_FLOAT_FORMAT = {"float_e4m3_t": (4, 3), "float_e5m2_t": (5, 2), "half_t": (5, 10), "bfloat16_t": (8, 7),
+                 "tfloat32_t": (8, 10), "float": (8, 23), "double": (11, 52)}
+
+
+def reinterpretation(copy_type: str, mma_type: str) -> str | None:
+    """Why raw ``copy_type`` bits are the ``mma_type`` elements the MMA reads, or
+    ``None`` when they are not: the same type, or a reinterpretation the hardware
+    defines (:data:`REINTERPRETATIONS`).  Equal widths are not enough.
+
+    >>> reinterpretation("half_t", "half_t"), reinterpretation("bfloat16_t", "half_t")
+    ('the same element type', None)
+    >>> reinterpretation("int8_t", "uint8_t"), reinterpretation("float_e5m2_t", "float_e4m3_t")
+    (None, None)
+    >>> reinterpretation("float", "tfloat32_t")[:28]
+    'float storage read as tf32: '
+    """
+    a, b = canonical_type(copy_type), canonical_type(mma_type)
+    if a == b:
+        return "the same element type"
+    return REINTERPRETATIONS.get((a, b))
+
+
+def exact_conversion(src: str, dst: str) -> bool:
+    """Every ``src`` value converts to ``dst`` exactly (C++ conversion, as CuTe's
+    element-wise copy of mismatched types performs it).
+
+    >>> exact_conversion("half_t", "tfloat32_t"), exact_conversion("bfloat16_t", "half_t")
+    (True, False)
+    >>> exact_conversion("int8_t", "uint8_t"), exact_conversion("int8_t", "half_t"), exact_conversion("uint8_t", "int8_t")
+    (False, True, False)
+    """
+    a, b = canonical_type(src), canonical_type(dst)
+    if a == b:
+        return True
+    ia, ib = value_type_info(a), value_type_info(b)
+    ca, cb = ia["class"], ib["class"]
+    if ca == "float":
+        fa, fb = _FLOAT_FORMAT.get(a), _FLOAT_FORMAT.get(b)
+        return cb == "float" and fa is not None and fb is not None and fb[0] >= fa[0] and fb[1] >= fa[1]
+    magnitude = ia["bits"] - (1 if ca == "int" else 0)          # value bits of the integer
+    if cb == "float":
+        fb = _FLOAT_FORMAT.get(b)
+        return fb is not None and fb[1] + 1 >= magnitude and 2 ** (fb[0] - 1) > ia["bits"]
+    if ca == "int" and cb == "uint":
+        return False
+    return ib["bits"] - (1 if cb == "int" else 0) >= magnitude
 
 
 class Registers(NamedTuple):

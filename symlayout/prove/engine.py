@@ -12,7 +12,10 @@ import time
 from dataclasses import dataclass, field
 
 from ..errors import SymlayoutError
-from .model import OperandModel, build_operand_model
+from ..atoms.copy import make_copy_atom
+from ..layout import Layout
+from ..tiled.copy import make_tiled_copy_X
+from .model import CuteRejects, OperandModel, build_operand_model, copy_vector_width, cute_build_check
 from .properties import CHECKS, PROPERTIES
 from .result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
 
@@ -28,6 +31,7 @@ class ConfigReport:
     results: list = field(default_factory=list)
     error: str | None = None
     seconds: float = 0.0
+    rejected: set = field(default_factory=set)    # operands whose copy CuTe does not compile
 
     @property
     def ok(self) -> bool:
@@ -73,8 +77,16 @@ def run_checks(model: OperandModel, properties, expect_refuted=frozenset(), meth
 
 def prove_operand(mma, atom_layout, permutation, operand, copy_op, value_type, smem, align=128,
                   properties=None, expect_refuted=frozenset(), method="auto", timeout_s=None) -> list:
-    """Build one operand's model and prove ``properties`` (default: all)."""
-    m = build_operand_model(mma, atom_layout, permutation, operand, copy_op, value_type, smem, align)
+    """Build one operand's model and prove ``properties`` (default: all); a configuration
+    CuTe does not compile gives the one refutation that explains it."""
+    from ..tiled.mma import make_tiled_mma
+    if not hasattr(mma, "thrfrg_A"):
+        mma = make_tiled_mma(mma, atom_layout, permutation)
+    try:
+        cute_build_check(mma, operand, copy_op, value_type, smem)
+        m = build_operand_model(mma, None, None, operand, copy_op, value_type, smem, align)
+    except CuteRejects as e:
+        return [rejection_result(e, operand, expect_refuted, mma, copy_op, value_type)]
     return run_checks(m, properties or COPY_PROPERTIES, expect_refuted, method, timeout_s)
 
 
@@ -85,6 +97,90 @@ def mma_coverage(mma, operand: str) -> Result:
     checked, cex = tv_coverage(mma, operand)
     return Result("coverage", verdict(cex, checked), operand=operand, checked=checked, method="exhaustive",
                   counterexample=cex, seconds=time.perf_counter() - t0)
+
+
+def rejection_result(e: CuteRejects, operand: str, refuted, mma=None, copy_op=None, value_type=None) -> Result:
+    """The refutation of a configuration CuTe does not compile: the property that
+    explains it, CuTe's static_assert as the reason (re-derived by replaying what
+    CuTe instantiates, :func:`~symlayout.prove.model.cute_build_check`)."""
+    why = ""
+    if e.property == "type_agreement" and mma is not None:
+        from .model import fragment_type
+        ft = fragment_type(mma, operand, value_type)
+        if ft and ft != value_type:
+            why = f"the copy moves {value_type} but {mma.atom.name} {'accumulates' if operand == 'C' else 'reads'} " \
+                  f"{operand} as {ft}; "
+    cex = Counterexample(f"{why}CuTe does not compile this configuration: static_assert \"{e.assertion}\" ({e})",
+                         extra={"cute_static_assert": e.assertion})
+    return Result(e.property, REFUTED, operand=operand, checked=1, method="cute", counterexample=cex,
+                  detail="CuTe rejects the configuration at compile time; the other properties are not checked",
+                  expected=REFUTED if e.property in refuted else PROVED)
+
+
+def prove_copy(cfg, mma, cc, props, refuted, method="auto", timeout_s=None):
+    """Results for one ``[copy.X]`` and whether CuTe rejects it: CuTe's compile-time checks
+    first (a rejection is the refutation of the property that explains it, nothing else is
+    checked), then the obligations -- exhaustively, or with Z3 for parametric configurations
+    and for tiles beyond :data:`EXHAUSTIVE_LIMIT` elements."""
+    op = cc.operand
+    convert = getattr(cc, "convert", False)
+    try:
+        try:
+            cute_build_check(mma, op, cc.atom, cc.type, cc.smem, convert)
+        except CuteRejects:
+            raise
+        except SymlayoutError:
+            if not cfg.params:
+                raise
+            # symbolic extents: the replay needs concrete values; the tile model below still checks
+            # every static_assert that does not depend on the smem layout
+        if cfg.params or _too_large(cc.smem):
+            return _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s), set()
+        m = build_operand_model(mma, None, None, op, cc.atom, cc.type, cc.smem, cc.align, convert=convert)
+    except CuteRejects as e:
+        return [rejection_result(e, op, refuted, mma, cc.atom, cc.type)], {op}
+    return run_checks(m, props, refuted, method, timeout_s), set()
+
+
+#: largest shared-memory tile (elements) decided by enumeration: beyond it (about a second and
+#: 400 MB per property at this size) every obligation is decided by Z3 on one copy tile
+#: (docs/prover.md, "Limits")
+EXHAUSTIVE_LIMIT = 1 << 20
+
+
+def _too_large(smem) -> bool:
+    n = smem.size()
+    return isinstance(n, int) and n > EXHAUSTIVE_LIMIT
+
+
+def _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s):
+    """Parametric or very large tiles: Z3 over one copy tile and every rest tile."""
+    from .parametric import PARAMETRIC_PROPERTIES
+    from .z3backend import decide
+    op = cc.operand
+    convert = getattr(cc, "convert", False)
+    atom = make_copy_atom(cc.atom, cc.type)
+    tiler = make_tiled_copy_X(atom, mma, op).tiler_mn
+    width = None
+    if atom.op.kind == "default":
+        if cfg.params:
+            raise SymlayoutError(f"[copy.{op}] {cc.atom}: not supported with [params]: the vector width CuTe's "
+                                 "auto-vectorizing copy picks depends on which strides are static")
+        width = copy_vector_width(mma, op, cc.atom, cc.type, cc.smem, convert)
+    tm = build_operand_model(mma, None, None, op, cc.atom, cc.type, Layout(tuple(tiler)), cc.align,
+                             convert=convert, vector_width=width)
+    out = []
+    for p in props:
+        if p not in PARAMETRIC_PROPERTIES:
+            continue
+        r = decide(p, mma, op, cc.atom, cc.type, cc.smem, cfg.params, cc.align, timeout_s, tile_model=tm)
+        if not cfg.params and r.method == "z3":
+            r.detail = (r.detail + "; " if r.detail else "") + \
+                f"smem tile of {cc.smem.size()} elements is beyond the enumeration limit {EXHAUSTIVE_LIMIT}"
+        r = counted(r, tm)
+        r.expected = REFUTED if p in refuted else PROVED
+        out.append(r)
+    return out
 
 
 def prove_config(cfg, properties=None, method: str = "auto", timeout_s: float | None = None) -> ConfigReport:
@@ -108,21 +204,15 @@ def prove_config(cfg, properties=None, method: str = "auto", timeout_s: float | 
                         r.expected = REFUTED if "coverage" in refuted else PROVED
                         rep.results.append(r)
             for op, cc in sorted(cfg.copies.items()):
-                if cfg.params:
-                    from .parametric import prove_parametric
-                    from .z3backend import tile_model_for
-                    rs = prove_parametric(cfg, mma, cc, props, refuted, timeout_s=timeout_s)
-                    if any(r.status == PROVED for r in rs):
-                        tm = tile_model_for(mma, cc.operand, cc.atom, cc.type, cc.align)
-                        rs = [counted(r, tm) for r in rs]
-                    rep.results.extend(rs)
-                    continue
-                m = build_operand_model(mma, None, None, op, cc.atom, cc.type, cc.smem, cc.align)
-                rep.results.extend(run_checks(m, props, refuted, method, timeout_s))
+                rs, rejected = prove_copy(cfg, mma, cc, props, refuted, method, timeout_s)
+                rep.results.extend(rs)
+                rep.rejected |= rejected
         for r in rep.results:                 # the last guard: no PROVED without obligations
             if r.status == PROVED and r.checked == 0:
                 r.status = VACUOUS
         for p in refuted:
+            if rep.rejected:                  # CuTe refused the configuration: the rest is not checked
+                continue
             if not any(r.property == p for r in rep.results):
                 rep.results.append(Result(p, ERROR, detail=f"[expect] names {p!r}, which does not apply here",
                                           expected=REFUTED))

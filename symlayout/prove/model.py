@@ -23,11 +23,49 @@ from functools import cached_property
 
 from .. import int_tuple as it
 from ..atoms import ptx
-from ..errors import AtomError, TilingError
+from ..errors import AtomError, CuteStaticAssert, TilingError
 from ..layout import Layout, function_table, is_layout
-from ..notation import parse, parse_layout
-from ..tiled.copy import copy_calls, make_tiled_copy_X
+from ..notation import _, parse, parse_layout
+from ..tiled.copy import auto_vectorizing_calls, auto_vectorizing_width, copy_calls, make_tiled_copy_X
 from ..tiled.mma import TiledMMA, make_tiled_mma
+
+
+class CuteRejects(CuteStaticAssert):
+    """CuTe does not compile this configuration: ``assertion`` is its static_assert,
+    ``property`` the obligation that explains it (:func:`explain_rejection`)."""
+
+    def __init__(self, message, assertion, side, prop):
+        super().__init__(message, assertion, side)
+        self.property = prop
+
+
+def explain_rejection(e: CuteStaticAssert, direction: str, types_agree: bool) -> str:
+    """The property a CuTe static_assert refutes (docs/prover.md, "When CuTe refuses"):
+
+    * the copy's value type is not the element type the MMA reads, or the atom cannot
+      move that type (``CopyOperation is not valid for ... ValType``, the atom's bit
+      layouts do not divide into it): ``type_agreement``;
+    * ``TiledCopy uses too few thrs/vals``: the MMA's per-thread fragment is not a whole
+      number of atom calls: ``slot_agreement``;
+    * ``src/dst failed to vectorize into registers`` (or its ``Divisibility condition``):
+      on the shared-memory side the values of one instruction are not one contiguous
+      vector: ``alignment``; on the register side they are not packed registers:
+      ``slot_agreement``;
+    * the smem tensor cannot be partitioned (``Shape/Stride Divisibility Condition`` when a
+      swizzled layout is sliced, ``Src/Dst partitioning does not match``): ``coverage``.
+
+    >>> explain_rejection(CuteStaticAssert("x", "TiledCopy uses too few vals for selected CopyAtom"), "load", True)
+    'slot_agreement'
+    """
+    a = e.assertion
+    if not types_agree or a.startswith("CopyOperation is not valid") or (a == "Divisibility condition" and e.side is None):
+        return "type_agreement"
+    if a.startswith("TiledCopy uses too few"):
+        return "slot_agreement"
+    if e.side is not None:
+        smem_side = "src" if direction == "load" else "dst"
+        return "alignment" if e.side == smem_side else "slot_agreement"
+    return "coverage"
 
 
 class _AddrTable(list):
@@ -120,6 +158,8 @@ class OperandModel:
     reg_bits_frag: int            # bits of one fragment-side register (e.g. 32)
     mma_value_type: str = ""
     mma_value_bits: int = 0
+    frag_type: str = ""           # element type of the register fragment the copy reads or writes
+    vector_width: int = 0         # AutoVectorizingCopy: elements per access CuTe chose (0: other atoms)
 
     @property
     def threads(self) -> int:
@@ -191,16 +231,133 @@ def _resolve_mma(mma, atom_layout=None, permutation=None):
     return make_tiled_mma(mma, atom_layout, permutation)
 
 
+def fragment_type(mma, operand: str, value_type: str, convert: bool = False) -> str:
+    """Element type of the register fragment: the MMA's ValTypeA/B (``partition_fragment_A/B``),
+    for C its accumulator ValTypeC, or ``value_type`` when the accumulator is converted first
+    (``convert = true``, CuTe's ``convert_type``)."""
+    if operand == "C" and convert:
+        return value_type
+    return getattr(mma.atom, f"val_type_{operand.lower()}", "") or value_type
+
+
+def _is_auto_vectorizing(atom) -> bool:
+    return getattr(atom.op, "kind", "") == "default"
+
+
+def _reject(e: CuteStaticAssert, mma, operand, value_type, frag_t):
+    from ..atoms import reinterpretation
+    direction = "store" if operand == "C" else "load"
+    agree = reinterpretation(value_type, frag_t) is not None
+    return CuteRejects(str(e), e.assertion, e.side, explain_rejection(e, direction, agree))
+
+
+def cute_build_check(mma, operand: str, copy_op, value_type: str, smem, convert: bool = False):
+    """Replay on the real shared-memory layout what CuTe instantiates for this copy and raise
+    :class:`CuteRejects` where one of its static_asserts fires (see :func:`explain_rejection`):
+
+    * ``Copy_Atom<op, T>``'s value layouts, ``make_tiled_copy_X``'s thread/value counts;
+    * slicing a swizzled smem tensor (``slice_and_offset`` of a ``ComposedLayout`` composes the
+      swizzle's projections with the sliced modes: shape/stride divisibility conditions), for the
+      copy's ``partition_S/D`` and the MMA's ``partition_A/B/C``;
+    * each ``copy_unpack`` of ``copy()``: ``recast`` of the src/dst views to the operation's
+      register types must give exactly its register counts.
+
+    >>> cute_build_check("SM80_16x8x16_F16F16F16F16_TN", "A", "SM75_U32x4_LDSM_N", "half_t", "(32,16):(1,32)")
+    Traceback (most recent call last):
+    symlayout.prove.model.CuteRejects: copy_unpack: src view ((8)):((32)) of 16-bit values is 8 uint128_t registers after recast, SM75_U32x4_LDSM_N takes 1
+    """
+    from ..atoms.copy import make_copy_atom
+    from ..atoms import value_type_bits
+    mma = _resolve_mma(mma)
+    if isinstance(smem, str):
+        smem = parse_layout(smem)
+    frag_t = fragment_type(mma, operand, value_type, convert)
+    try:
+        if hasattr(copy_op, "val_layout_src"):
+            atom = copy_op
+        else:                      # the registers' fill is checked below, where CuTe checks it
+            from ..atoms.copy import CopyAtom
+            atom = CopyAtom(copy_op, value_type, strict=False)
+        tc = make_tiled_copy_X(atom, mma, operand)
+        _check_swizzle_slices(mma, tc, operand, smem)
+        if _is_auto_vectorizing(atom):
+            return                                 # copy() never calls copy_unpack for it
+        cp = tc.get_slice(0)
+        frag = mma.get_slice(0).partition_fragment(operand, smem)
+        ret = tc.retile(frag)
+        tbits, fbits = value_type_bits(value_type), value_type_bits(frag_t)
+        if operand == "C":
+            copy_calls(atom, (ret, 0), cp.partition_D(smem), bits=(fbits, tbits), first_only=True)
+        else:
+            copy_calls(atom, cp.partition_S(smem), (ret, 0), bits=(tbits, fbits), first_only=True)
+        if not hasattr(copy_op, "val_layout_src"):
+            make_copy_atom(copy_op, value_type)    # the values of one call fill its registers
+    except CuteRejects:
+        raise
+    except CuteStaticAssert as e:
+        raise _reject(e, mma, operand, value_type, frag_t) from None
+
+
+def _check_swizzle_slices(mma, tc, operand, smem):
+    """CuTe's ``slice_and_offset`` of a swizzled ``ComposedLayout`` at a thread coordinate
+    composes the swizzle's two bit projections (``swizzle_anti_zy``/``swizzle_only_zy``) with the
+    diced (thread) modes; with static shapes the composition's divisibility conditions are
+    static_asserts (a swizzle over a row pitch that is not a power of two fails them)."""
+    from ..layout import composition, dice
+    from ..symbolic import DynInt
+    from ..errors import AlgebraError
+    if not getattr(smem, "is_composed", False) or smem.swizzle.b == 0:
+        return
+    sw = smem.swizzle
+    B, M, S = sw.b, sw.m, abs(sw.s)
+    shp = (1 << M, 1 << B, 1 << (S - B), 1 << B, 1)
+    anti = Layout(shp, (1, 0, 1 << (M + B), 0, 1 << (M + S + B)))
+    only = Layout(shp, (0, 1 << M, 0, 1 << (M + S), 0))
+    views = []
+    tf = tc.tidfrg_D(smem) if operand == "C" else tc.tidfrg_S(smem)
+    r = it.rank(tf.shape[2]) if it.is_tuple(tf.shape[2]) else 1
+    views.append(("partition_" + ("D" if operand == "C" else "S"), (DynInt(0), _, tuple([_] * r) if r > 1 else _), tf))
+    thrfrg = {"A": mma.thrfrg_A, "B": mma.thrfrg_B, "C": mma.thrfrg_C}[operand](smem)
+    r2 = it.rank(thrfrg.shape[1][1]) if it.is_tuple(thrfrg.shape[1]) and it.is_tuple(thrfrg.shape[1][1]) else 1
+    views.append((f"partition_{operand}", ((DynInt(0), (DynInt(0), DynInt(0))), (_, tuple([_] * r2) if r2 > 1 else _)),
+                  thrfrg))
+    for where, crd, C in views:
+        if not getattr(C, "is_composed", False):
+            continue
+        try:
+            diced = dice(crd, C.inner)
+        except AlgebraError:
+            continue
+        for P in (anti, only):
+            try:
+                composition(P, diced)
+            except AlgebraError as e:
+                msg = str(e)
+                a = "Stride Divisibility Condition" if "stride" in msg else "Shape Divisibility Condition"
+                raise CuteStaticAssert(f"{where}: slicing {smem} at a thread composes the swizzle's bit projection "
+                                       f"{P} with the thread modes {diced}: {msg}", a) from None
+
+
 def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: str, value_type: str,
-                        smem, align: int = 128) -> OperandModel:
-    """Build the route model of ``make_tiled_copy_X(Copy_Atom<copy_op, value_type>, mma)`` on ``smem``."""
+                        smem, align: int = 128, convert: bool = False, vector_width: int | None = None
+                        ) -> OperandModel:
+    """Build the route model of ``make_tiled_copy_X(Copy_Atom<copy_op, value_type>, mma)`` on ``smem``.
+
+    Raises :class:`CuteRejects` where building the atom or the TiledCopy hits a CuTe static_assert
+    (the smem-dependent ones are :func:`cute_build_check`'s).  ``vector_width`` overrides the
+    elements per access of an AutoVectorizingCopy (default: CuTe's choice on ``smem``; a Z3 tile
+    model gives the width of the real layout)."""
     from ..atoms.copy import make_copy_atom
     from ..atoms import value_type_bits as type_bits
     mma = _resolve_mma(mma, atom_layout, permutation)
     if isinstance(smem, str):
         smem = parse_layout(smem)
-    atom = copy_op if hasattr(copy_op, "val_layout_src") else make_copy_atom(copy_op, value_type)
-    tc = make_tiled_copy_X(atom, mma, operand)
+    frag_t = fragment_type(mma, operand, value_type, convert)
+    try:
+        atom = copy_op if hasattr(copy_op, "val_layout_src") else make_copy_atom(copy_op, value_type)
+        tc = make_tiled_copy_X(atom, mma, operand)
+    except CuteStaticAssert as e:
+        raise _reject(e, mma, operand, value_type, frag_t) from None
     vbits = type_bits(value_type)
     # the smem tile must be a whole number of copy tiles
     shp = it.product_each(smem.shape)
@@ -224,7 +381,15 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
     pt = function_table(part0)
     ret = tc.retile(frag)
     cp0 = tc.get_slice(0)
-    if direction == "load":
+    avc = _is_auto_vectorizing(atom)
+    width = 0
+    if avc:
+        try:
+            width, base, tidfrg = _auto_vectorizing_plan(tc, cp0, ret, operand, smem, ident, value_type, frag_t,
+                                                         atom.op.vector_bits, vector_width)
+        except CuteStaticAssert as e:
+            raise _reject(e, mma, operand, value_type, frag_t) from None
+    elif direction == "load":
         sview = cp0.partition_S(ident)
         plan = copy_calls(atom, (sview[0], 0), (ret, 0))
         base = [([int(c.src[1] + c.src[0](i)) for i in range(c.src[0].size())],
@@ -258,10 +423,78 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
     frag_size = fs
     mma_type = {"A": "a", "B": "b", "C": "c"}[operand]
     mvt = getattr(mma.atom, f"val_type_{mma_type}", "") or ""
+    if avc:                                    # one access of `width` values on each side
+        smem_bits = frag_bits = width * vbits
+    else:
+        smem_bits = src_reg_bits if direction == "load" else dst_reg_bits
+        frag_bits = dst_reg_bits if direction == "load" else src_reg_bits
     return OperandModel(
         operand=operand, mma=mma, tiled_copy=tc, atom=atom, smem=smem, value_type=value_type,
         value_bits=vbits, align=align, direction=direction, hw=hardware_of(atom), calls=calls,
-        frag_size=frag_size, expected=expected,
-        reg_bits_smem=src_reg_bits if direction == "load" else dst_reg_bits,
-        reg_bits_frag=dst_reg_bits if direction == "load" else src_reg_bits,
-        mma_value_type=mvt, mma_value_bits=type_bits(mvt) if mvt else 0)
+        frag_size=frag_size, expected=expected, reg_bits_smem=smem_bits, reg_bits_frag=frag_bits,
+        mma_value_type=mvt, mma_value_bits=type_bits(mvt) if mvt else 0, frag_type=frag_t, vector_width=width)
+
+
+def _k_blocks(ret, operand):
+    """A and B are copied one k-block at a time (``copy(tiled_copy, tCsA(_,_,k), tCrA_view(_,_,k))``,
+    as CuTe's cooperative GEMM and flash-attention do), C as a whole: the slices of mode 2."""
+    if operand != "C" and it.is_tuple(ret.shape) and len(ret.shape) == 3:
+        return list(range(it.product(ret.shape[2])))
+    return [None]
+
+
+def _k_block(view, k):
+    if k is None:
+        return view
+    from ..layout import slice_and_offset
+    L, off = view
+    s, o = slice_and_offset((_, _, k), L)
+    return s, off + o
+
+
+def _avc_width(cp0, ret, operand, smem, value_type, frag_t, max_vec_bits):
+    load = operand != "C"
+    k0 = _k_blocks(ret, operand)[0]
+    r0 = _k_block((ret, 0), k0)
+    s0 = _k_block(cp0.partition_S(smem) if load else cp0.partition_D(smem), k0)
+    src, dst = (s0[0], r0[0]) if load else (r0[0], s0[0])
+    st, dt = (value_type, frag_t) if load else (frag_t, value_type)
+    return auto_vectorizing_width(src, dst, st, dt, max_vec_bits)
+
+
+def copy_vector_width(mma, operand: str, copy_op: str, value_type: str, smem, convert: bool = False) -> int:
+    """Elements per access CuTe's auto-vectorizing copy uses for this ``[copy.X]`` (layout algebra
+    only, no enumeration; 0 for atoms that are not AutoVectorizingCopy/DefaultCopy).
+
+    >>> copy_vector_width("SM80_16x8x16_F16F16F16F16_TN", "C", "AutoVectorizingCopy", "half_t", "(32,16):(16,1)")
+    2
+    """
+    from ..atoms.copy import make_copy_atom
+    mma = _resolve_mma(mma)
+    if isinstance(smem, str):
+        smem = parse_layout(smem)
+    atom = make_copy_atom(copy_op, value_type)
+    if not _is_auto_vectorizing(atom):
+        return 0
+    tc = make_tiled_copy_X(atom, mma, operand)
+    ret = tc.retile(mma.get_slice(0).partition_fragment(operand, smem))
+    return _avc_width(tc.get_slice(0), ret, operand, smem, value_type,
+                      fragment_type(mma, operand, value_type, convert), atom.op.vector_bits)
+
+
+def _auto_vectorizing_plan(tc, cp0, ret, operand, smem, ident, value_type, frag_t, max_vec_bits, width=None):
+    """``copy(Copy_Atom<AutoVectorizingCopy...>, src, dst)`` for thread 0 on the index layout:
+    ``(width, [(smem indices, slots) per access], tidfrg)``, k-block by k-block for A and B
+    (:func:`_k_blocks`).  The width is CuTe's choice on the real layouts (or ``width``)."""
+    load = operand != "C"
+    idx_view = ((cp0.partition_S(ident) if load else cp0.partition_D(ident))[0], 0)   # + thread offset later
+    reg_view = (ret, 0)
+    slices = _k_blocks(ret, operand)
+    part = _k_block
+    if width is None:
+        width = _avc_width(cp0, ret, operand, smem, value_type, frag_t, max_vec_bits)
+    base = []
+    for k in slices:
+        base += auto_vectorizing_calls(part(reg_view, k), part(idx_view, k), width)
+    tidfrg = tc.tidfrg_S(ident) if load else tc.tidfrg_D(ident)
+    return width, base, tidfrg

@@ -409,16 +409,44 @@ def bank_conflicts(m: OperandModel) -> Result:
 
 
 def type_agreement(m: OperandModel) -> Result:
-    """The copy's value type and the MMA operand's value type have the same
-    width (NVIDIA/cutlass#1988, #2114)."""
+    """The MMA reads the element type the data is stored as.
+
+    A copy that moves raw bits (ldmatrix, stmatrix, UniversalCopy, cp.async) must give the MMA
+    fragment exactly its element type (``ValTypeA/B``; for C, the accumulator type
+    ``ValTypeC``, or the stored type when ``convert = true``), or one of the reinterpretations
+    the hardware defines (:data:`symlayout.atoms.REINTERPRETATIONS`: float storage for tf32).
+    Equal widths are not enough: bf16 data in an f16 MMA, int8 in a u8 MMA, e5m2 in an e4m3
+    MMA are refuted (NVIDIA/cutlass#1988, #2114).  CuTe's auto-vectorizing copy of mismatched
+    types converts element by element: into an MMA operand the conversion must be exact
+    (:func:`symlayout.atoms.exact_conversion`); from the accumulator into shared memory any
+    conversion is the epilogue's choice (named in the result's detail)."""
+    from ..atoms import exact_conversion, reinterpretation
     t0 = time.perf_counter()
-    if not m.mma_value_bits or m.mma_value_bits == m.value_bits:
+    T, V = m.value_type, m.frag_type or m.mma_value_type
+    if not V:
         return _result("type_agreement", m, t0, None, 1)
-    op = m.operand
-    cex = Counterexample(
-        f"copy value type {m.value_type} is {m.value_bits} bits but {m.mma.atom.name} expects {op} as "
-        f"{m.mma_value_type} ({m.mma_value_bits} bits)", extra={"copy_type": m.value_type, "mma_type": m.mma_value_type})
-    return _result("type_agreement", m, t0, cex, 1)
+    op, mma = m.operand, m.mma.atom.name
+    extra = {"copy_type": T, "mma_type": V}
+    if m.vector_width and T != V:                      # CuTe's element-by-element converting copy
+        if m.direction == "store":
+            return _result("type_agreement", m, t0, None, 1,
+                           detail=f"the accumulator ({V}) is converted to {T} element by element by the copy")
+        if exact_conversion(T, V):
+            return _result("type_agreement", m, t0, None, 1,
+                           detail=f"{T} is converted exactly to {V} element by element by the copy")
+        cex = Counterexample(f"{m.atom.name} converts the {T} data to {V} element by element for {mma}'s {op}, "
+                             f"and not every {T} value is a {V} value", extra=extra)
+        return _result("type_agreement", m, t0, cex, 1)
+    why = reinterpretation(T, V)
+    if why is not None:
+        return _result("type_agreement", m, t0, None, 1, detail="" if T == V else why)
+    if m.direction == "store":
+        msg = f"{mma}'s accumulator C is {V}, but {m.atom.name} stores its bits as {T}"
+    else:
+        msg = f"{m.atom.name} moves {T} data, but {mma} reads {op} as {V}"
+        if m.value_bits == m.mma_value_bits:
+            msg += " (same width, different element type)"
+    return _result("type_agreement", m, t0, Counterexample(msg, extra=extra), 1)
 
 
 def obligations(m: OperandModel, prop: str) -> int:

@@ -40,7 +40,7 @@ def _smem(rng, R, C, grow=True):
 def random_configs(n: int, seed: int = 0, max_tries: int | None = None, small: bool = False):
     """Yield ``n`` OperandModels of random configurations that CuTe accepts
     (``small``: one warp, one tile -- cheap enough for thousands in a test run)."""
-    from .model import build_operand_model
+    from .model import build_operand_model, cute_build_check
     from ..tiled.mma import make_tiled_mma
     rng = random.Random(seed)
     made = tries = 0
@@ -64,6 +64,7 @@ def random_configs(n: int, seed: int = 0, max_tries: int | None = None, small: b
         R, C = mma.operand_tile(op)
         smem = _smem(rng, R, C, grow=not small)
         try:
+            cute_build_check(mma, op, copy, vt, smem)          # only what CuTe compiles
             m = build_operand_model(mma, None, None, op, copy, vt, smem)
         except SymlayoutError:
             continue

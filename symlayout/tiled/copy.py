@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from .. import int_tuple as it
-from ..errors import TilingError
+from ..errors import CuteStaticAssert, TilingError
 from ..layout import (Layout, coalesce, composition, group, is_layout, logical_product, make_layout, nullspace,
                       raked_product, right_inverse, slice_, slice_and_offset, upcast, zip_layouts, zipped_divide)
 from ..notation import _
@@ -35,9 +35,11 @@ class TiledCopy:
         self.tiled_num_thr = layout_tv[0].size()
         self.tiled_num_val = layout_tv[1].size()
         if self.tiled_num_thr % self.atom_num_thr:
-            raise TilingError(f"TiledCopy uses too few threads ({self.tiled_num_thr}) for {atom.name} ({self.atom_num_thr} per atom)")
+            raise CuteStaticAssert(f"TiledCopy uses too few threads ({self.tiled_num_thr}) for {atom.name} "
+                                   f"({self.atom_num_thr} per atom)", "TiledCopy uses too few thrs for selected CopyAtom")
         if self.tiled_num_val % self.atom_num_val:
-            raise TilingError(f"TiledCopy uses too few values ({self.tiled_num_val}) for {atom.name} ({self.atom_num_val} per atom)")
+            raise CuteStaticAssert(f"TiledCopy uses too few values ({self.tiled_num_val}) for {atom.name} "
+                                   f"({self.atom_num_val} per atom)", "TiledCopy uses too few vals for selected CopyAtom")
 
     def __repr__(self):
         return f"TiledCopy({self.atom.name}, tiler={self.tiler_mn}, layout_tv={self.tiled_layout_tv})"
@@ -183,26 +185,53 @@ def _reg_offsets(view, nregs, elems_per_reg):
     return tuple(int(_view_eval(view, r * elems_per_reg)) for r in range(nregs))
 
 
-def copy_calls(atom, src, dst) -> list:
+def copy_calls(atom, src, dst, bits=None, first_only: bool = False) -> list:
     """The sequence of atom calls ``cute::copy(atom, src, dst)`` makes.
 
     ``src``/``dst`` are ``(layout, offset)`` views of equal rank.  Each
     :class:`AtomCall` lists one offset per source/destination register (the
-    offset of the register's first value-type element).
+    offset of the register's first value-type element).  With ``bits =
+    (src value bits, dst value bits)`` (the two tensors' element widths) each call
+    also checks ``copy_unpack``'s static_asserts: ``recast`` of the view to the
+    operation's register type must give exactly its register count (else
+    :class:`~symlayout.errors.CuteStaticAssert`).  ``first_only``: only the first
+    iteration of each rest-mode loop (they all see the same layout, at other
+    offsets: enough for the static checks).
     """
     out: list = []
-    _copy(atom, src, dst, out)
+    _copy(atom, src, dst, out, bits, first_only)
     return out
 
 
-def _copy(atom, src, dst, out):
+def _check_unpack(atom, s, d, bits):
+    """``copy_unpack``: ``recast<RegTypeSrc>(src)`` / ``recast<RegTypeDst>(dst)`` sizes."""
+    from ..atoms import Registers
+    from ..errors import AlgebraError
+    from ..layout import recast_layout
+    for side, view, vbits, regs in (("src", s, bits[0], atom.op.s_regs), ("dst", d, bits[1], atom.op.d_regs)):
+        try:
+            r = recast_layout(view[0], vbits, regs.bits)
+        except AlgebraError as e:
+            a = "Downcast requires adjacent elements" if "unit-stride" in str(e) else "Divisibility condition"
+            raise CuteStaticAssert(f"copy_unpack: {side} view {view[0]} of {vbits}-bit values cannot be recast to "
+                                   f"{regs.type} ({e})", a, side=side) from None
+        n = r.size()
+        if n != regs.count:
+            raise CuteStaticAssert(
+                f"copy_unpack: {side} view {view[0]} of {vbits}-bit values is {n} {regs.type} registers after recast, "
+                f"{atom.op.name} takes {regs.count}",
+                f"Copy_Traits: {side} failed to vectorize into registers. Layout is incompatible with this CopyOp.",
+                side=side)
+
+
+def _copy(atom, src, dst, out, bits=None, first_only=False):
     sL, dL = src[0], dst[0]
     R = sL.rank() if it.is_tuple(sL.shape) else 1
     Rd = dL.rank() if it.is_tuple(dL.shape) else 1
     if R != Rd:
         raise TilingError(f"copy: rank mismatch between {sL} and {dL}")
     if R == 1:
-        _call(atom, src, dst, out)
+        _call(atom, src, dst, out, bits, first_only)
         return
     sv = (group(sL, 1, R), src[1])
     dv = (group(dL, 1, R), dst[1])
@@ -214,13 +243,15 @@ def _copy(atom, src, dst, out):
     dc = _sub(dn, ((_, 0), (0, _)))
     sc = _sub(sn, ((_, 0), (0, _)))
     n = dc[0][1].size()
-    for i in range(n):
-        _call(atom, _sub(sc, (_, i)), _sub(dc, (_, i)), out)
+    for i in range(1 if first_only else n):
+        _call(atom, _sub(sc, (_, i)), _sub(dc, (_, i)), out, bits, first_only)
 
 
-def _call(atom, s, d, out):
+def _call(atom, s, d, out, bits=None, first_only=False):
     ss, ds = s[0].size(), d[0].size()
     if ss == atom.num_val_src or ds == atom.num_val_dst:
+        if bits is not None:
+            _check_unpack(atom, s, d, bits)
         bits = atom.value_bits
         sreg_bits, sreg_n = atom.op.src_reg_bits, atom.op.src_reg_count
         dreg_bits, dreg_n = atom.op.dst_reg_bits, atom.op.dst_reg_count
@@ -234,7 +265,128 @@ def _call(atom, s, d, out):
         s0 = (s[0][0], s[1])
         d0 = (d[0][0], d[1])
         if it.is_tuple(s0[0].shape) and it.is_tuple(d0[0].shape):
-            _copy(atom, s0, d0, out)
+            _copy(atom, s0, d0, out, bits, first_only)
             return
-    raise TilingError(f"copy: src/dst partitioning {s[0]} / {d[0]} does not match {atom.name} "
-                      f"({atom.num_val_src} src / {atom.num_val_dst} dst values per call)")
+    raise CuteStaticAssert(f"copy: src/dst partitioning {s[0]} / {d[0]} does not match {atom.name} "
+                           f"({atom.num_val_src} src / {atom.num_val_dst} dst values per call)",
+                           "CopyAtom: Src/Dst partitioning does not match the instruction requirement.")
+
+
+# ---------------------------------------------------------------- copy() of AutoVectorizingCopy
+#
+# ``copy(Copy_Atom<AutoVectorizingCopyWithAssumedAlignment<MaxVecBits>, T>, src, dst)`` (and a
+# TiledCopy built on it) never calls ``copy_unpack``: CuTe's algorithm/copy.hpp dispatches it to
+#
+#     common_elem = max_common_vector(src, dst)            // 0 if the value types differ
+#     align_bits  = gcd(max_alignment(src), max_alignment(dst), MaxVecBits)
+#     vec_bits    = gcd(common_elem * sizeof_bits(T), align_bits)
+#     if common_elem > 1 and vec_bits % 8 == 0 and sizeof_bits(T) < vec_bits:
+#         copy_if(recast<uint_bit_t<vec_bits>>(src), recast<...>(dst))   // one vec_bits access each
+#     else:
+#         copy_if(src, dst)                                                // element by element
+#
+# max_alignment(Tensor) = gcd(max_alignment(pointer), max_alignment(layout) * sizeof_bits(T)); a
+# plain pointer's is unknown (Int<0>, neutral for gcd: CuTe assumes it aligned), a swizzle
+# pointer's is 8 * 2^M bits.  ``AutoVectorizingCopy`` is MaxVecBits = 128, ``DefaultCopy`` 8.
+
+def cute_max_alignment(L) -> int:
+    """CuTe's ``max_alignment`` of a layout, in elements: only static shapes and
+    strides count (a dynamic shape is taken as 1, a dynamic stride as 0); of a
+    swizzled ``ComposedLayout`` the gcd with ``2^M`` and its offset's alignment.
+
+    >>> cute_max_alignment(Layout((4, 8), (1, 6))), cute_max_alignment(Layout(((1, 8), 1, 4), ((0, 1), 0, 8)))
+    (2, 32)
+    >>> cute_max_alignment(Layout(((1, (2, 2, 2)), 1, (2, 2)), ((0, (1, 512, DynInt(8))), 0, (DynInt(16), DynInt(32)))))
+    2
+    """
+    from math import gcd
+    from ..layout import logical_divide, right_inverse
+    if getattr(L, "is_composed", False):
+        off = L.offset
+        a_off = (off & -off) if type(off) is int else 0          # C<v>: v; a dynamic offset: neutral
+        return gcd(1 << L.swizzle.m, a_off, cute_max_alignment(L.inner))
+    F = coalesce(L)
+    fs = it.flatten_leaves(F.shape) if it.is_tuple(F.shape) else (F.shape,)
+    fd = it.flatten_leaves(F.stride) if it.is_tuple(F.stride) else (F.stride,)
+    shp = tuple(s if it.static_eq(s, s) and type(s) is int else 1 for s in fs)
+    std = tuple(d if type(d) is int else 0 for d in fd)
+    filt = Layout(shp if len(shp) > 1 else shp[0], std if len(std) > 1 else std[0])
+    p = logical_divide(filt, right_inverse(filt))
+    s1 = p[1].stride
+    s1 = it.flatten_leaves(s1)[0] if it.is_tuple(s1) else s1
+    return gcd(p[0].size(), int(s1))
+
+
+def _cute_max_common_vector(a, b) -> int:
+    """``max_common_vector(a, b)`` of two layouts (static stride-1 prefix of a o b^-1)."""
+    from ..layout import max_common_vector
+    v = max_common_vector(a, b)
+    return v if type(v) is int else 1
+
+
+def auto_vectorizing_width(src, dst, src_type: str, dst_type: str, max_vec_bits: int,
+                           src_swizzle_m: int | None = None) -> int:
+    """Elements per access of CuTe's auto-vectorizing ``copy(src, dst)`` (see above).
+
+    ``src``/``dst`` are the two tensors' layouts, ``*_type`` their value types.
+    ``src_swizzle_m``: ``M`` of a swizzle pointer under ``src`` (None: plain pointer).
+
+    >>> s = Layout(((1, (2, 2, 2)), 1, (2, 2)), ((0, (1, 512, DynInt(8))), 0, (DynInt(16), DynInt(32))))
+    >>> auto_vectorizing_width(s, Layout(((1, 8), 1, 4), ((0, 1), 0, 8)), "half_t", "half_t", 128)
+    2
+    >>> auto_vectorizing_width(Layout(8, 1), Layout(8, 1), "half_t", "half_t", 64)
+    4
+    """
+    from math import gcd
+    from ..atoms import canonical_type, value_type_bits
+    if canonical_type(src_type) != canonical_type(dst_type):
+        return 1                                  # a converting copy: element by element
+    bits = value_type_bits(dst_type)
+    if bits < 8:
+        return 1                                  # sub-byte values: no references, no vectorization
+    common = _cute_max_common_vector(src, dst)
+    if common <= 1:
+        return 1
+    a_src = cute_max_alignment(src) * bits
+    if src_swizzle_m is not None:
+        a_src = gcd(a_src, 8 * (1 << src_swizzle_m))
+    align_bits = gcd(a_src, cute_max_alignment(dst) * bits, max_vec_bits)
+    vec_bits = gcd(common * bits, align_bits)
+    if vec_bits % 8 == 0 and bits < vec_bits:
+        return vec_bits // bits
+    return 1
+
+
+def auto_vectorizing_calls(reg, smem_index, width: int) -> list:
+    """The accesses of an auto-vectorizing copy between a register view ``reg``
+    (domain -> fragment slot) and a shared-memory view ``smem_index`` (domain ->
+    smem element index) of the same domain, ``width`` elements each, in CuTe's
+    order: ``recast`` of the register view by ``width`` (offset ``reg(0)``
+    kept), access ``j`` being the slots ``width * upcast(reg)(j) + e``.
+    Returns ``[(smem indices, slots), ...]``.
+
+    >>> auto_vectorizing_calls((Layout((2, 4), (4, 1)), 0), (Layout((2, 4), (1, 2)), 0), 2)
+    [([0, 2], [0, 1]), ([1, 3], [4, 5]), ([4, 6], [2, 3]), ([5, 7], [6, 7])]
+    """
+    from ..layout import upcast
+    R, I = reg[0], smem_index[0]
+    n = R.size()
+    by_slot = {}
+    for x in range(n):
+        by_slot[int(reg[1] + R(x))] = int(smem_index[1] + I(x))
+    if width == 1:
+        return [([by_slot[s]], [s]) for s in (int(reg[1] + R(x)) for x in range(n))]
+    try:
+        U = upcast(R, width)
+    except Exception as e:                        # CuTe: static_assert in upcast
+        raise CuteStaticAssert(f"recast of the register view {R} to {width}-element vectors fails ({e})",
+                               "Divisibility condition") from None
+    out = []
+    base = int(reg[1])
+    for j in range(U.size()):
+        slots = [base + width * int(U(j)) + e for e in range(width)]
+        if any(s not in by_slot for s in slots):
+            raise CuteStaticAssert(f"register view {R} is not {width}-element contiguous at slot {slots[0]}",
+                                   "Divisibility condition")
+        out.append(([by_slot[s] for s in slots], slots))
+    return out
