@@ -49,12 +49,19 @@ def test_alignment_fails_on_small_base_alignment(mma):
     assert r.status == "refuted" and "base alignment 8 B" in r.counterexample.message
 
 
-def test_slot_agreement_fails_on_m_major_with_ldsm_n(mma):
+def test_slot_agreement_fails_on_int8_through_a_16_bit_transpose():
+    # CuTe compiles it (tests/test_cute_build.py), but ldmatrix .trans moves 16-bit elements: int8 pairs
+    (r,) = prove_operand("SM80_16x8x32_S32S8S8S32_TN", "(1,1,1)", None, "B", "SM75_U16x2_LDSM_T", "int8_t",
+                         "(8,32):(1,8)", properties=["slot_agreement"])
+    assert r.status == "refuted"
+    assert "delivers B(1,0), but the MMA expects B(0,1)" in r.counterexample.message
+    assert r.counterexample.route[0].startswith("lane 0 provides &B(0,0)")
+
+
+def test_m_major_with_ldsm_n_is_not_compiled_by_cute(mma):
     (r,) = prove_operand(mma, None, None, "A", "SM75_U32x4_LDSM_N", "half_t", "(32,16):(1,32)",
                          properties=["slot_agreement"])
-    assert r.status == "refuted"
-    assert "delivers A(1,0), but the MMA expects A(0,1)" in r.counterexample.message
-    assert r.counterexample.route[0].startswith("lane 0 provides &A(0,0)")
+    assert r.status == "refuted" and r.property == "alignment" and "src failed to vectorize" in r.counterexample.message
 
 
 def test_bank_conflicts_fail_unswizzled_and_pass_swizzled(mma):

@@ -61,18 +61,32 @@ def run_checks(model: OperandModel, properties, expect_refuted=frozenset(), meth
                timeout_s: float | None = None) -> list:
     """Run the named obligations on one operand model."""
     out = []
+    tm = None
     for p in properties:
         if p not in CHECKS:
             continue
         if method == "z3":
-            from .z3backend import check_z3
-            r = check_z3(p, model, timeout_s=timeout_s)
+            from .z3backend import decide
+            tm = tm or tile_model_of(model)
+            r = decide(p, model.mma, model.operand, model.atom.op.name, model.value_type, model.smem, {},
+                       model.align, timeout_s, tile_model=tm)
         else:
             r = CHECKS[p](model)
         r = counted(r, model)
         r.expected = REFUTED if p in expect_refuted else PROVED
         out.append(r)
     return out
+
+
+def tile_model_of(model: OperandModel) -> OperandModel:
+    """The stand-in model of one copy tile Z3 works from: the same route (and, for an
+    AutoVectorizingCopy, the vector width CuTe picks on the real layout) on a compact tile."""
+    convert = model.operand == "C" and model.frag_type == model.value_type != (model.mma_value_type or model.value_type)
+    tm = build_operand_model(model.mma, None, None, model.operand, model.atom.op.name, model.value_type,
+                             Layout(tuple(model.tiled_copy.tiler_mn)), model.align, convert=convert,
+                             vector_width=model.vector_width or None)
+    tm.stand_in = True
+    return tm
 
 
 def prove_operand(mma, atom_layout, permutation, operand, copy_op, value_type, smem, align=128,
@@ -169,6 +183,7 @@ def _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s):
         width = copy_vector_width(mma, op, cc.atom, cc.type, cc.smem, convert)
     tm = build_operand_model(mma, None, None, op, cc.atom, cc.type, Layout(tuple(tiler)), cc.align,
                              convert=convert, vector_width=width)
+    tm.stand_in = True
     out = []
     for p in props:
         if p not in PARAMETRIC_PROPERTIES:

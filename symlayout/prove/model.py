@@ -160,6 +160,8 @@ class OperandModel:
     mma_value_bits: int = 0
     frag_type: str = ""           # element type of the register fragment the copy reads or writes
     vector_width: int = 0         # AutoVectorizingCopy: elements per access CuTe chose (0: other atoms)
+    stand_in: bool = False        # smem is a compact stand-in for one copy tile (Z3's tile model): the
+    #   route's element indices are right, its addresses are not (the real layout is Z3's)
 
     @property
     def threads(self) -> int:

@@ -99,27 +99,52 @@ def tv_coverage(mma, operand: str):
     return checked, None
 
 
+def hardware_elements(m: OperandModel):
+    """What the instructions really read (loads) or write (stores) in shared memory: for every
+    dereferenced vector, the ``k`` consecutive elements from the address its lane gives (an
+    ldmatrix/stmatrix row is 16 contiguous bytes at the row address, a vector copy its width) --
+    not the indices CuTe's partition assigns.  Yields ``(element offset, (warp, call, lane, thread,
+    register))``."""
+    k = max(1, m.reg_bits_smem // m.value_bits)
+    addr = m.addr_table
+    for w, c, l, t, r, idx in _vectors(m):
+        sm = m.calls[t][c].smem
+        if m.stand_in:            # a stand-in layout: only CuTe's indices are meaningful (Z3 links them
+            for i in idx:         # to the hardware's bytes by proving every vector contiguous)
+                yield addr[sm[i]], (w, c, l, t, r)
+            continue
+        a0 = addr[sm[idx[0]]]
+        for e in range(k):
+            yield a0 + e, (w, c, l, t, r)
+
+
 def coverage(m: OperandModel) -> Result:
     """Every tile element is owned exactly (replication) times by the MMA's TV
     layout (:func:`tv_coverage`), each thread's fragment holds distinct elements,
-    and the copy's dereferenced smem vectors cover every element of the smem tile.
+    and the instructions really read (loads) or write (stores) every element of the
+    smem tile: the bytes at the addresses the hardware dereferences
+    (:func:`hardware_elements`), not the indices CuTe assigns.
     """
     t0 = time.perf_counter()
     checked, cex = tv_coverage(m.mma, m.operand)
     if cex is not None:
         return _result("coverage", m, t0, cex, checked)
-    read = set()
-    for w, c, l, t, r, idx in _vectors(m):
-        for i in idx:
-            read.add(m.calls[t][c].smem[i])
+    touched = set()
+    for a, _where in hardware_elements(m):
+        touched.add(a)
     n = m.smem.size()
-    for i in range(n):
-        if i not in read:
-            el = m.coord(i)
-            verb = "read" if m.direction == "load" else "written"
-            cex = Counterexample(f"smem element {m.name(i)} is never {verb} by any {m.atom.name} instruction",
-                                 element=el, address_bytes=int(m.addr_table[i] * m.elem_bytes))
-            return _result("coverage", m, t0, cex, checked + n)
+    addr = m.addr_table
+    missing = [i for i in range(n) if addr[i] not in touched]
+    if missing:
+        i = missing[0]
+        verb = "read" if m.direction == "load" else "written"
+        cex = Counterexample(
+            f"smem element {m.name(i)} (byte {int(addr[i] * m.elem_bytes)}) is never {verb} by any {m.atom.name} "
+            f"instruction: the hardware {'reads' if m.direction == 'load' else 'writes'} {n - len(missing)} of the "
+            f"{n} tile elements at the addresses the lanes give",
+            element=m.coord(i), address_bytes=int(addr[i] * m.elem_bytes),
+            extra={"elements_touched": n - len(missing), "elements": n})
+        return _result("coverage", m, t0, cex, checked + n)
     return _result("coverage", m, t0, None, checked + n)
 
 
@@ -190,7 +215,8 @@ def in_bounds(m: OperandModel) -> Result:
 def exactly_once(m: OperandModel) -> Result:
     """Loads: every fragment slot of every thread is written exactly once over
     all atom calls of ``copy()``.  Stores: every smem element is written
-    exactly once (through the hardware route) over all threads and calls."""
+    exactly once over all threads and calls, counting the bytes the hardware
+    writes (:func:`hardware_elements`)."""
     t0 = time.perf_counter()
     checked = 0
     if m.direction == "load":
@@ -219,13 +245,10 @@ def exactly_once(m: OperandModel) -> Result:
         return _result("exactly_once", m, t0, None, checked)
     cnt = Counter()
     who = defaultdict(list)
-    for w, c, l, t, r, idx in _vectors(m):
-        for i in idx:
-            e = m.calls[t][c].smem[i]
-            a = m.addr_table[e]
-            cnt[a] += 1
-            if len(who[a]) < 3:
-                who[a].append((t, c))
+    for a, (w, c, l, t, r) in hardware_elements(m):      # the bytes the stores really write
+        cnt[a] += 1
+        if len(who[a]) < 3:
+            who[a].append((t, c))
     for i in range(m.smem.size()):
         a = m.addr_table[i]
         checked += 1

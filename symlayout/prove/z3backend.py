@@ -279,7 +279,9 @@ def _tile_model(mma, operand, atom, value_type, align):
     from ..tiled.copy import make_tiled_copy_X
     from ..atoms.copy import make_copy_atom
     tc = make_tiled_copy_X(make_copy_atom(atom, value_type), mma, operand)
-    return build_operand_model(mma, None, None, operand, atom, value_type, Layout(tuple(tc.tiler_mn)), align)
+    tm = build_operand_model(mma, None, None, operand, atom, value_type, Layout(tuple(tc.tiler_mn)), align)
+    tm.stand_in = True          # its indices are right, its addresses are not (see prove/contiguity.py)
+    return tm
 
 
 # ---------------------------------------------------------------- obligations
@@ -465,11 +467,18 @@ def decide(prop: str, mma, operand, atom, value_type, S, params: dict, align: in
         r.seconds = time.perf_counter() - t0
         r.method = "exhaustive (tile) + z3 (tiling)"
         r.operand = operand
+        if prop == "coverage" and r.status == PROVED:     # CuTe's indices are the hardware's bytes?
+            from .contiguity import hardware_link
+            r = hardware_link(r, tm, mma, operand, atom, value_type, S, params, align, timeout_s)
         return r
     if prop == "exactly_once":
         r = props.exactly_once(tm)            # each tile element written once, on the tile
         if r.status == REFUTED:
             r.operand, r.method = operand, "exhaustive (tile)"
+            return r
+        from .contiguity import hardware_link
+        r = hardware_link(r, tm, mma, operand, atom, value_type, S, params, align, timeout_s)
+        if r.status != PROVED:
             return r
         f, info = q_exactly_once_store(P)
     elif prop in QUERIES:

@@ -1,0 +1,56 @@
+"""Where CuTe's indices are the hardware's bytes: the contiguity link for Z3 proofs.
+
+``coverage`` and the stores' ``exactly_once`` are about the bytes the instructions really read or
+write: ``k`` consecutive elements from the address each lane gives (:func:`~symlayout.prove.
+properties.hardware_elements`).  A Z3 proof decides them on one copy tile, whose stand-in layout
+only gets CuTe's element *indices* right; the indices are the hardware's bytes exactly when every
+dereferenced vector is contiguous in the real layout -- for every parameter value and rest tile,
+one Z3 query.  A witness of a non-contiguous vector is instantiated and the property re-checked
+exhaustively on the hardware's bytes (without parameters that decides it); when that member is too
+large, or the property holds there while other members are undecided, the result is UNKNOWN.
+"""
+from __future__ import annotations
+
+import time
+
+from .result import REFUTED, UNKNOWN, Result
+
+#: instantiated witnesses up to this many smem elements are re-checked by enumeration
+WITNESS_LIMIT = 1 << 20
+
+
+def hardware_link(r: Result, tm, mma, operand, atom, value_type, S, params, align, timeout_s) -> Result:
+    """``r`` (PROVED on the tile model ``tm`` over CuTe's indices) made a statement about the bytes."""
+    import z3
+    from .model import build_operand_model
+    from .properties import CHECKS, _vectors
+    from .z3backend import Problem, substitute
+    t0 = time.perf_counter()
+    P = Problem(tm, S, params, tm.value_bits, align)
+    ents = {tuple(tm.calls[t][c].smem[i] for i in idx) for (w, c, l, t, rr, idx) in _vectors(tm)}
+    bad = [P.addr(i) != P.addr(ent[0]) + e for ent in sorted(ents) for e, i in enumerate(ent) if e]
+    st, mdl = P.solve(z3.Or(*bad) if bad else z3.BoolVal(False), timeout_s)
+    r.seconds += time.perf_counter() - t0
+    r.method += " + z3 (contiguous vectors)"
+    if st == "unsat":
+        return r
+    if st != "sat":
+        r.status, r.detail = UNKNOWN, f"whether every vector is contiguous is undecided: {mdl}"
+        return r
+    ps, us = P.values(mdl)
+    Sc = substitute(S, ps) if ps else S
+    where = ", ".join(f"{k} = {v}" for k, v in ps.items())
+    convert = operand == "C" and tm.frag_type == value_type != (tm.mma_value_type or value_type)
+    if isinstance(Sc.size(), int) and Sc.size() <= WITNESS_LIMIT:
+        m = build_operand_model(mma, None, None, operand, atom, value_type, Sc, align, convert=convert)
+        rr = CHECKS[r.property](m)
+        if rr.status == REFUTED or not params:     # without parameters the witness is the configuration
+            if rr.counterexample is not None:
+                rr.counterexample.params = ps or None
+            rr.method = "z3 + exhaustive (witness)" if params else "z3 + exhaustive"
+            rr.seconds, rr.expected = r.seconds + rr.seconds, r.expected
+            return rr
+    r.status = UNKNOWN
+    r.detail = (f"some vector is not contiguous ({'for ' + where + ', ' if where else ''}rest tile {tuple(us)}), so the "
+                f"bytes the hardware touches are not CuTe's indices; {r.property} of the bytes is not decided")
+    return r
