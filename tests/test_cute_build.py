@@ -65,6 +65,10 @@ BUILD = [
      None),
     ((F16, '(2,2,1)', None, 'A', 'SM75_U32x4_LDSM_N', 'half_t', 'Sw<3,3,3> o (32,96):(96,1)'),
      'Shape Divisibility Condition'),
+    ((S8, '(1,1,1)', None, 'B', 'SM75_U16x2_LDSM_T', 'int8_t', '(8,32):(1,8)'),
+     None),
+    ((S8, '(2,2,1)', None, 'B', 'SM75_U16x4_LDSM_T', 'int8_t', '(16,64):(1,16)'),
+     'Copy_Traits: src failed to vectorize into registers. Layout is incompatible with this CopyOp.'),
 ]
 
 # (configuration, MaxVecBits, elements per access CuTe chose, sha1[:16] of what moved)

@@ -264,3 +264,20 @@ def test_z3_links_indices_to_bytes(tmp_path, capsys):
     code, doc = prove_json(capsys, write(tmp_path, ok, "ok.toml"))
     (r,) = doc["configs"][0]["results"]
     assert r["status"] == "proved" and "contiguous vectors" in r["method"], r
+
+
+# ------------------------------------------------------------ 14. bounded time and memory
+
+BIG = (MMA_CFG.format(atom=ATOM, layout="(2,2,1)")
+       + COPY.format(op="A", atom="SM75_U32x4_LDSM_N", smem="Sw<3,3,3> o (8192,8192):(8192,1)"))
+
+
+def test_a_128_mb_tile_is_decided_by_z3_not_enumerated(tmp_path, capsys):
+    from symlayout.prove.engine import EXHAUSTIVE_LIMIT
+    p = write(tmp_path, BIG + '[prove]\nproperties = ["alignment", "in_bounds", "type_agreement"]\n')
+    code, doc = prove_json(capsys, p)
+    res = doc["configs"][0]["results"]
+    assert code == 0 and [r["status"] for r in res] == ["proved"] * 3
+    assert all(r["checked"] > 0 for r in res)
+    assert any("z3" in r["method"] and f"enumeration limit {EXHAUSTIVE_LIMIT}" in r.get("detail", "") for r in res)
+    assert main(["show", p]) == 2 and "show/explain list every element" in capsys.readouterr().err

@@ -161,12 +161,18 @@ def _models(cfg, operand=None):
         raise ConfigError(f"{cfg.path}: has no [mma] table")
     if cfg.params:
         raise ConfigError(f"{cfg.path}: show/explain need a concrete configuration (it has [params])")
+    from .engine import EXHAUSTIVE_LIMIT
     mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
     out = {}
     for op, cc in sorted(cfg.copies.items()):
         if operand and op != operand:
             continue
-        out[op] = build_operand_model(mma, None, None, op, cc.atom, cc.type, cc.smem, cc.align)
+        n = cc.smem.size()
+        if isinstance(n, int) and n > EXHAUSTIVE_LIMIT:
+            raise ConfigError(f"{cfg.path}: [copy.{op}] smem has {n} elements; show/explain list every element "
+                              f"and stop at {EXHAUSTIVE_LIMIT} (prove decides larger tiles with Z3)")
+        out[op] = build_operand_model(mma, None, None, op, cc.atom, cc.type, cc.smem, cc.align,
+                                      convert=getattr(cc, "convert", False))
     return mma, out
 
 
