@@ -15,7 +15,8 @@ from ..errors import SymlayoutError
 from ..atoms.copy import make_copy_atom
 from ..layout import Layout
 from ..tiled.copy import make_tiled_copy_X
-from .model import CuteRejects, OperandModel, build_operand_model, copy_vector_width, cute_build_check
+from .model import (CuteRejects, OperandModel, build_operand_model, copy_vector_width, cute_build_check,
+                    stand_in_tile)
 from .properties import CHECKS, PROPERTIES
 from .result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
 
@@ -67,7 +68,7 @@ def run_checks(model: OperandModel, properties, expect_refuted=frozenset(), meth
             continue
         if method == "z3":
             from .z3backend import decide
-            tm = tm or tile_model_of(model)
+            tm = tm or stand_in_tile(model)
             r = decide(p, model.mma, model.operand, model.atom.op.name, model.value_type, model.smem, {},
                        model.align, timeout_s, tile_model=tm)
         else:
@@ -76,17 +77,6 @@ def run_checks(model: OperandModel, properties, expect_refuted=frozenset(), meth
         r.expected = REFUTED if p in expect_refuted else PROVED
         out.append(r)
     return out
-
-
-def tile_model_of(model: OperandModel) -> OperandModel:
-    """The stand-in model of one copy tile Z3 works from: the same route (and, for an
-    AutoVectorizingCopy, the vector width CuTe picks on the real layout) on a compact tile."""
-    convert = model.operand == "C" and model.frag_type == model.value_type != (model.mma_value_type or model.value_type)
-    tm = build_operand_model(model.mma, None, None, model.operand, model.atom.op.name, model.value_type,
-                             Layout(tuple(model.tiled_copy.tiler_mn)), model.align, convert=convert,
-                             vector_width=model.vector_width or None)
-    tm.stand_in = True
-    return tm
 
 
 def prove_operand(mma, atom_layout, permutation, operand, copy_op, value_type, smem, align=128,

@@ -505,3 +505,15 @@ def _auto_vectorizing_plan(tc, cp0, ret, operand, smem, ident, value_type, frag_
         base += auto_vectorizing_calls(part(reg_view, k), part(idx_view, k), width)
     tidfrg = tc.tidfrg_S(ident) if load else tc.tidfrg_D(ident)
     return width, base, tidfrg
+
+
+def stand_in_tile(model: OperandModel) -> OperandModel:
+    """The model of one copy tile that Z3 works from: the same route (for an AutoVectorizingCopy,
+    the vector width CuTe picks on the real layout) on a compact stand-in layout of the tile,
+    marked ``stand_in`` (its indices are right, its addresses are not)."""
+    convert = model.operand == "C" and model.frag_type == model.value_type != (model.mma_value_type or model.value_type)
+    tm = build_operand_model(model.mma, None, None, model.operand, model.atom.op.name, model.value_type,
+                             Layout(tuple(model.tiled_copy.tiler_mn)), model.align, convert=convert,
+                             vector_width=model.vector_width or None)
+    tm.stand_in = True
+    return tm

@@ -13,9 +13,10 @@ MMA_ATOMS = [("SM80_16x8x16_F16F16F16F16_TN", "half_t", 16), ("SM80_16x8x8_F16F1
              ("SM80_16x8x16_F32BF16BF16F32_TN", "bfloat16_t", 16), ("SM80_16x8x8_F32TF32TF32F32_TN", "tfloat32_t", 32),
              ("SM80_16x8x32_S32S8S8S32_TN", "int8_t", 8)]
 LOADS = ["SM75_U32x1_LDSM_N", "SM75_U32x2_LDSM_N", "SM75_U32x4_LDSM_N", "SM75_U16x2_LDSM_T", "SM75_U16x4_LDSM_T",
-         "SM75_U16x8_LDSM_T", "UniversalCopy<uint32_t>", "UniversalCopy<uint16_t>"]
+         "SM75_U16x8_LDSM_T", "UniversalCopy<uint32_t>", "UniversalCopy<uint16_t>", "AutoVectorizingCopy",
+         "AutoVectorizingCopyWithAssumedAlignment<32>", "DefaultCopy"]
 STORES = ["SM90_U32x1_STSM_N", "SM90_U32x2_STSM_N", "SM90_U32x4_STSM_N", "SM90_U16x2_STSM_T", "SM90_U16x8_STSM_T",
-          "UniversalCopy<uint32_t>"]
+          "UniversalCopy<uint32_t>", "AutoVectorizingCopy"]
 LAYOUTS = ["(1,1,1)", "(2,1,1)", "(1,2,1)"]
 
 

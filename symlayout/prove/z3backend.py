@@ -526,5 +526,6 @@ def _revalidate(prop, mma, operand, atom, value_type, S, ps, align, us):
 
 def check_z3(prop, model, timeout_s=None) -> Result:
     """Decide ``prop`` of a concrete model with Z3 (the cross-check of the exhaustive method)."""
+    from .model import stand_in_tile
     return decide(prop, model.mma, model.operand, model.atom.op.name, model.value_type, model.smem, {},
-                  model.align, timeout_s)
+                  model.align, timeout_s, tile_model=stand_in_tile(model))

@@ -208,13 +208,15 @@ def _check_unpack(atom, s, d, bits):
     from ..atoms import Registers
     from ..errors import AlgebraError
     from ..layout import recast_layout
+    recast = []                 # CuTe builds rS and rD first, then asserts their sizes
     for side, view, vbits, regs in (("src", s, bits[0], atom.op.s_regs), ("dst", d, bits[1], atom.op.d_regs)):
         try:
-            r = recast_layout(view[0], vbits, regs.bits)
+            recast.append((side, view, vbits, regs, recast_layout(view[0], vbits, regs.bits)))
         except AlgebraError as e:
             a = "Downcast requires adjacent elements" if "unit-stride" in str(e) else "Divisibility condition"
             raise CuteStaticAssert(f"copy_unpack: {side} view {view[0]} of {vbits}-bit values cannot be recast to "
                                    f"{regs.type} ({e})", a, side=side) from None
+    for side, view, vbits, regs, r in recast:
         n = r.size()
         if n != regs.count:
             raise CuteStaticAssert(
