@@ -189,7 +189,9 @@ def test_1953_plain_families_have_no_solution(name):
     assert "no value of the unknowns satisfies slot_agreement[B]" in reasons
     rep = out.representative
     refuted = {r.property for r in rep.report.results if r.status == "refuted"}
-    assert {"alignment", "slot_agreement"} <= refuted
+    # the representative (LDSM_N on an N-major B) does not compile in CuTe: refuted on alignment with
+    # copy_unpack's static_assert, nothing else checked (docs/prover.md)
+    assert "alignment" in refuted
 
 
 def test_1953_kpair_family_solved():
@@ -270,7 +272,8 @@ def test_cli_minimize_and_all():
 def test_cli_no_solution_exit_1():
     rc, out, _ = run_cli("solve", EX / "c_1953_kmajor.toml")
     assert rc == 1
-    assert "NO SOLUTION" in out and "representative candidate" in out and "REFUTED  slot_agreement[B]" in out
+    # its representative does not compile in CuTe: refuted on alignment (docs/prover.md)
+    assert "NO SOLUTION" in out and "representative candidate" in out and "REFUTED  alignment[B]" in out
 
 
 def test_cli_input_errors_exit_2(tmp_path):
