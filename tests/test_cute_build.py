@@ -132,9 +132,7 @@ needs_cute = pytest.mark.skipif(cute_site() is None, reason="CuTe headers not fo
 
 
 @pytest.fixture(scope="module")
-def gxx(request, tmp_path_factory):
-    if "slow" not in (request.config.getoption("markexpr") or ""):
-        pytest.skip("compiles CuTe programs (minutes): run with -m slow")
+def gxx(tmp_path_factory):
     return Compiler(tmp_path_factory.mktemp("cute"))
 
 

@@ -302,21 +302,12 @@ def cute_max_alignment(L) -> int:
     2
     """
     from math import gcd
-    from ..layout import logical_divide, right_inverse
+    from ..layout import max_alignment
     if getattr(L, "is_composed", False):
         off = L.offset
         a_off = (off & -off) if type(off) is int else 0          # C<v>: v; a dynamic offset: neutral
         return gcd(1 << L.swizzle.m, a_off, cute_max_alignment(L.inner))
-    F = coalesce(L)
-    fs = it.flatten_leaves(F.shape) if it.is_tuple(F.shape) else (F.shape,)
-    fd = it.flatten_leaves(F.stride) if it.is_tuple(F.stride) else (F.stride,)
-    shp = tuple(s if it.static_eq(s, s) and type(s) is int else 1 for s in fs)
-    std = tuple(d if type(d) is int else 0 for d in fd)
-    filt = Layout(shp if len(shp) > 1 else shp[0], std if len(std) > 1 else std[0])
-    p = logical_divide(filt, right_inverse(filt))
-    s1 = p[1].stride
-    s1 = it.flatten_leaves(s1)[0] if it.is_tuple(s1) else s1
-    return gcd(p[0].size(), int(s1))
+    return max_alignment(L)
 
 
 def _cute_max_common_vector(a, b) -> int:
