@@ -322,14 +322,21 @@ def symbols(names, **kw):
 
 
 def to_z3(expr, env: dict):
-    """Translate an integer sympy expression (+, *, floor, Mod, Max/Min) to Z3.
+    """Translate an integer sympy expression (+, *, floor, ceiling, Mod, Abs, Max/Min,
+    Piecewise) to Z3 integers, with Python's (CuTe's) floor division and modulo.
 
-    ``env`` maps symbol names to Z3 integer terms.
+    ``env`` maps symbol names to Z3 integer terms.  Z3's integer ``div``/``mod`` are
+    Euclidean: they equal floor division and Python's ``%`` for a positive divisor
+    only, so a divisor sympy cannot show positive gets the floor form
+    ``If(d > 0, n div d, (-n) div (-d))`` (and ``n - d * floor(n/d)`` for ``Mod``).
 
     >>> import z3
     >>> m, = symbols('m'); t = to_z3(32*m + sympy.Mod(m, 4), {'m': z3.Int('m')})
     >>> str(t)
     '32*m + m%4'
+    >>> n = sympy.Symbol('n', integer=True); e = sympy.floor(7 / n) + sympy.Mod(7, n)
+    >>> [z3.simplify(z3.substitute(to_z3(e, {'n': z3.Int('n')}), (z3.Int('n'), z3.IntVal(v)))).as_long() for v in (-2, 2)]
+    [-5, 4]
     """
     import z3
     if isinstance(expr, int):
@@ -355,19 +362,31 @@ def to_z3(expr, env: dict):
             r = r * a
         return r
     if isinstance(e, sympy.Mod):
-        return to_z3(e.args[0], env) % to_z3(e.args[1], env)
+        n, d = e.args
+        if sympy.sympify(d).is_positive:
+            return to_z3(n, env) % to_z3(d, env)
+        return to_z3(n, env) - to_z3(d, env) * _z3_floordiv(n, d, env)
     if isinstance(e, sympy.floor):
         num, den = e.args[0].as_numer_denom()
-        return to_z3(num, env) / to_z3(den, env)
+        return _z3_floordiv(num, den, env)
     if isinstance(e, sympy.ceiling):
         num, den = e.args[0].as_numer_denom()
-        n, d = to_z3(num, env), to_z3(den, env)
-        return (n + d - 1) / d
+        return -_z3_floordiv(-num, den, env)
+    if isinstance(e, sympy.Abs):
+        a = to_z3(e.args[0], env)
+        return z3.If(a < 0, -a, a)
     if isinstance(e, (sympy.Max, sympy.Min)):
         args = [to_z3(a, env) for a in e.args]
         r = args[0]
         for a in args[1:]:
             r = z3.If(r >= a, r, a) if isinstance(e, sympy.Max) else z3.If(r <= a, r, a)
+        return r
+    if isinstance(e, sympy.Piecewise):
+        if e.args[-1][1] is not sympy.true:
+            raise ConditionError(f"cannot translate {e} to Z3: no 'otherwise' piece")
+        r = to_z3(e.args[-1][0], env)
+        for val, cond in reversed(e.args[:-1]):
+            r = z3.If(condition_z3(cond, env), to_z3(val, env), r)
         return r
     if e.is_Pow and e.exp.is_Integer and e.exp > 0:
         b = to_z3(e.base, env)
@@ -376,6 +395,15 @@ def to_z3(expr, env: dict):
             r = r * b
         return r
     raise ConditionError(f"cannot translate {e} to Z3")
+
+
+def _z3_floordiv(num, den, env):
+    """``floor(num / den)`` in Z3 integers (Z3's ``div`` is Euclidean: floor only for ``den > 0``)."""
+    import z3
+    n, d = to_z3(num, env), to_z3(den, env)
+    if sympy.sympify(den).is_positive:
+        return n / d
+    return z3.If(d > 0, n / d, (-n) / (-d))
 
 
 # ---------------------------------------------------------------- layouts as functions

@@ -380,22 +380,24 @@ def test_z3_refutes_the_weak_condition_composition():
     assert table(inst(R, {"m": 1})) == table(composition(Layout((6, 8), (8, 1)), B)) == [0, 32, 1, 33]
 
 
-def test_z3_layout_bv_agrees_with_layout_z3():
-    """The prover's bit-vector encoding and the integer encoding are the same function."""
-    from symlayout.prove import z3backend
+def test_z3_layout_term_agrees_with_layout_z3():
+    """The prover's bit-vector encoding (bounded terms) and the integer encoding are the same function."""
+    from symlayout.prove import bvterms as bt
     L = parse("(8*m,(4,k)):(k*4,(1,8*m))")
-    env_bv = {"m": z3.BitVec("m", 64), "k": z3.BitVec("k", 64)}
-    i_bv = z3.BitVec("i", 64)
+    env_t = {"m": bt.var("m", 1, 64), "k": bt.var("k", 1, 64)}
+    i_t = bt.var("i", 0, 1 << 16)
+    t = bt.crd2idx(i_t, (L.shape,), (L.stride,), env_t)          # L(i) for a 1-D index
+    low = bt.Lowering.of([t])
+    t_bv = low(t)
     env = {}
     i = z3.Int("i")
     t_int = layout_z3(L, i, env)
-    t_bv = z3backend.layout_bv(L, i_bv, env_bv)
     for vals in instantiations(["m", "k"], n=10, seed=3):
         for iv in (0, 5, 37, 100):
             a = z3.simplify(z3.substitute(t_int, (i, z3.IntVal(iv)), *[(env[n], z3.IntVal(v)) for n, v in vals.items()]))
-            b = z3.simplify(z3.substitute(t_bv, (i_bv, z3.BitVecVal(iv, 64)),
-                                          *[(env_bv[n], z3.BitVecVal(v, 64)) for n, v in vals.items()]))
-            assert a.as_long() == b.as_long()
+            b = z3.simplify(z3.substitute(t_bv, (low.vars["i"], z3.BitVecVal(iv, low.width)),
+                                          *[(low.vars[n], z3.BitVecVal(v, low.width)) for n, v in vals.items()]))
+            assert a.as_long() == b.as_signed_long() == bt.evaluate(t, {"i": iv, **vals})
 
 
 # ---------------------------------------------------------------- side conditions

@@ -21,7 +21,7 @@ WITNESS_LIMIT = 1 << 20
 
 def hardware_link(r: Result, tm, mma, operand, atom, value_type, S, params, align, timeout_s) -> Result:
     """``r`` (PROVED on the tile model ``tm`` over CuTe's indices) made a statement about the bytes."""
-    import z3
+    from .bvterms import Or
     from .model import build_operand_model
     from .properties import CHECKS, _vectors
     from .z3backend import Problem, substitute
@@ -29,7 +29,7 @@ def hardware_link(r: Result, tm, mma, operand, atom, value_type, S, params, alig
     P = Problem(tm, S, params, tm.value_bits, align)
     ents = {tuple(tm.calls[t][c].smem[i] for i in idx) for (w, c, l, t, rr, idx) in _vectors(tm)}
     bad = [P.addr(i) != P.addr(ent[0]) + e for ent in sorted(ents) for e, i in enumerate(ent) if e]
-    st, mdl = P.solve(z3.Or(*bad) if bad else z3.BoolVal(False), timeout_s)
+    st, mdl = P.solve(Or(*bad), timeout_s)
     r.seconds += time.perf_counter() - t0
     r.method += " + z3 (contiguous vectors)"
     if st == "unsat":

@@ -7,10 +7,22 @@ the operand.  What may be symbolic is *where* each element lives: the smem
 layout ``S`` (``[params]`` in shapes or strides) and which rest tile
 ``u = (u_0, u_1, ...)`` the copy is working on.  Each obligation becomes one
 Z3 query "exists an entry of the route table, a rest tile and parameter
-values violating it" over 64-bit bit-vectors (swizzles are XORs of bit
-fields); ``unsat`` proves it for every parameter value and every rest tile,
-``sat`` is decoded into a counterexample that is re-validated by concrete
-evaluation, a timeout is UNKNOWN.
+values violating it".
+
+Terms are :mod:`symlayout.prove.bvterms` terms: each carries an interval
+valid over the whole parameter box, and the query is lowered to bit-vectors
+one bit wider than its widest term, so nothing wraps; ``//`` and ``%`` are
+floor division and Python's modulo.  ``unsat`` proves the obligation for
+every parameter value and every rest tile.  ``sat`` gives a witness that is
+minimised (within the time budget) and **re-validated** before it is
+printed: the obligation's entries are evaluated with exact integers on the
+layout instantiated at the witness (the layout's own evaluation, no Z3), and
+when the instantiated configuration is small enough the whole configuration
+is built and checked exhaustively.  A witness that does not reproduce is
+excluded and the query asked again; a solver timeout, an untranslatable term
+or a witness that never reproduces is UNKNOWN with a detail.  The whole
+property -- queries, minimisation, re-validation -- stays inside
+``timeout_s``.
 
 Rest tiles are disjoint translates of the first one, and ``copy()`` runs the
 same atom-call plan on each (``make_tiled_copy_A/B/C`` tile by the TiledMMA's
@@ -20,16 +32,25 @@ bindings) are decided on one tile by exhaustive evaluation.
 from __future__ import annotations
 
 import time
-from functools import reduce
-
-import sympy
 
 from .. import int_tuple as it
 from ..errors import SymlayoutError
 from ..layout import Layout
+from . import bvterms as bt
+from .bvterms import And, Or, Untranslatable, const, var
 from .result import PROVED, REFUTED, UNKNOWN, Counterexample, Result
 
-W = 64
+#: instantiated smem tiles up to this many elements are re-validated by building the whole
+#: configuration and checking it exhaustively (larger ones entry by entry)
+FULL_REVALIDATION_MAX = 1 << 16
+#: witnesses that fail re-validation are excluded and the query asked again this many times
+RETRIES = 3
+#: without a time budget, one minimisation step may take this long
+MINIMIZE_STEP_S = 2.0
+#: queries wider than this many bits are first tried over unbounded integers (half the budget)
+WIDE_BITS = 40
+#: without a time budget, the integer attempt of a wide query may take this long
+INTEGER_FIRST_S = 5.0
 
 
 def _z3():
@@ -37,225 +58,137 @@ def _z3():
     return z3
 
 
-# ---------------------------------------------------------------- terms
+class _OutOfTime(Exception):
+    """The property's time budget is spent."""
 
 
-def _env_width(env):
-    for v in env.values():
-        if hasattr(v, "size"):
-            return v.size()
-    return W
-
-
-def sym_to_bv(e, env, w=None):
-    """Translate an integer sympy expression to a Z3 bit-vector term (as wide as
-    ``env``'s variables, or ``w``, default 64 bits).
-
-    >>> import z3, sympy
-    >>> m = sympy.Symbol('m', positive=True, integer=True)
-    >>> t = sym_to_bv(32*m + 1, {'m': z3.BitVec('m', 64)}); z3.simplify(z3.substitute(t, (z3.BitVec('m', 64), z3.BitVecVal(2, 64))))
-    65
-    """
-    z3 = _z3()
-    w = w or _env_width(env)
-    if isinstance(e, int):
-        return z3.BitVecVal(int(e), w)
-    e = sympy.sympify(e)
-    if e.is_Integer:
-        return z3.BitVecVal(int(e), w)
-    if e.is_Symbol:
-        return env[e.name]
-    if e.is_Add:
-        return reduce(lambda a, b: a + b, [sym_to_bv(a, env, w) for a in e.args])
-    if e.is_Mul:
-        num, den = e.as_numer_denom()
-        if den != 1:
-            return z3.UDiv(sym_to_bv(num, env, w), sym_to_bv(den, env, w))
-        return reduce(lambda a, b: a * b, [sym_to_bv(a, env, w) for a in e.args])
-    if isinstance(e, sympy.Mod):
-        return z3.URem(sym_to_bv(e.args[0], env, w), sym_to_bv(e.args[1], env, w))
-    if isinstance(e, sympy.floor):
-        num, den = e.args[0].as_numer_denom()
-        return z3.UDiv(sym_to_bv(num, env, w), sym_to_bv(den, env, w))
-    if isinstance(e, sympy.ceiling):
-        num, den = e.args[0].as_numer_denom()
-        n, d = sym_to_bv(num, env, w), sym_to_bv(den, env, w)
-        return z3.UDiv(n + d - 1, d)
-    if e.is_Pow and e.exp.is_Integer and e.exp > 0:
-        b = sym_to_bv(e.base, env, w)
-        return reduce(lambda a, _b: a * b, range(int(e.exp) - 1), b)
-    if isinstance(e, (sympy.Max, sympy.Min)):
-        args = [sym_to_bv(a, env, w) for a in e.args]
-        f = (lambda a, b: z3.If(a >= b, a, b)) if isinstance(e, sympy.Max) else (lambda a, b: z3.If(a <= b, a, b))
-        return reduce(f, args)
-    raise SymlayoutError(f"cannot translate {e} to Z3")
-
-
-def _leaf(x, env, w=None):
-    return sym_to_bv(x, env, w)
-
-
-def _crd_width(c, env):
-    if isinstance(c, tuple):
-        for x in c:
-            r = _crd_width(x, None)
-            if r:
-                return r
-        return _env_width(env) if env is not None else None
-    if hasattr(c, "size"):
-        return c.size()
-    return _env_width(env) if env is not None else None
-
-
-def crd2idx_bv(c, shape, stride, env, w=None):
-    """``crd2idx`` with Z3 coordinate terms and (possibly symbolic) shape/stride."""
-    z3 = _z3()
-    w = w or _crd_width(c, env)
-    if isinstance(c, tuple):
-        return reduce(lambda a, b: a + b, [crd2idx_bv(ci, s, d, env, w) for ci, s, d in zip(c, shape, stride)])
-    if it.is_tuple(shape):
-        r = z3.BitVecVal(0, w)
-        for s, d in zip(shape[:-1], stride[:-1]):
-            sz = _leaf(it.product(s), env, w)
-            r = r + crd2idx_bv(z3.URem(c, sz), s, d, env, w)
-            c = z3.UDiv(c, sz)
-        return r + crd2idx_bv(c, shape[-1], stride[-1], env, w)
-    return c * _leaf(stride, env, w)
-
-
-def layout_bv(S, crd, env):
-    """``S(crd)`` as a Z3 term (Layout or swizzled ComposedLayout)."""
-    z3 = _z3()
-    w = _crd_width(crd, env)
-    if getattr(S, "is_composed", False):
-        x = _leaf(S.offset, env, w) + crd2idx_bv(crd, S.inner.shape, S.inner.stride, env, w)
-        sw = S.swizzle
-        y = x & z3.BitVecVal(sw.yyy_msk, w)
-        sh = z3.LShR(y, sw.s) if sw.s >= 0 else y << (-sw.s)
-        return x ^ sh
-    return crd2idx_bv(crd, S.shape, S.stride, env, w)
+# ---------------------------------------------------------------- the problem
 
 
 class Problem:
-    """A tile-level route model plus the (symbolic) smem layout and parameters.
+    """A tile-level route model plus the (symbolic) smem layout and parameters, as terms.
 
-    Bit-vectors are as wide as the largest address needs (plus margin), and
-    every product that could wrap is constrained not to.
+    ``env``: the parameters as range-bounded variables; ``u``: the rest-tile
+    indices (a constant 0 where the smem extent holds one tile);
+    ``constraints``: ``multiple_of`` and "rest tile inside the smem tile".
     """
+    concrete = False
 
     def __init__(self, tile_model, S, params: dict, value_bits: int, align: int):
-        z3 = _z3()
         self.tm = tile_model
         self.S = S
         self.params = params
-        self.width = W = _width(S, params, value_bits)
-        self.env = {n: z3.BitVec(n, W) for n in params}
+        self.env = {}
+        cons = []
+        for n, p in params.items():
+            lo = -(-p.min // p.multiple_of) * p.multiple_of
+            hi = p.max // p.multiple_of * p.multiple_of
+            v = self.env[n] = var(n, lo, hi)
+            if p.multiple_of > 1:
+                cons.append(v % p.multiple_of == 0)
         self.value_bits = value_bits
         self.eb = value_bits // 8
         self.align = align
-        shp = it.product_each(S.shape)
-        self.extents = shp
+        self.extents = it.product_each(S.shape)
+        self.ext = [bt.from_sympy(e, self.env) for e in self.extents]
         tiler = list(tile_model.shape2)
-        self.tile = tiler + [1] * (len(shp) - len(tiler))
-        self.u = [z3.BitVec(f"u{k}", W) for k in range(len(shp))]
-        self._memo = {}
-        cons = []
-        for n, p in params.items():
-            v = self.env[n]
-            cons += [z3.UGE(v, p.min), z3.ULE(v, p.max)]
-            if p.multiple_of > 1:
-                cons.append(z3.URem(v, p.multiple_of) == 0)
-        for k, uk in enumerate(self.u):
-            cons += self.rest_bounds(uk, k)
+        self.tile = tiler + [1] * (len(self.extents) - len(tiler))
+        self.u = []
+        for k, (ext, t) in enumerate(zip(self.ext, self.tile)):
+            top = -(-ext.hi // t) - 1                 # u * t < ext  =>  u <= ceil(ext / t) - 1
+            uk = const(0) if top <= 0 else var(f"u{k}", 0, top)
+            self.u.append(uk)
+            cons.append(uk * t < ext)
         self.constraints = cons
-        self.ground = not params and all(isinstance(e, int) and e == t for e, t in zip(shp, self.tile))
-        if self.ground:
-            self.constraints += [uk == 0 for uk in self.u]
+        self._cosize = None
+        self._memo = {}
 
-    def rest_bounds(self, uk, k):
-        z3 = _z3()
-        ext = _leaf(self.extents[k], self.env, self.width)
-        t = z3.BitVecVal(self.tile[k], self.width)
-        return [z3.ULT(uk, ext), z3.BVMulNoOverflow(uk, t, False), z3.ULT(uk * t, ext)]
+    @property
+    def cosize(self):
+        if self._cosize is None:
+            self._cosize = bt.from_sympy(self.S.cosize(), self.env)
+        return self._cosize
 
-    def addr(self, idx: int, u=None):
-        """Element offset of tile-local index ``idx`` (an int) in rest tile ``u``."""
-        z3 = _z3()
-        key = (idx, None if u is None else tuple(map(str, u)))
-        if key in self._memo:
-            return self._memo[key]
-        u = u or self.u
-        local = self.tm.coord(idx)
-        if self.ground and u is self.u:
-            # every rest index is 0 (one tile per mode) and S is concrete: fold to a constant
-            crd = tuple(local[k] if k < len(local) else 0 for k in range(len(self.extents)))
-            r = z3.BitVecVal(int(self.S(crd)), self.width)
-            self._memo[key] = r
-            return r
-        crd = []
-        for k in range(len(self.extents)):
-            lk = local[k] if k < len(local) else 0
-            crd.append(z3.BitVecVal(lk, self.width) + u[k] * self.tile[k])
-        r = layout_bv(self.S, tuple(crd), self.env)
-        self._memo[key] = r
+    def addr(self, idx: int):
+        """Element offset of tile-local index ``idx`` in rest tile ``u``."""
+        r = self._memo.get(idx)
+        if r is None:
+            local = self.tm.coord(idx)
+            crd = tuple(const(local[k] if k < len(local) else 0) + self.u[k] * self.tile[k]
+                        for k in range(len(self.extents)))
+            r = self._memo[idx] = bt.layout_term(self.S, crd, self.env)
         return r
 
-    def solve(self, formula, timeout_s):
-        z3 = _z3()
-        s = z3.SolverFor("QF_BV")
-        if timeout_s is not None:
-            s.set("timeout", max(1, int(timeout_s * 1000)))
-        s.add(*self.constraints)
-        s.add(formula)
-        r = s.check()
-        if r == z3.unsat:
-            return "unsat", None
-        if r == z3.sat:
-            return "sat", s.model()
-        return "unknown", s.reason_unknown()
-
-    def minimize(self, formula, model, timeout_s):
-        """Shrink the witness's parameters (then rest tiles) to their smallest values, one by one."""
-        z3 = _z3()
-        fixed = []
-        for var in list(self.env.values()) + list(self.u):
-            best = model.eval(var, model_completion=True).as_long()
-            lo = 0
-            while lo < best:
-                mid = (lo + best) // 2
-                st, m2 = self.solve(z3.And(formula, *fixed, z3.ULE(var, mid)), timeout_s)
-                if st == "sat":
-                    model, best = m2, m2.eval(var, model_completion=True).as_long()
-                elif st == "unsat":
-                    lo = mid + 1
-                else:
-                    break
-            fixed.append(var == best)
-        return model
-
-    def values(self, model):
-        """Parameter and rest-tile values of a Z3 model."""
-        ps = {n: model.eval(v, model_completion=True).as_long() for n, v in self.env.items()}
-        us = [model.eval(u, model_completion=True).as_long() for u in self.u]
-        return ps, us
-
-
-def _width(S, params, value_bits):
-    """Bits enough for every address (cosize at the parameter extremes) with margin."""
-    vals = []
-    for pick in ("min", "max"):
+    def solve(self, formula, timeout_s=None):
+        """Ask whether ``formula`` (a term Bool) holds somewhere under the problem's constraints:
+        ``("sat", values)``, ``("unsat", None)`` or ``("unknown", reason)`` (used by prove/contiguity.py)."""
+        deadline = None if timeout_s is None else time.perf_counter() + timeout_s
         try:
-            Sc = substitute(S, {n: getattr(p, pick) for n, p in params.items()})
-            c = Sc.cosize()
-            off = abs(int(getattr(Sc, "offset", 0) or 0))
-            if isinstance(c, int):
-                vals.append((c + off + 1) * max(1, value_bits // 8))
-        except Exception:
-            pass
-    bound = max(vals) if vals else 1 << 40
-    for p in params.values():
-        bound = max(bound, p.max)
-    return min(64, max(16, bound.bit_length() + 8))
+            qs = _queries(self, [((), formula)])
+            st, m, q = _first_decided(qs, deadline)
+        except _OutOfTime:
+            return "unknown", f"time budget of {timeout_s} s spent"
+        except Untranslatable as e:
+            return "unknown", f"not encoded for Z3: {e}"
+        return st, (q.values(m) if st == "sat" else m)
+
+    def values(self, vals: dict):
+        """``(parameters, rest tile)`` of the values :meth:`solve` returned."""
+        ps = {n: vals.get(n, self.env[n].lo) for n in self.params}
+        return ps, [vals.get(f"u{k}", 0) for k in range(len(self.u))]
+
+    def coords(self, prefix: str):
+        """Fresh coordinate variables, one per smem mode, and their range constraints."""
+        xs = [var(f"{prefix}{k}", 0, max(0, e.hi - 1)) for k, e in enumerate(self.ext)]
+        return xs, [x < e for x, e in zip(xs, self.ext)]
+
+    def layout(self, crd):
+        return bt.layout_term(self.S, tuple(crd), self.env)
+
+
+class Instance:
+    """One witness with exact integers: the layout instantiated at the witness's
+    parameter values and evaluated by the layout itself (no Z3 term involved),
+    at the witness's rest tile.  The obligations' entries evaluate to bools here.
+    """
+    concrete = True
+
+    def __init__(self, P: Problem, values: dict):
+        self.tm, self.eb, self.align, self.tile = P.tm, P.eb, P.align, P.tile
+        self.params = {n: values[n] for n in P.params}
+        self.values = values
+        self.S = substitute(P.S, self.params)
+        self.extents = [int(e) for e in it.product_each(self.S.shape)]
+        self.u = [values.get(f"u{k}", 0) for k in range(len(self.extents))]
+        self._cosize = None
+
+    @property
+    def cosize(self):
+        if self._cosize is None:
+            self._cosize = int(self.S.cosize())
+        return self._cosize
+
+    def inside(self) -> bool:
+        """The rest tile lies inside the smem tile, whose extents are whole tiles."""
+        return all(e % t == 0 for e, t in zip(self.extents, self.tile)) and \
+            all(0 <= u and u * t < e for u, t, e in zip(self.u, self.tile, self.extents))
+
+    def crd(self, idx: int) -> tuple:
+        local = self.tm.coord(idx)
+        return tuple((local[k] if k < len(local) else 0) + self.u[k] * self.tile[k] for k in range(len(self.extents)))
+
+    def addr(self, idx: int) -> int:
+        return int(self.S(self.crd(idx)))
+
+    def coords(self, prefix: str):
+        xs = [self.values.get(f"{prefix}{k}", 0) for k in range(len(self.extents))]
+        return xs, [0 <= x < e for x, e in zip(xs, self.extents)]
+
+    def layout(self, crd):
+        return int(self.S(tuple(crd)))
+
+    def name(self, idx: int, operand: str) -> str:
+        return f"{operand}({','.join(map(str, self.crd(idx)))})"
 
 
 _TILE_CACHE: dict = {}
@@ -284,7 +217,12 @@ def _tile_model(mma, operand, atom, value_type, align):
     return tm
 
 
+
 # ---------------------------------------------------------------- obligations
+#
+# Each query returns ``(entries, info)``: ``entries`` is a list of ``(label, condition)``, the
+# condition saying that entry is violated (a Bool on a Problem, a Python bool on an Instance);
+# ``entries is None`` means the property fails for every parameter value (``info`` says why).
 
 
 def _vectors(tm):
@@ -292,46 +230,35 @@ def _vectors(tm):
     return list(v(tm))
 
 
-def _low_bits_nonzero(x, n):
-    """``x % n != 0`` for a power of two ``n`` (mask), else URem."""
-    z3 = _z3()
-    if n & (n - 1) == 0:
-        return (x & (n - 1)) != 0
-    return z3.URem(x, n) != 0
-
-
-def q_alignment(P: Problem):
-    z3 = _z3()
+def q_alignment(P):
     tm = P.tm
     vb = max(tm.reg_bits_smem, tm.value_bits) // 8
     if P.align % vb and vb > 1:
         return None, f"smem base alignment {P.align} B is less than the {vb}-byte vector width"
     ents = {tuple(tm.calls[t][c].smem[i] for i in idx) for (w, c, l, t, r, idx) in _vectors(tm)}
-    bad = []
+    out = []
     for ent in sorted(ents):
         a0 = P.addr(ent[0])
-        terms = [_low_bits_nonzero(a0 * P.eb, vb)] if vb > 1 else []
+        terms = [(a0 * P.eb) % vb != 0] if vb > 1 else []
         terms += [P.addr(i) != a0 + e for e, i in enumerate(ent) if e]
         if terms:
-            bad.append(z3.Or(*terms))
-    return (z3.Or(*bad) if bad else z3.BoolVal(False)), None
+            out.append((("vector", ent, vb), Or(*terms)))
+    return out, None
 
 
-def q_in_bounds(P: Problem):
-    z3 = _z3()
+def q_in_bounds(P):
     tm = P.tm
     vb = max(tm.reg_bits_smem, tm.value_bits) // 8
     ents = {tm.calls[t][c].smem[idx[0]] for (w, c, l, t, r, idx) in _vectors(tm)}
-    limit = _leaf(P.S.cosize(), P.env, P.width) * P.eb
-    bad = []
+    limit = P.cosize * P.eb
+    out = []
     for i in sorted(ents):
         a0 = P.addr(i) * P.eb
-        bad.append(z3.Or(a0 < 0, a0 + vb > limit))
-    return (z3.Or(*bad) if bad else z3.BoolVal(False)), None
+        out.append((("bounds", i, vb), Or(a0 < 0, a0 + vb > limit)))
+    return out, None
 
 
-def q_slot_agreement(P: Problem):
-    z3 = _z3()
+def q_slot_agreement(P):
     tm = P.tm
     k = max(1, tm.reg_bits_smem // tm.value_bits)
     ents = set()
@@ -344,86 +271,84 @@ def q_slot_agreement(P: Problem):
                 p, e = tm.hw.provider(l, a, tm.value_bits, tm.reg_bits_frag)
                 sm = tm.calls[32 * w + p][c].smem
                 ents.add((sm[e - e % k], e % k, tm.expected[t][s]))
-    bad = [P.addr(r) + o != P.addr(x) for r, o, x in sorted(ents) if not (o == 0 and r == x)]
-    return (z3.Or(*bad) if bad else z3.BoolVal(False)), None
+    out = [(("slot", r, o, x), P.addr(r) + o != P.addr(x)) for r, o, x in sorted(ents) if not (o == 0 and r == x)]
+    return out, None
 
 
-def q_bank_conflicts(P: Problem):
-    """Two vectors of one phase touch different 4-byte words in the same bank.
+def _bank_clash(Fa, na, Fb, nb):
+    """Vectors covering words ``Fa .. Fa+na-1`` and ``Fb .. Fb+nb-1`` touch two
+    different words in one bank.  With ``d = Fa - Fb`` and ``r = d mod 32``, some
+    word pair shares a bank iff a difference ``delta = q_b - q_a`` in ``(-na, nb)``
+    has ``delta == d (mod 32)``, i.e. ``delta = r`` (``r < nb``) or ``delta = r - 32``
+    (``r > 32 - na``); the words differ iff ``delta != d``."""
+    d = Fa - Fb
+    r = d & 31
+    return Or(And(r < nb, d != r), And(r + na > 32, d != r - 32))
 
-    Vector ``a`` covers words ``F_a .. F_a + n_a - 1`` (``F = byte >> 2``).  With
-    ``d = F_a - F_b`` and ``r = d mod 32``, some word pair shares a bank iff a
-    difference ``delta = q_b - q_a`` in ``(-n_a, n_b)`` has ``delta == d (mod 32)``,
-    i.e. ``delta = r`` (``r < n_b``) or ``delta = r - 32`` (``r > 32 - n_a``);
-    the words differ iff ``delta != d``.
-    """
-    z3 = _z3()
+
+def q_bank_conflicts(P, pairwise: bool = False):
+    """Two vectors of one phase touch different 4-byte words in the same bank
+    (on a Problem, unless ``pairwise``: two selector variables pick the two rows,
+    O(rows) terms)."""
     tm = P.tm
     from .properties import _phases
     vb, groups = _phases(tm)
-    phases = {tuple(sorted({tm.calls[t][key[1]].smem[idx[0]] for l, t, idx in items})) for key, items in groups.items()}
-    # selector encoding: two row indices s1 != s2 of the same phase (O(rows) terms)
-    flat = []                       # (phase id, smem index)
-    for pid, ph in enumerate(sorted(phases)):
-        if len(ph) > 1:
-            flat.extend((pid, i) for i in ph)
-    if not flat:
-        return z3.BoolVal(False), None
+    phases = sorted({tuple(sorted({tm.calls[t][key[1]].smem[idx[0]] for l, t, idx in items}))
+                     for key, items in groups.items()})
+    phases = [ph for ph in phases if len(ph) > 1]
     rows = {}
-    for _pid, i in flat:
-        if i not in rows:
-            byte = P.addr(i) * P.eb
-            F = z3.LShR(byte, 2)
-            rows[i] = (F, z3.LShR(byte + (vb - 1), 2) - F + 1)
-    sw = len(flat).bit_length() + 1
-    s1, s2 = z3.BitVec("s1", sw), z3.BitVec("s2", sw)
+    for ph in phases:
+        for i in ph:
+            if i not in rows:
+                byte = P.addr(i) * P.eb
+                F = byte >> 2
+                rows[i] = (F, ((byte + (vb - 1)) >> 2) - F + 1)
+    concrete = P.concrete or all(isinstance(x, int) or x.op == "const" for r in rows.values() for x in r)
+    if concrete or pairwise:
+        out = []
+        for pid, ph in enumerate(phases):
+            for x in range(len(ph)):
+                for y in range(x + 1, len(ph)):
+                    out.append((("banks", pid, ph[x], ph[y], vb), _bank_clash(*rows[ph[x]], *rows[ph[y]])))
+        return out, None
+    flat = [(pid, i) for pid, ph in enumerate(phases) for i in ph]
+    if not flat:
+        return [], None
+    n = len(flat)
+    s1, s2 = var("s1", 0, n - 1), var("s2", 0, n - 1)
 
     def pick(sel, f):
         acc = f(flat[-1])
-        for k in range(len(flat) - 2, -1, -1):
-            acc = z3.If(sel == k, f(flat[k]), acc)
+        for k in range(n - 2, -1, -1):
+            acc = bt.If(sel == k, f(flat[k]), acc)
         return acc
-    ph1 = pick(s1, lambda e: z3.BitVecVal(e[0], 32))
-    ph2 = pick(s2, lambda e: z3.BitVecVal(e[0], 32))
+    ph1, ph2 = pick(s1, lambda e: const(e[0])), pick(s2, lambda e: const(e[0]))
     Fa, na = pick(s1, lambda e: rows[e[1]][0]), pick(s1, lambda e: rows[e[1]][1])
     Fb, nb = pick(s2, lambda e: rows[e[1]][0]), pick(s2, lambda e: rows[e[1]][1])
-    d = Fa - Fb
-    r = d & 31
-    c32 = z3.BitVecVal(32, P.width)
-    n = len(flat)
-    f = z3.And(z3.ULT(s1, n), z3.ULT(s2, n), z3.ULT(s1, s2), ph1 == ph2,
-               z3.Or(z3.And(z3.ULT(r, nb), d != r), z3.And(z3.UGT(r + na, c32), d != r - c32)))
-    return f, None
+    return [(("banks-selected",), And(s1 < s2, ph1 == ph2, _bank_clash(Fa, na, Fb, nb)))], None
 
 
-def q_exactly_once_store(P: Problem):
+def q_exactly_once_store(P):
     """Stores write every tile element once (checked on the tile); across the
     whole smem tile they are disjoint iff S is injective on its domain."""
-    z3 = _z3()
-    n = len(P.extents)
-    c1 = [z3.BitVec(f"x{k}", P.width) for k in range(n)]
-    c2 = [z3.BitVec(f"y{k}", P.width) for k in range(n)]
-    cons = []
-    for k in range(n):
-        ext = _leaf(P.extents[k], P.env, P.width)
-        cons += [z3.ULT(c1[k], ext), z3.ULT(c2[k], ext)]
-    f = z3.And(*cons, z3.Or(*[a != b for a, b in zip(c1, c2)]),
-               layout_bv(P.S, tuple(c1), P.env) == layout_bv(P.S, tuple(c2), P.env))
-    return f, None
+    xs, cx = P.coords("x")
+    ys, cy = P.coords("y")
+    f = And(*cx, *cy, Or(*[a != b for a, b in zip(xs, ys)]), P.layout(xs) == P.layout(ys))
+    return [(("store", tuple(xs), tuple(ys)), f)], None
 
 
-def q_divisibility(P: Problem):
-    z3 = _z3()
-    bad = [z3.URem(_leaf(ext, P.env, P.width), t) != 0 for ext, t in zip(P.extents, P.tile) if t > 1]
-    return z3.Or(*bad) if bad else z3.BoolVal(False)
+def q_divisibility(P):
+    """An smem extent that is not a whole number of tiles."""
+    return [(("extent", k, t), e % t != 0) for k, (e, t) in enumerate(zip(P.ext, P.tile)) if t > 1], None
 
 
 QUERIES = {"alignment": q_alignment, "in_bounds": q_in_bounds, "slot_agreement": q_slot_agreement,
-           "bank_conflicts": q_bank_conflicts}
+           "bank_conflicts": q_bank_conflicts, "exactly_once": q_exactly_once_store}
 
 
 def substitute(L, values: dict):
     """Instantiate the parameters of a (possibly composed) layout."""
+    import sympy
     subs = {sympy.Symbol(n, positive=True, integer=True): v for n, v in values.items()}
 
     def go(x):
@@ -439,37 +364,154 @@ def substitute(L, values: dict):
     return Layout(go(L.shape), go(L.stride))
 
 
+# ---------------------------------------------------------------- solving
+
+
+class _Query:
+    """One lowered query: the violation, the problem's constraints, the variables' ranges.
+
+    ``integer``: lowered to unbounded Z3 integers instead of bit-vectors (tried first
+    on wide queries, whose multipliers are costly to bit-blast).
+    """
+
+    def __init__(self, P: Problem, entries, integer: bool = False):
+        self.f = Or(*[c for _l, c in entries])
+        roots = [self.f] + list(P.constraints)
+        self.integer = integer
+        self.L = bt.IntLowering() if integer else bt.Lowering.of(roots)
+        z3 = _z3()
+        self.base = [self.L(c) for c in P.constraints]
+        fz = self.L(self.f)
+        self.base += self.L.ranges()
+        self.goal = self.base + [fz]
+        self.guards = list(self.L.guards)
+        self.width = self.L.width
+        self.extra = []
+        self.z3 = z3
+
+    def solve(self, deadline, extra=(), step_s=None, goal=None):
+        z3 = self.z3
+        s = z3.Solver() if self.integer else z3.SolverFor("QF_BV")
+        ms = _budget_ms(deadline, step_s)
+        if ms is not None:
+            s.set("timeout", ms)
+        s.add(*(self.goal if goal is None else goal), *self.extra, *extra)
+        r = s.check()
+        if r == z3.unsat:
+            return "unsat", None
+        if r == z3.sat:
+            return "sat", s.model()
+        if deadline is not None and time.perf_counter() >= deadline:
+            raise _OutOfTime()
+        return "unknown", s.reason_unknown()
+
+    def value(self, model, v) -> int:
+        x = model.eval(v, model_completion=True)
+        return x.as_long() if self.integer else x.as_signed_long()
+
+    def values(self, model) -> dict:
+        return {n: self.value(model, v) for n, v in self.L.vars.items()}
+
+    def exclude(self, values: dict, names):
+        z3 = self.z3
+        self.extra.append(z3.Or(*[self.L.vars[n] != values[n] for n in names if n in self.L.vars]))
+
+    def minimize(self, model, names, deadline):
+        """Shrink the witness's variables ``names`` to their smallest values, one by one
+        (each bisection step a query); stops early at the deadline, keeping the last witness."""
+        z3 = self.z3
+        fixed = []
+        for n in names:
+            v = self.L.vars.get(n)
+            if v is None:
+                continue
+            lo = self.L.ranges_[n][0]
+            best = self.value(model, v)
+            while lo < best:
+                if deadline is not None and time.perf_counter() >= deadline:
+                    return model
+                mid = (lo + best) // 2
+                try:
+                    st, m2 = self.solve(deadline, fixed + [v <= mid], step_s=MINIMIZE_STEP_S)
+                except _OutOfTime:
+                    return model
+                if st == "sat":
+                    model, best = m2, self.value(m2, v)
+                elif st == "unsat":
+                    lo = mid + 1
+                else:
+                    break
+            fixed.append(v == best)
+        return model
+
+
+def _budget_ms(deadline, step_s=None):
+    if deadline is None:
+        return None if step_s is None else max(1, int(step_s * 1000))
+    left = deadline - time.perf_counter()
+    if left <= 0:
+        raise _OutOfTime()
+    if step_s is not None:
+        left = min(left, step_s)
+    return max(1, int(left * 1000))
+
+
+def _left(deadline):
+    """Seconds left before ``deadline`` (None without one)."""
+    if deadline is None:
+        return None
+    left = deadline - time.perf_counter()
+    if left <= 0:
+        raise _OutOfTime()
+    return left
+
+
+def _check_time(deadline):
+    if deadline is not None and time.perf_counter() >= deadline:
+        raise _OutOfTime()
+
+
+# ---------------------------------------------------------------- decide
+
+
 def decide(prop: str, mma, operand, atom, value_type, S, params: dict, align: int, timeout_s=None,
            tile_model=None) -> Result:
-    """Decide one obligation with Z3 for every parameter value and rest tile."""
-    from . import properties as props
+    """Decide one obligation with Z3 for every parameter value and rest tile, within ``timeout_s``."""
     t0 = time.perf_counter()
-    tm = tile_model or tile_model_for(mma, operand, atom, value_type, align)
-    P = Problem(tm, S, params, tm.value_bits, align)
+    deadline = None if timeout_s is None else t0 + timeout_s
 
     def done(status, cex=None, checked=None, detail="", method="z3"):
         return Result(prop, status, operand=operand, seconds=time.perf_counter() - t0, checked=checked,
                       method=method, counterexample=cex, detail=detail)
+    try:
+        r = _decide(prop, mma, operand, atom, value_type, S, params, align, deadline, tile_model, done)
+    except _OutOfTime:
+        return done(UNKNOWN, detail=f"time budget of {timeout_s} s spent")
+    except Untranslatable as e:
+        return done(UNKNOWN, detail=f"not encoded for Z3: {e}")
+    if deadline is not None and r.status != UNKNOWN and time.perf_counter() > deadline:
+        return done(UNKNOWN, detail=f"time budget of {timeout_s} s spent (the {r.status} verdict came late)")
+    r.seconds = time.perf_counter() - t0
+    return r
 
+
+def _decide(prop, mma, operand, atom, value_type, S, params, align, deadline, tile_model, done):
+    from . import properties as props
+    tm = tile_model or tile_model_for(mma, operand, atom, value_type, align)
     if tm.value_bits % 8:
         return done(UNKNOWN, detail="sub-byte value types are not encoded for Z3")
+    P = Problem(tm, S, params, tm.value_bits, align)
     # the smem extents must be whole tiles for every parameter value
-    st, mdl = P.solve(q_divisibility(P), timeout_s)
-    if st == "sat":
-        ps, _u = P.values(mdl)
-        return done(REFUTED, Counterexample(
-            f"smem {S}: an extent is not a multiple of the tile {tuple(P.tile)} for "
-            + ", ".join(f"{k} = {v}" for k, v in ps.items()), params=ps))
-    if st == "unknown":
-        return done(UNKNOWN, detail=f"solver: {mdl}")
+    r = _run(P, "divisibility", q_divisibility(P)[0], params, deadline, done, S=S, operand=operand)
+    if r is not None:
+        return r
     if prop == "type_agreement" or prop in ("coverage",) or (prop == "exactly_once" and tm.direction == "load"):
         r = props.CHECKS[prop](tm)     # parameter-independent: decided on the tile
-        r.seconds = time.perf_counter() - t0
         r.method = "exhaustive (tile) + z3 (tiling)"
         r.operand = operand
         if prop == "coverage" and r.status == PROVED:     # CuTe's indices are the hardware's bytes?
             from .contiguity import hardware_link
-            r = hardware_link(r, tm, mma, operand, atom, value_type, S, params, align, timeout_s)
+            r = hardware_link(r, tm, mma, operand, atom, value_type, S, params, align, _left(deadline))
         return r
     if prop == "exactly_once":
         r = props.exactly_once(tm)            # each tile element written once, on the tile
@@ -477,51 +519,172 @@ def decide(prop: str, mma, operand, atom, value_type, S, params: dict, align: in
             r.operand, r.method = operand, "exhaustive (tile)"
             return r
         from .contiguity import hardware_link
-        r = hardware_link(r, tm, mma, operand, atom, value_type, S, params, align, timeout_s)
+        r = hardware_link(r, tm, mma, operand, atom, value_type, S, params, align, _left(deadline))
         if r.status != PROVED:
             return r
-        f, info = q_exactly_once_store(P)
-    elif prop in QUERIES:
-        if prop == "slot_agreement":
-            _n, pk = props.packed_bindings(tm)     # packed bindings: parameter-independent
-            if pk is None:
-                _n, pk = props.mma_route(mma.atom, operand)
-            if pk is not None:
-                return done(REFUTED, pk, method="exhaustive (tile)")
-        f, info = QUERIES[prop](P)
-        if f is None:
-            return done(REFUTED, Counterexample(info))
-    else:
+    elif prop == "slot_agreement":
+        _n, pk = props.packed_bindings(tm)     # packed bindings: parameter-independent
+        if pk is None:
+            _n, pk = props.mma_route(mma.atom, operand)
+        if pk is not None:
+            return done(REFUTED, pk, method="exhaustive (tile)")
+    elif prop not in QUERIES:
         return done(UNKNOWN, detail=f"{prop} has no Z3 encoding")
-    st, mdl = P.solve(f, timeout_s)
-    if st == "unsat":
-        return done(PROVED, checked=None)
-    if st == "unknown":
-        return done(UNKNOWN, detail=f"solver gave up: {mdl}")
-    if params:
-        mdl = P.minimize(f, mdl, min(2.0, timeout_s or 2.0))
-    ps, us = P.values(mdl)
-    cex = _revalidate(prop, mma, operand, atom, value_type, S, ps, align, us)
-    return done(REFUTED, cex)
+    entries, info = QUERIES[prop](P)
+    if entries is None:
+        return done(REFUTED, Counterexample(info))
+    _check_time(deadline)
+    r = _run(P, prop, entries, params, deadline, done, S=S, operand=operand,
+             full=(mma, operand, atom, value_type, align))
+    return r if r is not None else done(PROVED)
 
 
-def _revalidate(prop, mma, operand, atom, value_type, S, ps, align, us):
-    """Instantiate the witness's parameters, re-check concretely, return its counterexample."""
-    from .model import build_operand_model
-    from .properties import CHECKS
-    Sc = substitute(S, ps)
-    size = Sc.size()
-    where = f" (rest tile {tuple(us)})" if any(us) else ""
-    if isinstance(size, int) and size <= 1 << 20:
-        m = build_operand_model(mma, None, None, operand, atom, value_type, Sc, align)
+def _run(P, prop, entries, params, deadline, done, S, operand, full=None):
+    """Ask the query; ``None`` when it is proved, else the Result (refuted with a
+    re-validated witness, or unknown)."""
+    qs = _queries(P, entries)
+    _check_time(deadline)
+    q = qs[0]
+    if q.guards:
+        z3 = _z3()
+        st, mdl = q.solve(deadline, goal=q.base + [z3.Or(*[z3.Not(g) for g in q.guards])])
+        if st == "sat":
+            vals = q.values(mdl)
+            return done(UNKNOWN, detail=f"{prop}: a divisor in the layout {S} is 0 for "
+                                        + _fmt({n: vals[n] for n in params}))
+        if st == "unknown":
+            return done(UNKNOWN, detail=f"solver gave up on the divisors of {S}: {mdl}")
+    failures = []
+    names = list(params) + [f"u{k}" for k in range(len(P.u))]
+    for _attempt in range(RETRIES + 1):
+        st, mdl, q = _first_decided(qs, deadline)
+        if st == "unsat":
+            if failures:
+                return done(UNKNOWN, detail=f"{prop}: Z3 witnesses that did not reproduce: " + "; ".join(failures))
+            return None
+        if st == "unknown":
+            return done(UNKNOWN, detail=f"solver gave up: {mdl}")
+        if params:
+            mdl = q.minimize(mdl, names, deadline)
+        vals = q.values(mdl)
+        cex, why = _revalidate(prop, P, vals, deadline, full, operand)
+        if cex is not None:
+            return done(REFUTED, cex)
+        failures.append(f"{_fmt(vals)} ({why})")
+        for qq in qs:                      # exclude the whole point (every entry was re-checked there)
+            qq.exclude(vals, [n for n in vals if n not in ("s1", "s2")])
+    return done(UNKNOWN, detail=f"{prop}: Z3 witnesses that did not reproduce: " + "; ".join(failures))
+
+
+def _queries(P, entries) -> list:
+    """The query over bit-vectors, preceded by the one over integers when it is wide or nonlinear."""
+    qs = [_Query(P, entries)]
+    if qs[0].width > WIDE_BITS or _nonlinear([qs[0].f] + list(P.constraints)):
+        try:
+            qs.insert(0, _Query(P, entries, integer=True))
+        except Untranslatable:
+            pass
+    return qs
+
+
+def _first_decided(qs, deadline):
+    """Ask the queries in turn (every one but the last with half the time left)."""
+    st = mdl = None
+    for k, q in enumerate(qs):
+        step = None
+        if k < len(qs) - 1:
+            step = INTEGER_FIRST_S if deadline is None else max(0.001, (deadline - time.perf_counter()) / 2)
+        st, mdl = q.solve(deadline, step_s=step)
+        if st != "unknown":
+            return st, mdl, q
+    return st, mdl, qs[-1]
+
+
+def _fmt(values: dict) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in values.items())
+
+
+# ---------------------------------------------------------------- re-validation
+
+
+def _revalidate(prop, P, vals, deadline, full, operand):
+    """Re-check a witness with exact integers: ``(counterexample, None)`` when it
+    reproduces, ``(None, why)`` when it does not."""
+    inst = Instance(P, vals)
+    ps = inst.params
+    if prop == "divisibility":
+        bad = [k for k, (e, t) in enumerate(zip(inst.extents, inst.tile)) if e % t]
+        if not bad:
+            return None, "every extent is a whole number of tiles there"
+        k = bad[0]
+        return Counterexample(f"smem {inst.S}: extent {inst.extents[k]} of mode {k} is not a multiple of the tile "
+                              f"{tuple(inst.tile)} for " + _fmt(ps), params=ps), None
+    if not inst.inside():
+        return None, f"rest tile {tuple(inst.u)} is outside the smem tile {tuple(inst.extents)}"
+    entries, _info = QUERIES[prop](inst)
+    bad = [label for label, c in entries if c]
+    if not bad:
+        return None, "no entry is violated at the instantiated layout"
+    cex = _describe(prop, inst, bad[0], operand)
+    size = inst.S.size()
+    if full is not None and isinstance(size, int) and size <= FULL_REVALIDATION_MAX:
+        _check_time(deadline)
+        from .model import build_operand_model
+        from .properties import CHECKS
+        mma, operand, atom, value_type, align = full
+        m = build_operand_model(mma, None, None, operand, atom, value_type, inst.S, align)
         r = CHECKS[prop](m)
         if r.status != REFUTED:
-            raise SymlayoutError(f"internal error: Z3 counterexample for {prop} with {ps} does not reproduce")
+            return None, f"the exhaustive check of the instantiated configuration finds no violation ({r.status})"
         cex = r.counterexample
         cex.params = ps or None
-        return cex
-    return Counterexample(f"{prop} fails for " + ", ".join(f"{k} = {v}" for k, v in ps.items()) + where,
-                          params=ps)
+    return cex, None
+
+
+def _describe(prop, inst: Instance, label, operand) -> Counterexample:
+    """A counterexample from one violated entry (exact integers at the witness)."""
+    ps = inst.params
+    at = (" for " + _fmt(ps)) if ps else ""
+    where = f" in rest tile {tuple(inst.u)}" if any(inst.u) else ""
+    eb = inst.eb
+    name = lambda i: inst.name(i, operand)  # noqa: E731
+    kind = label[0]
+    if kind == "vector":
+        _k, ent, vb = label
+        a0 = inst.addr(ent[0])
+        if (a0 * eb) % vb:
+            msg = f"the {vb}-byte vector at {name(ent[0])} starts at byte {a0 * eb}, not {vb}-byte aligned"
+        else:
+            e = next(e for e, i in enumerate(ent) if inst.addr(i) != a0 + e)
+            msg = (f"element {e} of the {vb}-byte vector at {name(ent[0])} is {name(ent[e])} at byte "
+                   f"{inst.addr(ent[e]) * eb}, not contiguous with byte {a0 * eb}")
+        return Counterexample(msg + where + at, element=inst.crd(ent[0]), address_bytes=a0 * eb, params=ps or None)
+    if kind == "bounds":
+        _k, i, vb = label
+        a0 = inst.addr(i) * eb
+        limit = inst.cosize * eb
+        return Counterexample(f"the vector at {name(i)} accesses bytes [{a0}, {a0 + vb}) outside the smem tile "
+                              f"[0, {limit})" + where + at, element=inst.crd(i), address_bytes=a0, params=ps or None)
+    if kind == "slot":
+        _k, r, o, x = label
+        got = inst.addr(r) + o
+        return Counterexample(f"the hardware moves the element at offset {got} (row {name(r)} + {o}) where the MMA "
+                              f"expects {name(x)} at offset {inst.addr(x)}" + where + at,
+                              element=inst.crd(x), address_bytes=got * eb, params=ps or None)
+    if kind == "banks":
+        _k, pid, a, b, vb = label
+        ba, bb = inst.addr(a) * eb, inst.addr(b) * eb
+        return Counterexample(f"bank conflict: the {vb}-byte vectors at {name(a)} (byte {ba}) and {name(b)} "
+                              f"(byte {bb}) of one phase touch different words of one bank" + where + at,
+                              element=inst.crd(a), address_bytes=ba, params=ps or None)
+    if kind == "store":
+        xs, _c = inst.coords("x")
+        ys, _c = inst.coords("y")
+        a = inst.layout(xs)
+        return Counterexample(f"{operand}{tuple(xs)} and {operand}{tuple(ys)} are both stored at offset {a}: "
+                              "the smem layout is not injective" + at, element=tuple(xs), address_bytes=a * eb,
+                              params=ps or None)
+    return Counterexample(f"{prop} fails" + where + at, params=ps or None)
 
 
 def check_z3(prop, model, timeout_s=None) -> Result:

@@ -4,9 +4,12 @@ For one choice of the listed alternatives (a :class:`~symlayout.solve.spec.Combo
 permutation modes and copy atoms) the route of one copy tile is concrete: it is
 the prover's tile model (:func:`symlayout.prove.z3backend.tile_model_for`).  What
 is unknown is *where* each tile element lives: the smem layout, whose swizzle
-parameters ``B, M, S`` and ``?name`` entries are Z3 bit-vector variables.  A
+parameters ``B, M, S`` and ``?name`` entries are variables.  A
 symbolic swizzle is ``x ^ ((x & (((1 << B) - 1) << (M + S))) >> S)`` with
-variable shifts.  Each property's violation is the prover's Z3 encoding
+variable shifts.  Terms carry intervals over the unknowns' ranges
+(:mod:`symlayout.prove.bvterms`); each combination is lowered to bit-vectors one
+bit wider than its widest term, so nothing wraps and ``//``/``%`` are floor
+division and Python's modulo.  Each property's violation is the prover's Z3 encoding
 (:func:`~symlayout.prove.z3backend.q_alignment`, ``q_in_bounds``,
 ``q_slot_agreement``, ``q_bank_conflicts``; injectivity for stores): a
 disjunction over the finite entries of the route table, with the rest-tile
@@ -52,10 +55,12 @@ from dataclasses import dataclass, field
 
 from .. import int_tuple as it
 from ..errors import SymlayoutError
+from ..prove import bvterms as bt
 from ..prove import z3backend as zb
 from .spec import Combo, SolveSpec, parse_objective
 
-__all__ = ["solve", "Solution", "SolveOutcome", "ComboProblem", "CegisSearch", "swizzle_bv", "width_for"]
+__all__ = ["solve", "Solution", "SolveOutcome", "ComboProblem", "CegisSearch", "swizzle_term", "unknown_terms",
+           "objective_term"]
 
 SYMBOLIC = ("alignment", "in_bounds", "slot_agreement", "bank_conflicts")
 
@@ -82,8 +87,10 @@ def _example():
         return _EXAMPLE[0]
     from .spec import loads_spec
     spec = loads_spec(EXAMPLE_PAD, "pad.toml")
-    space = Space(spec, width_for(spec))
-    _EXAMPLE.append((spec, space, ComboProblem(spec, spec.combos()[0], space.vars, space.width, spec.properties)))
+    terms = unknown_terms(spec)
+    cp = ComboProblem(spec, spec.combos()[0], terms, spec.properties)
+    space = Space(spec, cp.width(Space.constraint_terms_of(spec, terms)), terms)
+    _EXAMPLE.append((spec, space, cp.lower(space)))
     return _EXAMPLE[0]
 
 
@@ -93,270 +100,153 @@ def _z3():
 
 
 # ---------------------------------------------------------------- terms
+#
+# Every term is a :mod:`symlayout.prove.bvterms` term (an interval over the unknowns' ranges
+# travels with it); a combination's obligations are lowered to bit-vectors one bit wider than
+# their widest term, so nothing wraps and ``//``/``%`` are floor division and Python's modulo.
 
 
-def swizzle_bv(x, b, m, s, width):
-    """``Sw<B,M,S>(x)`` with any of ``b, m, s`` a Z3 bit-vector (variable shifts).
-
-    >>> import z3
-    >>> B = z3.BitVec("B", 16)
-    >>> t = swizzle_bv(z3.BitVecVal(72, 16), B, 3, 3, 16)
-    >>> [z3.simplify(z3.substitute(t, (B, z3.BitVecVal(b, 16)))).as_long() for b in (0, 1, 3)]
-    [72, 64, 64]
-    """
-    z3 = _z3()
-    if all(isinstance(v, int) for v in (b, m, s)):
-        from ..swizzle import Swizzle
-        sw = Swizzle(b, m, s)
-        y = x & z3.BitVecVal(sw.yyy_msk, width)
-        return x ^ (z3.LShR(y, s) if s >= 0 else y << (-s))
-
-    def bv(v):
-        return z3.BitVecVal(v, width) if isinstance(v, int) else v
-    one = z3.BitVecVal(1, width)
-    B, M = bv(b), bv(m)
-    if isinstance(s, int) and s < 0:
-        y = x & (((one << B) - 1) << (M + (-s)))
-        return x ^ (y << (-s))
-    S = bv(s)
-    y = x & (((one << B) - 1) << (M + S))
-    return x ^ z3.LShR(y, S)
-
-
-def width_for(spec: SolveSpec) -> int:
-    """Bit-vector width enough for every address of every candidate (with margin).
+def unknown_terms(spec: SolveSpec) -> dict:
+    """The unknowns as range-bounded term variables.
 
     >>> from symlayout.solve.spec import loads_spec
-    >>> width_for(loads_spec('[unknowns]\\np = { max = 64 }\\n[mma]\\natom = "SM80_16x8x16_F16F16F16F16_TN"\\n'
-    ...                      '[copy.A]\\natom = "SM75_U32x2_LDSM_N"\\ntype = "half_t"\\nsmem = "(32,16):(16+?p,1)"\\n'))
-    21
+    >>> t = unknown_terms(loads_spec(EXAMPLE_PAD)); t["pad"].lo, t["pad"].hi
+    (0, 16)
     """
-    import itertools
-    from ..atoms import value_type_bits
-    ints = [u for u in spec.unknowns.values() if u.role == "int"]
-    if len(ints) <= 8:
-        corners = [dict(zip([u.name for u in ints], c)) for c in itertools.product(*[(u.min, u.max) for u in ints])]
-    else:
-        corners = [{u.name: u.min for u in ints}, {u.name: u.max for u in ints}]
-    best = max([u.max for u in spec.unknowns.values()] + [1])
-    for c in spec.copies.values():
-        eb = max(1, value_type_bits(c.type) // 8)
-        for vals in corners:
-            try:
-                L = c.smem.inner_at(vals)
-                best = max(best, (int(L.cosize()) + int(L.size()) + 1) * eb)
-            except (SymlayoutError, TypeError, ValueError):
-                best = max(best, 1 << 40)
-    return min(64, max(16, best.bit_length() + 8))
+    out = {}
+    for n, u in spec.unknowns.items():
+        lo = -(-u.min // u.multiple_of) * u.multiple_of
+        out[n] = bt.var(n, lo, u.max // u.multiple_of * u.multiple_of)
+    return out
+
+
+def swizzle_term(x, b, m, s, env: dict):
+    """``Sw<B,M,S>(x)`` with any of ``b, m, s`` an unknown name (variable shifts).
+
+    >>> from symlayout.prove.bvterms import var, evaluate
+    >>> t = swizzle_term(bt.const(72), "B", 3, 3, {"B": var("B", 0, 4)})
+    >>> [evaluate(t, {"B": b}) for b in (0, 1, 3)]
+    [72, 64, 64]
+    """
+    b, m, s = (env[v] if isinstance(v, str) else v for v in (b, m, s))
+    return bt.swizzle(x, b, m, s)
 
 
 class OperandQuery:
-    """One copy of one combination, in the shape the prover's Z3 queries expect
-    (``tm``, ``addr``, ``eb``, ``align``, ``S.cosize()``, ``env``, ``extents``, ``tile``).
+    """One copy of one combination, in the shape the prover's queries expect
+    (:class:`symlayout.prove.z3backend.Problem`: ``tm``, ``addr``, ``eb``, ``align``,
+    ``cosize``, ``coords``, ``layout``, ``ext``, ``tile``, ``u``).
 
-    ``u`` are this operand's rest-tile variables; ``bounds`` keep them inside the
-    (possibly unknown) smem extents.
+    ``u`` are this operand's rest-tile variables (named after the operand);
+    ``bounds`` keep them inside the (possibly unknown) smem extents.
 
     >>> spec, space, cp = _example()
     >>> P = cp.queries["A"]; P.tile, P.extents, [str(u) for u in P.u]
-    ([32, 16], (32, 64), ['A_u0', 'A_u1'])
+    ([32, 16], (32, 64), ['0', 'A_u1'])
     """
+    concrete = False
 
-    def __init__(self, tm, cs, env: dict, width: int, ranges: dict | None = None):
-        z3 = _z3()
+    def __init__(self, tm, cs, env: dict):
         self.tm = tm
         self.cs = cs
         self.smem = cs.smem
-        self.S = cs.smem.inner                 # cosize() for q_in_bounds (a swizzle keeps the cosize)
+        self.S = cs.smem.inner                 # cosize() for in_bounds (a swizzle keeps the cosize)
         self.env = env
-        self.width = width
         self.eb = tm.value_bits // 8
         self.align = cs.align
         self.extents = it.product_each(self.S.shape)
+        self.ext = [bt.from_sympy(e, env) for e in self.extents]
         tiler = list(tm.shape2)
         self.tile = tiler + [1] * (len(self.extents) - len(tiler))
         op = cs.operand
-        self.u = [z3.BitVec(f"{op}_u{k}", width) for k in range(len(self.extents))]
-        self.bounds = []
-        for k, uk in enumerate(self.u):
-            ext = sym_bv(self.extents[k], env, width)
-            t = z3.BitVecVal(self.tile[k], width)
-            self.bounds += [z3.ULT(uk, ext), z3.BVMulNoOverflow(uk, t, False), z3.ULT(uk * t, ext)]
+        self.u, self.bounds = [], []
+        for k, (ext, t) in enumerate(zip(self.ext, self.tile)):
+            top = -(-ext.hi // t) - 1
+            uk = bt.const(0) if top <= 0 else bt.var(f"{op}_u{k}", 0, top)
+            self.u.append(uk)
+            self.bounds.append(uk * t < ext)
+        self.cosize = bt.from_sympy(self.S.cosize(), env)
         self._memo = {}
         sw = cs.smem.swizzle
-        self._sw = None if sw is None else tuple(env[x] if isinstance(x, str) else x for x in (sw.b, sw.m, sw.s))
+        self._sw = None if sw is None else (sw.b, sw.m, sw.s)
 
+    def layout(self, crd):
+        """``smem(crd)`` (element offset) for term coordinates.
 
-    def layout_term(self, crd):
-        """``smem(crd)`` (element offset) for Z3 coordinate terms.
-
-        >>> import z3
         >>> spec, space, cp = _example(); P = cp.queries["A"]
-        >>> t = P.layout_term([z3.BitVecVal(1, P.width), z3.BitVecVal(2, P.width)])
-        >>> z3.simplify(z3.substitute(t, (space.vars["pad"], z3.BitVecVal(8, P.width))))
+        >>> bt.evaluate(P.layout([bt.const(1), bt.const(2)]), {"pad": 8})
         74
         """
-        z3 = _z3()
-        x = crd2idx_bv(tuple(crd), self.S.shape, self.S.stride, self.env, self.width)
+        x = bt.crd2idx(tuple(crd), self.S.shape, self.S.stride, self.env)
         if self.smem.offset:
-            x = x + z3.BitVecVal(self.smem.offset, self.width)
+            x = x + self.smem.offset
         if self._sw is not None:
-            x = swizzle_bv(x, *self._sw, self.width)
+            x = swizzle_term(x, *self._sw, self.env)
         return x
 
-    def addr(self, idx: int, u=None):
-        """Element offset of tile-local index ``idx`` in rest tile ``u`` (default: the variables).
+    def addr(self, idx: int):
+        """Element offset of tile-local index ``idx`` in rest tile ``u``.
 
-        >>> import z3
         >>> spec, space, cp = _example(); P = cp.queries["A"]
-        >>> z3.simplify(P.addr(33, [z3.BitVecVal(0, P.width)] * 2))     # tile element (1, 1)
-        65 + pad
+        >>> bt.evaluate(P.addr(33), {"pad": 8, "A_u1": 0})      # tile element (1, 1)
+        73
         """
-        z3 = _z3()
-        key = (idx, None if u is None else tuple(map(str, u)))
-        if key in self._memo:
-            return self._memo[key]
-        u = u or self.u
-        local = self.tm.coord(idx)
-        crd = [z3.BitVecVal(local[k] if k < len(local) else 0, self.width) + u[k] * self.tile[k]
-               for k in range(len(self.extents))]
-        r = self.layout_term(crd)
-        self._memo[key] = r
+        r = self._memo.get(idx)
+        if r is None:
+            local = self.tm.coord(idx)
+            crd = [bt.const(local[k] if k < len(local) else 0) + self.u[k] * self.tile[k]
+                   for k in range(len(self.extents))]
+            r = self._memo[idx] = self.layout(crd)
         return r
 
-    def divisibility(self):
-        """Each smem extent is a positive multiple of the copy tile (no free variables).
-
-        >>> spec, space, cp = _example(); len(cp.queries["A"].divisibility())
-        4
-        """
-        z3 = _z3()
-        out = []
-        for ext, t in zip(self.extents, self.tile):
-            e = sym_bv(ext, self.env, self.width)
-            out += [z3.UGE(e, t)]
-            if t > 1:
-                out.append(z3.URem(e, t) == 0)
-        return out
-
-    def store_injective_violation(self):
-        """Two distinct coordinates of the smem tile at one address (stores must write each element once);
-        returns ``(formula, coordinate variables)``.
-
-        >>> spec, space, cp = _example(); f, xs = cp.queries["A"].store_injective_violation(); [str(x) for x in xs]
-        ['A_x0', 'A_x1', 'A_y0', 'A_y1']
-        """
-        z3 = _z3()
-        n = len(self.extents)
+    def coords(self, prefix: str):
+        """Coordinate variables of the smem tile (named after the operand) and their bounds."""
         op = self.cs.operand
-        c1 = [z3.BitVec(f"{op}_x{k}", self.width) for k in range(n)]
-        c2 = [z3.BitVec(f"{op}_y{k}", self.width) for k in range(n)]
-        cons = []
-        for k in range(n):
-            ext = sym_bv(self.extents[k], self.env, self.width)
-            cons += [z3.ULT(c1[k], ext), z3.ULT(c2[k], ext)]
-        f = z3.And(*cons, z3.Or(*[a != b for a, b in zip(c1, c2)]), self.layout_term(c1) == self.layout_term(c2))
-        return f, c1 + c2
+        xs = [bt.var(f"{op}_{prefix}{k}", 0, max(0, e.hi - 1)) for k, e in enumerate(self.ext)]
+        return xs, [x < e for x, e in zip(xs, self.ext)]
+
+    def divisibility(self):
+        """Each smem extent is a positive multiple of the copy tile (constraints on the unknowns
+        alone; those that hold whatever the unknowns are dropped).
+
+        >>> spec, space, cp = _example(); len(cp.queries["A"].divisibility())     # (32, 64) by (32, 16)
+        0
+        """
+        out = []
+        for ext, t in zip(self.ext, self.tile):
+            out.append(ext >= t)
+            if t > 1:
+                out.append(ext % t == 0)
+        return [c for c in out if not (isinstance(c, bt.Bool) and c.op == "bconst" and c.args[0])]
 
 
-# The four address obligations, written for the solver: the same conditions as
-# the prover's Z3 encodings (symlayout.prove.z3backend), at the solver's fixed
-# width and with no selector variables, so that in CEGIS the only universally
-# quantified variables are the rest-tile indices and one counterexample tile
-# rules out a guess for every entry at once.
+def _violation(entries):
+    """The prover's query entries as one violation."""
+    return bt.Or(*[c for _l, c in entries])
 
 
-# alignment and slot agreement are the prover's queries as they are (they only need ``tm``,
-# ``addr``, ``eb`` and ``align``, which OperandQuery provides); in_bounds and bank conflicts
-# below differ on purpose (unsigned bounds at the solver's width; pairwise, selector-free
-# bank conflicts for CEGIS).
-from ..prove.z3backend import q_alignment, q_slot_agreement  # noqa: E402
+# The obligations are the prover's queries (symlayout.prove.z3backend) as they are: they only
+# need the Problem interface OperandQuery provides.  Bank conflicts are asked pairwise (no
+# selector variables), so that in CEGIS the only universally quantified variables are the
+# rest-tile indices (and store coordinates) and one counterexample tile rules out a guess for
+# every entry at once.
+from ..prove.z3backend import (q_alignment, q_bank_conflicts, q_exactly_once_store, q_in_bounds,  # noqa: E402
+                               q_slot_agreement)
 
 
-def q_in_bounds(P):
-    """Some dereferenced vector reaches outside ``[0, cosize(smem) * sizeof(T))``.
+def q_bank_conflicts_pairwise(P):
+    """Two vectors of one phase touch different words of one bank, pair by pair.
 
-    >>> import z3
-    >>> spec, space, cp = _example(); P = cp.queries["A"]; f, why = q_in_bounds(P)
-    >>> pad = space.vars["pad"]                    # rest tiles inside the smem tile: P.bounds
-    >>> z3.SolverFor("QF_BV").check(z3.substitute(z3.And(*P.bounds, f), (pad, z3.BitVecVal(16, pad.size()))))
-    unsat
+    >>> spec, space, cp = _example(); entries, _ = q_bank_conflicts_pairwise(cp.queries["A"])
+    >>> f = _violation(entries)
+    >>> [any(bt.evaluate(f, {"pad": p, "A_u1": u}) for u in range(4)) for p in (0, 8)]
+    [True, False]
     """
-    z3 = _z3()
-    from ..prove.properties import _vectors
-    tm = P.tm
-    vb = max(tm.reg_bits_smem, tm.value_bits) // 8
-    ents = {tm.calls[t][c].smem[idx[0]] for (w, c, l, t, r, idx) in _vectors(tm)}
-    limit = sym_bv(P.S.cosize(), P.env, P.width) * P.eb
-    bad = [z3.UGT(P.addr(i) * P.eb + vb, limit) for i in sorted(ents)]
-    return (z3.Or(*bad) if bad else z3.BoolVal(False)), None
-
-
-def q_bank_conflicts(P):
-    """Two vectors of one phase touch different 4-byte words in the same bank
-    (pairwise over each phase).
-
-    Vector ``a`` covers words ``F_a .. F_a + n_a - 1`` (``F = byte >> 2``); with
-    ``d = F_a - F_b`` and ``r = d mod 32`` some word pair shares a bank iff
-    ``delta = r`` (``r < n_b``) or ``delta = r - 32`` (``r > 32 - n_a``) is a
-    difference of word positions, and the words differ iff ``delta != d``.
-
-    >>> import z3
-    >>> spec, space, cp = _example(); P = cp.queries["A"]; f, why = q_bank_conflicts(P)
-    >>> pad, g = space.vars["pad"], z3.And(*P.bounds, f)
-    >>> [z3.SolverFor("QF_BV").check(z3.substitute(g, (pad, z3.BitVecVal(p, pad.size())))) for p in (0, 8)]
-    [sat, unsat]
-    """
-    z3 = _z3()
-    from ..prove.properties import _phases
-    tm = P.tm
-    vb, groups = _phases(tm)
-    phases = {tuple(sorted({tm.calls[t][key[1]].smem[idx[0]] for l, t, idx in items})) for key, items in groups.items()}
-    bad, rows = [], {}
-    c32 = z3.BitVecVal(32, P.width)
-    for ph in sorted(phases):
-        for i in ph:
-            if i not in rows:
-                byte = P.addr(i) * P.eb
-                F = z3.LShR(byte, 2)
-                rows[i] = (F, z3.LShR(byte + (vb - 1), 2) - F + 1)
-        for x in range(len(ph)):
-            Fa, na = rows[ph[x]]
-            for y in range(x + 1, len(ph)):
-                Fb, nb = rows[ph[y]]
-                d = Fa - Fb
-                r = d & 31
-                bad.append(z3.Or(z3.And(z3.ULT(r, nb), d != r), z3.And(z3.UGT(r + na, c32), d != r - c32)))
-    return (z3.Or(*bad) if bad else z3.BoolVal(False)), None
+    return q_bank_conflicts(P, pairwise=True)
 
 
 QUERIES = {"alignment": q_alignment, "in_bounds": q_in_bounds, "slot_agreement": q_slot_agreement,
-           "bank_conflicts": q_bank_conflicts}
-
-
-def sym_bv(e, env: dict, width: int):
-    """An integer sympy expression (``+ * // %``, symbols from ``env``) as a bit-vector term
-    (the prover's translation, :func:`symlayout.prove.z3backend.sym_to_bv`).
-
-    >>> import z3, sympy
-    >>> p = sympy.Symbol("p", integer=True, nonnegative=True)
-    >>> z3.simplify(z3.substitute(sym_bv(2 * p + 64, {"p": z3.BitVec("p", 16)}, 16), (z3.BitVec("p", 16), z3.BitVecVal(4, 16))))
-    72
-    """
-    from ..prove.z3backend import sym_to_bv
-    return sym_to_bv(e, env, width)
-
-
-def crd2idx_bv(c, shape, stride, env, width):
-    """CuTe ``crd2idx`` with Z3 coordinate terms (the prover's
-    :func:`symlayout.prove.z3backend.crd2idx_bv`).
-
-    >>> import z3
-    >>> z3.simplify(crd2idx_bv((z3.BitVecVal(3, 16), z3.BitVecVal(5, 16)), (8, (2, 4)), (2, (1, 16)), {}, 16))
-    39
-    """
-    from ..prove.z3backend import crd2idx_bv as _crd2idx_bv
-    return _crd2idx_bv(c, shape, stride, env, width)
+           "bank_conflicts": q_bank_conflicts_pairwise, "exactly_once": q_exactly_once_store}
 
 
 # ---------------------------------------------------------------- one combination
@@ -364,15 +254,17 @@ def crd2idx_bv(c, shape, stride, env, width):
 
 @dataclass
 class Check:
-    """One symbolic obligation: its violation formula and its universally quantified variables.
+    """One symbolic obligation: its violation (a term formula; ``violation`` once lowered)
+    and its universally quantified variables (everything but the unknowns).
 
     >>> spec, space, cp = _example(); c = cp.checks[0]; c.property, [str(u) for u in c.universal]
-    ('alignment', ['A_u0', 'A_u1'])
+    ('alignment', ['A_u1'])
     """
     operand: str
     property: str
-    violation: object
-    universal: list
+    term: object
+    violation: object = None
+    universal: list = field(default_factory=list)
 
 
 @dataclass
@@ -392,24 +284,27 @@ class ComboProblem:
 
     ``checks``: the symbolic obligations; ``static_failures``: properties that
     fail whatever the unknowns (decided on the tile by the prover's checks);
-    ``base``: constraints on the unknowns alone (whole tiles).
+    ``base``: constraints on the unknowns alone (whole tiles).  The obligations
+    are terms until :meth:`lower` gives them a :class:`Space` of the width they
+    need (:meth:`width`).
 
     >>> spec, space, cp = _example()
-    >>> cp.feasible, [c.property for c in cp.checks]
-    (True, ['alignment', 'slot_agreement', 'bank_conflicts', 'in_bounds'])
+    >>> cp.feasible, [c.property for c in cp.checks], cp.width()
+    (True, ['alignment', 'slot_agreement', 'bank_conflicts', 'in_bounds'], 15)
     """
 
-    def __init__(self, spec: SolveSpec, combo: Combo, env: dict, width: int, properties):
+    def __init__(self, spec: SolveSpec, combo: Combo, env: dict, properties):
         from ..tiled.mma import make_tiled_mma
         from ..prove import properties as props
-        z3 = _z3()
-        self.spec, self.combo, self.env, self.width = spec, combo, env, width
+        self.spec, self.combo, self.env = spec, combo, env
         self.properties = tuple(properties)
         self.checks: list = []
         self.static_failures: list = []
         self.static_results: dict = {}
+        self.base_terms: list = []
         self.base: list = []
         self.queries: dict = {}
+        self.space = None
         try:
             mma = make_tiled_mma(spec.mma.atom, _parse_layout(spec.mma.layout),
                                  [_parse_perm(p) for p in combo.permutation] if combo.permutation else None)
@@ -429,9 +324,13 @@ class ComboProblem:
             if tm.value_bits % 8:
                 self.static_failures.append(StaticFailure(op, "tiling", "sub-byte value types are not encoded for Z3"))
                 continue
-            P = OperandQuery(tm, cs, env, width, {n: (u.min, u.max) for n, u in spec.unknowns.items()})
+            try:
+                P = OperandQuery(tm, cs, env)
+            except bt.Untranslatable as e:
+                self.static_failures.append(StaticFailure(op, "tiling", f"smem {cs.smem.raw}: {e}"))
+                continue
             self.queries[op] = P
-            self.base += P.divisibility()
+            self.base_terms += P.divisibility()
             for p in self.properties:
                 static = None
                 if p in ("coverage", "type_agreement") or (p == "exactly_once"):
@@ -452,20 +351,39 @@ class ComboProblem:
                         continue
                     if not (p == "exactly_once" and tm.direction == "store"):
                         continue
-                univ = list(P.u)
-                if p == "exactly_once":
-                    f, xs = P.store_injective_violation()
-                    univ += xs
-                elif p in SYMBOLIC:
-                    f, info = QUERIES[p](P)
-                    if f is None:
-                        self.static_failures.append(StaticFailure(op, p, info))
-                        continue
-                else:
+                if p not in QUERIES:
                     continue
-                viol = z3.And(*P.bounds, f)
-                extra = [v for v in _free_vars(viol, set(env)) if str(v) not in {str(u) for u in univ}]
-                self.checks.append(Check(op, p, viol, univ + extra))
+                try:
+                    entries, info = QUERIES[p](P)
+                except bt.Untranslatable as e:
+                    self.static_failures.append(StaticFailure(op, p, f"not encoded for Z3: {e}"))
+                    continue
+                if entries is None:
+                    self.static_failures.append(StaticFailure(op, p, info))
+                    continue
+                self.checks.append(Check(op, p, bt.And(*P.bounds, _violation(entries))))
+
+    def roots(self) -> list:
+        return [c.term for c in self.checks] + list(self.base_terms)
+
+    def width(self, extra=()) -> int:
+        """Bits every term of the obligations (and of ``extra``) fits in, plus one."""
+        return bt.Lowering.width_of(self.roots() + list(extra))
+
+    def lower(self, space):
+        """Lower the obligations at ``space``'s width (a divisor that may be 0 counts as a violation)."""
+        z3 = _z3()
+        self.space = space
+        L = bt.Lowering(space.width)
+        self.base = [L(c) for c in self.base_terms] + L.ranges() + list(L.guards)
+        for c in self.checks:
+            L = bt.Lowering(space.width)
+            f = L(c.term)
+            if L.guards:
+                f = z3.Or(f, z3.Not(z3.And(*L.guards)))
+            c.violation = z3.And(*L.ranges(), f)
+            c.universal = [L.vars[n] for n in sorted(L.vars) if n not in self.env]
+        return self
 
     @property
     def feasible(self) -> bool:
@@ -488,34 +406,6 @@ def _parse_perm(p):
     return _ if p in ("_", "") else parse(p)
 
 
-def _free_vars(f, exclude: set) -> list:
-    """Uninterpreted constants of ``f`` whose names are not in ``exclude`` (walks the DAG once)."""
-    z3 = _z3()
-    from z3 import z3core as C
-    ctx = f.ctx
-    cref = ctx.ref()
-    seen, out, stack = set(), {}, [f.as_ast()]
-    while stack:
-        a = stack.pop()
-        i = C.Z3_get_ast_id(cref, a)
-        if i in seen:
-            continue
-        seen.add(i)
-        if C.Z3_get_ast_kind(cref, a) != z3.Z3_APP_AST:
-            continue
-        app = C.Z3_to_app(cref, a)
-        n = C.Z3_get_app_num_args(cref, app)
-        if n == 0:
-            d = C.Z3_get_app_decl(cref, app)
-            if C.Z3_get_decl_kind(cref, d) == z3.Z3_OP_UNINTERPRETED:
-                e = z3.z3._to_expr_ref(a, ctx)
-                if str(e) not in exclude:
-                    out[str(e)] = e
-        else:
-            stack.extend(C.Z3_get_app_arg(cref, app, k) for k in range(n))
-    return [out[k] for k in sorted(out)]
-
-
 # ---------------------------------------------------------------- CEGIS
 
 
@@ -536,7 +426,7 @@ class CegisSearch:
     >>> import time, z3
     >>> spec, space, cp = _example()
     >>> cs = CegisSearch(space, cp.checks, cp.base, time.perf_counter() + 60)
-    >>> cs.find([z3.ULE(space.vars["pad"], 8)]), cs.find([z3.ULE(space.vars["pad"], 7)])
+    >>> cs.find([space.vars["pad"] <= 8]), cs.find([space.vars["pad"] <= 7])
     ({'pad': 8}, None)
     """
 
@@ -563,7 +453,7 @@ class CegisSearch:
 
         >>> import time
         >>> spec, space, cp = _example(); cs = CegisSearch(space, cp.checks, cp.base, time.perf_counter() + 60)
-        >>> n = cs.instances; cs.add_instance({"A_u0": 0, "A_u1": 1}); cs.instances - n
+        >>> n = cs.instances; cs.add_instance({"A_u1": 1}); cs.instances - n
         4
         """
         z3 = _z3()
@@ -620,7 +510,7 @@ class CegisSearch:
             if r != z3.sat:
                 raise Timeout(f"z3: {self.s.reason_unknown()}")
             m = self.s.model()
-            values = {n: m.eval(v, model_completion=True).as_long() for n, v in self.space.vars.items()}
+            values = {n: m.eval(v, model_completion=True).as_signed_long() for n, v in self.space.vars.items()}
             if self.check_candidate(values):
                 return values
 
@@ -652,7 +542,7 @@ class CegisSearch:
             self.queries += 1
             if r2 == z3.sat:
                 m2 = v.model()
-                self.add_instance({str(u): m2.eval(u, model_completion=True).as_long() for u in c.universal})
+                self.add_instance({str(u): m2.eval(u, model_completion=True).as_signed_long() for u in c.universal})
                 return False
             if r2 != z3.unsat:
                 raise Timeout(f"z3: {v.reason_unknown()}")
@@ -675,97 +565,83 @@ class CegisSearch:
         self.s.add(z3.Or(*[v != values[n] for n, v in self.space.vars.items()]))
 
 
-class Space:
-    """The unknowns as Z3 bit-vectors with their range constraints (and ``S >= B``).
+def objective_term(spec: SolveSpec, terms: dict, text: str):
+    """A minimize expression as a term (Python's ``//`` and ``%``) and the parsed expression.
 
-    >>> spec, space, cp = _example(); list(space.vars), len(space.constraints)
-    (['pad'], 2)
+    >>> from symlayout.solve.spec import loads_spec
+    >>> spec = loads_spec(EXAMPLE_PAD); t, e = objective_term(spec, unknown_terms(spec), "pad // 8 - 3")
+    >>> bt.evaluate(t, {"pad": 16}), (t.lo, t.hi), str(e)
+    (-1, (-3, -1), 'pad // 8 - 3')
+    """
+    e = parse_objective(text, spec.unknowns)
+    from ..expr import Const
+
+    def leaf(node):
+        return bt.const(node.value) if isinstance(node, Const) else terms[node.name]
+
+    def neg(_node, x):
+        return -x
+
+    def binop(node, a, b):
+        return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+                "//": lambda: a // b, "%": lambda: a % b}[node.op]()
+    return e._fold(leaf, neg, binop), e
+
+
+class Space:
+    """The unknowns as Z3 bit-vectors of one width with their range constraints (and ``|S| >= B``).
+
+    ``terms``: the unknowns as term variables (:func:`unknown_terms`), shared by every width.
+
+    >>> spec, space, cp = _example(); list(space.vars), len(space.constraints), space.width
+    (['pad'], 1, 15)
     """
 
-    def __init__(self, spec: SolveSpec, width: int):
+    def __init__(self, spec: SolveSpec, width: int, terms: dict | None = None):
         z3 = _z3()
         self.spec = spec
         self.width = width
-        self.vars = {n: z3.BitVec(n, width) for n in spec.unknowns}
+        self.terms = terms if terms is not None else unknown_terms(spec)
+        L = bt.Lowering(width)
+        cons = [L(c) for c in self.constraint_terms()]
+        for n in self.terms:
+            L(self.terms[n])
+        self.vars = {n: L.vars[n] for n in spec.unknowns}
+        self.constraints = [z3.And(*L.ranges())] + [c for c in cons if not z3.is_true(c)]
+        self.constraints += list(L.guards)
+
+    def constraint_terms(self) -> list:
+        return Space.constraint_terms_of(self.spec, self.terms)
+
+    @staticmethod
+    def constraint_terms_of(spec, t: dict) -> list:
+        """``multiple_of`` and, for unknown swizzles, ``|S| >= B`` and one candidate for ``B = 0``.
+
+        >>> spec, space, cp = _example(); space.constraint_terms()
+        []
+        """
         cons = []
         for n, u in spec.unknowns.items():
-            v = self.vars[n]
-            cons += [z3.UGE(v, u.min), z3.ULE(v, u.max)]
             if u.multiple_of > 1:
-                cons.append(z3.URem(v, u.multiple_of) == 0)
+                cons.append(t[n] % u.multiple_of == 0)
         for c in spec.copies.values():
             sw = c.smem.swizzle
             if sw is None or not sw.unknown_names():
                 continue
-            b, m, s = (self.vars[x] if isinstance(x, str) else z3.BitVecVal(abs(x), width) for x in (sw.b, sw.m, sw.s))
-            cons.append(z3.UGE(s, b))              # |S| >= B
+            b, m, s = (t[x] if isinstance(x, str) else bt.const(abs(x)) for x in (sw.b, sw.m, sw.s))
+            cons.append(s >= b)                    # |S| >= B
             if isinstance(sw.b, str):              # Sw<0,M,S> is the identity: one candidate
-                pins = [self.vars[x] == spec.unknowns[x].min for x in (sw.m, sw.s) if isinstance(x, str)]
+                pins = [t[x] == spec.unknowns[x].min for x in (sw.m, sw.s) if isinstance(x, str)]
                 if pins:
-                    cons.append(z3.Implies(b == 0, z3.And(*pins)))
-        self.constraints = cons
+                    cons.append(bt.Implies(b == 0, bt.And(*pins)))
+        return cons
 
-    def objective(self, text: str):
-        """The Z3 term of a minimize expression (signed) and the parsed expression.
-
-        >>> import z3
-        >>> spec, space, cp = _example(); t, e = space.objective("pad // 8")
-        >>> z3.simplify(z3.substitute(t, (space.vars["pad"], z3.BitVecVal(16, space.width)))).as_long(), str(e)
-        (2, 'pad // 8')
-        """
-        z3 = _z3()
-        e = parse_objective(text, self.spec.unknowns)
-        from ..expr import BinOp, Const, Neg, Var
-
-        def leaf(node):
-            if isinstance(node, Const):
-                return z3.BitVecVal(node.value, self.width)
-            return self.vars[node.name]
-
-        def neg(_node, x):
-            return -x
-
-        def binop(node, a, b):
-            if node.op == "+":
-                return a + b
-            if node.op == "-":
-                return a - b
-            if node.op == "*":
-                return a * b
-            q = a / b                                           # truncating; make it floor
-            r = a - q * b
-            fl = z3.If(z3.And(r != 0, (r < 0) != (b < 0)), q - 1, q)
-            return fl if node.op == "//" else a - fl * b
-        return e._fold(leaf, neg, binop), e
-
-    def bounds(self, e) -> tuple:
-        """Interval of an objective over the declared ranges (for bisection).
-
-        >>> spec, space, cp = _example(); space.bounds(space.objective("2 * pad - 1")[1])
-        (-1, 31)
-        """
-        from ..expr import Const
-
-        def leaf(node):
-            if isinstance(node, Const):
-                return (node.value, node.value)
-            u = self.spec.unknowns[node.name]
-            return (u.min, u.max)
-
-        def neg(_n, x):
-            return (-x[1], -x[0])
-
-        def binop(node, a, b):
-            if node.op == "+":
-                return (a[0] + b[0], a[1] + b[1])
-            if node.op == "-":
-                return (a[0] - b[1], a[1] - b[0])
-            if node.op == "*":
-                ps = [x * y for x in a for y in b]
-                return (min(ps), max(ps))
-            big = max(abs(a[0]), abs(a[1]), 1)
-            return (-big, big)
-        return e._fold(leaf, neg, binop)
+    def lower(self, term):
+        """A term as a Z3 bit-vector at this width (a divisor that may be 0 is excluded)."""
+        L = bt.Lowering(self.width)
+        r = L(term)
+        self.constraints += [g for g in L.guards]
+        return r
 
 
 # ---------------------------------------------------------------- results
@@ -860,14 +736,15 @@ def solve(spec: SolveSpec, all: bool = False, minimize: str | None = None, timeo
     minimize = minimize if minimize is not None else spec.minimize
     timeout_s = timeout_s if timeout_s is not None else spec.timeout_s
     deadline = t0 + timeout_s
-    width = width_for(spec)
-    space = Space(spec, width)
-    obj = obj_expr = None
+    terms = unknown_terms(spec)
+    spaces: dict = {}                       # width -> (Space, lowered objective)
+    obj_t = obj_expr = None
     if minimize:
-        obj, obj_expr = space.objective(minimize)
+        obj_t, obj_expr = objective_term(spec, terms, minimize)
+    fixed_roots = Space.constraint_terms_of(spec, terms) + ([obj_t] if obj_t is not None else [])
     out = SolveOutcome("none", objective=minimize)
     stats = {"combos": 0, "cegis_rounds": 0, "z3_queries": 0, "instances": 0, "candidates": spec.space_size(),
-             "proofs": 0, "width": width}
+             "proofs": 0, "width": 0}
     out.stats = stats
     problems = []
     try:
@@ -875,16 +752,23 @@ def solve(spec: SolveSpec, all: bool = False, minimize: str | None = None, timeo
         found = []          # (values, combo, objective)
         for combo in spec.combos():
             stats["combos"] += 1
-            cp = ComboProblem(spec, combo, space.vars, width, spec.properties)
+            cp = ComboProblem(spec, combo, terms, spec.properties)
             problems.append(cp)
             if not cp.feasible:
                 continue
+            width = cp.width(fixed_roots)
+            if width not in spaces:
+                sp = Space(spec, width, terms)
+                spaces[width] = (sp, sp.lower(obj_t) if obj_t is not None else None)
+            space, obj = spaces[width]
+            stats["width"] = max(stats["width"], width)
+            cp.lower(space)
             cs = CegisSearch(space, cp.checks, cp.base, deadline, prover=_prover(spec, combo, out) if prove else None)
             try:
                 if all:
                     _enumerate(spec, cs, combo, obj, found, out, stats, prove)
                 else:
-                    r = _best_in_combo(spec, space, cs, combo, obj, obj_expr, best_val, out, stats, prove)
+                    r = _best_in_combo(spec, space, cs, combo, obj, obj_t, obj_expr, best_val, out, stats, prove)
                     if r is not None:
                         vals, val = r
                         if best_val is None or (val is not None and val < best_val):
@@ -916,7 +800,7 @@ def solve(spec: SolveSpec, all: bool = False, minimize: str | None = None, timeo
             if obj is not None and out.optimal is None:
                 out.optimal = True
         elif explain:
-            _explain(spec, space, problems, out, deadline)
+            _explain(spec, problems, out, deadline)
     except Timeout as e:
         out.status = "unknown" if not out.solutions else "found"
         out.complete = False
@@ -940,13 +824,12 @@ def _prover(spec, combo, out):
 
 def _lexmin(spec, space, cs, extra, values):
     """Smallest values of the unknowns, in declaration order, keeping ``extra``."""
-    z3 = _z3()
     fixed = list(extra)
     for n, v in space.vars.items():
         lo, best = spec.unknowns[n].min, values[n]
         while lo < best:
             mid = (lo + best) // 2
-            r = cs.find(fixed + [z3.ULE(v, mid)])
+            r = cs.find(fixed + [v <= mid])
             if r is None:
                 lo = mid + 1
             else:
@@ -955,9 +838,8 @@ def _lexmin(spec, space, cs, extra, values):
     return values
 
 
-def _best_in_combo(spec, space, cs, combo, obj, obj_expr, bound, out, stats, prove):
+def _best_in_combo(spec, space, cs, combo, obj, obj_t, obj_expr, bound, out, stats, prove):
     """The (optimal) lexicographically smallest solution of one combination, better than ``bound``."""
-    z3 = _z3()
 
     def eval_obj(vals):
         return obj_expr.evaluate(vals) if obj_expr is not None else None
@@ -969,7 +851,7 @@ def _best_in_combo(spec, space, cs, combo, obj, obj_expr, bound, out, stats, pro
     if obj is None:
         return _lexmin(spec, space, cs, extra, vals), None
     best = eval_obj(vals)
-    lo = max(space.bounds(obj_expr)[0], -(1 << (space.width - 2)))
+    lo = obj_t.lo                                   # the objective's interval over the ranges
     while lo < best:
         mid = (lo + best) // 2
         r = cs.find(extra + [obj <= mid])
@@ -998,7 +880,7 @@ def _enumerate(spec, cs, combo, obj, found, out, stats, prove):
 # ---------------------------------------------------------------- no solution: why
 
 
-def _explain(spec, space, problems, out, deadline):
+def _explain(spec, problems, out, deadline):
     """Why no combination has a solution: static failures, and per property whether
     any value satisfies it alone; then prove one representative candidate."""
     rep_combo, rep_values = None, None
@@ -1010,6 +892,7 @@ def _explain(spec, space, problems, out, deadline):
             if rep_combo is None:
                 rep_combo = cp.combo
             continue
+        space = cp.space
         alone_unsat = []
         for c in cp.checks:
             if CegisSearch(space, [c], cp.base, deadline).find() is None:

@@ -1,0 +1,905 @@
+"""Integer terms with proven bounds, lowered to Z3 bit-vectors that cannot wrap.
+
+A Z3 bit-vector of ``w`` bits computes modulo ``2**w``: a product that
+exceeds it wraps around, and a violation at a large interior parameter value
+can vanish.  Here every integer term carries an interval ``[lo, hi]`` that
+contains its value for *every* value of its variables in their declared
+ranges (interval arithmetic, one rule per operation, including ``//``, ``%``,
+products, XOR and shifts).  A formula is lowered at the width of its widest
+term plus one bit, in two's complement, so every bit-vector operation computes
+the exact integer result:
+
+* ``+ - *`` never wrap; comparisons are signed;
+* ``//`` and ``%`` are Python's (CuTe's) floor division and modulo, for
+  negative operands too (``bvsmod``; floor-corrected ``bvsdiv``); unsigned
+  division, masks and shifts are used only where the intervals show both
+  operands non-negative (or the divisor is a power of two);
+* ``& ^ >> <<`` are Python's two's-complement operations;
+* each variable's range is asserted next to the formula (:meth:`Lowering.ranges`).
+
+A divisor whose interval contains 0 is *guarded*: the lowering collects
+``divisor != 0`` (:attr:`Lowering.guards`) for the caller to prove first.
+
+:func:`from_sympy` translates a sympy integer expression (``+ * Pow``,
+``floor``, ``ceiling``, ``Mod``, ``Abs``, ``Min``, ``Max``, ``Piecewise``);
+anything else raises :class:`Untranslatable`.
+
+>>> m = var("m", 1, 1 << 31)
+>>> t = 16 * ((m - 5) // 7); (t.lo, t.hi)
+(-16, 4908534032)
+>>> L = Lowering.of([t > 0]); L.width
+35
+>>> evaluate((m - 5) // 7, {"m": 3}), evaluate((m - 5) % 7, {"m": 3})
+(-1, 5)
+"""
+from __future__ import annotations
+
+from ..errors import SymlayoutError
+
+__all__ = ["Untranslatable", "Term", "Bool", "var", "const", "lift", "If", "And", "Or", "Not", "Implies",
+           "Lowering", "evaluate", "from_sympy", "crd2idx", "swizzle", "layout_term", "signed_bits"]
+
+
+class Untranslatable(SymlayoutError):
+    """A term that has no sound bit-vector encoding (an unsupported function, an unbounded power)."""
+
+
+def signed_bits(v: int) -> int:
+    """Bits of ``v`` in two's complement (sign bit included).
+
+    >>> [signed_bits(v) for v in (0, 1, -1, 127, 128, -128, -129)]
+    [1, 2, 1, 8, 9, 8, 9]
+    """
+    return (v if v >= 0 else ~v).bit_length() + 1
+
+
+def _pow2(v) -> int | None:
+    """``k`` when ``v == 2**k`` (``v`` a positive int), else None."""
+    return v.bit_length() - 1 if isinstance(v, int) and v > 0 and v & (v - 1) == 0 else None
+
+
+# ---------------------------------------------------------------- integer terms
+
+
+class Term:
+    """An integer term with an interval ``[lo, hi]`` valid over its variables' ranges.
+
+    ``need``: bits its lowering needs (its interval's, or more for temporaries).
+    Operators build new terms (ints are lifted); comparisons build :class:`Bool`.
+    """
+    __slots__ = ("op", "args", "lo", "hi", "need")
+
+    def __init__(self, op: str, args: tuple, lo: int, hi: int, need: int = 0):
+        self.op, self.args, self.lo, self.hi = op, args, lo, hi
+        self.need = max(signed_bits(lo), signed_bits(hi), need)
+
+    @property
+    def value(self):
+        """The constant's value (None when not a constant)."""
+        return self.args[0] if self.op == "const" else None
+
+    def __repr__(self):
+        if self.op == "const":
+            return str(self.args[0])
+        if self.op == "var":
+            return self.args[0]
+        return f"{self.op}({', '.join(map(repr, self.args))})"
+
+    __hash__ = object.__hash__
+
+    # arithmetic
+    def __add__(self, o):
+        return add(self, lift(o))
+
+    def __radd__(self, o):
+        return add(lift(o), self)
+
+    def __sub__(self, o):
+        return add(self, neg(lift(o)))
+
+    def __rsub__(self, o):
+        return add(lift(o), neg(self))
+
+    def __neg__(self):
+        return neg(self)
+
+    def __mul__(self, o):
+        return mul(self, lift(o))
+
+    def __rmul__(self, o):
+        return mul(lift(o), self)
+
+    def __floordiv__(self, o):
+        return floordiv(self, lift(o))
+
+    def __rfloordiv__(self, o):
+        return floordiv(lift(o), self)
+
+    def __mod__(self, o):
+        return mod(self, lift(o))
+
+    def __rmod__(self, o):
+        return mod(lift(o), self)
+
+    def __and__(self, o):
+        return bitand(self, lift(o))
+
+    __rand__ = __and__
+
+    def __xor__(self, o):
+        return bitxor(self, lift(o))
+
+    __rxor__ = __xor__
+
+    def __rshift__(self, o):
+        return shr(self, lift(o))
+
+    def __lshift__(self, o):
+        return shl(self, lift(o))
+
+    # comparisons
+    def __eq__(self, o):
+        return compare("eq", self, lift(o))
+
+    def __ne__(self, o):
+        return compare("ne", self, lift(o))
+
+    def __lt__(self, o):
+        return compare("lt", self, lift(o))
+
+    def __le__(self, o):
+        return compare("le", self, lift(o))
+
+    def __gt__(self, o):
+        return compare("lt", lift(o), self)
+
+    def __ge__(self, o):
+        return compare("le", lift(o), self)
+
+    def __bool__(self):
+        raise TypeError("a symbolic Term has no truth value")
+
+
+def const(v: int) -> Term:
+    """An integer constant.
+
+    >>> const(-3).lo, const(-3).need
+    (-3, 3)
+    """
+    v = int(v)
+    return Term("const", (v,), v, v)
+
+
+def var(name: str, lo: int, hi: int) -> Term:
+    """A variable ranging over ``[lo, hi]`` (asserted by the lowering).
+
+    >>> var("m", 1, 4096).need
+    14
+    """
+    if lo > hi:
+        raise ValueError(f"empty range [{lo}, {hi}] for {name}")
+    return Term("var", (name,), int(lo), int(hi))
+
+
+def lift(x) -> Term:
+    """An int (or bool) as a constant; a Term as itself."""
+    if isinstance(x, Term):
+        return x
+    if isinstance(x, (int,)):
+        return const(int(x))
+    raise TypeError(f"cannot use {x!r} ({type(x).__name__}) in an integer term")
+
+
+def _is(t, v):
+    return t.op == "const" and t.args[0] == v
+
+
+def add(a: Term, b: Term) -> Term:
+    if a.op == "const" and b.op == "const":
+        return const(a.args[0] + b.args[0])
+    if _is(a, 0):
+        return b
+    if _is(b, 0):
+        return a
+    return Term("add", (a, b), a.lo + b.lo, a.hi + b.hi)
+
+
+def neg(a: Term) -> Term:
+    if a.op == "const":
+        return const(-a.args[0])
+    return Term("neg", (a,), -a.hi, -a.lo)
+
+
+def mul(a: Term, b: Term) -> Term:
+    if a.op == "const" and b.op == "const":
+        return const(a.args[0] * b.args[0])
+    if _is(a, 0) or _is(b, 0):
+        return const(0)
+    if _is(a, 1):
+        return b
+    if _is(b, 1):
+        return a
+    ps = (a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi)
+    return Term("mul", (a, b), min(ps), max(ps))
+
+
+def _corners(f, a: Term, b: Term):
+    vs = [f(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
+    return min(vs), max(vs)
+
+
+def floordiv(a: Term, b: Term) -> Term:
+    """``a // b`` (floor).  A divisor interval containing 0 makes a guarded term."""
+    if a.op == "const" and b.op == "const":
+        if b.args[0] == 0:
+            raise Untranslatable(f"division by zero: {a.args[0]} // 0")
+        return const(a.args[0] // b.args[0])
+    if _is(b, 1):
+        return a
+    if b.lo > 0 or b.hi < 0:
+        # floor(a/b) is monotone in a, and in b for a fixed sign of a: extremes at the corners
+        lo, hi = _corners(lambda x, y: x // y, a, b)
+        if b.lo > 0 and a.lo >= 0 and a.hi < b.lo:
+            lo = hi = 0
+        return Term("floordiv", (a, b), lo, hi)
+    m = max(abs(a.lo), abs(a.hi))                 # |b| >= 1 under the guard
+    return Term("floordiv", (a, b), -m, m)
+
+
+def mod(a: Term, b: Term) -> Term:
+    """``a % b`` (Python: the sign follows the divisor)."""
+    if a.op == "const" and b.op == "const":
+        if b.args[0] == 0:
+            raise Untranslatable(f"division by zero: {a.args[0]} % 0")
+        return const(a.args[0] % b.args[0])
+    if _is(b, 1) or _is(b, -1):
+        return const(0)
+    if b.lo > 0:
+        if a.lo >= 0 and a.hi < b.lo:
+            return a                               # already reduced
+        lo, hi = 0, b.hi - 1
+        if a.lo >= 0:
+            hi = min(hi, a.hi)
+        return Term("mod", (a, b), lo, hi)
+    if b.hi < 0:
+        lo, hi = b.lo + 1, 0
+        if a.hi <= 0:
+            lo = max(lo, a.lo)
+        return Term("mod", (a, b), lo, hi)
+    m = max(abs(b.lo), abs(b.hi)) - 1
+    return Term("mod", (a, b), -m, m)
+
+
+def _bits_range(a: Term, b: Term):
+    """``[-2**k, 2**k - 1]`` holding every two's-complement combination of ``a`` and ``b``."""
+    k = max(a.need, b.need) - 1
+    return -(1 << k), (1 << k) - 1
+
+
+def bitand(a: Term, b: Term) -> Term:
+    if a.op == "const" and b.op == "const":
+        return const(a.args[0] & b.args[0])
+    if _is(a, 0) or _is(b, 0):
+        return const(0)
+    if a.lo >= 0 and b.lo >= 0:
+        return Term("and", (a, b), 0, min(a.hi, b.hi))
+    if a.lo >= 0 or b.lo >= 0:
+        return Term("and", (a, b), 0, a.hi if a.lo >= 0 else b.hi)
+    lo, hi = _bits_range(a, b)
+    return Term("and", (a, b), lo, hi)
+
+
+def bitxor(a: Term, b: Term) -> Term:
+    if a.op == "const" and b.op == "const":
+        return const(a.args[0] ^ b.args[0])
+    if _is(a, 0):
+        return b
+    if _is(b, 0):
+        return a
+    if a.lo >= 0 and b.lo >= 0:
+        return Term("xor", (a, b), 0, (1 << max(a.hi, b.hi).bit_length()) - 1)
+    lo, hi = _bits_range(a, b)
+    return Term("xor", (a, b), lo, hi)
+
+
+def _check_shift(s: Term):
+    if s.lo < 0:
+        raise Untranslatable(f"shift by a possibly negative amount {s}")
+    if s.hi > 4096:
+        raise Untranslatable(f"shift by up to {s.hi} bits")
+
+
+def shr(a: Term, s: Term) -> Term:
+    """``a >> s`` (arithmetic, as Python's)."""
+    _check_shift(s)
+    if a.op == "const" and s.op == "const":
+        return const(a.args[0] >> s.args[0])
+    if _is(s, 0):
+        return a
+    lo, hi = _corners(lambda x, y: x >> y, a, s)
+    return Term("shr", (a, s), lo, hi)
+
+
+def shl(a: Term, s: Term) -> Term:
+    """``a << s``."""
+    _check_shift(s)
+    if a.op == "const" and s.op == "const":
+        return const(a.args[0] << s.args[0])
+    if _is(s, 0):
+        return a
+    lo, hi = _corners(lambda x, y: x << y, a, s)
+    return Term("shl", (a, s), lo, hi, need=signed_bits(max(abs(a.lo), abs(a.hi))) + s.need)
+
+
+def If(c, a, b):
+    """``a if c else b`` (Terms, or Python values when ``c`` is a Python bool)."""
+    if isinstance(c, bool):
+        return a if c else b
+    if c.op == "bconst":
+        return a if c.args[0] else b
+    if isinstance(a, Bool) or isinstance(b, Bool):
+        return Or(And(c, a), And(Not(c), b))
+    a, b = lift(a), lift(b)
+    return Term("ite", (c, a, b), min(a.lo, b.lo), max(a.hi, b.hi))
+
+
+# ---------------------------------------------------------------- booleans
+
+
+class Bool:
+    """A boolean formula over :class:`Term`\\ s."""
+    __slots__ = ("op", "args")
+
+    def __init__(self, op: str, args: tuple):
+        self.op, self.args = op, args
+
+    def __repr__(self):
+        return f"{self.op}({', '.join(map(repr, self.args))})"
+
+    def __bool__(self):
+        if self.op == "bconst":
+            return self.args[0]
+        raise TypeError("a symbolic Bool has no truth value")
+
+    __hash__ = object.__hash__
+
+
+TRUE, FALSE = Bool("bconst", (True,)), Bool("bconst", (False,))
+
+
+def _bconst(v: bool) -> Bool:
+    return TRUE if v else FALSE
+
+
+def compare(op: str, a: Term, b: Term) -> Bool:
+    """``eq ne lt le`` of two terms (decided from the intervals where possible)."""
+    if op == "eq":
+        if a is b or (a.op == "const" and b.op == "const" and a.args[0] == b.args[0]):
+            return TRUE
+        if a.hi < b.lo or b.hi < a.lo:
+            return FALSE
+    elif op == "ne":
+        if a is b or (a.op == "const" and b.op == "const" and a.args[0] == b.args[0]):
+            return FALSE
+        if a.hi < b.lo or b.hi < a.lo:
+            return TRUE
+    elif op == "lt":
+        if a.hi < b.lo:
+            return TRUE
+        if a.lo >= b.hi:
+            return FALSE
+    elif op == "le":
+        if a.hi <= b.lo:
+            return TRUE
+        if a.lo > b.hi:
+            return FALSE
+    return Bool(op, (a, b))
+
+
+def _is_py(x):
+    return isinstance(x, (bool, int)) and not isinstance(x, (Term, Bool))
+
+
+def And(*xs):
+    """Conjunction (Python bools in, a Python bool out)."""
+    if all(_is_py(x) for x in xs):
+        return all(xs)
+    out = []
+    for x in xs:
+        if _is_py(x) or x.op == "bconst":
+            if not bool(x):
+                return FALSE
+            continue
+        out.append(x)
+    if not out:
+        return TRUE
+    return out[0] if len(out) == 1 else Bool("and", tuple(out))
+
+
+def Or(*xs):
+    """Disjunction (Python bools in, a Python bool out)."""
+    if all(_is_py(x) for x in xs):
+        return any(xs)
+    out = []
+    for x in xs:
+        if _is_py(x) or x.op == "bconst":
+            if bool(x):
+                return TRUE
+            continue
+        out.append(x)
+    if not out:
+        return FALSE
+    return out[0] if len(out) == 1 else Bool("or", tuple(out))
+
+
+def Not(x):
+    if _is_py(x):
+        return not x
+    if x.op == "bconst":
+        return _bconst(not x.args[0])
+    return Bool("not", (x,))
+
+
+def Implies(a, b):
+    return Or(Not(a), b)
+
+
+# ---------------------------------------------------------------- evaluation and lowering
+
+
+def _children(n):
+    return [c for c in n.args if isinstance(c, (Term, Bool))]
+
+
+def _postorder(roots):
+    """Every node reachable from ``roots``, children first (iterative: chains can be long)."""
+    seen, out = set(), []
+    stack = [(r, False) for r in reversed(roots) if isinstance(r, (Term, Bool))]
+    while stack:
+        n, done = stack.pop()
+        if done:
+            out.append(n)
+            continue
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        stack.append((n, True))
+        for c in reversed(_children(n)):
+            if id(c) not in seen:
+                stack.append((c, False))
+    return out
+
+
+def evaluate(node, values: dict):
+    """The value of a Term/Bool with Python integers (variables from ``values``).
+
+    >>> x = var("x", -8, 8); evaluate(If(x < 0, -x, x) % 3, {"x": -7})
+    1
+    """
+    memo = {}
+    for n in _postorder([node]):
+        a = [memo[id(c)] if isinstance(c, (Term, Bool)) else c for c in n.args]
+        memo[id(n)] = _EVAL[n.op](values, n, *a)
+    return memo[id(node)]
+
+
+def _fdiv(x, y):
+    if y == 0:
+        raise ZeroDivisionError("division by zero in a guarded term")
+    return x // y
+
+
+def _fmod(x, y):
+    if y == 0:
+        raise ZeroDivisionError("division by zero in a guarded term")
+    return x % y
+
+
+_EVAL = {
+    "const": lambda env, n, v: v,
+    "var": lambda env, n, name: int(env[name]),
+    "add": lambda env, n, a, b: a + b,
+    "neg": lambda env, n, a: -a,
+    "mul": lambda env, n, a, b: a * b,
+    "floordiv": lambda env, n, a, b: _fdiv(a, b),
+    "mod": lambda env, n, a, b: _fmod(a, b),
+    "and": lambda env, n, *a: all(a) if isinstance(n, Bool) else a[0] & a[1],
+    "xor": lambda env, n, a, b: a ^ b,
+    "shr": lambda env, n, a, b: a >> b,
+    "shl": lambda env, n, a, b: a << b,
+    "ite": lambda env, n, c, a, b: a if c else b,
+    "bconst": lambda env, n, v: v,
+    "eq": lambda env, n, a, b: a == b,
+    "ne": lambda env, n, a, b: a != b,
+    "lt": lambda env, n, a, b: a < b,
+    "le": lambda env, n, a, b: a <= b,
+    "or": lambda env, n, *a: any(a),
+    "not": lambda env, n, a: not a,
+}
+
+
+class Lowering:
+    """Lower Terms/Bools to Z3 at one width; remembers variables and guards.
+
+    ``width`` is at least one bit more than every reachable term needs
+    (:meth:`of` computes it), so no operation wraps.
+
+    >>> import z3
+    >>> m = var("m", 3, 11); f = (16 + 4 * ((m - 5) // 7)) % 8 != 0
+    >>> L = Lowering.of([f]); s = z3.Solver(); s.add(L(f), *L.ranges()); s.check(), s.model()[L.vars["m"]]
+    (sat, 3)
+    """
+
+    def __init__(self, width: int):
+        self.width = width
+        self.vars: dict = {}          # name -> z3 BitVec
+        self.ranges_: dict = {}       # name -> (lo, hi)
+        self.guards: list = []        # z3 Bools: divisors that must not be 0
+        self._memo: dict = {}
+
+    @staticmethod
+    def width_of(roots, minimum: int = 8) -> int:
+        """One bit more than the widest reachable term (at least ``minimum``)."""
+        w = 0
+        for n in _postorder(list(roots)):
+            if isinstance(n, Term) and n.need > w:
+                w = n.need
+        return max(minimum, w + 1)
+
+    @classmethod
+    def of(cls, roots, minimum: int = 8):
+        return cls(cls.width_of(roots, minimum))
+
+    def ranges(self) -> list:
+        """``lo <= v <= hi`` for every variable lowered so far."""
+        return [self._range(n) for n in self.vars]
+
+    def _range(self, name):
+        v, (lo, hi) = self.vars[name], self.ranges_[name]
+        z3 = _z3()
+        w = self.width
+        return z3.And(v >= z3.BitVecVal(lo, w), v <= z3.BitVecVal(hi, w))
+
+    def var(self, name: str):
+        """The Z3 variable of ``name`` (after it was lowered)."""
+        return self.vars[name]
+
+    def __call__(self, node):
+        z3 = _z3()
+        if _is_py(node):
+            return z3.BoolVal(bool(node)) if isinstance(node, bool) else z3.BitVecVal(int(node), self.width)
+        memo = self._memo
+        hit = memo.get(id(node))
+        if hit is not None:
+            return hit[1]
+        for n in _postorder([node]):
+            if id(n) in memo:
+                continue
+            a = [memo[id(c)][1] if isinstance(c, (Term, Bool)) else c for c in n.args]
+            memo[id(n)] = (n, self._lower(n, a))
+        return memo[id(node)][1]
+
+    def _lower(self, n, a):
+        z3 = _z3()
+        w = self.width
+        op = n.op
+        if op == "const":
+            return z3.BitVecVal(a[0], w)
+        if op == "var":
+            name = a[0]
+            v = self.vars.get(name)
+            if v is None:
+                v = self.vars[name] = z3.BitVec(name, w)
+                self.ranges_[name] = (n.lo, n.hi)
+            else:
+                lo, hi = self.ranges_[name]
+                self.ranges_[name] = (max(lo, n.lo), min(hi, n.hi))
+            return v
+        if op == "add":
+            return a[0] + a[1]
+        if op == "neg":
+            return -a[0]
+        if op == "mul":
+            return a[0] * a[1]
+        if op in ("floordiv", "mod"):
+            x, y = n.args
+            if y.lo <= 0 <= y.hi:
+                self.guards.append(a[1] != 0)
+            k = _pow2(y.value)
+            if k is not None:
+                return a[0] >> k if op == "floordiv" else a[0] & ((1 << k) - 1)
+            if x.lo >= 0 and y.lo > 0:
+                return z3.UDiv(a[0], a[1]) if op == "floordiv" else z3.URem(a[0], a[1])
+            if op == "mod":
+                return a[0] % a[1]                       # bvsmod: the sign follows the divisor
+            q, r = a[0] / a[1], z3.SRem(a[0], a[1])      # truncating; floor-correct below
+            return z3.If(z3.And(r != 0, (r < 0) != (a[1] < 0)), q - 1, q)
+        if op == "and":
+            if isinstance(n, Bool):
+                return z3.And(*a)
+            return a[0] & a[1]
+        if op == "xor":
+            return a[0] ^ a[1]
+        if op == "shr":
+            return a[0] >> a[1]
+        if op == "shl":
+            return a[0] << a[1]
+        if op == "ite":
+            return z3.If(a[0], a[1], a[2])
+        if op == "bconst":
+            return z3.BoolVal(a[0])
+        if op == "eq":
+            return a[0] == a[1]
+        if op == "ne":
+            return a[0] != a[1]
+        if op == "lt":
+            return a[0] < a[1]
+        if op == "le":
+            return a[0] <= a[1]
+        if op == "or":
+            return z3.Or(*a)
+        if op == "not":
+            return z3.Not(a[0])
+        raise AssertionError(op)
+
+
+def _z3():
+    import z3
+    return z3
+
+
+# ---------------------------------------------------------------- sympy -> Term
+
+
+def from_sympy(e, env: dict) -> Term:
+    """An integer sympy expression as a Term; ``env`` maps symbol names to Terms.
+
+    Rational parts are floor divisions of their numerator by their denominator
+    (sympy writes ``(m+1)//2`` as ``floor(m/2 + 1/2)``); ``ceiling(x)`` is
+    ``-((-num) // den)``; ``Mod`` is Python's; ``Abs``, ``Min``, ``Max`` and
+    ``Piecewise`` become ``If`` terms.
+
+    >>> import sympy
+    >>> m = sympy.Symbol("m", positive=True, integer=True)
+    >>> t = from_sympy(sympy.Abs(4 * sympy.floor((m - 5) / 7)) + sympy.Max(m, 4), {"m": var("m", 1, 11)})
+    >>> [evaluate(t, {"m": v}) for v in (1, 3, 5, 11)]
+    [8, 8, 5, 15]
+    """
+    import sympy
+    if isinstance(e, Term):
+        return e
+    if isinstance(e, bool):
+        raise Untranslatable(f"{e} is not an integer")
+    if isinstance(e, int):
+        return const(e)
+    e = sympy.sympify(e)
+    if e.is_Integer:
+        return const(int(e))
+    if e.is_Symbol:
+        if e.name not in env:
+            raise Untranslatable(f"unknown symbol {e.name}")
+        return env[e.name]
+    if e.is_Rational:
+        return const(int(e.p) // int(e.q))
+    if e.is_Add or e.is_Mul:
+        num, den = e.as_numer_denom()
+        if den != 1:
+            return floordiv(from_sympy(num, env), from_sympy(den, env))
+        parts = [from_sympy(x, env) for x in e.args]
+        r = parts[0]
+        for p in parts[1:]:
+            r = (r + p) if e.is_Add else (r * p)
+        return r
+    if e.is_Pow:
+        return _pow(e, env)
+    if isinstance(e, sympy.floor):
+        num, den = e.args[0].as_numer_denom()
+        return floordiv(from_sympy(num, env), from_sympy(den, env))
+    if isinstance(e, sympy.ceiling):
+        num, den = e.args[0].as_numer_denom()
+        return -floordiv(-from_sympy(num, env), from_sympy(den, env))
+    if isinstance(e, sympy.Mod):
+        return mod(from_sympy(e.args[0], env), from_sympy(e.args[1], env))
+    if isinstance(e, sympy.Abs):
+        x = from_sympy(e.args[0], env)
+        return If(x < 0, -x, x)
+    if isinstance(e, (sympy.Min, sympy.Max)):
+        xs = [from_sympy(x, env) for x in e.args]
+        r = xs[0]
+        for x in xs[1:]:
+            r = If(x < r, x, r) if isinstance(e, sympy.Min) else If(x > r, x, r)
+        return r
+    if isinstance(e, sympy.Piecewise):
+        pieces = list(e.args)
+        if pieces[-1][1] is not sympy.true:
+            raise Untranslatable(f"{e} is not defined for every value (no 'otherwise' piece)")
+        r = from_sympy(pieces[-1][0], env)
+        for val, cond in reversed(pieces[:-1]):
+            r = If(condition_from_sympy(cond, env), from_sympy(val, env), r)
+        return r
+    raise Untranslatable(f"cannot translate {e} to Z3")
+
+
+def _pow(e, env):
+    b, x = e.base, e.exp
+    if x.is_Integer:
+        n = int(x)
+        if n < 0:
+            return floordiv(const(1), from_sympy(b ** (-n), env))
+        r = const(1)
+        base = from_sympy(b, env)
+        for _ in range(n):
+            r = r * base
+        return r
+    if b.is_Integer and int(b) > 0:
+        xt = from_sympy(x, env)
+        if xt.lo < 0 or xt.hi - xt.lo > 64:
+            raise Untranslatable(f"cannot translate {e}: exponent range [{xt.lo}, {xt.hi}]")
+        r = const(int(b) ** xt.hi)
+        for k in range(xt.hi - 1, xt.lo - 1, -1):
+            r = If(xt == k, const(int(b) ** k), r)
+        return r
+    raise Untranslatable(f"cannot translate {e} to Z3")
+
+
+def condition_from_sympy(c, env: dict):
+    """A sympy relation / And / Or / Not as a :class:`Bool`."""
+    import sympy
+    if c is sympy.true or c is True:
+        return TRUE
+    if c is sympy.false or c is False:
+        return FALSE
+    if isinstance(c, sympy.And):
+        return And(*[condition_from_sympy(a, env) for a in c.args])
+    if isinstance(c, sympy.Or):
+        return Or(*[condition_from_sympy(a, env) for a in c.args])
+    if isinstance(c, sympy.Not):
+        return Not(condition_from_sympy(c.args[0], env))
+    ops = {sympy.Eq: "eq", sympy.Ne: "ne", sympy.StrictLessThan: "lt", sympy.LessThan: "le"}
+    for t, op in ops.items():
+        if isinstance(c, t):
+            return compare(op, from_sympy(c.lhs, env), from_sympy(c.rhs, env))
+    flipped = {sympy.StrictGreaterThan: "lt", sympy.GreaterThan: "le"}
+    for t, op in flipped.items():
+        if isinstance(c, t):
+            return compare(op, from_sympy(c.rhs, env), from_sympy(c.lhs, env))
+    raise Untranslatable(f"cannot translate the condition {c} to Z3")
+
+
+# ---------------------------------------------------------------- layouts
+
+
+def crd2idx(c, shape, stride, env: dict) -> Term:
+    """CuTe ``crd2idx`` with Term coordinates and (possibly symbolic) shape/stride:
+    a mode's coordinate is split colexicographically over its sub-shape, the last
+    sub-mode unreduced.
+
+    >>> x = var("x", 0, 15)
+    >>> t = crd2idx((x, const(3)), ((2, 8), 4), ((1, 16), 2), {}); evaluate(t, {"x": 13})
+    103
+    """
+    from .. import int_tuple as it
+    if isinstance(c, tuple):
+        r = const(0)
+        for ci, s, d in zip(c, shape, stride):
+            r = r + crd2idx(ci, s, d, env)
+        return r
+    c = lift(c)
+    if it.is_tuple(shape):
+        r = const(0)
+        for s, d in zip(shape[:-1], stride[:-1]):
+            sz = from_sympy(it.product(s), env)
+            r = r + crd2idx(c % sz, s, d, env)
+            c = c // sz
+        return r + crd2idx(c, shape[-1], stride[-1], env)
+    return c * from_sympy(stride, env)
+
+
+def swizzle(x: Term, b, m, s) -> Term:
+    """``Sw<B,M,S>(x) = x ^ ((x & yyy_msk) >> S)`` (``<< -S`` for ``S < 0``); ``b, m, s``
+    are ints or Terms (a Term ``s`` is non-negative).
+
+    >>> x = var("x", 0, 1023); [evaluate(swizzle(x, 3, 3, 3), {"x": v}) for v in (72, 100)]
+    [64, 124]
+    """
+    b, m, s = (lift(v) for v in (b, m, s))
+    if s.op == "const" and s.args[0] < 0:
+        y = x & (((const(1) << b) - 1) << m)
+        return x ^ (y << (-s.args[0]))
+    y = x & (((const(1) << b) - 1) << (m + s))
+    return x ^ (y >> s)
+
+
+def layout_term(S, crd, env: dict) -> Term:
+    """``S(crd)`` (a Layout, or a swizzled ComposedLayout ``Sw o O o B``) for a tuple
+    of Term coordinates, one per top-level mode.  A concrete layout at constant
+    coordinates is evaluated by the layout itself.
+
+    >>> import sympy
+    >>> from symlayout.notation import parse_layout
+    >>> m = var("m", 1, 64); u = var("u", 0, 63)
+    >>> t = layout_term(parse_layout("(32*m,16):(16,1)"), (u * 32 + 1, const(2)), {"m": m})
+    >>> evaluate(t, {"m": 2, "u": 1})
+    530
+    """
+    crd = tuple(lift(c) for c in crd)
+    if all(c.op == "const" for c in crd) and not _free(S):
+        return const(int(S(tuple(c.args[0] for c in crd))))
+    if getattr(S, "is_composed", False):
+        x = from_sympy(S.offset, env) + crd2idx(crd, S.inner.shape, S.inner.stride, env)
+        sw = S.swizzle
+        return swizzle(x, sw.b, sw.m, sw.s)
+    return crd2idx(crd, S.shape, S.stride, env)
+
+
+def _free(S) -> bool:
+    """True when a layout has a symbolic entry."""
+    import sympy
+    from .. import int_tuple as it
+    L = S.inner if getattr(S, "is_composed", False) else S
+    leaves = list(it.flatten_leaves(L.shape)) + list(it.flatten_leaves(L.stride))
+    if getattr(S, "is_composed", False):
+        leaves.append(S.offset)
+    return any(isinstance(x, sympy.Basic) and not x.is_Integer for x in leaves)
+
+
+# ---------------------------------------------------------------- unbounded integers
+
+
+class IntLowering(Lowering):
+    """Lower Terms/Bools to Z3 *integers* (no width at all: exact by construction).
+
+    Bitwise operations have an integer form only with constant masks and shifts
+    (``x & (2**k - 1) == x % 2**k``, ``x >> k == x // 2**k``); others raise
+    :class:`Untranslatable`.  Nonlinear integer queries are often harder for Z3
+    than bit-vectors, but they do not grow with the terms' magnitudes.
+
+    >>> import z3
+    >>> m = var("m", 1, 1 << 40); f = (m * m) % 7 == 3
+    >>> L = IntLowering(); s = z3.Solver(); s.add(L(f), *L.ranges()); s.check()
+    unsat
+    """
+
+    def __init__(self):
+        super().__init__(0)
+
+    def _range(self, name):
+        z3 = _z3()
+        v, (lo, hi) = self.vars[name], self.ranges_[name]
+        return z3.And(v >= lo, v <= hi)
+
+    def _lower(self, n, a):
+        z3 = _z3()
+        op = n.op
+        if op == "const":
+            return z3.IntVal(a[0])
+        if op == "var":
+            name = a[0]
+            v = self.vars.get(name)
+            if v is None:
+                v = self.vars[name] = z3.Int(name)
+                self.ranges_[name] = (n.lo, n.hi)
+            else:
+                lo, hi = self.ranges_[name]
+                self.ranges_[name] = (max(lo, n.lo), min(hi, n.hi))
+            return v
+        if op in ("floordiv", "mod"):
+            x, y = n.args
+            if y.lo <= 0 <= y.hi:
+                self.guards.append(a[1] != 0)
+            if y.lo > 0:                       # Z3 div/mod are Euclidean: floor for a positive divisor
+                return a[0] / a[1] if op == "floordiv" else a[0] % a[1]
+            q = z3.If(a[1] > 0, a[0] / a[1], (-a[0]) / (-a[1]))
+            return q if op == "floordiv" else a[0] - a[1] * q
+        if op in ("and", "xor", "shr", "shl") and isinstance(n, Term):
+            x, y = n.args
+            if op == "shl" and y.op == "const":
+                return a[0] * (1 << y.args[0])
+            if op == "shr" and y.op == "const":
+                return a[0] / (1 << y.args[0])
+            if op == "and":
+                for p, c in ((0, y), (1, x)):
+                    if c.op == "const" and _pow2(c.args[0] + 1) is not None:
+                        return a[p] % (c.args[0] + 1)
+            raise Untranslatable(f"{op} of non-constant operands has no integer encoding")
+        return super()._lower(n, a)
