@@ -37,7 +37,8 @@ from __future__ import annotations
 from ..errors import SymlayoutError
 
 __all__ = ["Untranslatable", "Term", "Bool", "var", "const", "lift", "If", "And", "Or", "Not", "Implies",
-           "Lowering", "evaluate", "from_sympy", "crd2idx", "swizzle", "layout_term", "signed_bits"]
+           "Lowering", "IntLowering", "Env", "tighten", "evaluate", "from_sympy", "crd2idx", "swizzle",
+           "layout_term", "signed_bits"]
 
 
 class Untranslatable(SymlayoutError):
@@ -241,9 +242,17 @@ def floordiv(a: Term, b: Term) -> Term:
         lo, hi = _corners(lambda x, y: x // y, a, b)
         if b.lo > 0 and a.lo >= 0 and a.hi < b.lo:
             lo = hi = 0
-        return Term("floordiv", (a, b), lo, hi)
+        return Term("floordiv", (a, b), lo, hi, need=_quotient_need(a, b))
     m = max(abs(a.lo), abs(a.hi))                 # |b| >= 1 under the guard
     return Term("floordiv", (a, b), -m, m)
+
+
+def _quotient_need(a: Term, b: Term) -> int:
+    """Bits of ``d*q`` and ``d*q + d - 1`` when ``a // d`` is a defined quotient (constant ``d``)."""
+    if b.op != "const":
+        return 0
+    m = max(abs(a.lo), abs(a.hi)) + 2 * abs(b.args[0])
+    return signed_bits(m)
 
 
 def mod(a: Term, b: Term) -> Term:
@@ -260,12 +269,12 @@ def mod(a: Term, b: Term) -> Term:
         lo, hi = 0, b.hi - 1
         if a.lo >= 0:
             hi = min(hi, a.hi)
-        return Term("mod", (a, b), lo, hi)
+        return Term("mod", (a, b), lo, hi, need=_quotient_need(a, b))
     if b.hi < 0:
         lo, hi = b.lo + 1, 0
         if a.hi <= 0:
             lo = max(lo, a.lo)
-        return Term("mod", (a, b), lo, hi)
+        return Term("mod", (a, b), lo, hi, need=_quotient_need(a, b))
     m = max(abs(b.lo), abs(b.hi)) - 1
     return Term("mod", (a, b), -m, m)
 
@@ -451,21 +460,27 @@ def _children(n):
     return [c for c in n.args if isinstance(c, (Term, Bool))]
 
 
-def _postorder(roots):
-    """Every node reachable from ``roots``, children first (iterative: chains can be long)."""
-    seen, out = set(), []
-    stack = [(r, False) for r in reversed(roots) if isinstance(r, (Term, Bool))]
+_NODE = (Term, Bool)
+
+
+def _postorder(roots, done=None):
+    """Every node reachable from ``roots``, children first (iterative: chains can be long);
+    nodes whose id is in ``done`` are neither returned nor expanded."""
+    seen = set() if done is None else set(done)
+    out = []
+    stack = [(r, False) for r in reversed(roots) if isinstance(r, _NODE)]
     while stack:
-        n, done = stack.pop()
-        if done:
+        n, expanded = stack.pop()
+        if expanded:
             out.append(n)
             continue
-        if id(n) in seen:
+        i = id(n)
+        if i in seen:
             continue
-        seen.add(id(n))
+        seen.add(i)
         stack.append((n, True))
-        for c in reversed(_children(n)):
-            if id(c) not in seen:
+        for c in n.args:
+            if isinstance(c, _NODE) and id(c) not in seen:
                 stack.append((c, False))
     return out
 
@@ -508,6 +523,7 @@ _EVAL = {
     "shr": lambda env, n, a, b: a >> b,
     "shl": lambda env, n, a, b: a << b,
     "ite": lambda env, n, c, a, b: a if c else b,
+    "lemma": lambda env, n, a: a,
     "bconst": lambda env, n, v: v,
     "eq": lambda env, n, a, b: a == b,
     "ne": lambda env, n, a, b: a != b,
@@ -535,7 +551,9 @@ class Lowering:
         self.vars: dict = {}          # name -> z3 BitVec
         self.ranges_: dict = {}       # name -> (lo, hi)
         self.guards: list = []        # z3 Bools: divisors that must not be 0
+        self.defs: list = []          # z3 Bools: definitions of auxiliary variables (quotients)
         self._memo: dict = {}
+        self._consts: dict = {}
 
     @staticmethod
     def width_of(roots, minimum: int = 8) -> int:
@@ -551,8 +569,9 @@ class Lowering:
         return cls(cls.width_of(roots, minimum))
 
     def ranges(self) -> list:
-        """``lo <= v <= hi`` for every variable lowered so far."""
-        return [self._range(n) for n in self.vars]
+        """``lo <= v <= hi`` for every variable lowered so far, and the definitions of
+        the auxiliary variables (quotients by constants) the lowering introduced."""
+        return [self._range(n) for n in self.vars] + list(self.defs)
 
     def _range(self, name):
         v, (lo, hi) = self.vars[name], self.ranges_[name]
@@ -572,10 +591,8 @@ class Lowering:
         hit = memo.get(id(node))
         if hit is not None:
             return hit[1]
-        for n in _postorder([node]):
-            if id(n) in memo:
-                continue
-            a = [memo[id(c)][1] if isinstance(c, (Term, Bool)) else c for c in n.args]
+        for n in _postorder([node], memo):
+            a = [memo[id(c)][1] if isinstance(c, _NODE) else c for c in n.args]
             memo[id(n)] = (n, self._lower(n, a))
         return memo[id(node)][1]
 
@@ -584,7 +601,10 @@ class Lowering:
         w = self.width
         op = n.op
         if op == "const":
-            return z3.BitVecVal(a[0], w)
+            c = self._consts.get(a[0])
+            if c is None:
+                c = self._consts[a[0]] = z3.BitVecVal(a[0], w)
+            return c
         if op == "var":
             name = a[0]
             v = self.vars.get(name)
@@ -608,6 +628,17 @@ class Lowering:
             k = _pow2(y.value)
             if k is not None:
                 return a[0] >> k if op == "floordiv" else a[0] & ((1 << k) - 1)
+            if y.op == "const":
+                # q = x // d as a fresh variable defined by d*q <= x <= d*q + d - 1 (d > 0; mirrored
+                # for d < 0): multiplications by a constant instead of a divider circuit
+                d = y.args[0]
+                qlo, qhi = _corners(lambda u, v: u // v, x, y)
+                name = f"_q{next(_FRESH)}"
+                q = self.vars[name] = z3.BitVec(name, w)         # ranged like every variable
+                self.ranges_[name] = (qlo, qhi)
+                dq = q * d
+                self.defs += [dq <= a[0], a[0] <= dq + (d - 1)] if d > 0 else [dq >= a[0], a[0] >= dq + (d + 1)]
+                return q if op == "floordiv" else a[0] - dq
             if x.lo >= 0 and y.lo > 0:
                 return z3.UDiv(a[0], a[1]) if op == "floordiv" else z3.URem(a[0], a[1])
             if op == "mod":
@@ -626,6 +657,9 @@ class Lowering:
             return a[0] << a[1]
         if op == "ite":
             return z3.If(a[0], a[1], a[2])
+        if op == "lemma":                    # bounds proved by tighten(): asserted with the formula
+            self.defs += [a[0] >= n.lo, a[0] <= n.hi]
+            return a[0]
         if op == "bconst":
             return z3.BoolVal(a[0])
         if op == "eq":
@@ -648,10 +682,122 @@ def _z3():
     return z3
 
 
+_FRESH = __import__("itertools").count()
+
+
 # ---------------------------------------------------------------- sympy -> Term
 
 
 def from_sympy(e, env: dict) -> Term:
+    """An integer sympy expression as a Term (see :func:`_from_sympy`); an :class:`Env`
+    caches the translation and narrows the term's interval to proved bounds."""
+    if isinstance(env, Env):
+        return env.term(e)
+    return _from_sympy(e, env)
+
+
+class Env(dict):
+    """Symbol name -> variable, plus a translation cache; each translated non-monotone
+    term (floor, mod, If) gets bounds proved by Z3 over the variables' ranges
+    (:func:`tighten`), until ``deadline``.
+
+    >>> import sympy
+    >>> p = sympy.Symbol("p", positive=True, integer=True)
+    >>> t = Env({"p": var("p", 1, (1 << 31) - 1)}).term(24 + sympy.floor((p + 5) / 7) - sympy.floor(p / 7))
+    >>> t.op, t.lo, t.hi
+    ('lemma', 24, 25)
+    """
+
+    def __init__(self, variables: dict, deadline: float | None = None, tighten_terms: bool = True):
+        super().__init__(variables)
+        self.deadline = deadline
+        self.tighten_terms = tighten_terms
+        self._memo: dict = {}
+
+    def term(self, e) -> Term:
+        key = e if not isinstance(e, int) else int(e)
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = _from_sympy(e, self)
+            if self.tighten_terms:
+                hit = tighten(hit, self.deadline)
+            self._memo[key] = hit
+        return hit
+
+
+_LOOSE_OPS = frozenset(("floordiv", "mod", "ite", "and", "xor", "shr", "shl"))
+
+
+def tighten(t: Term, deadline: float | None = None, step_s: float = 0.25, max_steps: int = 80) -> Term:
+    """``t`` with its interval narrowed to bounds proved by Z3 (integer arithmetic over the
+    variables' ranges): a ``lemma`` node whose lowering asserts them.  Interval arithmetic
+    loses correlations (``(p+5)//7 - p//7`` is 0 or 1, not ``[-3e8, 3e8]``); the proved
+    bounds keep the widths small and give the solver the range at once.  Terms without
+    floor, mod or If, and terms with a guarded divisor, are returned as they are.
+
+    >>> p = var("p", 1, 1000); t = tighten((p + 3) % 4 + (p % 4) * 0 + If(p > 500, 2, 1)); t.lo, t.hi
+    (1, 5)
+    """
+    import time
+    if t.op in ("const", "var", "lemma"):
+        return t
+    if not any(n.op in _LOOSE_OPS for n in _postorder([t]) if isinstance(n, Term)):
+        return t
+    z3 = _z3()
+    try:
+        L = IntLowering()
+        x = L(t)
+    except Untranslatable:
+        return t
+    if L.guards:
+        return t
+    s = z3.Solver()
+    s.add(*L.ranges())
+    lo, hi = t.lo, t.hi
+
+    def ask(cond):
+        """A value of t satisfying cond, False when none exists, None when undecided."""
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and left <= 0:
+            return None
+        s.push()
+        s.set("timeout", max(1, int(1000 * (step_s if left is None else min(step_s, left)))))
+        s.add(cond)
+        r = s.check()
+        v = s.model().eval(x, model_completion=True).as_long() if r == z3.sat else (False if r == z3.unsat else None)
+        s.pop()
+        return v
+    steps = 0
+    a = ask(z3.BoolVal(True))                  # some attained value
+    if a is None or a is False:
+        return t
+    top, bot = a, a                            # attained values: lo <= bot <= top <= hi
+    while top < hi and steps < max_steps:     # the maximum lies in [top, hi]
+        steps += 1
+        mid = (top + hi + 1) // 2
+        v = ask(x >= mid)
+        if v is None:
+            break
+        if v is False:
+            hi = mid - 1
+        else:
+            top = v
+    while lo < bot and steps < max_steps:      # the minimum lies in [lo, bot]
+        steps += 1
+        mid = (lo + bot) // 2
+        v = ask(x <= mid)
+        if v is None:
+            break
+        if v is False:
+            lo = mid + 1
+        else:
+            bot = v
+    if (lo, hi) == (t.lo, t.hi):
+        return t
+    return Term("lemma", (t,), lo, hi)
+
+
+def _from_sympy(e, env: dict) -> Term:
     """An integer sympy expression as a Term; ``env`` maps symbol names to Terms.
 
     Rational parts are floor divisions of their numerator by their denominator
@@ -684,8 +830,8 @@ def from_sympy(e, env: dict) -> Term:
     if e.is_Add or e.is_Mul:
         num, den = e.as_numer_denom()
         if den != 1:
-            return floordiv(from_sympy(num, env), from_sympy(den, env))
-        parts = [from_sympy(x, env) for x in e.args]
+            return floordiv(_from_sympy(num, env), _from_sympy(den, env))
+        parts = [_from_sympy(x, env) for x in e.args]
         r = parts[0]
         for p in parts[1:]:
             r = (r + p) if e.is_Add else (r * p)
@@ -694,17 +840,17 @@ def from_sympy(e, env: dict) -> Term:
         return _pow(e, env)
     if isinstance(e, sympy.floor):
         num, den = e.args[0].as_numer_denom()
-        return floordiv(from_sympy(num, env), from_sympy(den, env))
+        return floordiv(_from_sympy(num, env), _from_sympy(den, env))
     if isinstance(e, sympy.ceiling):
         num, den = e.args[0].as_numer_denom()
-        return -floordiv(-from_sympy(num, env), from_sympy(den, env))
+        return -floordiv(-_from_sympy(num, env), _from_sympy(den, env))
     if isinstance(e, sympy.Mod):
-        return mod(from_sympy(e.args[0], env), from_sympy(e.args[1], env))
+        return mod(_from_sympy(e.args[0], env), _from_sympy(e.args[1], env))
     if isinstance(e, sympy.Abs):
-        x = from_sympy(e.args[0], env)
+        x = _from_sympy(e.args[0], env)
         return If(x < 0, -x, x)
     if isinstance(e, (sympy.Min, sympy.Max)):
-        xs = [from_sympy(x, env) for x in e.args]
+        xs = [_from_sympy(x, env) for x in e.args]
         r = xs[0]
         for x in xs[1:]:
             r = If(x < r, x, r) if isinstance(e, sympy.Min) else If(x > r, x, r)
@@ -713,9 +859,9 @@ def from_sympy(e, env: dict) -> Term:
         pieces = list(e.args)
         if pieces[-1][1] is not sympy.true:
             raise Untranslatable(f"{e} is not defined for every value (no 'otherwise' piece)")
-        r = from_sympy(pieces[-1][0], env)
+        r = _from_sympy(pieces[-1][0], env)
         for val, cond in reversed(pieces[:-1]):
-            r = If(condition_from_sympy(cond, env), from_sympy(val, env), r)
+            r = If(condition_from_sympy(cond, env), _from_sympy(val, env), r)
         return r
     raise Untranslatable(f"cannot translate {e} to Z3")
 
@@ -725,14 +871,14 @@ def _pow(e, env):
     if x.is_Integer:
         n = int(x)
         if n < 0:
-            return floordiv(const(1), from_sympy(b ** (-n), env))
+            return floordiv(const(1), _from_sympy(b ** (-n), env))
         r = const(1)
-        base = from_sympy(b, env)
+        base = _from_sympy(b, env)
         for _ in range(n):
             r = r * base
         return r
     if b.is_Integer and int(b) > 0:
-        xt = from_sympy(x, env)
+        xt = _from_sympy(x, env)
         if xt.lo < 0 or xt.hi - xt.lo > 64:
             raise Untranslatable(f"cannot translate {e}: exponent range [{xt.lo}, {xt.hi}]")
         r = const(int(b) ** xt.hi)

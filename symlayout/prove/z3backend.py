@@ -31,6 +31,7 @@ bindings) are decided on one tile by exhaustive evaluation.
 """
 from __future__ import annotations
 
+import os
 import time
 
 from .. import int_tuple as it
@@ -47,7 +48,8 @@ FULL_REVALIDATION_MAX = 1 << 16
 RETRIES = 3
 #: without a time budget, one minimisation step may take this long
 MINIMIZE_STEP_S = 2.0
-#: queries wider than this many bits are first tried over unbounded integers (half the budget)
+#: queries wider than this many bits (or nonlinear ones) are first tried over unbounded integers
+#: (half the budget)
 WIDE_BITS = 40
 #: without a time budget, the integer attempt of a wide query may take this long
 INTEGER_FIRST_S = 5.0
@@ -74,11 +76,11 @@ class Problem:
     """
     concrete = False
 
-    def __init__(self, tile_model, S, params: dict, value_bits: int, align: int):
+    def __init__(self, tile_model, S, params: dict, value_bits: int, align: int, deadline: float | None = None):
         self.tm = tile_model
         self.S = S
         self.params = params
-        self.env = {}
+        self.env = bt.Env({}, deadline)           # translations cached, their bounds proved (bvterms.tighten)
         cons = []
         for n, p in params.items():
             lo = -(-p.min // p.multiple_of) * p.multiple_of
@@ -155,7 +157,8 @@ class Instance:
 
     def __init__(self, P: Problem, values: dict):
         self.tm, self.eb, self.align, self.tile = P.tm, P.eb, P.align, P.tile
-        self.params = {n: values[n] for n in P.params}
+        # a parameter the query does not mention takes its smallest value
+        self.params = {n: values.get(n, P.env[n].lo) for n in P.params}
         self.values = values
         self.S = substitute(P.S, self.params)
         self.extents = [int(e) for e in it.product_each(self.S.shape)]
@@ -489,6 +492,13 @@ def decide(prop: str, mma, operand, atom, value_type, S, params: dict, align: in
         return done(UNKNOWN, detail=f"time budget of {timeout_s} s spent")
     except Untranslatable as e:
         return done(UNKNOWN, detail=f"not encoded for Z3: {e}")
+    except SymlayoutError as e:
+        return done(UNKNOWN, detail=f"not decided: {e}")
+    except Exception as e:  # noqa: BLE001 -- one property's internal error must not lose the others
+        if os.environ.get("SYMLAYOUT_DEBUG"):
+            raise
+        return done(UNKNOWN, detail=f"internal error in the Z3 backend (a bug; SYMLAYOUT_DEBUG=1 shows it): "
+                                    f"{type(e).__name__}: {e}")
     if deadline is not None and r.status != UNKNOWN and time.perf_counter() > deadline:
         return done(UNKNOWN, detail=f"time budget of {timeout_s} s spent (the {r.status} verdict came late)")
     r.seconds = time.perf_counter() - t0
@@ -500,9 +510,14 @@ def _decide(prop, mma, operand, atom, value_type, S, params, align, deadline, ti
     tm = tile_model or tile_model_for(mma, operand, atom, value_type, align)
     if tm.value_bits % 8:
         return done(UNKNOWN, detail="sub-byte value types are not encoded for Z3")
-    P = Problem(tm, S, params, tm.value_bits, align)
+    P = Problem(tm, S, params, tm.value_bits, align, deadline)
     # the smem extents must be whole tiles for every parameter value
     r = _run(P, "divisibility", q_divisibility(P)[0], params, deadline, done, S=S, operand=operand)
+    if r is not None:
+        return r
+    # a broadcast (stride-0) smem mode changes CuTe's fragment (make_fragment_like filters zeros) and
+    # the copy (cute::copy skips the destination's null space): the tile model does not hold then
+    r = _broadcast(P, params, deadline, done, S)
     if r is not None:
         return r
     if prop == "type_agreement" or prop in ("coverage",) or (prop == "exactly_once" and tm.direction == "load"):
@@ -565,15 +580,27 @@ def _run(P, prop, entries, params, deadline, done, S, operand, full=None):
         if st == "unknown":
             return done(UNKNOWN, detail=f"solver gave up: {mdl}")
         if params:
-            mdl = q.minimize(mdl, names, deadline)
+            # minimisation may use half of what is left: the rest is kept for re-validation
+            soft = None if deadline is None else time.perf_counter() + (deadline - time.perf_counter()) / 2
+            mdl = q.minimize(mdl, names, soft)
         vals = q.values(mdl)
         cex, why = _revalidate(prop, P, vals, deadline, full, operand)
         if cex is not None:
             return done(REFUTED, cex)
         failures.append(f"{_fmt(vals)} ({why})")
         for qq in qs:                      # exclude the whole point (every entry was re-checked there)
-            qq.exclude(vals, [n for n in vals if n not in ("s1", "s2")])
+            qq.exclude(vals, [n for n in vals if n not in ("s1", "s2") and not n.startswith("_")])
     return done(UNKNOWN, detail=f"{prop}: Z3 witnesses that did not reproduce: " + "; ".join(failures))
+
+
+def _nonlinear(roots) -> bool:
+    """True when a product or a divisor involves two variable terms (bit-blasted
+    multipliers: often faster over integers)."""
+    for n in bt._postorder(roots):
+        if n.op in ("mul", "floordiv", "mod") and isinstance(n, bt.Term) and \
+                all(a.op != "const" for a in n.args):
+            return True
+    return False
 
 
 def _queries(P, entries) -> list:
@@ -598,6 +625,33 @@ def _first_decided(qs, deadline):
         if st != "unknown":
             return st, mdl, q
     return st, mdl, qs[-1]
+
+
+def q_broadcast(P):
+    """An smem leaf of extent > 1 whose stride is 0 (a broadcast mode)."""
+    L = P.S.inner if getattr(P.S, "is_composed", False) else P.S
+    out = []
+    for k, (sh, d) in enumerate(zip(it.flatten_leaves(L.shape), it.flatten_leaves(L.stride))):
+        st, dt = bt.from_sympy(sh, P.env), bt.from_sympy(d, P.env)
+        out.append((("leaf", k), And(st > 1, dt == 0)))
+    return out, None
+
+
+def _broadcast(P, params, deadline, done, S):
+    """UNKNOWN when some parameter value gives the smem layout a broadcast mode, else None."""
+    entries, _ = q_broadcast(P)
+    q = _Query(P, entries)
+    if q.f is bt.FALSE:
+        return None
+    st, mdl = q.solve(deadline)
+    if st == "unsat":
+        return None
+    where = ""
+    if st == "sat":
+        vals = q.values(mdl)
+        where = " for " + _fmt({n: vals.get(n, P.env[n].lo) for n in params}) if params else ""
+    return done(UNKNOWN, detail=f"smem {S} has a stride-0 (broadcast) mode{where}: CuTe's fragment and copy then "
+                                "skip its null space, which the Z3 tile model does not encode")
 
 
 def _fmt(values: dict) -> str:
@@ -632,7 +686,13 @@ def _revalidate(prop, P, vals, deadline, full, operand):
         from .model import build_operand_model
         from .properties import CHECKS
         mma, operand, atom, value_type, align = full
-        m = build_operand_model(mma, None, None, operand, atom, value_type, inst.S, align)
+        try:
+            m = build_operand_model(mma, None, None, operand, atom, value_type, inst.S, align)
+        except SymlayoutError as e:
+            # the whole configuration at these values is not built (CuTe would reject it statically);
+            # the violated entry above is evaluated exactly, so the refutation stands on it
+            cex.message += f" (the configuration at these values cannot be built: {e})"
+            return cex, None
         r = CHECKS[prop](m)
         if r.status != REFUTED:
             return None, f"the exhaustive check of the instantiated configuration finds no violation ({r.status})"

@@ -113,7 +113,7 @@ def unknown_terms(spec: SolveSpec) -> dict:
     >>> t = unknown_terms(loads_spec(EXAMPLE_PAD)); t["pad"].lo, t["pad"].hi
     (0, 16)
     """
-    out = {}
+    out = bt.Env({})                      # translations cached, their bounds proved (bvterms.tighten)
     for n, u in spec.unknowns.items():
         lo = -(-u.min // u.multiple_of) * u.multiple_of
         out[n] = bt.var(n, lo, u.max // u.multiple_of * u.multiple_of)
@@ -640,7 +640,7 @@ class Space:
         """A term as a Z3 bit-vector at this width (a divisor that may be 0 is excluded)."""
         L = bt.Lowering(self.width)
         r = L(term)
-        self.constraints += [g for g in L.guards]
+        self.constraints += list(L.guards) + L.ranges()
         return r
 
 
