@@ -12,7 +12,7 @@ refuted member.  The smem layouts are built to stress the Z3 encoding:
 * symbolic strides and shapes (rest tiles), negative strides, swizzles, two parameters;
 * huge ranges (up to ``2**31 - 1``), whose members are sampled.
 
->>> fams = list(random_families(3, seed=1)); len(fams), sorted(fams[0].params) == ["p"]
+>>> fams = list(random_families(3, seed=1)); len(fams), all("p" in f.params for f in fams)
 (3, True)
 >>> fams[0].text.count("[params]")
 1
