@@ -686,8 +686,11 @@ def _revalidate(prop, P, vals, deadline, full, operand):
         from .model import build_operand_model
         from .properties import CHECKS
         mma, operand, atom, value_type, align = full
+        tm = P.tm                 # the same route: the C conversion and AutoVectorizingCopy width of the tile model
+        convert = operand == "C" and tm.frag_type == value_type != (tm.mma_value_type or value_type)
         try:
-            m = build_operand_model(mma, None, None, operand, atom, value_type, inst.S, align)
+            m = build_operand_model(mma, None, None, operand, atom, value_type, inst.S, align, convert=convert,
+                                    vector_width=tm.vector_width or None)
         except SymlayoutError as e:
             # the whole configuration at these values is not built (CuTe would reject it statically);
             # the violated entry above is evaluated exactly, so the refutation stands on it
