@@ -102,8 +102,10 @@ def test_c_store_families_with_interior_worst_cases():
     S = parse_layout(cols, symbols={"p": sympy.Symbol("p", positive=True, integer=True)})
     v = {p: zb.decide(p, mma, "C", "UniversalCopy<uint32_t>", "half_t", S, {"p": Param("p", 1, 16)}, 128, 60)
          for p in ("alignment", "exactly_once")}
-    for r in v.values():        # exactly_once is about the bytes written: element (0,1) is not among them
-        assert r.status == "refuted" and r.counterexample.params == {"p": 2}, r
+    assert v["alignment"].status == "refuted" and v["alignment"].counterexample.params == {"p": 2}
+    # exactly_once is about the bytes written: element (0,1) is not among them at an interior p
+    # (prove/contiguity.py's witness, re-checked on the bytes, is not minimised)
+    assert v["exactly_once"].status == "refuted" and 2 <= v["exactly_once"].counterexample.params["p"] <= 15
     # (the prover refutes the file first: a dynamic stride inside a vector does not compile in CuTe)
     assert verdicts(family(cols, op="C", atom="UniversalCopy<uint32_t>"))["alignment"].status == "refuted"
     rows = f"(32,32):(32+{(1 << 19) - 32}*{BUMP},1)"
