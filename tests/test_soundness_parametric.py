@@ -325,14 +325,17 @@ def test_minimisation_past_its_deadline_keeps_the_witness():
 
 
 def _campaign(n, seed, samples=12):
-    families = members = 0
+    families = members = rejected = unbuildable = 0
     disagreements, unknown = [], []
     for fam in random_families(n, seed=seed):
         c = check_family(fam, random.Random(seed), samples=samples)
         families += 1
         members += c.members
+        rejected += bool(c.rejected)
+        unbuildable += len(c.unbuildable)
         disagreements += [(fam.smem, fam.params, p, why) for p, why in c.disagreements]
         unknown += [(fam.smem, p) for p, *_ in c.unknown]
+    print(f"  ({rejected} families refuted by CuTe's compile-time check, {unbuildable} members not built: CuTe rejects the static member, or its smem exceeds 4 GiB)")
     return families, members, disagreements, unknown
 
 

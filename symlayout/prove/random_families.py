@@ -163,6 +163,13 @@ def random_families(n: int, seed: int = 0, huge_share: float = 0.25):
         smem = inner
         if rng.random() < 0.3:
             b, m = rng.choice([1, 2, 3]), rng.choice([2, 3, 4])
+            if rng.random() < 0.6:
+                # CuTe slices a swizzled tensor only with static strides (its stride divisibility
+                # asserts): a run-time row count instead, the rest tiles then carry the parameter
+                rows = f"{R}*p"
+                params["p"] = (params["p"][0], min(params["p"][1], params["p"][0] + 11))
+                inner = (f"({rows},{C}):({C}+{pad},1)" if major == "row" else f"({rows},{C}):(1,{rows})")
+                kinds[-2:] = ["rows", major]
             smem = f"Sw<{b},{m},3> o 0 o {inner}"
             kinds.append("swizzle")
         if shape_kind != "fixed" and params["p"][1] > 16:
@@ -188,7 +195,9 @@ class FamilyCheck:
 
     ``disagreements``: ``(property, why)`` where the family's verdict is not the
     conjunction of its members' (must stay empty); ``unknown``: properties the
-    family left UNKNOWN; ``unbuildable``: members the concrete path rejects.
+    family left UNKNOWN; ``unbuildable``: members the concrete path rejects (CuTe's
+    static_asserts on the static member: skipped, the family is a run-time program);
+    ``rejected``: the family's refutation by CuTe's compile-time check.
     """
     family: Family
     verdicts: dict                   # property -> family status
@@ -197,19 +206,26 @@ class FamilyCheck:
     disagreements: list = field(default_factory=list)      # (property, why)
     unknown: list = field(default_factory=list)
     unbuildable: list = field(default_factory=list)
+    rejected: list = field(default_factory=list)          # properties refuted by CuTe's compile-time check
     seconds: float = 0.0
 
 
 def member_verdicts(cfg, values: dict, props=PROPERTIES) -> dict | None:
-    """Exhaustive verdicts of one member (None when its configuration cannot be built)."""
+    """Exhaustive verdicts of one member (None when its configuration cannot be built, or its smem
+    exceeds the 4 GiB a concrete configuration may have)."""
     from .model import build_operand_model
     from .properties import CHECKS
     from .z3backend import substitute
     from ..tiled.mma import make_tiled_mma
+    from ..atoms import value_type_bits
+    from ..config import MAX_SMEM_BYTES
     (op, cc), = cfg.copies.items()
     mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
+    S = substitute(cc.smem, values)
+    if abs(int(S.cosize())) * value_type_bits(cc.type) // 8 > MAX_SMEM_BYTES:
+        return None              # not a concrete configuration the loader accepts (beyond 4 GiB of smem)
     try:
-        m = build_operand_model(mma, None, None, op, cc.atom, cc.type, substitute(cc.smem, values), cc.align)
+        m = build_operand_model(mma, None, None, op, cc.atom, cc.type, S, cc.align)
     except SymlayoutError:
         return None
     return {p: CHECKS[p](m).status for p in props}
@@ -260,6 +276,10 @@ def check_family(fam: Family, rng: random.Random | None = None, props=PROPERTIES
         if r.status in ("proved", "vacuous"):
             if bad:
                 out.disagreements.append((p, f"{r.status.upper()}, but member {bad[0]} is refuted"))
+        elif r.status == "refuted" and r.method == "cute":
+            # CuTe rejects the program with a run-time parameter (a static_assert on the dynamic
+            # layout): that is not a statement about the members, which are other (static) programs
+            out.rejected.append(p)
         elif r.status == "refuted":
             w = r.counterexample.params if r.counterexample is not None else None
             if w:
