@@ -335,7 +335,8 @@ def _campaign(n, seed, samples=12):
         unbuildable += len(c.unbuildable)
         disagreements += [(fam.smem, fam.params, p, why) for p, why in c.disagreements]
         unknown += [(fam.smem, p) for p, *_ in c.unknown]
-    print(f"  ({rejected} families refuted by CuTe's compile-time check, {unbuildable} members not built: CuTe rejects the static member, or its smem exceeds 4 GiB)")
+    print(f"  ({rejected} families refuted by CuTe's compile-time check, {unbuildable} members not built: "
+          "CuTe rejects the static member, or its smem exceeds 4 GiB)")
     return families, members, disagreements, unknown
 
 
