@@ -17,8 +17,8 @@ from __future__ import annotations
 from . import int_tuple as it
 from .errors import AlgebraError
 from .int_tuple import is_tuple
-from .layout import Layout, composition, right_inverse, slice_and_offset as _plain_slice_and_offset
-from .layout import _has_underscore, _zero_us
+from .layout import Layout, composition, dice, right_inverse, slice_and_offset as _plain_slice_and_offset
+from .layout import _dice_t, _has_underscore, _zero_us
 from .symbolic import DynInt
 
 
@@ -190,31 +190,148 @@ class ComposedLayout:
         return self.slice_and_offset(crd)[0]
 
     def slice_and_offset(self, crd):
-        """CuTe's ``slice_and_offset`` for ``Sw o O o B`` (with the decay to a plain layout).
+        """CuTe's ``slice_and_offset`` for ``Sw o O o B`` (``swizzle_layout.hpp``), including the decay to
+        a plain layout.  Returns ``(layout, offset)``; the offset already includes the swizzle.
 
-        Returns ``(layout, offset)``; the offset already includes the swizzle.
+        CuTe splits the sliced-off (diced) part of ``B`` into the swizzle's Y/Z bits and the rest: the Y/Z
+        bits of each diced mode are combined by XOR with ``O`` (``O ^ to_mixed_bits(...)``), the rest is
+        added.  That equals ``Sw(O + B(crd))`` only when ``O``'s Y/Z bits are disjoint from what the
+        diced modes contribute; with an offset that is not a multiple of the swizzle period the partitions
+        (and so the addresses ``cute::copy`` dereferences) differ from the layout function, and this
+        reproduces CuTe's result, not the function.
+
+        >>> from symlayout.notation import _
+        >>> C = ComposedLayout(Swizzle(3, 3, 3), 16, Layout((8, 64), (64, 1)))
+        >>> L, off = C.slice_and_offset((_, DynInt(16))); print(L), int(off)   # 16 ^ 16 = 0, not Sw(16 + 16) = 32
+        ((2,2,2)):((72,144,288))
+        (None, 0)
         """
         if crd is _U or (is_tuple(crd) and _all_underscore(crd)):
             from .layout import slice_
             return ComposedLayout(self.swizzle, self.offset, slice_(crd, self.inner)), 0
-        sliced, off = _plain_slice_and_offset(crd, self.inner)
         sw = self.swizzle
-        dynamic = _has_dyn(crd)
-        if not isinstance(self.offset, int) or self.offset != 0 or sw.b == 0:
-            if sw.b == 0:
-                return sliced, off + self.offset
-            # general case: keep composed, offset inside
-            return ComposedLayout(sw, self.offset + off, sliced), 0
+        if sw.b == 0:
+            sliced, off = _plain_slice_and_offset(crd, self.inner)
+            return sliced, off + self.offset
+        dynamic = _has_dyn(crd) or isinstance(self.offset, DynInt)
+        sliced, only, anti, decays = _slicer(sw, self.inner, crd)
+        dcrd = _dice_t(crd, crd)
+        # Y/Z bits of the diced part, XOR-ed with the offset; the other bits added (CuTe's two offsets)
+        bits, mask = _mixed_bits(only, dcrd)
+        off_zy = int(self.offset) ^ bits
+        mask |= _dynamic_bits(self.offset)
+        off_anti = int(anti(dcrd))
+        if not decays:                                # the sliced layout hits Y and Z: no decay
+            return ComposedLayout(sw, MixedBits.make(off_zy, mask), sliced), _dyn(off_anti, dynamic)
         zy = sw.yyy_msk | sw.zzz_msk
-        off_zy = int(off) & zy
-        off_anti = int(off) & ~zy
-        last = sliced(sliced.size() - 1) if sliced.size() > 0 else 0
-        act = int(last) & zy if isinstance(last, int) else zy
-        if act & ~sw(act):
-            return ComposedLayout(sw, _dyn(off_zy, dynamic), sliced), _dyn(off_anti, dynamic)
-        swl = swizzle_layout(sw, off_zy, dynamic)
-        res = composition(swl, sliced)
-        return res, _dyn(sw(off_zy) + off_anti, dynamic)
+        return _decayed(sw, sliced, off_zy & zy, mask & zy), _dyn(sw(off_zy) + off_anti, dynamic)
+
+
+class MixedBits(DynInt):
+    """CuTe's ``MixedBits``: a run-time offset some of whose bits are known statically.  Prints as its
+    value (the contract's notation); ``dyn_mask`` holds the bits only known at run time, which decide
+    which strides of a decayed swizzle layout are dynamic (and so how CuTe prints and coalesces it).
+
+    >>> m = MixedBits.make(88, 0b110000); m, m.dyn_mask, MixedBits.make(88, 0)
+    (MixedBits(88), 48, 88)
+    """
+
+    def __new__(cls, value, mask):
+        obj = super().__new__(cls, value)
+        obj.dyn_mask = mask
+        return obj
+
+    def __repr__(self):
+        return f"MixedBits({int(self)})"
+
+    @classmethod
+    def make(cls, value, mask):
+        return cls(value, mask) if mask else int(value)
+
+
+def _dynamic_bits(x) -> int:
+    if isinstance(x, MixedBits):
+        return x.dyn_mask
+    return -1 if isinstance(x, DynInt) else 0
+
+
+_SLICERS: dict = {}
+_DECAYED: dict = {}
+
+
+def _pattern(c):
+    if is_tuple(c):
+        return tuple(_pattern(e) for e in c)
+    return "_" if c is _U else 0
+
+
+def _slicer(sw, inner, crd):
+    """The coordinate-independent part of slicing ``Sw o O o inner`` by ``crd`` (cached): the sliced layout,
+    the Y/Z and non-Y/Z projections of the diced layout, and whether the result decays."""
+    key = (sw.b, sw.m, sw.s, str(inner), _pattern(crd))
+    hit = _SLICERS.get(key)
+    if hit is None:
+        from .layout import slice_
+        only_zy, anti_zy = _projections(sw)
+        sliced = slice_(crd, inner)
+        diced = dice(crd, inner)
+        only, anti = composition(only_zy, diced), composition(anti_zy, diced)
+        _mixed_bits(only, _zero_us(_dice_t(crd, crd)))          # CuTe's static check on the diced modes
+        # the Y/Z bits the remaining (sliced) layout reaches, at its last coordinate
+        pz = composition(only_zy, sliced)
+        active = int(pz(pz.size() - 1)) if pz.size() > 0 else 0
+        hit = (sliced, only, anti, not (active & ~sw(active)))
+        if len(_SLICERS) > 4096:
+            _SLICERS.clear()
+        _SLICERS[key] = hit
+    return hit
+
+
+def _decayed(sw, sliced, off_zy, dynamic):
+    """``composition(swizzle_layout(off_zy, dynamic), sliced)`` (cached): the decayed plain layout."""
+    key = (sw.b, sw.m, sw.s, str(sliced), off_zy, dynamic)
+    hit = _DECAYED.get(key)
+    if hit is None:
+        hit = composition(swizzle_layout(sw, off_zy, dynamic), sliced)
+        if len(_DECAYED) > 4096:
+            _DECAYED.clear()
+        _DECAYED[key] = hit
+    return hit
+
+
+def _projections(sw: Swizzle):
+    """CuTe's projections of an index onto the swizzle's Y/Z bits and onto the other bits, as layouts over
+    ``(2^M, 2^B, 2^(|S|-B), 2^B, 1)`` (the last mode extends past the swizzle)."""
+    B, M, S = sw.b, sw.m, abs(sw.s)
+    shape = (1 << M, 1 << B, 1 << (S - B), 1 << B, 1)
+    full = (1, 1 << M, 1 << (M + B), 1 << (M + S), 1 << (M + B + S))
+    only = Layout(shape, (0, full[1], 0, full[3], 0))
+    anti = Layout(shape, (full[0], 0, full[2], 0, full[4]))
+    return only, anti
+
+
+def _mixed_bits(L: Layout, crd):
+    """CuTe's ``to_mixed_bits(L, crd)``: the XOR over the modes of ``(c * d) & ((s - 1) * d)``, and the
+    bits that are only known at run time (those of modes with a run-time coordinate).  A mode whose
+    ``s * d`` is neither 0 nor a power of two is a compile-time error in CuTe."""
+    from .int_tuple import idx2crd
+    acc = [0, 0]
+
+    def go(s, d, c):
+        if is_tuple(s):
+            for si, di, ci in zip(s, d, c):
+                go(si, di, ci)
+            return
+        sd = int(s) * int(d)
+        if sd != 0 and (sd < 0 or sd & (sd - 1)):
+            raise AlgebraError(f"swizzle over the mode {s}:{d} (size x stride = {sd}, not a power of two): "
+                               f"CuTe rejects it (to_mixed_bits: \"Requires pow2 shape*stride.\")")
+        acc[0] ^= (int(c) * int(d)) & ((int(s) - 1) * int(d))
+        if isinstance(c, DynInt):
+            acc[1] |= (int(s) - 1) * int(d)
+
+    go(L.shape, L.stride, idx2crd(crd, L.shape))
+    return acc[0], acc[1]
 
 
 def it_fmt(x):
@@ -241,15 +358,18 @@ def _all_underscore(c):
     return c is _U
 
 
-def swizzle_layout(sw: Swizzle, off_zy: int, dynamic: bool) -> Layout:
+def swizzle_layout(sw: Swizzle, off_zy: int, dynamic) -> Layout:
     """The plain layout equal to ``x -> Sw(off_zy ^ x) ^ Sw(off_zy)`` on the swizzle's bits.
 
-    Shape ``(2^M, (2..)[B], 2^(|S|-B), (2..)[B], 1)`` (CuTe ``make_swizzle_layout``).
+    Shape ``(2^M, (2..)[B], 2^(|S|-B), (2..)[B], 1)`` (CuTe ``make_swizzle_layout``).  ``dynamic``: True
+    (every stride dynamic), False, or the mask of the offset bits known only at run time (a stride that
+    depends on a run-time bit is dynamic, the others static, as CuTe's ``conditional_return`` makes them).
 
     >>> print(swizzle_layout(Swizzle(3, 3, 3), 128, False))
     (8,(2,2,2),1,(2,2,2),1):(1,(8,-16,32),64,(72,144,288),512)
     """
     B, M, S = sw.b, sw.m, sw.s
+    mask = -1 if dynamic is True else 0 if dynamic is False else int(dynamic)
     aS = abs(S)
     zlo = M - min(0, S)           # lowest Z bit
     ylo = M + max(0, S)           # lowest Y bit
@@ -260,8 +380,8 @@ def swizzle_layout(sw: Swizzle, off_zy: int, dynamic: bool) -> Layout:
         zbit = 1 << (zlo + i)
         zs = -(Z << i) if off_zy & ybit else (Z << i)
         ys = ((Y - Z) << i) if off_zy & zbit else ((Y + Z) << i)
-        zg.append(_dyn(zs, dynamic))
-        yg.append(_dyn(ys, dynamic))
+        zg.append(_dyn(zs, bool(mask & ybit)))
+        yg.append(_dyn(ys, bool(mask & zbit)))
     lo, hi = (zg, yg) if zlo < ylo else (yg, zg)
     two = tuple([2] * B)
     shape = (1 << M, two, 1 << (aS - B), two, 1)
