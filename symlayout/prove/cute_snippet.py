@@ -30,10 +30,18 @@ def _cpp_stride(t) -> str:
 
 
 def cpp_layout(L) -> str:
-    """A CuTe C++ expression building layout ``L`` (swizzles via ``composition``)."""
+    """A CuTe C++ expression building layout ``L`` (swizzles via ``composition``, keeping the offset of
+    ``Sw o OFF o L``: CuTe's partitions depend on it).
+
+    >>> from symlayout.notation import parse_layout
+    >>> cpp_layout(parse_layout("Sw<3,3,3> o 16 o (32,64):(64,1)"))
+    'composition(Swizzle<3,3,3>{}, Int<16>{}, make_layout(make_shape(Int<32>{}, Int<64>{}), make_stride(Int<64>{}, Int<1>{})))'
+    """
     if getattr(L, "is_composed", False):
         sw = L.swizzle
-        return f"composition(Swizzle<{sw.b},{sw.m},{sw.s}>{{}}, {cpp_layout(L.inner)})"
+        off = L.offset
+        off_cpp = f"Int<{off}>{{}}" if isinstance(off, int) else f"/* {off} */ {off}"
+        return f"composition(Swizzle<{sw.b},{sw.m},{sw.s}>{{}}, {off_cpp}, {cpp_layout(L.inner)})"
     return f"make_layout({_cpp_int_tuple(L.shape)}, {_cpp_stride(L.stride)})"
 
 

@@ -24,7 +24,7 @@ from functools import cached_property
 from .. import int_tuple as it
 from ..atoms import ptx
 from ..errors import AtomError, CuteStaticAssert, TilingError
-from ..layout import Layout, function_table, is_layout
+from ..layout import Layout, function_table, is_layout, slice_and_offset
 from ..notation import _, parse, parse_layout
 from ..tiled.copy import auto_vectorizing_calls, auto_vectorizing_width, copy_calls, make_tiled_copy_X
 from ..tiled.mma import TiledMMA, make_tiled_mma
@@ -69,15 +69,18 @@ def explain_rejection(e: CuteStaticAssert, direction: str, types_agree: bool) ->
 
 
 class _AddrTable(list):
-    """A function table that evaluates the layout for indices outside it."""
+    """A function table that evaluates the layout for indices outside it (or, for the
+    model's placeholder indices of addresses that hold no tile element, gives that address)."""
 
-    def __init__(self, table, layout):
+    def __init__(self, table, layout, extra=None):
         super().__init__(table)
         self.layout = layout
+        self.extra = extra or {}
 
     def __getitem__(self, i):
         if isinstance(i, int) and not 0 <= i < len(self):
-            return self.layout(i)
+            a = self.extra.get(i)
+            return self.layout(i) if a is None else a
         return list.__getitem__(self, i)
 
 
@@ -162,6 +165,9 @@ class OperandModel:
     vector_width: int = 0         # AutoVectorizingCopy: elements per access CuTe chose (0: other atoms)
     stand_in: bool = False        # smem is a compact stand-in for one copy tile (Z3's tile model): the
     #   route's element indices are right, its addresses are not (the real layout is Z3's)
+    #: placeholder index -> element offset, for smem addresses ``cute::copy`` dereferences that hold no
+    #: element of the tile (CuTe's partition of a swizzle with an offset, see :func:`_cute_smem_calls`)
+    stray: dict = field(default_factory=dict)
 
     @property
     def threads(self) -> int:
@@ -173,10 +179,11 @@ class OperandModel:
         outside the tile (a broken atom or tiling) is evaluated as CuTe would."""
         table = function_table(self.smem)
         n = len(table)
-        if all(0 <= i < n for calls in self.calls.values() for call in calls for i in call.smem) and \
+        if not self.stray and \
+                all(0 <= i < n for calls in self.calls.values() for call in calls for i in call.smem) and \
                 all(0 <= i < n for exp in self.expected.values() for i in exp):
             return table
-        return _AddrTable(table, self.smem)
+        return _AddrTable(table, self.smem, self.stray)
 
     @cached_property
     def shape2(self):
@@ -194,6 +201,8 @@ class OperandModel:
 
     def name(self, i: int) -> str:
         """``A(8,0)``-style name of smem element ``i``."""
+        if i in self.stray:
+            return f"smem element offset {self.stray[i]} (no element of the tile)"
         return f"{self.operand}({','.join(str(x) for x in self.coord(i))})"
 
     @property
@@ -225,6 +234,51 @@ class OperandModel:
         for w in range((self.threads + 31) // 32):
             for c in range(ncalls):
                 yield w, c
+
+
+def cute_addresses_differ(smem) -> bool:
+    """True when CuTe's partitions of ``smem`` need not follow its layout function: a swizzled
+    ComposedLayout whose offset has bits in the swizzle's Y/Z masks (an offset that is not a multiple of
+    the swizzle period).  ``slice_and_offset`` then XORs those bits with the sliced-off coordinates'
+    (:meth:`symlayout.swizzle.ComposedLayout.slice_and_offset`), so the addresses ``cute::copy``
+    dereferences are computed from the real partitions, not from element indices."""
+    if not getattr(smem, "is_composed", False) or smem.swizzle.b == 0:
+        return False
+    off = smem.offset
+    if not isinstance(off, int):
+        return True
+    return bool(off & (smem.swizzle.yyy_msk | smem.swizzle.zzz_msk))
+
+
+def _cute_smem_calls(tc, atom, smem, ret, direction, threads, operand=None, width=0):
+    """thread -> per ``copy_unpack`` call, ``(smem-side element offsets, fragment-side register offsets)``:
+    what the real ``cute::copy`` of ``partition_S/D(smem)`` dereferences (CuTe's partitions of the smem
+    tensor itself).  A thread's plan depends on its partition's layout only up to the partition's offset
+    (added last), so threads whose partitions share a layout share the work."""
+    out, memo = {}, {}
+    tidfrg = tc.tidfrg_S(smem) if direction == "load" else tc.tidfrg_D(smem)     # thread-independent
+    for t in range(threads):
+        L, off = slice_and_offset(tc.get_slice(t).thread_coord(smem), tidfrg)   # partition_S/D(smem)
+        key = str(L)
+        rel = memo.get(key)
+        if rel is None and width:              # AutoVectorizingCopy: CuTe's vectorised accesses, k-block by k-block
+            rel = []
+            for k in _k_blocks(ret, operand):
+                rel += auto_vectorizing_calls(_k_block((ret, 0), k), _k_block((L, 0), k), width)
+            memo[key] = rel
+        if rel is None:
+            if direction == "load":
+                plan = copy_calls(atom, (L, 0), (ret, 0))
+                rel = [([int(c.src[1] + c.src[0](i)) for i in range(c.src[0].size())],
+                        [int(c.dst[1] + c.dst[0](i)) for i in range(c.dst[0].size())]) for c in plan]
+            else:
+                plan = copy_calls(atom, (ret, 0), (L, 0))
+                rel = [([int(c.dst[1] + c.dst[0](i)) for i in range(c.dst[0].size())],
+                        [int(c.src[1] + c.src[0](i)) for i in range(c.src[0].size())]) for c in plan]
+            memo[key] = rel
+        o = int(off)
+        out[t] = [([a + o for a in sm], rg) for sm, rg in rel]
+    return out
 
 
 def _resolve_mma(mma, atom_layout=None, permutation=None):
@@ -427,6 +481,29 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
             exp[ft[k]] = poff + pt[k]
         coff = thr_tab[t]
         calls[t] = [Call([i + coff for i in sm], list(rg)) for sm, rg in base]
+    stray = {}
+    if cute_addresses_differ(smem):
+        # name each address CuTe's partitions dereference by the element stored there (placeholder
+        # indices past the tile for addresses that hold none)
+        index = {}
+        for i, a in enumerate(function_table(smem)):
+            index.setdefault(a, i)
+        n = smem.size()
+        by_addr = {}
+        for t, plan in _cute_smem_calls(tc, atom, smem, ret, direction, tc.tiled_num_thr, operand, width).items():
+            new = []
+            for sm, rg in plan:
+                idx = []
+                for a in sm:
+                    i = index.get(a)
+                    if i is None:
+                        i = by_addr.get(a)
+                        if i is None:
+                            i = by_addr[a] = n + len(by_addr)
+                            stray[i] = a
+                    idx.append(i)
+                new.append(Call(idx, rg))
+            calls[t] = new
     frag_size = fs
     mma_type = {"A": "a", "B": "b", "C": "c"}[operand]
     mvt = getattr(mma.atom, f"val_type_{mma_type}", "") or ""
@@ -439,7 +516,8 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
         operand=operand, mma=mma, tiled_copy=tc, atom=atom, smem=smem, value_type=value_type,
         value_bits=vbits, align=align, direction=direction, hw=hardware_of(atom), calls=calls,
         frag_size=frag_size, expected=expected, reg_bits_smem=smem_bits, reg_bits_frag=frag_bits,
-        mma_value_type=mvt, mma_value_bits=type_bits(mvt) if mvt else 0, frag_type=frag_t, vector_width=width)
+        mma_value_type=mvt, mma_value_bits=type_bits(mvt) if mvt else 0, frag_type=frag_t, vector_width=width,
+        stray=stray)
 
 
 def _k_blocks(ret, operand):

@@ -103,17 +103,18 @@ class ThrCopy:
         self.tc = tc
         self.thr_idx = thr_idx
 
-    def _crd(self, L):
+    def thread_coord(self, L):
+        """The coordinate ``(thr_idx, _, (_, ...))`` that slices ``tidfrg_S/D(L)`` (thread index dynamic)."""
         r = L.rank()
         return (DynInt(int(self.thr_idx)), _, tuple([_] * r) if r > 1 else _)
 
     def partition_S(self, L):
         """``partition_S(L)`` -> ``(layout, offset)`` of (CopyV, RestM, RestN, ...)."""
-        return slice_and_offset(self._crd(L), self.tc.tidfrg_S(L))
+        return slice_and_offset(self.thread_coord(L), self.tc.tidfrg_S(L))
 
     def partition_D(self, L):
         """``partition_D(L)`` -> ``(layout, offset)``."""
-        return slice_and_offset(self._crd(L), self.tc.tidfrg_D(L))
+        return slice_and_offset(self.thread_coord(L), self.tc.tidfrg_D(L))
 
     def retile_S(self, X):
         return self.tc.retile(X)
@@ -235,18 +236,38 @@ def _copy(atom, src, dst, out, bits=None, first_only=False):
     if R == 1:
         _call(atom, src, dst, out, bits, first_only)
         return
-    sv = (group(sL, 1, R), src[1])
-    dv = (group(dL, 1, R), dst[1])
+    sv = (_reshaped(sL, ("group", R), lambda L: group(L, 1, R)), src[1])
+    dv = (_reshaped(dL, ("group", R), lambda L: group(L, 1, R)), dst[1])
     if sv[0][1].size() != dv[0][1].size():
         raise TilingError(f"copy: rest modes of {sL} and {dL} differ in size")
     null = nullspace(dv[0][1])
-    dn = (zipped_divide(dv[0], (dv[0][0].shape, null)), dv[1])
-    sn = (zipped_divide(sv[0], (sv[0][0].shape, null)), sv[1])
+    tiler = (dv[0][0].shape, null)
+    dn = (_reshaped(dv[0], ("zd", str(tiler)), lambda L: zipped_divide(L, tiler)), dv[1])
+    tiler = (sv[0][0].shape, null)
+    sn = (_reshaped(sv[0], ("zd", str(tiler)), lambda L: zipped_divide(L, tiler)), sv[1])
     dc = _sub(dn, ((_, 0), (0, _)))
     sc = _sub(sn, ((_, 0), (0, _)))
     n = dc[0][1].size()
     for i in range(1 if first_only else n):
         _call(atom, _sub(sc, (_, i)), _sub(dc, (_, i)), out, bits, first_only)
+
+
+_RESHAPED: dict = {}
+
+
+def _reshaped(L, key, f):
+    """``f(L)`` for a reshaping (group, zipped_divide) of the domain, memoised on the layout: it acts on a
+    ComposedLayout's inner layout only, keeping the swizzle and offset (so every thread's partition of a
+    swizzled tensor shares the work)."""
+    if getattr(L, "is_composed", False):
+        return L.map_inner(lambda B: _reshaped(B, key, f))
+    k = (key, str(L))
+    hit = _RESHAPED.get(k)
+    if hit is None:
+        if len(_RESHAPED) > 4096:
+            _RESHAPED.clear()
+        hit = _RESHAPED[k] = f(L)
+    return hit
 
 
 def _call(atom, s, d, out, bits=None, first_only=False):
