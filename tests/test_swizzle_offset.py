@@ -57,6 +57,7 @@ def test_cute_addresses_differ_only_for_offsets_with_swizzle_bits():
     from symlayout.prove.model import cute_addresses_differ
     assert cute_addresses_differ(parse_layout("Sw<3,3,3> o 16 o (32,64):(64,1)"))
     assert cute_addresses_differ(parse_layout("Sw<3,3,3> o 520 o (32,64):(64,1)"))
+    assert cute_addresses_differ(parse_layout("Sw<2,3,3> o 32 o (32,32):(32,1)"))     # bit 5: no Y/Z bit
     assert not cute_addresses_differ(parse_layout("Sw<3,3,3> o 512 o (32,64):(64,1)"))
     assert not cute_addresses_differ(parse_layout("Sw<3,3,3> o 0 o (32,64):(64,1)"))
     assert not cute_addresses_differ(parse_layout("(32,64):(64,1)"))
@@ -76,6 +77,13 @@ def test_offset_16_is_refuted_as_cute_copies_it():
     assert r["alignment"].status == "proved" and r["in_bounds"].status == "proved"
     m = r["slot_agreement"].counterexample.message
     assert re.match(r"thread \d+ slot \d+: the hardware delivers A\(\d+,\d+\), but the MMA expects A\(\d+,\d+\)", m), m
+
+
+def test_offset_outside_the_swizzle_bits_still_carries_into_them():
+    """Sw<2,3,3> o 32: bit 5 is neither a Y nor a Z bit, but CuTe adds it to the sliced-off rows outside
+    the swizzle, so 32 + 32 carries into Y bit 6 unswizzled; CuTe C++ refutes slot_agreement."""
+    r = prove_operand(F16, "(2,2,1)", None, "A", "SM75_U32x4_LDSM_N", "half_t", "Sw<2,3,3> o 32 o (32,32):(32,1)")
+    assert {x.property: x.status for x in r}["slot_agreement"] == "refuted"
 
 
 def test_offset_multiple_of_the_period_keeps_the_proofs():

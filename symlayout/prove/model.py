@@ -238,16 +238,18 @@ class OperandModel:
 
 def cute_addresses_differ(smem) -> bool:
     """True when CuTe's partitions of ``smem`` need not follow its layout function: a swizzled
-    ComposedLayout whose offset has bits in the swizzle's Y/Z masks (an offset that is not a multiple of
-    the swizzle period).  ``slice_and_offset`` then XORs those bits with the sliced-off coordinates'
-    (:meth:`symlayout.swizzle.ComposedLayout.slice_and_offset`), so the addresses ``cute::copy``
-    dereferences are computed from the real partitions, not from element indices."""
+    ComposedLayout ``Sw<B,M,S> o OFF o L`` whose offset is not a multiple of the swizzle period
+    ``2^(B+M+|S|)``.  ``slice_and_offset`` XORs the offset's Y/Z bits with those of the sliced-off
+    coordinates and adds its other bits outside the swizzle (so a carry out of them is never swizzled)
+    (:meth:`symlayout.swizzle.ComposedLayout.slice_and_offset`); the addresses ``cute::copy``
+    dereferences are then computed from the real partitions, not from element indices."""
     if not getattr(smem, "is_composed", False) or smem.swizzle.b == 0:
         return False
     off = smem.offset
     if not isinstance(off, int):
         return True
-    return bool(off & (smem.swizzle.yyy_msk | smem.swizzle.zzz_msk))
+    sw = smem.swizzle
+    return off % (1 << (sw.b + sw.m + abs(sw.s))) != 0
 
 
 def _cute_smem_calls(tc, atom, smem, ret, direction, threads, operand=None, width=0):
