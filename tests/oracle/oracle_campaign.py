@@ -13,7 +13,8 @@ Families (``family`` key):
 * ``stsm``: STSM x1/x2/x4 .N and .T for C, row- and column-major, swizzled, padded;
 * ``padded``: padded pitches (bank conflicts, misaligned rows);
 * ``vector``: UniversalCopy<uint32/64/128>, AutoVectorizingCopy, DefaultCopy for A, B and C;
-* ``align``: base alignments below the vector width.
+* ``align``: base alignments below the vector width;
+* ``permuted``: ``Tile<_32,_32,_16>`` so that B through LDSM x4 and C through STSM x4 compile.
 
 Shapes come from the small atom table below (independent of symlayout's catalog).
 """
@@ -261,7 +262,24 @@ def align(c: _Cases):
         c.add("align", F16, "(2,2,1)", None, "A", "AutoVectorizingCopy", "half_t", _kmajor(32, 16), align=a)
 
 
-FAMILIES = [swizzle_offset, swizzle_nonpow2, mixed_types, ldsm, stsm, padded, vector, align]
+def permuted(c: _Cases):
+    """Tile<_32,_32,_16> over (2,2,1): each warp owns 16 N, so B through LDSM x4/.T x8 and C through STSM
+    x4/.T x8 compile (the SM80 kernels' setup), with swizzles, offsets and M/N-major tiles."""
+    perm = ("32", "32", "16")
+    for off in (0, 8, 16, 64):
+        c.add("permuted", F16, "(2,2,1)", perm, "B", "SM75_U32x4_LDSM_N", "half_t", f"Sw<3,3,3> o {off} o (32,64):(64,1)")
+        c.add("permuted", F16, "(2,2,1)", perm, "B", "SM75_U16x8_LDSM_T", "half_t", f"Sw<3,3,3> o {off} o (64,32):(1,64)")
+        c.add("permuted", F16, "(2,2,1)", perm, "C", "SM90_U32x4_STSM_N", "half_t", f"Sw<3,3,3> o {off} o (32,64):(64,1)")
+        c.add("permuted", F16, "(2,2,1)", perm, "C", "SM90_U16x8_STSM_T", "half_t", f"Sw<3,3,3> o {off} o (64,32):(1,64)")
+    for smem in ["(32,32):(32,1)", "(32,32):(40,1)", "(32,32):(1,32)"]:
+        for op, cp in (("B", "SM75_U32x4_LDSM_N"), ("B", "SM75_U16x8_LDSM_T"), ("C", "SM90_U32x4_STSM_N"),
+                       ("C", "SM90_U16x8_STSM_T"), ("C", "AutoVectorizingCopy")):
+            c.add("permuted", F16, "(2,2,1)", perm, op, cp, "half_t", smem)
+    c.add("permuted", BF16, "(2,2,1)", perm, "B", "SM75_U32x4_LDSM_N", "bfloat16_t", "Sw<3,3,3> o 16 o (32,64):(64,1)")
+    c.add("permuted", BF16, "(2,2,1)", perm, "B", "SM75_U32x4_LDSM_N", "half_t", "Sw<3,3,3> o (32,64):(64,1)")
+
+
+FAMILIES = [swizzle_offset, swizzle_nonpow2, mixed_types, ldsm, stsm, padded, vector, align, permuted]
 
 
 def campaign() -> list:
