@@ -15,7 +15,7 @@ Sw<3,3,3> o 0 o (8,64):(64,1)
 from __future__ import annotations
 
 from . import int_tuple as it
-from .errors import AlgebraError
+from .errors import AlgebraError, CuteStaticAssert
 from .int_tuple import is_tuple
 from .layout import Layout, composition, dice, right_inverse, slice_and_offset as _plain_slice_and_offset
 from .layout import _dice_t, _has_underscore, _zero_us
@@ -275,10 +275,10 @@ def _slicer(sw, inner, crd):
         only_zy, anti_zy = _projections(sw)
         sliced = slice_(crd, inner)
         diced = dice(crd, inner)
-        only, anti = composition(only_zy, diced), composition(anti_zy, diced)
+        only, anti = _compose(only_zy, diced), _compose(anti_zy, diced)
         _mixed_bits(only, _zero_us(_dice_t(crd, crd)))          # CuTe's static check on the diced modes
         # the Y/Z bits the remaining (sliced) layout reaches, at its last coordinate
-        pz = composition(only_zy, sliced)
+        pz = _compose(only_zy, sliced)
         active = int(pz(pz.size() - 1)) if pz.size() > 0 else 0
         hit = (sliced, only, anti, not (active & ~sw(active)))
         if len(_SLICERS) > 4096:
@@ -292,11 +292,21 @@ def _decayed(sw, sliced, off_zy, dynamic):
     key = (sw.b, sw.m, sw.s, str(sliced), off_zy, dynamic)
     hit = _DECAYED.get(key)
     if hit is None:
-        hit = composition(swizzle_layout(sw, off_zy, dynamic), sliced)
+        hit = _compose(swizzle_layout(sw, off_zy, dynamic), sliced)
         if len(_DECAYED) > 4096:
             _DECAYED.clear()
         _DECAYED[key] = hit
     return hit
+
+
+def _compose(A, B):
+    """``composition(A, B)`` inside CuTe's ``slice_and_offset``: with static shapes its divisibility
+    conditions are CuTe static_asserts (a swizzle over a pitch that is not a power of two)."""
+    try:
+        return composition(A, B)
+    except AlgebraError as e:
+        a = "Stride Divisibility Condition" if "stride" in str(e) else "Shape Divisibility Condition"
+        raise CuteStaticAssert(f"slicing a swizzled layout composes {A} with {B}: {e}", a) from None
 
 
 def _projections(sw: Swizzle):
@@ -324,8 +334,8 @@ def _mixed_bits(L: Layout, crd):
             return
         sd = int(s) * int(d)
         if sd != 0 and (sd < 0 or sd & (sd - 1)):
-            raise AlgebraError(f"swizzle over the mode {s}:{d} (size x stride = {sd}, not a power of two): "
-                               f"CuTe rejects it (to_mixed_bits: \"Requires pow2 shape*stride.\")")
+            raise CuteStaticAssert(f"slicing a swizzled layout: the mode {s}:{d} has size x stride = {sd}, not a "
+                                   f"power of two (to_mixed_bits)", "Requires pow2 shape*stride.")
         acc[0] ^= (int(c) * int(d)) & ((int(s) - 1) * int(d))
         if isinstance(c, DynInt):
             acc[1] |= (int(s) - 1) * int(d)
