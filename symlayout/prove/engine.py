@@ -17,7 +17,7 @@ from ..layout import Layout
 from ..tiled.copy import make_tiled_copy_X
 from .model import (CuteRejects, OperandModel, build_operand_model, copy_vector_width, cute_addresses_differ,
                     cute_build_check, stand_in_tile)
-from .properties import CHECKS, PROPERTIES
+from .properties import CHECKS, PROPERTIES, fragment_width_mismatch
 from .result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
 
 #: properties that apply to a TiledMMA with copies (``coalescing`` is for thread maps)
@@ -66,7 +66,10 @@ def run_checks(model: OperandModel, properties, expect_refuted=frozenset(), meth
     for p in properties:
         if p not in CHECKS:
             continue
-        if method == "z3" and not cute_addresses_differ(model.smem):   # (else not a layout function: exhaustive)
+        r = fragment_width_mismatch(model, p)        # (the fragment's bytes, whatever the smem layout)
+        if r is not None:
+            pass
+        elif method == "z3" and not cute_addresses_differ(model.smem):   # (else not a layout function: exhaustive)
             from .z3backend import decide
             tm = tm or stand_in_tile(model)
             r = decide(p, model.mma, model.operand, model.atom.op.name, model.value_type, model.smem, {},
@@ -178,7 +181,8 @@ def _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s):
     for p in props:
         if p not in PARAMETRIC_PROPERTIES:
             continue
-        r = decide(p, mma, op, cc.atom, cc.type, cc.smem, cfg.params, cc.align, timeout_s, tile_model=tm)
+        r = fragment_width_mismatch(tm, p) or \
+            decide(p, mma, op, cc.atom, cc.type, cc.smem, cfg.params, cc.align, timeout_s, tile_model=tm)
         if not cfg.params and r.method == "z3":
             r.detail = (r.detail + "; " if r.detail else "") + \
                 f"smem tile of {cc.smem.size()} elements is beyond the enumeration limit {EXHAUSTIVE_LIMIT}"

@@ -212,6 +212,49 @@ def in_bounds(m: OperandModel) -> Result:
 # ---------------------------------------------------------------- exactly_once
 
 
+def fragment_width_mismatch(m: OperandModel, prop: str) -> Result | None:
+    """``exactly_once`` and ``slot_agreement`` of a load by a raw copy (no element conversion) of
+    ``T`` data into the fragment CuTe builds (``partition_fragment_A/B``: the MMA's ``ValTypeA/B``)
+    when the two widths differ: the copy writes ``slots * bits(T)`` bits into a fragment of
+    ``slots * bits(V)`` bits, so some bytes land outside the fragment (or are never written) and
+    fragment slot 1 does not start where the copy's slot 1 does.  ``None`` when the widths agree
+    (or the copy converts element by element, or for other properties).
+
+    >>> from symlayout.prove.model import build_operand_model
+    >>> m = build_operand_model("SM80_16x8x16_F16F16F16F16_TN", "(2,2,1)", None, "A",
+    ...                         "UniversalCopy<uint32_t>", "float", "(32,16):(16,1)")
+    >>> fragment_width_mismatch(m, "exactly_once").counterexample.message
+    'thread 0: copy() writes 8 float values (32 bytes) into its 8-slot half_t fragment (16 bytes): bytes 16..31 land outside it'
+    """
+    from ..atoms import canonical_type, value_type_info
+    if prop not in ("exactly_once", "slot_agreement") or m.direction != "load" or m.vector_width:
+        return None
+    V = m.frag_type or m.mma_value_type
+    if not V:
+        return None
+    tb, vb = m.value_bits, value_type_info(canonical_type(V))["bits"]
+    if tb == vb:
+        return None
+    t0 = time.perf_counter()
+    fs, T = m.frag_size, m.value_type
+    wrote, holds = fs * tb // 8, fs * vb // 8
+    if prop == "exactly_once":
+        if wrote > holds:
+            msg = (f"thread 0: copy() writes {fs} {T} values ({wrote} bytes) into its {fs}-slot {V} fragment "
+                   f"({holds} bytes): bytes {holds}..{wrote - 1} land outside it")
+        else:
+            msg = (f"thread 0: copy() writes {fs} {T} values ({wrote} bytes) into its {fs}-slot {V} fragment "
+                   f"({holds} bytes): bytes {wrote}..{holds - 1} are never written")
+        cex = Counterexample(msg, thread=0, extra={"copy_bits": tb, "fragment_bits": vb})
+        return _result(prop, m, t0, cex, fs)
+    b = min(tb, vb) // 8                        # the first byte where the two slot grids part
+    msg = (f"thread 0 fragment byte {b}: the MMA reads it as " +
+           (f"the first byte of {V} slot 1, but the copy writes byte {b} of its {T} slot 0 there"
+            if tb > vb else f"byte {b} of {V} slot 0, but the copy writes the first byte of its {T} slot 1 there"))
+    cex = Counterexample(msg, thread=0, slot=1 if tb > vb else 0, extra={"copy_bits": tb, "fragment_bits": vb})
+    return _result(prop, m, t0, cex, fs)
+
+
 def exactly_once(m: OperandModel) -> Result:
     """Loads: every fragment slot of every thread is written exactly once over
     all atom calls of ``copy()``.  Stores: every smem element is written
@@ -457,6 +500,10 @@ def type_agreement(m: OperandModel) -> Result:
         if exact_conversion(T, V):
             return _result("type_agreement", m, t0, None, 1,
                            detail=f"{T} is converted exactly to {V} element by element by the copy")
+        if reinterpretation(T, V) is not None:        # float -> tfloat32_t: the values the tf32 MMA reads
+            return _result("type_agreement", m, t0, None, 1,
+                           detail=f"{T} is converted to {V} element by element by the copy (rounded to {V}'s "
+                                  f"precision; the MMA reads {T} storage as {V} the same way)")
         cex = Counterexample(f"{m.atom.name} converts the {T} data to {V} element by element for {mma}'s {op}, "
                              f"and not every {T} value is a {V} value", extra=extra)
         return _result("type_agreement", m, t0, cex, 1)

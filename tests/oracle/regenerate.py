@@ -39,7 +39,8 @@ def regenerate(args) -> int:
         old = {c["id"]: c for c in oracle_compare.load_cases()}
     todo = [c for c in cases if (not args.family or c["family"] in args.family)
             and (args.all or c["id"] not in old or old[c["id"]]["cute"].get("version") != version
-                 or (args.match and re.search(args.match, c["id"])))]
+                 or (args.match and re.search(args.match, c["id"]))
+                 or (args.rejected and "rejected" in old[c["id"]]["cute"]))]
     print(f"{len(cases)} configurations, {len(todo)} to run through CuTe {version} (jobs {args.jobs}, batch {args.batch})")
     t0 = time.perf_counter()
     got: dict = {}
@@ -115,6 +116,7 @@ def main(argv=None) -> int:
     ap.add_argument("--family", action="append", help="only this campaign family (repeatable)")
     ap.add_argument("--all", action="store_true", help="re-run every case, not only new ones")
     ap.add_argument("--match", help="also re-run the stored cases whose id matches this regular expression")
+    ap.add_argument("--rejected", action="store_true", help="also re-run the stored cases CuTe rejects")
     ap.add_argument("--keep", help="keep the generated C++ programs in this directory")
     ap.add_argument("--known-only", action="store_true", help="only recompute known_disagreements.json")
     a = ap.parse_args(argv)
