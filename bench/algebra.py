@@ -11,7 +11,7 @@ What is measured, per library, on the cases that library supports (see ``SUPPORT
 * **op only**: the inputs are built as the library's own objects outside the timer (fresh objects every
   repeat, so no library can reuse a cache from the previous repeat); the timer covers the one algebra call.
 * **from strings**: the contract's argument strings -> the library's objects -> the call.  symlayout parses
-  with its own parser (``symlayout.conformance.ops()`` handlers); pycute and tensor-layouts have no parser
+  with its own parser (``symlayout.conformance.runner.ops()`` handlers); pycute and tensor-layouts have no parser
   of CuTe's print notation, so they use this file's small parser (``parse``) plus a builder.
 * Rendering the result and comparing it is never timed.
 
@@ -197,13 +197,13 @@ class Symlayout(Lib):
 
     def __init__(self):
         import symlayout  # noqa: F401
-        from symlayout import int_tuple as it, layout as L
-        from symlayout.notation import parse as sparse
-        from symlayout.swizzle import compose_left
-        from symlayout.conformance import ops
+        from symlayout.algebra import int_tuple as it, layout as L
+        from symlayout.algebra.notation import parse as sparse
+        from symlayout.algebra.composed import compose_left
+        from symlayout.conformance.runner import ops
         self.parse, self.ops = sparse, ops()
         self.it, self.L = it, L
-        from symlayout.layout import function_table
+        from symlayout.algebra.layout import function_table
         self.table = function_table
 
         def swz_layout(C):
@@ -218,7 +218,7 @@ class Symlayout(Lib):
             tiler, tv = L.make_layout_tv(a, b)
             return {"tiler": tiler, "layout_tv": tv}
 
-        # op -> function of the already parsed args (mirrors symlayout/conformance_ops/algebra.py)
+        # op -> function of the already parsed args (mirrors symlayout/conformance/algebra.py)
         self.table_ops = {
             "product": it.product, "product_each": it.product_each,
             "prefix_product": lambda t, init=1: it.prefix_product(t, init),

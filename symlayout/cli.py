@@ -147,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     >>> sorted(build_parser()._subparsers._group_actions[0].choices)[:3]
     ['atoms', 'cute', 'explain']
     """
-    from .algebra_expr import functions_help
+    from .algebra.calculator import functions_help
     p = _Parser(prog=PROG, description="Prove CuTe/CUTLASS GPU tiling configurations correct.",
                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -309,7 +309,7 @@ def _cmd_solve(args) -> int:
 
 
 def _cmd_layout(args) -> int:
-    from .algebra_expr import run
+    from .algebra.calculator import run
     print(run(args.expr, table=args.table))
     return EXIT_OK
 

@@ -233,7 +233,7 @@ class Param:
     @property
     def symbol(self):
         """The positive-integer sympy symbol of this parameter."""
-        from .symbolic import symbols
+        from .algebra.symbolic import symbols
         return symbols(self.name)[0]
 
     def values(self) -> list[int]:
@@ -257,7 +257,7 @@ class MMAConfig:
 
     ``layout`` is the parsed AtomLayoutMNK (an IntTuple or a Layout);
     ``permutation`` is None or a tuple of 1..3 entries, each an int extent, a
-    Layout or ``_`` (:data:`symlayout.notation._`).  The ``raw_*`` fields keep
+    Layout or ``_`` (:data:`symlayout.algebra.notation._`).  The ``raw_*`` fields keep
     the strings as written.
 
     >>> MMAConfig("SM80_16x8x16_F16F16F16F16_TN", (2, 2, 1), None, "(2,2,1)", None).atom_threads_layout
@@ -284,7 +284,7 @@ class CopyConfig:
     (M,K) for A, (N,K) for B, (M,N) for C; ``align`` is the byte alignment
     of its base address; ``raw_smem`` the string as written.
 
-    >>> from symlayout.notation import parse
+    >>> from symlayout.algebra.notation import parse
     >>> c = CopyConfig("A", "SM75_U32x2_LDSM_N", "half_t", parse("(32,16):(16,1)"), 128, "(32,16):(16,1)")
     >>> c.operand, c.smem.size()
     ('A', 512)
@@ -304,7 +304,7 @@ class ThreadMapConfig:
     """``[threadmap]``: a CUTLASS 2.x thread map (or a custom ``offset`` formula).
 
     Fields not used by ``kind`` are None.  ``offset`` is the parsed
-    :class:`symlayout.expr.Expr` (``raw_offset`` the text); ``base`` the
+    :class:`symlayout.threadmap.formula.Expr` (``raw_offset`` the text); ``base`` the
     wrapped map of a ``Transpose*`` kind.  :meth:`build` makes the model.
 
     >>> tm = ThreadMapConfig("PitchLinearStripminedThreadMap", shape=(64, 8), threads=32, elements_per_access=8)
@@ -327,8 +327,8 @@ class ThreadMapConfig:
     line: int = 0
 
     def build(self):
-        """The :mod:`symlayout.threadmap` model of this map (a fresh object)."""
-        from .threadmap import make_thread_map
+        """The :mod:`symlayout.threadmap.maps` model of this map (a fresh object)."""
+        from .threadmap.maps import make_thread_map
         k = self.kind
         epa = self.elements_per_access if self.elements_per_access is not None else 1
         if k in _TM_PLAIN:
@@ -548,7 +548,7 @@ class _Loader:
 
     def notation(self, text, keys, symbols, what):
         """Parse CuTe notation; errors keep the column inside the string."""
-        from .notation import parse
+        from .algebra.notation import parse
         self.check_ascii(text, keys)
         try:
             return parse(text, symbols)
@@ -678,9 +678,9 @@ class _Loader:
                             "model yet")
 
     def check_atom_layout(self, lay, raw, keys):
-        from .int_tuple import flatten_leaves, is_tuple
-        from .layout import Layout
-        from .notation import _
+        from .algebra.int_tuple import flatten_leaves, is_tuple
+        from .algebra.layout import Layout
+        from .algebra.notation import _
         if getattr(lay, "is_composed", False) or getattr(lay, "is_swizzle", False) or lay is _:
             self.fail(keys, f"[mma] layout must be an IntTuple like \"(2,2,1)\" or a layout like "
                             f"\"(2,2,1):(1,2,0)\", got {raw!r}")
@@ -712,8 +712,8 @@ class _Loader:
                                 "would leave threads without an atom or give two threads the same one")
 
     def load_permutation(self, v, keys, symbols):
-        from .int_tuple import flatten_leaves, is_tuple
-        from .notation import _
+        from .algebra.int_tuple import flatten_leaves, is_tuple
+        from .algebra.notation import _
         if not isinstance(v, list):
             self.fail(keys, f"[mma] permutation must be an array of 1 to 3 entries like [\"32\", \"32\", \"16\"], "
                             f"not {_type_name(v)} {_short(v)}")
@@ -734,7 +734,7 @@ class _Loader:
                 continue
             self.check_ascii(text, keys)
             try:
-                from .notation import parse
+                from .algebra.notation import parse
                 node = parse(text, symbols)
             except SymlayoutError as err:
                 self.fail(keys, f"{what}: {err}")
@@ -791,7 +791,7 @@ class _Loader:
         return out
 
     def check_smem(self, smem, raw, keys, op, bits):
-        from .int_tuple import flatten_leaves, is_tuple
+        from .algebra.int_tuple import flatten_leaves, is_tuple
         w = self.where(keys)
         if not hasattr(smem, "shape") or getattr(smem, "is_swizzle", False):
             self.fail(keys, f"{w} must be a layout \"shape:stride\" (optionally \"Sw<B,M,S> o shape:stride\"), "
@@ -899,7 +899,7 @@ class _Loader:
                 self.fail(keys + ("iterations",), f"{w}: {kw['threads']} threads x {n} iterations is too many "
                                                   f"accesses (limit {1 << 20})")
         if "offset" in t:
-            from .expr import parse_expr
+            from .threadmap.formula import parse_expr
             raw = self.get_str(t, keys + ("offset",))
             try:
                 kw["offset"] = parse_expr(raw, {"t", "i"})
@@ -919,7 +919,7 @@ class _Loader:
 
     def check_threadmap_model(self, tm: ThreadMapConfig):
         try:
-            import symlayout.threadmap  # noqa: F401
+            import symlayout.threadmap.maps  # noqa: F401
         except ModuleNotFoundError:
             return
         try:
@@ -1023,9 +1023,9 @@ class _Loader:
             self.fail(where, f"[mma]: {e}")
         idx = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
         names = "MNK"
-        from .int_tuple import product
-        from .symbolic import decide
-        from ._lazy import sympy
+        from .algebra.int_tuple import product
+        from .algebra.symbolic import decide
+        from .algebra._lazy import sympy
         for op, c in cfg.copies.items():
             for mode, ti in enumerate(idx[op]):
                 need = tile[ti]

@@ -166,7 +166,7 @@ def _in_catalog(kind: str, name: str) -> bool:
 def _atom_bits(atom) -> int:
     """Bits one copy moves: the atom's source value count times the value type's width."""
     src = _static(atom.layout_src_tv, "copy atom layout")
-    from .notation import parse_layout
+    from .algebra.notation import parse_layout
     L = parse_layout(src)
     vals = L[1].size() if L.rank() > 1 else 1
     return int(vals) * int(atom.value_type.width)
@@ -281,7 +281,7 @@ class DslConfig:
 
     # ---- the TiledMma
     def _read_mma(self, tm, label):
-        from .notation import parse_layout
+        from .algebra.notation import parse_layout
         op = tm.op
         atom = mma_name(op)
         vmnk = parse_layout(strip_static(_static(tm.thr_layout_vmnk, "thr_layout_vmnk")))
@@ -374,7 +374,7 @@ class DslConfig:
             t["align"] = int(align or salign)
         how = f"make_tiled_copy_{x}"
         if tiled is not None:
-            from .notation import parse_layout
+            from .algebra.notation import parse_layout
             tv = parse_layout(strip_static(_static(tiled.layout_tv_tiled, f"{label}.layout_tv_tiled")))
             tiler = tiler_extents(_static(tiled.tiler_mn, f"{label}.tiler_mn"))
             mine = getattr(self._model, f"get_layout{x}_TV")()
@@ -402,7 +402,7 @@ class DslConfig:
         label = label or f"{kind} {x}"
         atom, typ = copy_name(tiled_copy), dtype_name(tiled_copy.value_type)
         from .atoms import value_type_bits
-        from .notation import parse_layout
+        from .algebra.notation import parse_layout
         keys = {"atom": atom, "type": typ}
         tv = parse_layout(strip_static(_static(tiled_copy.layout_tv_tiled, f"{label}.layout_tv_tiled")))
         tiler = tiler_extents(_static(tiled_copy.tiler_mn, f"{label}.tiler_mn"))
@@ -438,8 +438,8 @@ class DslConfig:
             keys["gmem"] = gmem
             note = "gmem as given"
         else:
-            from . import int_tuple as it
-            from .notation import parse
+            from .algebra import int_tuple as it
+            from .algebra.notation import parse
             inner = parse(text)
             shape = it.product_each(getattr(inner, "inner", inner).shape)[:2]
             if contiguous is None:
@@ -553,12 +553,12 @@ class DslConfig:
 
 def _is_transpose(a: str, b: str) -> bool:
     """``b(n, k) == a(k, n)`` everywhere (both rank-2 layouts in the contract's notation)."""
-    from .layout import Layout, composition, function_table
-    from .notation import parse
+    from .algebra.layout import Layout, composition, function_table
+    from .algebra.notation import parse
     A, B = parse(a), parse(b)
     if A.rank() != 2 or B.rank() != 2:
         return False
-    from . import int_tuple as it
+    from .algebra import int_tuple as it
     m, n = it.product_each(A.shape)
     if tuple(it.product_each(B.shape)) != (n, m):
         return False

@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 
-from symlayout.notation import parse
+from symlayout.algebra.notation import parse
 
 
 @lru_cache(maxsize=None)

@@ -20,16 +20,16 @@ import random
 import pytest
 import sympy
 
-from symlayout import int_tuple as it
+from symlayout.algebra import int_tuple as it
 from symlayout.errors import AlgebraError, ConditionError, NotationError, SymlayoutError
-from symlayout.layout import (Layout, blocked_product, coalesce, complement, composition, dice, downcast, filter,
+from symlayout.algebra.layout import (Layout, blocked_product, coalesce, complement, composition, dice, downcast, filter,
                               flat_divide, flat_product, function_table, left_inverse, logical_divide,
                               logical_product, make_layout, make_layout_tv, max_alignment, max_common_layout,
                               max_common_vector, nullspace, raked_product, recast_layout, right_inverse, slice_,
                               tile_to_shape, tiled_divide, tiled_product, upcast, zipped_divide, zipped_product)
-from symlayout.notation import MAX_DEPTH, _, parse, parse_int_tuple, parse_layout
-from symlayout.swizzle import ComposedLayout, Swizzle, make_swizzle
-from symlayout.symbolic import collect_conditions
+from symlayout.algebra.notation import MAX_DEPTH, _, parse, parse_int_tuple, parse_layout
+from symlayout.algebra.composed import ComposedLayout, Swizzle, make_swizzle
+from symlayout.algebra.symbolic import collect_conditions
 
 def one_line(e: BaseException) -> str:
     msg = str(e)

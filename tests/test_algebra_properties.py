@@ -20,14 +20,14 @@ import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from symlayout import int_tuple as it
+from symlayout.algebra import int_tuple as it
 from symlayout.errors import AlgebraError
-from symlayout.layout import (Layout, blocked_product, coalesce, coalesce_x, complement, composition, downcast,
+from symlayout.algebra.layout import (Layout, blocked_product, coalesce, coalesce_x, complement, composition, downcast,
                               filter, flat_divide, left_inverse, logical_divide, logical_product, make_layout,
                               make_ordered_layout, max_common_layout, max_common_vector, nullspace, raked_product,
                               right_inverse, tiled_divide, upcast, zipped_divide)
-from symlayout.notation import format_int_tuple, parse
-from symlayout.swizzle import ComposedLayout, Swizzle
+from symlayout.algebra.notation import format_int_tuple, parse
+from symlayout.algebra.composed import ComposedLayout, Swizzle
 
 N = 150          # examples per property (x 17 properties > 2,000 examples)
 PROP = settings(max_examples=N, deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -345,7 +345,7 @@ def test_logical_blocked_raked_product(B, T):
         if is_injective(T):
             assert is_injective(P), f"logical_product({B}, {T}) = {P}"
     R = max(B.rank(), T.rank())
-    from symlayout.layout import append
+    from symlayout.algebra.layout import append
     PP = logical_product(append(B, n=R), append(T, n=R))
     if R == 1 and it.is_tuple(PP[1].shape) and len(PP[1].shape) > 1:
         # zip of modes of different ranks: CuTe drops modes (blocked, 1-tuple block) or does not compile
@@ -407,7 +407,7 @@ def test_swizzle_is_an_involution(sw, xs):
         assert sw(y) == x
         assert (y ^ x) & ~sw.zzz_msk == 0          # only the Z bits change
     C = ComposedLayout(sw, 0, Layout(64, 1))
-    from symlayout.layout import left_inverse as li
+    from symlayout.algebra.layout import left_inverse as li
     R = right_inverse(C)
     assert all(C(R(i)) == i for i in range(R.size()))
     Li = li(C)
@@ -471,7 +471,7 @@ def test_parse_print_round_trip(L, sw, off):
     P = parse(str(C))
     assert str(P) == str(C) and P.swizzle == sw and P.offset == off and P.inner == L
     T = (L, L.size())
-    from symlayout.layout import format_tiler
+    from symlayout.algebra.layout import format_tiler
     PT = parse(format_tiler(T))
     assert PT[0] == L and PT[1] == L.size()
 

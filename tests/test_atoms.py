@@ -11,10 +11,10 @@ from symlayout.atoms import (Registers, canonical_type, catalog_json, catalog_te
                              value_type_names)
 from symlayout.atoms.copy import CopyAtom, copy_op_names, get_copy_op, make_copy_atom
 from symlayout.atoms.mma import get_mma_atom, mma_atom_names
-from symlayout.conformance_ops.atoms import OPS
+from symlayout.conformance.atoms import OPS
 from symlayout.errors import AtomError, SymlayoutError
-from symlayout.layout import Layout, function_table
-from symlayout.notation import parse_layout
+from symlayout.algebra.layout import Layout, function_table
+from symlayout.algebra.notation import parse_layout
 
 
 def _shared() -> Path:
@@ -451,5 +451,5 @@ _CASES = _conformance_cases()
 @pytest.mark.skipif(not _CASES, reason="shared conformance cases not found")
 @pytest.mark.parametrize("case", _CASES, ids=lambda c: c["id"])
 def test_conformance_case(case):
-    from symlayout.conformance import _compare
+    from symlayout.conformance.runner import _compare
     assert _compare(OPS[case["op"]](case["args"]), case["expect"]) == ""

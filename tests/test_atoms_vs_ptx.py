@@ -1,5 +1,5 @@
 """Atom by atom: CuTe's traits (symlayout.atoms, data from CuTe) and the independent
-PTX-ISA model (symlayout.atoms.ptx) describe the same hardware.
+PTX-ISA model (symlayout.arch.ptx) describe the same hardware.
 
 MMA: for every (thread, value) of ALayout / BLayout / CLayout, the (m,k) / (n,k) /
 (m,n) element CuTe assigns equals what the PTX fragment formula puts in element
@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import pytest
 
-from symlayout.atoms import ptx, value_type_bits
+from symlayout.arch import ptx
+from symlayout.atoms import value_type_bits
 from symlayout.atoms.copy import copy_op_names, get_copy_op
 from symlayout.atoms.mma import get_mma_atom, mma_atom_names
 from symlayout.errors import AtomError
@@ -33,12 +34,12 @@ def _ptx_variant(name):
 # Disagreement found (see the report): CUTLASS 4.2 issues
 # mma.sync.aligned.m16n8k32.row.col.f16.{e4m3,e5m2}.{e4m3,e5m2}.f16 (cute/arch/mma_sm89.hpp,
 # guarded by CUDA >= 12.8, i.e. PTX ISA 8.7), an instruction the PTX ISA does define;
-# symlayout.atoms.ptx lists only f32 accumulators for m16n8k32 e4m3/e5m2, so it cannot
+# symlayout.arch.ptx lists only f32 accumulators for m16n8k32 e4m3/e5m2, so it cannot
 # model these atoms.  The PTX model is incomplete here, not CuTe.  Strict xfail: the
 # test starts failing (XPASS) once ptx.py learns the f16 accumulator.
 _PTX_GAP = pytest.mark.xfail(
     strict=True, raises=ValueError,
-    reason="symlayout.atoms.ptx lacks the f16 accumulator of mma m16n8k32 e4m3/e5m2 (PTX ISA 8.7, sm_89)")
+    reason="symlayout.arch.ptx lacks the f16 accumulator of mma m16n8k32 e4m3/e5m2 (PTX ISA 8.7, sm_89)")
 # (the f16-accumulator FP8 variants were added to ptx.py after this disagreement was found)
 _MMA_C = [pytest.param(n, marks=_PTX_GAP) if _ptx_variant(n) not in ptx.MMA_VARIANTS else n for n in _MMA]
 _MATRIX = [n for n in copy_op_names() if get_copy_op(n).kind in ("ldsm", "stsm")]

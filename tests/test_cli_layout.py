@@ -4,9 +4,9 @@ import re
 import pytest
 
 from symlayout import cli
-from symlayout.algebra_expr import FUNCTIONS, evaluate, format_table
-from symlayout.layout import Layout, composition, function_table, logical_divide
-from symlayout.notation import parse
+from symlayout.algebra.calculator import FUNCTIONS, evaluate, format_table
+from symlayout.algebra.layout import Layout, composition, function_table, logical_divide
+from symlayout.algebra.notation import parse
 
 
 def run(capsys, *argv):

@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from symlayout import conformance
+from symlayout.conformance import runner as conformance
 
 
 

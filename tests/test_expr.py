@@ -1,4 +1,4 @@
-"""Tests of symlayout.expr: the safe integer expression parser."""
+"""Tests of symlayout.threadmap.formula: the safe integer expression parser."""
 from __future__ import annotations
 
 import doctest
@@ -9,9 +9,9 @@ import pytest
 import sympy
 import z3
 
-import symlayout.expr as expr_mod
+import symlayout.threadmap.formula as expr_mod
 from symlayout.errors import NotationError, SymlayoutError
-from symlayout.expr import BinOp, Const, Expr, Neg, Var, parse_expr
+from symlayout.threadmap.formula import BinOp, Const, Expr, Neg, Var, parse_expr
 
 
 def test_doctests():

@@ -10,7 +10,7 @@ MIXED = ("SM80_16x8x16_F16F16F16F16_TN", "(2,2,1)", None, "A", "UniversalCopy<ui
 
 
 def verdicts(args, method="auto"):
-    from symlayout.notation import parse_layout
+    from symlayout.algebra.notation import parse_layout
     mma, lay, perm, op, atom, typ, smem = args
     return {r.property: r for r in prove_operand(mma, lay, perm, op, atom, typ, parse_layout(smem), method=method)}
 

@@ -5,7 +5,7 @@ import sys
 import pytest
 
 from symlayout.harness import atoms_probe as P
-from symlayout.atoms import ptx
+from symlayout.arch import ptx
 
 
 # ---------------------------------------------------------------------------

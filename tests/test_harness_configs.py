@@ -2,7 +2,7 @@
 
 CPU tests (run everywhere): the generated CUDA names the right instructions and
 its tables are the model's; a byte-level emulator of the generated kernels,
-written from the PTX ISA (symlayout.atoms.ptx), not from the model, feeds the
+written from the PTX ISA (symlayout.arch.ptx), not from the model, feeds the
 harness's own checks, so marker and compute mode are exercised end to end
 without a GPU (a proved configuration passes, a refuted one is caught).
 
@@ -15,7 +15,7 @@ import sys
 import numpy as np
 import pytest
 
-from symlayout.atoms import ptx
+from symlayout.arch import ptx
 from symlayout.config import loads_config
 from symlayout.harness import config_run as R
 from symlayout.harness import have_gpu

@@ -18,11 +18,11 @@ import sympy
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from symlayout.algebra_expr import evaluate, run
+from symlayout.algebra.calculator import evaluate, run
 from symlayout.errors import NotationError, SymlayoutError
-from symlayout.layout import Layout, logical_divide, upcast
-from symlayout.notation import format_int_tuple, parse
-from symlayout.symbolic import symbols
+from symlayout.algebra.layout import Layout, logical_divide, upcast
+from symlayout.algebra.notation import format_int_tuple, parse
+from symlayout.algebra.symbolic import symbols
 
 m, n = symbols("m n")
 NAMES = {"m": m, "n": n}

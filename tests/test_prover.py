@@ -10,10 +10,10 @@ import pytest
 from symlayout.atoms.copy import CopyAtom, get_copy_op
 from symlayout.atoms.mma import get_mma_atom
 from symlayout.cli import main
-from symlayout.layout import Layout
+from symlayout.algebra.layout import Layout
 from symlayout.prove.engine import prove_operand
 from symlayout.prove.model import build_operand_model
-from symlayout.prove.properties import CHECKS, exactly_once
+from symlayout.prove.obligations import CHECKS, exactly_once
 from symlayout.prove.z3backend import check_z3, decide
 from symlayout.tiled.mma import make_tiled_mma
 
@@ -181,7 +181,7 @@ def test_z3_equals_exhaustive_on_multi_tile_configs():
 
 def test_tiny_timeout_gives_unknown():
     from symlayout.config import Param
-    from symlayout.notation import parse_layout
+    from symlayout.algebra.notation import parse_layout
     mma = make_tiled_mma(ATOM, "(2,2,1)")
     S = parse_layout("Sw<3,3,3> o 0 o (64*m,64):(64,1)")
     r = decide("bank_conflicts", mma, "A", "SM75_U32x4_LDSM_N", "half_t", S, {"m": Param("m", 1, 1 << 20)},

@@ -1,11 +1,11 @@
-"""Structural facts and PTX ISA figure examples for symlayout.atoms.ptx."""
+"""Structural facts and PTX ISA figure examples for symlayout.arch.ptx."""
 import itertools
 import subprocess
 import sys
 
 import pytest
 
-from symlayout.atoms import ptx
+from symlayout.arch import ptx
 
 LANES = range(32)
 
@@ -212,7 +212,7 @@ def test_cp_async_cache_ops_and_fill():
 
 
 def test_module_is_light():
-    code = ("import sys; import symlayout.atoms.ptx; "
+    code = ("import sys; import symlayout.arch.ptx; "
             "bad = [m for m in ('z3', 'sympy', 'numpy', 'cupy') if m in sys.modules]; print(bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -1,10 +1,10 @@
 """The seeds reproduce: every configuration and number in shared/seeds must come out of symlayout."""
 import pytest
 
-from symlayout.layout import Layout, function_table
+from symlayout.algebra.layout import Layout, function_table
 from symlayout.atoms.copy import make_copy_atom
 from symlayout.prove.model import build_operand_model
-from symlayout.prove.properties import slot_agreement, CHECKS
+from symlayout.prove.obligations import slot_agreement, CHECKS
 from symlayout.tiled.copy import copy_calls, make_tiled_copy_A, make_tiled_copy_B
 from symlayout.tiled.mma import make_tiled_mma
 

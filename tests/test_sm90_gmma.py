@@ -13,9 +13,9 @@ import pytest
 from symlayout.arch import gmma as arch
 from symlayout.atoms import gmma as cg
 from symlayout.atoms import value_type_bits, value_type_info
-from symlayout.layout import Layout, function_table, slice_
-from symlayout.notation import _, parse, parse_layout
-from symlayout.swizzle import Swizzle
+from symlayout.algebra.layout import Layout, function_table, slice_
+from symlayout.algebra.notation import _, parse, parse_layout
+from symlayout.algebra.composed import Swizzle
 from symlayout.tiled.mma import make_tiled_mma
 
 DATA = Path(__file__).resolve().parent / "data" / "sm90"
@@ -204,7 +204,7 @@ def _subblock(L, r0, rows, k0, kin):
     """The layout of the (rows x kin) block of a 2-D layout at (r0, k0) as CuTe's
     ``local_tile`` gives it: ``composition(L, (rows:1, kin:1))``, the same for
     every block when the block divides the tile (its offset is ``L(r0, k0)``)."""
-    from symlayout.layout import composition
+    from symlayout.algebra.layout import composition
     return composition(L, (Layout(rows, 1), Layout(kin, 1)))
 
 

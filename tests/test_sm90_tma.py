@@ -12,9 +12,9 @@ import pytest
 from symlayout.arch import tma as arch
 from symlayout.atoms import gmma as cg
 from symlayout.atoms import tma as ct
-from symlayout.layout import Layout
-from symlayout.notation import parse
-from symlayout.symbolic import DynInt
+from symlayout.algebra.layout import Layout
+from symlayout.algebra.notation import parse
+from symlayout.algebra.symbolic import DynInt
 
 DATA = Path(__file__).resolve().parent / "data" / "sm90"
 SWIZZLE_NAMES = {0: "none", 1: "32B", 2: "64B", 3: "128B"}

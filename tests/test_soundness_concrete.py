@@ -11,7 +11,7 @@ from symlayout.cli import main
 from symlayout.config import loads_config
 from symlayout.prove.engine import prove_config
 from symlayout.prove.model import build_operand_model
-from symlayout.prove.properties import CHECKS
+from symlayout.prove.obligations import CHECKS
 from symlayout.prove.result import VACUOUS, verdict
 from symlayout.prove.threadmaps import prove_offset_formula
 

@@ -20,8 +20,8 @@ import pytest
 import sympy
 
 from symlayout.config import Param, loads_config
-from symlayout.layout import Layout
-from symlayout.notation import parse_layout
+from symlayout.algebra.layout import Layout
+from symlayout.algebra.notation import parse_layout
 from symlayout.prove import bvterms as bt
 from symlayout.prove import z3backend as zb
 from symlayout.prove.engine import prove_config, prove_operand

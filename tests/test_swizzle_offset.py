@@ -10,12 +10,12 @@ import re
 
 import pytest
 
-from symlayout.layout import Layout
-from symlayout.notation import _, parse_layout
+from symlayout.algebra.layout import Layout
+from symlayout.algebra.notation import _, parse_layout
 from symlayout.prove.engine import prove_operand
 from symlayout.prove.model import build_operand_model
-from symlayout.swizzle import ComposedLayout, Swizzle
-from symlayout.symbolic import DynInt as D
+from symlayout.algebra.composed import ComposedLayout, Swizzle
+from symlayout.algebra.symbolic import DynInt as D
 
 F16 = "SM80_16x8x16_F16F16F16F16_TN"
 

@@ -23,14 +23,14 @@ import pytest
 import sympy
 import z3
 
-from symlayout import symbolic
+from symlayout.algebra import symbolic
 from symlayout.errors import AlgebraError, ConditionError, SymlayoutError
-from symlayout.layout import (Layout, coalesce, complement, composition, left_inverse, logical_divide,
+from symlayout.algebra.layout import (Layout, coalesce, complement, composition, left_inverse, logical_divide,
                               logical_product, make_layout, raked_product, right_inverse, tile_to_shape, upcast,
                               zipped_divide)
-from symlayout.notation import parse
-from symlayout.swizzle import ComposedLayout, Swizzle
-from symlayout.symbolic import (collect_conditions, condition_z3, layout_function, layout_z3, swizzle_function,
+from symlayout.algebra.notation import parse
+from symlayout.algebra.composed import ComposedLayout, Swizzle
+from symlayout.algebra.symbolic import (collect_conditions, condition_z3, layout_function, layout_z3, swizzle_function,
                                 symbols, to_z3)
 
 m, k = symbols("m k")
@@ -360,7 +360,7 @@ def test_z3_proves_the_inverse_laws(text):
 
 
 def it_flat(t):
-    from symlayout.int_tuple import flatten_leaves
+    from symlayout.algebra.int_tuple import flatten_leaves
     return flatten_leaves(t)
 
 

@@ -14,13 +14,13 @@ import pytest
 import sympy
 
 from symlayout import cli
-from symlayout import int_tuple as it
-from symlayout import layout as L
-from symlayout.algebra_expr import evaluate
+from symlayout.algebra import int_tuple as it
+from symlayout.algebra import layout as L
+from symlayout.algebra.calculator import evaluate
 from symlayout.errors import AlgebraError
-from symlayout.layout import Layout
-from symlayout.notation import parse
-from symlayout.symbolic import collect_conditions, symbols
+from symlayout.algebra.layout import Layout
+from symlayout.algebra.notation import parse
+from symlayout.algebra.symbolic import collect_conditions, symbols
 
 from test_symbolic_vs_concrete import OPS, check_case, holds, inst, table
 
@@ -171,7 +171,7 @@ def test_static_instantiations_are_what_symbolic_right_inverse_gives():
 def test_max_alignment_refuses_symbolic_layouts_and_counts_static_entries_of_dynamic_ones():
     with pytest.raises(AlgebraError, match="symbolic"):
         L.max_alignment(parse("(32*m,16):(16,1)"))
-    from symlayout.symbolic import DynInt
+    from symlayout.algebra.symbolic import DynInt
     # CuTe: a dynamic shape counts as 1, a dynamic stride as 0
     assert L.max_alignment(Layout((DynInt(32), 16), (16, 1))) == L.max_alignment(Layout((1, 16), (16, 1))) == 16
     assert L.max_alignment(Layout((32, 16), (16, 1))) == 512
@@ -211,7 +211,7 @@ def test_ill_formed_int_tuple_calls_are_input_errors(capsys, expr, frag):
 def _fuzz_expressions(rnd, count):
     """Random calls of every calculator function on layouts/shapes with 0, negative and symbolic entries."""
     import re
-    from symlayout.algebra_expr import FUNCTIONS
+    from symlayout.algebra.calculator import FUNCTIONS
     ints = ["0", "1", "2", "3", "4", "-1", "-4", "8", "m", "m-1", "m-m", "2*m", "m//2", "m%2", "n-3", "0*m"]
 
     def shape(d=0):
@@ -239,7 +239,7 @@ def _fuzz_expressions(rnd, count):
 def test_calculator_fuzz_has_no_internal_errors(seed, count):
     """Every expression gives a result or a one-line SymlayoutError (exit 2), never another exception (exit 4)."""
     import random
-    from symlayout.algebra_expr import format_result
+    from symlayout.algebra.calculator import format_result
     from symlayout.errors import SymlayoutError
     escapes = {}
     for text in _fuzz_expressions(random.Random(seed), count):

@@ -10,7 +10,7 @@ Then, at random symbol values:
   same size and function of each top-level mode.  The print form may differ only as CuTe's dynamic
   integers differ from static ones (a symbolic mode is not merged or dropped by a static test, e.g.
   ``composition((m,8):(1,m), 4:3)``); it must equal the print form of the same computation with the
-  symbolic entries replaced by *dynamic* integers of the same value (:class:`~symlayout.symbolic.DynInt`),
+  symbolic entries replaced by *dynamic* integers of the same value (:class:`~symlayout.algebra.symbolic.DynInt`),
   up to entries the symbolic algebra proves static (``Mod(4*m, 2) = 0``).
 * where the **concrete computation raises** (CuTe would reject it), some side condition must be false.
 
@@ -25,12 +25,12 @@ import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from symlayout import int_tuple as it
-from symlayout import layout as L
+from symlayout.algebra import int_tuple as it
+from symlayout.algebra import layout as L
 from symlayout.errors import AlgebraError, SymlayoutError
-from symlayout.layout import Layout
-from symlayout.notation import format_int_tuple, parse
-from symlayout.symbolic import DynInt, collect_conditions, normalize, symbols
+from symlayout.algebra.layout import Layout
+from symlayout.algebra.notation import format_int_tuple, parse
+from symlayout.algebra.symbolic import DynInt, collect_conditions, normalize, symbols
 
 m, n = symbols("m n")
 MAX_TABLE = 4096

@@ -1,4 +1,4 @@
-"""Tests of symlayout.threadmap (CUTLASS 2.x pitch-linear thread maps).
+"""Tests of symlayout.threadmap.maps (CUTLASS 2.x pitch-linear thread maps).
 
 Sources of the expected values:
 * shared/conformance/public/threadmap.jsonl (CUTLASS compiled on the host);
@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 import z3
 
-import symlayout.conformance_ops.threadmap as ops_mod
-import symlayout.threadmap as tm_mod
+import symlayout.conformance.threadmap as ops_mod
+import symlayout.threadmap.maps as tm_mod
 from symlayout.errors import ConfigError, NotationError, SymlayoutError, TilingError
-from symlayout.threadmap import (
+from symlayout.threadmap.maps import (
     OffsetThreadMap,
     PitchLinear2DThreadTileStripminedThreadMap,
     PitchLinearStridedWarpRakedThreadMap,

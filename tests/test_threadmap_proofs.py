@@ -27,7 +27,7 @@ from symlayout.prove.threadmaps import (
     prove_offset_formula, prove_threadmap, seed003_formula, seed003_table, show_map, show_threadmap,
     threadmap_layout,
 )
-from symlayout.threadmap import (
+from symlayout.threadmap.maps import (
     THREAD_MAPS, OffsetThreadMap, PitchLinear2DThreadTileStripminedThreadMap, PitchLinearStridedWarpRakedThreadMap,
     PitchLinearStripminedThreadMap, PitchLinearTilePolicyStripminedThreadContiguous,
     PitchLinearTilePolicyStripminedThreadStrided, PitchLinearWarpRakedThreadMap, PitchLinearWarpStripedThreadMap,

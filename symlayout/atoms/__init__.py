@@ -3,12 +3,12 @@
 The catalog lives in ``symlayout/atoms/data/*.json`` (``mma.json``, ``copy.json``,
 ``types.json``): CuTe's layouts as notation strings in CuTe's own units, register
 arrays, the PTX each operation issues and a ``ptx_model`` key linking it to the
-independent PTX-ISA model (:mod:`symlayout.atoms.ptx`).  Families (GMMA
+independent PTX-ISA model (:mod:`symlayout.arch.ptx`).  Families (GMMA
 ``64xNx16`` for every N, the S8/U8 and FP8 combinations, ``UniversalCopy<T>``, ...)
 are generated from template entries; this module holds the small, generic
 template engine and the value-type table.
 
-Public API (the atom classes are imported lazily, so ``symlayout.atoms.ptx``
+Public API (the atom classes are imported lazily, so ``symlayout.arch.ptx``
 stays importable without sympy):
 
 * :func:`value_type_bits`, :func:`canonical_type`, :func:`value_type_names`

@@ -18,8 +18,8 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from ..errors import AlgebraError, AtomError, CuteStaticAssert
-from ..layout import Layout, recast_layout
-from ..notation import parse_layout
+from ..algebra.layout import Layout, recast_layout
+from ..algebra.notation import parse_layout
 from . import Catalog, Registers, canonical_type, value_type_bits
 
 

@@ -31,11 +31,11 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .. import int_tuple as it
+from ..algebra import int_tuple as it
 from ..errors import AtomError
-from ..layout import Layout, is_layout, logical_divide, tile_to_shape, upcast
-from ..notation import parse_layout
-from ..swizzle import ComposedLayout, Swizzle
+from ..algebra.layout import Layout, is_layout, logical_divide, tile_to_shape, upcast
+from ..algebra.notation import parse_layout
+from ..algebra.composed import ComposedLayout, Swizzle
 from . import Registers, canonical_type, value_type_bits, value_type_info
 
 #: The layout atoms in bits (``Layout_*_Atom_Bits``): (B of ``Swizzle<B,4,3>``, shape, stride).

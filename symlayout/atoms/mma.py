@@ -16,8 +16,8 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from ..errors import AtomError
-from ..layout import Layout
-from ..notation import parse_layout
+from ..algebra.layout import Layout
+from ..algebra.notation import parse_layout
 from . import Catalog, Registers, canonical_type
 
 
@@ -36,7 +36,7 @@ def _arch_sm(arch: str | None) -> int:
 class MMAAtom:
     """One MMA atom as CuTe's ``MMA_Atom<Op>`` sees it.
 
-    ``*_layout`` are :class:`~symlayout.layout.Layout` objects (TV layouts), the
+    ``*_layout`` are :class:`~symlayout.algebra.layout.Layout` objects (TV layouts), the
     value types are canonical names from ``types.json``; ``frg_type_a/b`` differ
     from the value types only for GMMA's shared-memory descriptors;
     ``d_regs`` .. ``c_regs`` are the operation's register arrays (``d_regs`` is

@@ -22,11 +22,11 @@ raised as :class:`TmaCopyError` with CuTe's message: a swizzle that is not
 ``Sw<B,4,3>`` (a compile error), a box extent above 256, a global stride that is
 not a multiple of 16 bytes, smem and gmem of different majorness (run-time
 asserts).  Global shapes and strides may be run-time values
-(:class:`~symlayout.symbolic.DynInt` or symbols): CuTe merges modes only on
+(:class:`~symlayout.algebra.symbolic.DynInt` or symbols): CuTe merges modes only on
 static values.
 
 >>> from symlayout.atoms.gmma import layout_atom
->>> from symlayout.symbolic import DynInt
+>>> from symlayout.algebra.symbolic import DynInt
 >>> sA = layout_atom("K_SW128", "half_t").tile_to_shape((128, 64))
 >>> t = make_tma_copy("half_t", ((DynInt(1024), DynInt(512)), (DynInt(512), 1)), sA)
 >>> t.box_dim, t.global_dim, t.global_strides, t.swizzle, t.data_type
@@ -38,8 +38,8 @@ import math
 from dataclasses import dataclass, field
 
 from ..errors import AtomError
-from ..layout import Layout, coalesce, composition, is_layout, right_inverse
-from ..swizzle import Swizzle
+from ..algebra.layout import Layout, coalesce, composition, is_layout, right_inverse
+from ..algebra.composed import Swizzle
 from . import canonical_type, value_type_bits
 
 #: ``to_CUtensorMapDataType<T>``

@@ -229,7 +229,7 @@ class _Builder:
 
     def check_mma(self, doc, m):
         """symlayout's TiledMMA model against CuTe's own get_layoutX_TV."""
-        from ..notation import parse_layout
+        from ..algebra.notation import parse_layout
         from ..tiled.mma import make_tiled_mma
         mma = make_tiled_mma(doc.mma["atom"], doc.mma["layout"], doc.mma["permutation"])
         for x in "ABC":
@@ -244,7 +244,7 @@ class _Builder:
         """atom/type and thr/val (or tv/tiler) of a TiledCopy member; comment text."""
         atom, typ = op_name(m["tiled_copy"]), _canon(value_type_name(m["value_type"]))
         keys = {"atom": atom, "type": typ}
-        from ..notation import parse_layout
+        from ..algebra.notation import parse_layout
         tv = parse_layout(strip_static(m["tv"]))
         tiler = tiler_extents(m["tiler"])
         rec = thr_val_from_tv(tv, tiler) if tiler is not None else None
@@ -303,8 +303,8 @@ class _Builder:
         keys, how, rec = self.tiled_copy_keys(gm, transposed, f"{x}.g2s")
         if smem is None:
             raise ExtractError(f"{self.p.traits}: {gm.path} ({kind}.{x}) has no smem layout (role {x}.smem)")
-        from .. import int_tuple as it
-        from ..notation import parse
+        from ..algebra import int_tuple as it
+        from ..algebra.notation import parse
         inner = parse(smem)
         inner = getattr(inner, "inner", inner)
         shape = it.product_each(inner.shape)[:2]

@@ -129,7 +129,7 @@ def stage_slice(smem: str) -> tuple[str, int] | None:
     modes, strides = _split_top(shape[1:]), _split_top(stride[:-1])
     if len(modes) != 3 or len(strides) != 3:
         return None
-    from ..notation import parse_int_tuple
+    from ..algebra.notation import parse_int_tuple
     try:
         pipe = parse_int_tuple(modes[2])
     except Exception:  # noqa: BLE001 - not a static shape: no slice

@@ -14,7 +14,7 @@ accepted only if :func:`make_tiled_copy_tv` rebuilds the *same function*
 ``(thr, val) -> coordinate`` and the same tiler.  Otherwise there is no
 ``(thr, val)`` form and the front end writes ``tv``/``tiler``.
 
->>> from symlayout.notation import parse_layout
+>>> from symlayout.algebra.notation import parse_layout
 >>> thr, val = thr_val_from_tv(parse_layout("((8,16),8):((128,1),16)"), (16, 64))
 >>> print(thr, val)
 (16,8):(8,1) (1,8):(0,1)
@@ -23,8 +23,8 @@ accepted only if :func:`make_tiled_copy_tv` rebuilds the *same function*
 """
 from __future__ import annotations
 
-from .. import int_tuple as it
-from ..layout import Layout, composition, function_table, raked_product, right_inverse, select
+from ..algebra import int_tuple as it
+from ..algebra.layout import Layout, composition, function_table, raked_product, right_inverse, select
 
 __all__ = ["make_tiled_copy_tv", "same_function", "thr_val_from_tv", "transpose_thr_val", "format_val",
            "tiler_extents", "bytes_swizzle_to_elements"]
@@ -59,7 +59,7 @@ def tiler_extents(text: str) -> tuple | None:
     >>> tiler_extents("(_16,_64)"), tiler_extents("(32:1,32:1)"), tiler_extents("(4:2,8:1)")
     ((16, 64), (32, 32), None)
     """
-    from ..notation import parse
+    from ..algebra.notation import parse
     from .document import strip_static
     try:
         t = parse(strip_static(text))

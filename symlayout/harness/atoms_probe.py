@@ -1,5 +1,5 @@
 """Model-free observation of ldmatrix, stmatrix, mma.sync and cp.async on the GPU,
-compared with :mod:`symlayout.atoms.ptx`.
+compared with :mod:`symlayout.arch.ptx`.
 
 What "model-free" means here: the kernels move *labels* and compute products of
 *one-hot* inputs, and the decoding below recovers what the hardware did using
@@ -9,12 +9,12 @@ consulted only afterwards, to compare.
 * ldmatrix: a shared table of 16-bit ids (``id = 8*table_row + col``); lane ``L``
   passes the address of table row ``ROW_OF_LANE[L]`` (a scattered permutation).
   Every received half-register is decoded to (providing lane, column) and
-  compared with :func:`~symlayout.atoms.ptx.ldmatrix_dest`.  The output buffer is
+  compared with :func:`~symlayout.arch.ptx.ldmatrix_dest`.  The output buffer is
   poisoned (0xFFFF) first; every slot must be overwritten, and no id may come
   from a lane whose address ldmatrix should not read.
 * stmatrix: each register half holds ``1 + 8*lane + 2*reg + half``; the shared
   table is poisoned (0xFFFF); afterwards every cell of the rows addressed by
-  lanes ``< 8*num`` must hold the id :func:`~symlayout.atoms.ptx.stmatrix_source`
+  lanes ``< 8*num`` must hold the id :func:`~symlayout.arch.ptx.stmatrix_source`
   predicts, and every other cell must still be poison.
 * mma.sync: the fragment coordinates are only defined up to renaming of the m,
   n and k indices (D = A B + C is invariant under that), so the probe measures
@@ -28,7 +28,7 @@ consulted only afterwards, to compare.
   observed triple set must equal the PTX model's.
 * cp.async 4/8/16 (``.ca``; ``.cg`` for 16) copies permuted chunks of ids; the
   zero-fill form (``src-size < cp-size``) is checked against
-  :func:`~symlayout.atoms.ptx.cp_async_fill`.
+  :func:`~symlayout.arch.ptx.cp_async_fill`.
 
 Run on a GPU::
 
@@ -46,7 +46,7 @@ import sys
 import time
 from typing import Any, Iterable, Sequence
 
-from symlayout.atoms import ptx
+from symlayout.arch import ptx
 
 WARP = 32
 POISON16 = 0xFFFF

@@ -294,7 +294,7 @@ def _vec_suffix(vb: int) -> str:
 
 def frag_layout(mma, op: str, shape2):
     """The thread-independent fragment layout ``partition_fragment_X`` of an ``shape2`` tile."""
-    from ..layout import Layout
+    from ..algebra.layout import Layout
     return mma.get_slice(0).partition_fragment(op, Layout(tuple(shape2)))
 
 
@@ -302,7 +302,7 @@ def partition_map(mma, op: str, shape2) -> dict:
     """``{t: [element index of fragment slot q]}`` of an operand held without a copy,
     from the TiledMMA's partition of the ``shape2`` index tile (the same construction
     as the model's ``expected``); index ``e`` is ``(e % rows, e // rows)``."""
-    from ..layout import Layout, function_table
+    from ..algebra.layout import Layout, function_table
     ident = Layout(tuple(shape2))
     thr0 = mma.get_slice(0)
     frag = thr0.partition_fragment(op, ident)
@@ -356,7 +356,7 @@ class ConfigPlan:
 
 
 def _shape2(layout) -> tuple:
-    from .. import int_tuple as it
+    from ..algebra import int_tuple as it
     s = layout.shape
     return tuple(it.product_each(s)) if it.is_tuple(s) else (s,)
 
@@ -372,7 +372,7 @@ def _reg_bits(rtype: str) -> int:
 
 def plan_compute(mma, operands: dict) -> tuple[ComputePlan | None, str | None]:
     """The compute-mode plan, or ``(None, reason)`` when compute mode does not apply."""
-    from ..layout import function_table
+    from ..algebra.layout import function_table
     atom = mma.atom
     pm = getattr(atom, "ptx_model", None) or {}
     if pm.get("instr") != "mma" or not atom.ptx or not atom.ptx.startswith("mma.sync"):

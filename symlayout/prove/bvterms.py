@@ -927,7 +927,7 @@ def crd2idx(c, shape, stride, env: dict) -> Term:
     >>> t = crd2idx((x, const(3)), ((2, 8), 4), ((1, 16), 2), {}); evaluate(t, {"x": 13})
     103
     """
-    from .. import int_tuple as it
+    from ..algebra import int_tuple as it
     if isinstance(c, tuple):
         r = const(0)
         for ci, s, d in zip(c, shape, stride):
@@ -965,7 +965,7 @@ def layout_term(S, crd, env: dict) -> Term:
     coordinates is evaluated by the layout itself.
 
     >>> import sympy
-    >>> from symlayout.notation import parse_layout
+    >>> from symlayout.algebra.notation import parse_layout
     >>> m = var("m", 1, 64); u = var("u", 0, 63)
     >>> t = layout_term(parse_layout("(32*m,16):(16,1)"), (u * 32 + 1, const(2)), {"m": m})
     >>> evaluate(t, {"m": 2, "u": 1})
@@ -984,7 +984,7 @@ def layout_term(S, crd, env: dict) -> Term:
 def _free(S) -> bool:
     """True when a layout has a symbolic entry."""
     import sympy
-    from .. import int_tuple as it
+    from ..algebra import int_tuple as it
     L = S.inner if getattr(S, "is_composed", False) else S
     leaves = list(it.flatten_leaves(L.shape)) + list(it.flatten_leaves(L.stride))
     if getattr(S, "is_composed", False):

@@ -216,7 +216,7 @@ def run_show(args) -> int:
         hl = None
         if m is not None:
             from .engine import run_checks
-            from .properties import PROPERTIES
+            from .obligations import PROPERTIES
             for r in run_checks(m, PROPERTIES, method="auto"):
                 if r.status == REFUTED and r.counterexample and r.counterexample.element is not None:
                     hl = {tuple(r.counterexample.element): r.property}

@@ -23,7 +23,7 @@ def hardware_link(r: Result, tm, mma, operand, atom, value_type, S, params, alig
     """``r`` (PROVED on the tile model ``tm`` over CuTe's indices) made a statement about the bytes."""
     from .bvterms import Or
     from .model import build_operand_model
-    from .properties import CHECKS, _vectors
+    from .obligations import CHECKS, _vectors
     from .z3backend import Problem, substitute
     t0 = time.perf_counter()
     P = Problem(tm, S, params, tm.value_bits, align)

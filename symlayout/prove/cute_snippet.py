@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..notation import parse
+from ..algebra.notation import parse
 
 
 def _cpp_int_tuple(t) -> str:
@@ -33,7 +33,7 @@ def cpp_layout(L) -> str:
     """A CuTe C++ expression building layout ``L`` (swizzles via ``composition``, keeping the offset of
     ``Sw o OFF o L``: CuTe's partitions depend on it).
 
-    >>> from symlayout.notation import parse_layout
+    >>> from symlayout.algebra.notation import parse_layout
     >>> cpp_layout(parse_layout("Sw<3,3,3> o 16 o (32,64):(64,1)"))
     'composition(Swizzle<3,3,3>{}, Int<16>{}, make_layout(make_shape(Int<32>{}, Int<64>{}), make_stride(Int<64>{}, Int<1>{})))'
     """

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 
 from ..errors import SymlayoutError
 from ..atoms.copy import make_copy_atom
-from ..layout import Layout
+from ..algebra.layout import Layout
 from ..tiled.copy import make_tiled_copy_X
 from .model import (CuteRejects, OperandModel, build_operand_model, copy_vector_width, cute_addresses_differ,
                     cute_build_check, stand_in_tile)
-from .properties import CHECKS, PROPERTIES, fragment_width_mismatch
+from .obligations import CHECKS, PROPERTIES, fragment_width_mismatch
 from .result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
 
 #: properties that apply to a TiledMMA with copies (``coalescing`` is for thread maps)
@@ -51,7 +51,7 @@ def counted(r: Result, model: OperandModel | None) -> Result:
     given the count of its obligations on ``model`` (for a parametric
     configuration, the tile model: per rest tile), and 0 obligations is VACUOUS."""
     if r.status == PROVED and r.checked is None and model is not None:
-        from .properties import obligations
+        from .obligations import obligations
         r.checked = obligations(model, r.property)
     if r.status == PROVED and r.checked == 0:
         r.status = VACUOUS
@@ -99,7 +99,7 @@ def prove_operand(mma, atom_layout, permutation, operand, copy_op, value_type, s
 
 def mma_coverage(mma, operand: str) -> Result:
     """``coverage`` of a TiledMMA operand without a copy (TV layout ownership)."""
-    from .properties import tv_coverage
+    from .obligations import tv_coverage
     t0 = time.perf_counter()
     checked, cex = tv_coverage(mma, operand)
     return Result("coverage", verdict(cex, checked), operand=operand, checked=checked, method="exhaustive",

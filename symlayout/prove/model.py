@@ -2,7 +2,7 @@
 
 Built once from CuTe-exact objects (TiledMMA, TiledCopy, partitions, the
 atom-call plan of ``copy()``) and the independent PTX model of the
-instruction (:mod:`symlayout.atoms.ptx`); every property, the CLI's
+instruction (:mod:`symlayout.arch.ptx`); every property, the CLI's
 ``show``/``explain`` and the GPU harness read it.  Nothing else computes a
 layout.
 
@@ -21,11 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .. import int_tuple as it
-from ..atoms import ptx
+from ..algebra import int_tuple as it
+from ..arch import ptx
 from ..errors import AtomError, CuteStaticAssert, TilingError
-from ..layout import Layout, function_table, is_layout, slice_and_offset
-from ..notation import _, parse, parse_layout
+from ..algebra.layout import Layout, function_table, is_layout, slice_and_offset
+from ..algebra.notation import _, parse, parse_layout
 from ..tiled.copy import auto_vectorizing_calls, auto_vectorizing_width, copy_calls, make_tiled_copy_X
 from ..tiled.mma import TiledMMA, make_tiled_mma
 
@@ -241,7 +241,7 @@ def cute_addresses_differ(smem) -> bool:
     ComposedLayout ``Sw<B,M,S> o OFF o L`` whose offset is not a multiple of the swizzle period
     ``2^(B+M+|S|)``.  ``slice_and_offset`` XORs the offset's Y/Z bits with those of the sliced-off
     coordinates and adds its other bits outside the swizzle (so a carry out of them is never swizzled)
-    (:meth:`symlayout.swizzle.ComposedLayout.slice_and_offset`); the addresses ``cute::copy``
+    (:meth:`symlayout.algebra.composed.ComposedLayout.slice_and_offset`); the addresses ``cute::copy``
     dereferences are then computed from the real partitions, not from element indices."""
     if not getattr(smem, "is_composed", False) or smem.swizzle.b == 0:
         return False
@@ -366,8 +366,8 @@ def _check_swizzle_slices(mma, tc, operand, smem):
     composes the swizzle's two bit projections (``swizzle_anti_zy``/``swizzle_only_zy``) with the
     diced (thread) modes; with static shapes the composition's divisibility conditions are
     static_asserts (a swizzle over a row pitch that is not a power of two fails them)."""
-    from ..layout import composition, dice
-    from ..symbolic import DynInt
+    from ..algebra.layout import composition, dice
+    from ..algebra.symbolic import DynInt
     from ..errors import AlgebraError
     if not getattr(smem, "is_composed", False) or smem.swizzle.b == 0:
         return
@@ -533,7 +533,7 @@ def _k_blocks(ret, operand):
 def _k_block(view, k):
     if k is None:
         return view
-    from ..layout import slice_and_offset
+    from ..algebra.layout import slice_and_offset
     L, off = view
     s, o = slice_and_offset((_, _, k), L)
     return s, off + o

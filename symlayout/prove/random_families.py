@@ -214,7 +214,7 @@ def member_verdicts(cfg, values: dict, props=PROPERTIES) -> dict | None:
     """Exhaustive verdicts of one member (None when its configuration cannot be built, or its smem
     exceeds the 4 GiB a concrete configuration may have)."""
     from .model import build_operand_model
-    from .properties import CHECKS
+    from .obligations import CHECKS
     from .z3backend import substitute
     from ..tiled.mma import make_tiled_mma
     from ..atoms import value_type_bits

@@ -1,7 +1,7 @@
 """Proofs about CUTLASS 2.x thread maps (``[threadmap]`` configurations).
 
 A thread map sends access ``i`` of thread ``t`` to a ``(contiguous,
-strided)`` coordinate of a pitch-linear tile (see :mod:`symlayout.threadmap`);
+strided)`` coordinate of a pitch-linear tile (see :mod:`symlayout.threadmap.maps`);
 each access covers ``thread_access_shape`` elements (``elements_per_access``
 contiguous elements; a 4x4 block for the 2-D thread-tile maps).  Custom maps
 (``kind = "offset"``) give a 1-D element offset ``formula(t, i)`` into a tile
@@ -34,7 +34,7 @@ TiledMMAs and are skipped.
 Methods.  ``"exhaustive"`` evaluates every access (a complete proof for a
 concrete map).  ``"z3"`` decides ``coverage``, ``exactly_once``,
 ``in_bounds`` and ``alignment`` with Z3 from the symbolic offsets
-(:meth:`~symlayout.threadmap.ThreadMap.offset_exprs`): e.g. ``in_bounds`` is
+(:meth:`~symlayout.threadmap.maps.ThreadMap.offset_exprs`): e.g. ``in_bounds`` is
 proved when "some thread ``t < threads`` and iteration ``i < iterations``
 access an element outside the tile" is unsat; ``coalescing`` has no Z3
 encoding and is decided exhaustively.  ``"auto"`` is exhaustive unless the
@@ -45,7 +45,7 @@ Custom formulas with symbols (:func:`prove_offset_formula`) are proved with
 Z3 for every value of the symbols in their ranges; a refutation names the
 values.
 
->>> from symlayout.threadmap import PitchLinearWarpRakedThreadMap
+>>> from symlayout.threadmap.maps import PitchLinearWarpRakedThreadMap
 >>> m = PitchLinearWarpRakedThreadMap((32, 128), 128, (4, 8), 8)
 >>> [(r.property, r.status) for r in prove_map(m, type="half_t", align=16)]
 [('coverage', 'proved'), ('exactly_once', 'proved'), ('in_bounds', 'proved'), ('alignment', 'proved'), ('coalescing', 'proved')]
@@ -60,8 +60,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from ..errors import ConfigError, SymlayoutError, TilingError
-from ..expr import BinOp, Const, Expr, Neg, Var, parse_expr
-from ..threadmap import (
+from ..threadmap.formula import BinOp, Const, Expr, Neg, Var, parse_expr
+from ..threadmap.maps import (
     OffsetThreadMap,
     PitchLinear2DThreadTileStripminedThreadMap,
     PitchLinearStripminedThreadMap,
@@ -126,7 +126,7 @@ class MapModel:
     ``(contiguous, strided)`` shape of one access; ``bits`` the value width
     (None without a type); ``align`` the base alignment in bytes.
 
-    >>> from symlayout.threadmap import PitchLinearStripminedThreadMap
+    >>> from symlayout.threadmap.maps import PitchLinearStripminedThreadMap
     >>> m = MapModel.of(PitchLinearStripminedThreadMap((64, 8), 32, 8), type="half_t", align=16)
     >>> m.tile, m.vec, m.bits, m.iterations, m.vector_bits
     ((64, 8), (8, 1), 16, 2, 128)
@@ -142,9 +142,9 @@ class MapModel:
 
     @classmethod
     def of(cls, tm: ThreadMap, type: str | None = None, align: int | None = None, name: str = "") -> "MapModel":
-        """Wrap a :class:`~symlayout.threadmap.ThreadMap` model.
+        """Wrap a :class:`~symlayout.threadmap.maps.ThreadMap` model.
 
-        >>> from symlayout.threadmap import OffsetThreadMap
+        >>> from symlayout.threadmap.maps import OffsetThreadMap
         >>> MapModel.of(OffsetThreadMap("t", 4, 1, 4)).tile
         (4, 1)
         """
@@ -169,7 +169,7 @@ class MapModel:
     def is_offset(self) -> bool:
         """True for a custom ``offset`` formula map (1-D tile).
 
-        >>> from symlayout.threadmap import OffsetThreadMap
+        >>> from symlayout.threadmap.maps import OffsetThreadMap
         >>> MapModel.of(OffsetThreadMap("t", 4, 1, 4)).is_offset
         True
         """
@@ -179,7 +179,7 @@ class MapModel:
     def threads(self) -> int:
         """Number of threads.
 
-        >>> from symlayout.threadmap import OffsetThreadMap
+        >>> from symlayout.threadmap.maps import OffsetThreadMap
         >>> MapModel.of(OffsetThreadMap("t", 4, 1, 4)).threads
         4
         """
@@ -189,7 +189,7 @@ class MapModel:
     def iterations(self) -> int:
         """Accesses per thread (``Iterations.C * Iterations.S``).
 
-        >>> from symlayout.threadmap import PitchLinearStripminedThreadMap
+        >>> from symlayout.threadmap.maps import PitchLinearStripminedThreadMap
         >>> MapModel.of(PitchLinearStripminedThreadMap((64, 8), 32, 8)).iterations
         2
         """
@@ -199,7 +199,7 @@ class MapModel:
     def pitch(self) -> int:
         """Elements between consecutive strided rows (the contiguous extent).
 
-        >>> from symlayout.threadmap import PitchLinearStripminedThreadMap
+        >>> from symlayout.threadmap.maps import PitchLinearStripminedThreadMap
         >>> MapModel.of(PitchLinearStripminedThreadMap((64, 8), 32, 8)).pitch
         64
         """
@@ -209,7 +209,7 @@ class MapModel:
     def vector_bits(self) -> int | None:
         """Width of one vector access (one row of ``vec``) in bits (None without a type).
 
-        >>> from symlayout.threadmap import PitchLinearStripminedThreadMap
+        >>> from symlayout.threadmap.maps import PitchLinearStripminedThreadMap
         >>> MapModel.of(PitchLinearStripminedThreadMap((64, 8), 32, 8), type="half_t").vector_bits
         128
         """
@@ -219,7 +219,7 @@ class MapModel:
     def element_accesses(self) -> int:
         """Total number of element accesses (threads x iterations x vector elements).
 
-        >>> from symlayout.threadmap import PitchLinearStripminedThreadMap
+        >>> from symlayout.threadmap.maps import PitchLinearStripminedThreadMap
         >>> MapModel.of(PitchLinearStripminedThreadMap((64, 8), 32, 8)).element_accesses
         512
         """
@@ -228,7 +228,7 @@ class MapModel:
     def starts(self) -> list:
         """Every access as ``(thread, iteration, c, s)`` (the access's first element).
 
-        >>> from symlayout.threadmap import OffsetThreadMap
+        >>> from symlayout.threadmap.maps import OffsetThreadMap
         >>> MapModel.of(OffsetThreadMap("t * 2 + i", 2, 2, 4)).starts()
         [(0, 0, 0, 0), (0, 1, 1, 0), (1, 0, 2, 0), (1, 1, 3, 0)]
         """
@@ -239,7 +239,7 @@ class MapModel:
     def offset(self, c: int, s: int) -> int:
         """Linear element offset ``c + s * pitch``.
 
-        >>> from symlayout.threadmap import PitchLinearStripminedThreadMap
+        >>> from symlayout.threadmap.maps import PitchLinearStripminedThreadMap
         >>> MapModel.of(PitchLinearStripminedThreadMap((64, 8), 32, 8)).offset(3, 2)
         131
         """
@@ -248,7 +248,7 @@ class MapModel:
     def inside(self, c: int, s: int) -> bool:
         """Whether element ``(c, s)`` lies in the tile.
 
-        >>> from symlayout.threadmap import PitchLinearStripminedThreadMap
+        >>> from symlayout.threadmap.maps import PitchLinearStripminedThreadMap
         >>> m = MapModel.of(PitchLinearStripminedThreadMap((64, 8), 32, 8))
         >>> m.inside(63, 7), m.inside(0, 8)
         (True, False)
@@ -258,7 +258,7 @@ class MapModel:
     def where(self, c: int, s: int) -> str:
         """An element told in the user's terms.
 
-        >>> from symlayout.threadmap import PitchLinearStripminedThreadMap
+        >>> from symlayout.threadmap.maps import PitchLinearStripminedThreadMap
         >>> MapModel.of(PitchLinearStripminedThreadMap((8, 8), 8)).where(1, 2)
         '(c,s) = (1,2) (offset 17)'
         """
@@ -269,7 +269,7 @@ class MapModel:
     def tile_text(self) -> str:
         """The tile told in the user's terms.
 
-        >>> from symlayout.threadmap import OffsetThreadMap
+        >>> from symlayout.threadmap.maps import OffsetThreadMap
         >>> MapModel.of(OffsetThreadMap("t", 4, 1, 128)).tile_text()
         'the 128-element tile (offsets 0..127)'
         """
@@ -280,7 +280,7 @@ class MapModel:
     def address_bytes(self, c: int, s: int) -> int | None:
         """Byte address of element ``(c, s)`` from a base at byte 0 (None without a type).
 
-        >>> from symlayout.threadmap import OffsetThreadMap
+        >>> from symlayout.threadmap.maps import OffsetThreadMap
         >>> MapModel.of(OffsetThreadMap("t", 4, 1, 128), type="float").address_bytes(5, 0)
         20
         """
@@ -778,7 +778,7 @@ def _obligations(m: MapModel, name: str) -> int:
     check counts it: element accesses (coverage, exactly_once, in_bounds),
     vector accesses (alignment).  0 makes the proof vacuous.
 
-    >>> from symlayout.threadmap import OffsetThreadMap
+    >>> from symlayout.threadmap.maps import OffsetThreadMap
     >>> _obligations(MapModel.of(OffsetThreadMap("t * 2", 4, 1, 8, 2)), "alignment")
     4
     """
@@ -821,7 +821,7 @@ def coverage(m: MapModel, method: str = "exhaustive", timeout_s: float | None = 
 
     Refuted with the first uncovered element (in pitch-linear order).
 
-    >>> from symlayout.threadmap import OffsetThreadMap
+    >>> from symlayout.threadmap.maps import OffsetThreadMap
     >>> r = coverage(MapModel.of(OffsetThreadMap("t * 2", 4, 1, 8)))
     >>> r.status, r.counterexample.message
     ('refuted', 'tile element offset 1 is accessed by no thread (4 of 8 elements of the 8-element tile (offsets 0..7) are never accessed)')
@@ -832,7 +832,7 @@ def coverage(m: MapModel, method: str = "exhaustive", timeout_s: float | None = 
 def exactly_once(m: MapModel, method: str = "exhaustive", timeout_s: float | None = None) -> Result:
     """No element is accessed twice (over threads, iterations and vector elements).
 
-    >>> from symlayout.threadmap import OffsetThreadMap
+    >>> from symlayout.threadmap.maps import OffsetThreadMap
     >>> r = exactly_once(MapModel.of(OffsetThreadMap("t % 4", 8, 1, 4)))
     >>> r.status, r.counterexample.thread, r.counterexample.extra["first_thread"]
     ('refuted', 4, 0)
@@ -843,7 +843,7 @@ def exactly_once(m: MapModel, method: str = "exhaustive", timeout_s: float | Non
 def in_bounds(m: MapModel, method: str = "exhaustive", timeout_s: float | None = None) -> Result:
     """Every accessed element lies inside the tile.
 
-    >>> from symlayout.threadmap import OffsetThreadMap
+    >>> from symlayout.threadmap.maps import OffsetThreadMap
     >>> r = in_bounds(MapModel.of(OffsetThreadMap("t + 2", 4, 1, 4)))
     >>> r.status, r.counterexample.thread, r.counterexample.element
     ('refuted', 2, (4, 0))
@@ -855,7 +855,7 @@ def alignment(m: MapModel, method: str = "exhaustive", timeout_s: float | None =
     """Every vector access is aligned to its width (``vec[0] * sizeof(type)``
     bytes, a power of two) for every base address aligned to ``m.align``.
 
-    >>> from symlayout.threadmap import OffsetThreadMap
+    >>> from symlayout.threadmap.maps import OffsetThreadMap
     >>> r = alignment(MapModel.of(OffsetThreadMap("t * 8 + 2", 4, 1, 64, 4), type="half_t", align=16))
     >>> r.status, r.counterexample.address_bytes
     ('refuted', 4)
@@ -867,7 +867,7 @@ def coalescing(m: MapModel, method: str = "exhaustive", timeout_s: float | None 
     """Per warp and iteration, the 32-byte sectors touched equal the minimum
     ``ceil(distinct bytes / 32)`` (tile base on a sector boundary).
 
-    >>> from symlayout.threadmap import OffsetThreadMap
+    >>> from symlayout.threadmap.maps import OffsetThreadMap
     >>> r = coalescing(MapModel.of(OffsetThreadMap("t * 2", 32, 1, 64), type="float", align=16))
     >>> r.status, r.counterexample.extra["sectors"], r.counterexample.extra["minimum"]
     ('refuted', 8, 4)
@@ -893,7 +893,7 @@ def prove_map(tm: ThreadMap | MapModel, properties: Iterable[str] | None = None,
 
     ``alignment`` and ``coalescing`` apply only with a value ``type``.
 
-    >>> from symlayout.threadmap import PitchLinearWarpStripedThreadMap
+    >>> from symlayout.threadmap.maps import PitchLinearWarpStripedThreadMap
     >>> m = PitchLinearWarpStripedThreadMap((512, 8), 256, (16, 2), 8)
     >>> [(r.property, r.status) for r in prove_map(m, ["coverage", "exactly_once", "in_bounds"], method="z3")]
     [('coverage', 'proved'), ('exactly_once', 'refuted'), ('in_bounds', 'refuted')]
@@ -928,7 +928,7 @@ def prove_threadmap(cfg, props=None, method: str = "auto", timeout_s: float | No
     ('refuted', 16, (256, 0))
     """
     from ..config import PROPERTIES
-    from .properties import PROPERTIES as COPY_PROPERTIES
+    from .obligations import PROPERTIES as COPY_PROPERTIES
     explicit = set(cfg.prove.properties or ())
     props = list(props) if props else list(cfg.prove.properties or PROPERTIES)
     if not explicit and set(COPY_PROPERTIES) <= set(props):
@@ -1203,7 +1203,7 @@ def _lin(sc, ss, pitch):
 
 
 def threadmap_layout(tm: ThreadMap, pitch: int | None = None):
-    """The map as a CuTe :class:`~symlayout.layout.Layout` ``(thread, iteration,
+    """The map as a CuTe :class:`~symlayout.algebra.layout.Layout` ``(thread, iteration,
     vector element) -> element offset`` in the pitch-linear tile (pitch: the
     contiguous extent unless given).
 
@@ -1213,18 +1213,18 @@ def threadmap_layout(tm: ThreadMap, pitch: int | None = None):
     thread mode follows the map's construction, e.g. ``(Cv, T/Cv):(E, pitch)``
     for the stripmined map and ``((Wc, Ws), (kWarpsC, kWarps/kWarpsC))`` for
     the warp maps; custom offset maps are fitted.  The result is checked
-    against :meth:`~symlayout.threadmap.ThreadMap.accesses`; a map that is not
+    against :meth:`~symlayout.threadmap.maps.ThreadMap.accesses`; a map that is not
     a layout (e.g. a non-zero offset for thread 0, or a formula that is not
     affine in mixed-radix digits) raises :class:`~symlayout.errors.TilingError`.
 
-    >>> from symlayout.threadmap import PitchLinearStripminedThreadMap
+    >>> from symlayout.threadmap.maps import PitchLinearStripminedThreadMap
     >>> L = threadmap_layout(PitchLinearStripminedThreadMap((64, 8), 32, 8))
     >>> print(L)
     ((8,4),(1,2),8):((8,64),(1,256),1)
     >>> L(9, 1, 3)   # thread 9 = (c 8..15, s 1), iteration 1 (s + 4), element 3
     331
     """
-    from ..layout import Layout
+    from ..algebra.layout import Layout
     P = tm.shape[0] if pitch is None else int(pitch)
     ic, is_ = tm.iterations
     vc, vs = tm.thread_access_shape
@@ -1301,7 +1301,7 @@ def show_map(tm: ThreadMap | MapModel, width: int | None = None, title: str | No
     1-D tile is drawn in rows of ``width`` elements (default 16, or 32 for
     tiles over 512 elements).  Accesses outside the tile are listed below.
 
-    >>> from symlayout.threadmap import PitchLinearStripminedThreadMap
+    >>> from symlayout.threadmap.maps import PitchLinearStripminedThreadMap
     >>> text, svg = show_map(PitchLinearStripminedThreadMap((8, 2), 4, 2))
     >>> print(text)
     PitchLinearStripminedThreadMap<(8,2),4,2>: thread.iteration over the 8x2 tile (c across, s down)

@@ -34,9 +34,9 @@ from __future__ import annotations
 import os
 import time
 
-from .. import int_tuple as it
+from ..algebra import int_tuple as it
 from ..errors import SymlayoutError
-from ..layout import Layout
+from ..algebra.layout import Layout
 from . import bvterms as bt
 from .bvterms import And, Or, Untranslatable, const, var
 from .result import PROVED, REFUTED, UNKNOWN, Counterexample, Result
@@ -229,7 +229,7 @@ def _tile_model(mma, operand, atom, value_type, align):
 
 
 def _vectors(tm):
-    from .properties import _vectors as v
+    from .obligations import _vectors as v
     return list(v(tm))
 
 
@@ -294,7 +294,7 @@ def q_bank_conflicts(P, pairwise: bool = False):
     (on a Problem, unless ``pairwise``: two selector variables pick the two rows,
     O(rows) terms)."""
     tm = P.tm
-    from .properties import _phases
+    from .obligations import _phases
     vb, groups = _phases(tm)
     phases = sorted({tuple(sorted({tm.calls[t][key[1]].smem[idx[0]] for l, t, idx in items}))
                      for key, items in groups.items()})
@@ -362,7 +362,7 @@ def substitute(L, values: dict):
             return int(r) if r.is_Integer else r
         return x
     if getattr(L, "is_composed", False):
-        from ..swizzle import ComposedLayout
+        from ..algebra.composed import ComposedLayout
         return ComposedLayout(L.swizzle, go(L.offset), Layout(go(L.inner.shape), go(L.inner.stride)))
     return Layout(go(L.shape), go(L.stride))
 
@@ -506,7 +506,7 @@ def decide(prop: str, mma, operand, atom, value_type, S, params: dict, align: in
 
 
 def _decide(prop, mma, operand, atom, value_type, S, params, align, deadline, tile_model, done):
-    from . import properties as props
+    from . import obligations as props
     tm = tile_model or tile_model_for(mma, operand, atom, value_type, align)
     if tm.value_bits % 8:
         return done(UNKNOWN, detail="sub-byte value types are not encoded for Z3")
@@ -688,7 +688,7 @@ def _revalidate(prop, P, vals, deadline, full, operand):
     if full is not None and isinstance(size, int) and size <= FULL_REVALIDATION_MAX:
         _check_time(deadline)
         from .model import build_operand_model
-        from .properties import CHECKS
+        from .obligations import CHECKS
         mma, operand, atom, value_type, align = full
         tm = P.tm                 # the same route: the C conversion and AutoVectorizingCopy width of the tile model
         convert = operand == "C" and tm.frag_type == value_type != (tm.mma_value_type or value_type)
@@ -758,7 +758,7 @@ def check_z3(prop, model, timeout_s=None) -> Result:
     """Decide ``prop`` of a concrete model with Z3 (the cross-check of the exhaustive method)."""
     from .model import cute_addresses_differ
     if cute_addresses_differ(model.smem):      # not a layout function (see decide): the exhaustive proof
-        from .properties import CHECKS
+        from .obligations import CHECKS
         return CHECKS[prop](model)
     from .model import stand_in_tile
     return decide(prop, model.mma, model.operand, model.atom.op.name, model.value_type, model.smem, {},

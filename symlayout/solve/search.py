@@ -53,7 +53,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from .. import int_tuple as it
+from ..algebra import int_tuple as it
 from ..errors import SymlayoutError
 from ..prove import bvterms as bt
 from ..prove import z3backend as zb
@@ -295,7 +295,7 @@ class ComboProblem:
 
     def __init__(self, spec: SolveSpec, combo: Combo, env: dict, properties):
         from ..tiled.mma import make_tiled_mma
-        from ..prove import properties as props
+        from ..prove import obligations as props
         self.spec, self.combo, self.env = spec, combo, env
         self.properties = tuple(properties)
         self.checks: list = []
@@ -396,12 +396,12 @@ class ComboProblem:
 
 
 def _parse_layout(text):
-    from ..notation import parse
+    from ..algebra.notation import parse
     return parse(text)
 
 
 def _parse_perm(p):
-    from ..notation import _, parse
+    from ..algebra.notation import _, parse
     p = str(p).strip()
     return _ if p in ("_", "") else parse(p)
 
@@ -574,7 +574,7 @@ def objective_term(spec: SolveSpec, terms: dict, text: str):
     (-1, (-3, -1), 'pad // 8 - 3')
     """
     e = parse_objective(text, spec.unknowns)
-    from ..expr import Const
+    from ..threadmap.formula import Const
 
     def leaf(node):
         return bt.const(node.value) if isinstance(node, Const) else terms[node.name]

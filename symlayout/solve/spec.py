@@ -152,7 +152,7 @@ class SmemSpec:
     """An smem layout with unknowns: optional swizzle, offset, and an inner Layout
     whose entries may be sympy expressions in the unknowns.
 
-    >>> from symlayout.layout import Layout
+    >>> from symlayout.algebra.layout import Layout
     >>> s = SmemSpec("(8,8):(8+?p,1)", None, 0, Layout((8, 8), (_sym("p") + 8, 1)), ("p",))
     >>> s.text({"p": 2}), s.instantiate({"p": 2})(1, 0)
     ('(8,8):(10,1)', 10)
@@ -165,7 +165,7 @@ class SmemSpec:
 
     def inner_at(self, values: dict):
         """The inner Layout with the unknowns replaced by ``values``."""
-        from ..layout import Layout
+        from ..algebra.layout import Layout
         subs = {_sym(n): values[n] for n in self.names}
 
         def go(x):
@@ -187,7 +187,7 @@ class SmemSpec:
         b, m, s = self.swizzle.concrete(values)
         if b == 0 and self.offset == 0:
             return inner
-        from ..swizzle import ComposedLayout, Swizzle
+        from ..algebra.composed import ComposedLayout, Swizzle
         return ComposedLayout(Swizzle(b, m, s), self.offset, inner)
 
     def text(self, values: dict) -> str:
@@ -556,7 +556,7 @@ class _SpecLoader:
         return out
 
     def parse_smem(self, raw: str, keys, op, declared, multi) -> SmemSpec:
-        from ..notation import parse
+        from ..algebra.notation import parse
         where = f"[copy.{op}] smem"
         for i, ch in enumerate(raw):
             if not (ch.isascii() and (ch.isprintable() or ch in " \t")):
@@ -773,7 +773,7 @@ def parse_objective(text: str, unknowns: dict):
     >>> parse_objective("B + pad // 8", {"B": None, "pad": None}).evaluate({"B": 3, "pad": 16})
     5
     """
-    from ..expr import parse_expr
+    from ..threadmap.formula import parse_expr
     if not text.strip():
         raise SymlayoutError("the expression to minimize is empty")
     return parse_expr(text, set(unknowns))

@@ -3,7 +3,7 @@
 
 >>> from symlayout.tiled.mma import make_tiled_mma
 >>> from symlayout.atoms.copy import make_copy_atom
->>> from symlayout.layout import Layout
+>>> from symlayout.algebra.layout import Layout
 >>> mma = make_tiled_mma("SM80_16x8x16_F16F16F16F16_TN", "(2,2,1)")
 >>> tc = make_tiled_copy_A(make_copy_atom("SM75_U32x2_LDSM_N", "half_t"), mma)
 >>> tc.tiler_mn, str(tc.get_slice(8).partition_S(Layout((32, 16), (16, 1)))[0])
@@ -14,12 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from .. import int_tuple as it
+from ..algebra import int_tuple as it
 from ..errors import CuteStaticAssert, TilingError
-from ..layout import (Layout, coalesce, composition, group, is_layout, logical_product, make_layout, nullspace,
+from ..algebra.layout import (Layout, coalesce, composition, group, is_layout, logical_product, make_layout, nullspace,
                       raked_product, right_inverse, slice_, slice_and_offset, upcast, zip_layouts, zipped_divide)
-from ..notation import _
-from ..symbolic import DynInt
+from ..algebra.notation import _
+from ..algebra.symbolic import DynInt
 
 
 class TiledCopy:
@@ -208,7 +208,7 @@ def _check_unpack(atom, s, d, bits):
     """``copy_unpack``: ``recast<RegTypeSrc>(src)`` / ``recast<RegTypeDst>(dst)`` sizes."""
     from ..atoms import Registers
     from ..errors import AlgebraError
-    from ..layout import recast_layout
+    from ..algebra.layout import recast_layout
     recast = []                 # CuTe builds rS and rD first, then asserts their sizes
     for side, view, vbits, regs in (("src", s, bits[0], atom.op.s_regs), ("dst", d, bits[1], atom.op.d_regs)):
         try:
@@ -323,7 +323,7 @@ def cute_max_alignment(L) -> int:
     2
     """
     from math import gcd
-    from ..layout import max_alignment
+    from ..algebra.layout import max_alignment
     if getattr(L, "is_composed", False):
         off = L.offset
         a_off = (off & -off) if type(off) is int else 0          # C<v>: v; a dynamic offset: neutral
@@ -333,7 +333,7 @@ def cute_max_alignment(L) -> int:
 
 def _cute_max_common_vector(a, b) -> int:
     """``max_common_vector(a, b)`` of two layouts (static stride-1 prefix of a o b^-1)."""
-    from ..layout import max_common_vector
+    from ..algebra.layout import max_common_vector
     v = max_common_vector(a, b)
     return v if type(v) is int else 1
 
@@ -382,7 +382,7 @@ def auto_vectorizing_calls(reg, smem_index, width: int) -> list:
     >>> auto_vectorizing_calls((Layout((2, 4), (4, 1)), 0), (Layout((2, 4), (1, 2)), 0), 2)
     [([0, 2], [0, 1]), ([1, 3], [4, 5]), ([4, 6], [2, 3]), ([5, 7], [6, 7])]
     """
-    from ..layout import upcast
+    from ..algebra.layout import upcast
     R, I = reg[0], smem_index[0]
     n = R.size()
     by_slot = {}

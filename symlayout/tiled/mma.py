@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from .. import int_tuple as it
+from ..algebra import int_tuple as it
 from ..errors import TilingError
-from ..layout import (Layout, append, complement, composition, make_fragment_like, make_layout, right_inverse,
+from ..algebra.layout import (Layout, append, complement, composition, make_fragment_like, make_layout, right_inverse,
                       slice_and_offset, tiled_product, zipped_divide, logical_divide, is_layout)
-from ..notation import _, parse
-from ..symbolic import DynInt
+from ..algebra.notation import _, parse
+from ..algebra.symbolic import DynInt
 
 
 def _as_layout(x, what):

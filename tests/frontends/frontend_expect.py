@@ -33,9 +33,9 @@ from __future__ import annotations
 
 import tomllib
 
-from symlayout.layout import Layout, composition, function_table, tile_to_shape
-from symlayout.notation import parse
-from symlayout.swizzle import ComposedLayout, Swizzle
+from symlayout.algebra.layout import Layout, composition, function_table, tile_to_shape
+from symlayout.algebra.notation import parse
+from symlayout.algebra.composed import ComposedLayout, Swizzle
 
 
 def same_layout(text: str, expected) -> bool:

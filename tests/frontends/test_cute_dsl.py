@@ -17,8 +17,8 @@ import tomllib
 import pytest
 
 from frontend_expect import same_layout
-from symlayout.layout import Layout, tile_to_shape
-from symlayout.swizzle import ComposedLayout, Swizzle
+from symlayout.algebra.layout import Layout, tile_to_shape
+from symlayout.algebra.composed import ComposedLayout, Swizzle
 
 pytestmark = pytest.mark.usefixtures("cute")
 
@@ -290,7 +290,7 @@ def test_flash_attention_v2_matches_the_example(fa2, dt, hd, bm, bn, nthr):
             ("SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", typ, thr, "(1,8)", f"({rows},{hd}):({ld},1)")
     b = pv["copy"]["B"]
     assert b["atom"] == "SM75_U16x8_LDSM_T"
-    from symlayout.layout import composition
+    from symlayout.algebra.layout import composition
     assert same_layout(b["smem"], composition(kv, Layout((hd, bn), (bn, 1))))
     g = pv["g2s"]["B"]
     assert (g["thr"], g["val"], g["gmem"]) == (f"(8,{nthr // 8}):(1,8)", "(8,1)", f"({hd},{bn}):(1,ldV)")

@@ -19,7 +19,7 @@ import pytest
 from frontend_expect import check_cutlass_sm80_f16, check_fa2_fwd, same_layout
 from symlayout.config import loads_config
 from symlayout.extract import ExtractError, extract
-from symlayout.layout import Layout, tile_to_shape
+from symlayout.algebra.layout import Layout, tile_to_shape
 from symlayout.prove.engine import prove_config
 
 FA2 = "Flash_fwd_kernel_traits<{hd}, {bm}, {bn}, {w}, false, false, cutlass::{elem}>"

@@ -9,7 +9,7 @@
 // unchanged); AutoVectorizingCopyWithAssumedAlignment<N> (no atom call: CuTe copies element-wise after its
 // own vectorisation) is captured at the element-wise `copy_if(constant_fn<true_type>, src, dst)` it ends in.
 //
-// What is written here, independently of CuTe and of symlayout (symlayout/atoms/ptx.py is not used): the
+// What is written here, independently of CuTe and of symlayout (symlayout/arch/ptx.py is not used): the
 // PTX ISA data routes of ldmatrix / stmatrix (.x1/.x2/.x4, .trans, m8n8 b16) and of per-thread vector
 // copies, and the shared-memory bank model (32 banks of 4 bytes; one phase per 8x8 matrix for ldmatrix /
 // stmatrix, per 128 bytes of lanes for vector accesses).

@@ -7,10 +7,10 @@ import subprocess
 import pytest
 
 import cute_oracle
-from symlayout.layout import Layout
-from symlayout.notation import _
-from symlayout.swizzle import ComposedLayout, Swizzle
-from symlayout.symbolic import DynInt as D
+from symlayout.algebra.layout import Layout
+from symlayout.algebra.notation import _
+from symlayout.algebra.composed import ComposedLayout, Swizzle
+from symlayout.algebra.symbolic import DynInt as D
 
 
 def _random_slices(n, seed=10):

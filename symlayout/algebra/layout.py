@@ -20,7 +20,7 @@ from functools import reduce
 from ._lazy import sympy
 
 from . import int_tuple as it
-from .errors import AlgebraError
+from ..errors import AlgebraError
 from .int_tuple import (cdiv, compact_col_major, fdiv, flatten, flatten_leaves, iabs, imod, is_tuple, product,
                         product_each, signum, static_eq, unwrap, wrap)
 from .notation import _, format_int_tuple
@@ -631,10 +631,10 @@ def composition(A, B):
     (3,(2,4)):(236,(26,1))
     """
     if getattr(A, "is_composed", False) or getattr(A, "is_swizzle", False):
-        from .swizzle import compose_left
+        from .composed import compose_left
         return compose_left(A, B)
     if getattr(B, "is_composed", False) or getattr(B, "is_swizzle", False):
-        from .swizzle import compose_right
+        from .composed import compose_right
         return compose_right(A, B)
     if B is _:
         return A
@@ -779,7 +779,7 @@ def right_inverse(L):
     if L is _:
         return _
     if getattr(L, "is_composed", False) or getattr(L, "is_swizzle", False):
-        from .swizzle import right_inverse_composed
+        from .composed import right_inverse_composed
         return right_inverse_composed(L)
     C = coalesce(L)
     s, d = wrap(C.shape), wrap(C.stride)
@@ -851,7 +851,7 @@ def left_inverse(L):
     if L is _:
         return _
     if getattr(L, "is_composed", False) or getattr(L, "is_swizzle", False):
-        from .swizzle import left_inverse_composed
+        from .composed import left_inverse_composed
         return left_inverse_composed(L)
     C = coalesce(L)
     s, d = wrap(C.shape), wrap(C.stride)
@@ -1358,7 +1358,7 @@ def _short(a, n=60):
     return s if len(s) <= n else s[: n - 3] + "..."
 
 
-from .errors import SymlayoutError as SymlayoutError_  # noqa: E402
+from ..errors import SymlayoutError as SymlayoutError_  # noqa: E402
 
 for _name in ("coalesce", "filter", "composition", "complement", "right_inverse", "left_inverse", "logical_divide",
               "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product", "tiled_product",

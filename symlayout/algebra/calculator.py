@@ -41,7 +41,7 @@ from ._lazy import sympy
 
 from . import int_tuple as it
 from . import layout as L
-from .errors import AlgebraError, NotationError, SymlayoutError
+from ..errors import AlgebraError, NotationError, SymlayoutError
 from .notation import _EXPR_FUNCTIONS, _, format_int_tuple, parse
 
 __all__ = ["FUNCTIONS", "Result", "evaluate", "format_result", "format_table", "run", "MAX_TABLE"]

@@ -35,7 +35,7 @@ import keyword
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-from .errors import NotationError, SymlayoutError
+from ..errors import NotationError, SymlayoutError
 
 __all__ = [
     "Expr", "Const", "Var", "Neg", "BinOp",

@@ -32,8 +32,8 @@ import difflib
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
-from .errors import ConfigError, SymlayoutError, TilingError
-from .expr import Expr, parse_expr
+from ..errors import ConfigError, SymlayoutError, TilingError
+from .formula import Expr, parse_expr
 
 __all__ = [
     "ThreadMap",
@@ -232,9 +232,9 @@ class ThreadMap:
         raise NotImplementedError
 
     def offset_exprs(self) -> tuple[Expr, Expr]:
-        """``(c, s)`` of access ``i`` of thread ``t`` as :class:`~symlayout.expr.Expr`
+        """``(c, s)`` of access ``i`` of thread ``t`` as :class:`~symlayout.threadmap.formula.Expr`
         trees in the variables ``t`` and ``i`` (constant divisors only, so they
-        translate to Z3 with :meth:`~symlayout.expr.Expr.to_z3`).
+        translate to Z3 with :meth:`~symlayout.threadmap.formula.Expr.to_z3`).
 
         >>> c, s = PitchLinearStripminedThreadMap((64, 8), 32, 4).offset_exprs()
         >>> str(c), str(s)
@@ -869,7 +869,7 @@ class OffsetThreadMap(ThreadMap):
     ``i`` runs over ``0 .. C*S-1``.  Offsets are 1-D: access ``i`` of thread
     ``t`` is at coordinate ``(formula(t, i), 0)``, ``shape = (extent, 1)``,
     and ``delta`` is ``None`` (positions come from the formula).  The formula
-    is parsed by :func:`symlayout.expr.parse_expr` (no ``eval``) and evaluated
+    is parsed by :func:`symlayout.threadmap.formula.parse_expr` (no ``eval``) and evaluated
     for every access at construction, so a division by zero is reported here.
 
     >>> m = OffsetThreadMap("t % 8 + ((t // 8) % 2) * 16 + (t // 16) * 256", 32, 1, 128)

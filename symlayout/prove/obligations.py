@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections import Counter, defaultdict
 
-from ..layout import function_table
+from ..algebra.layout import function_table
 from .model import OperandModel
 from .result import PROVED, REFUTED, Counterexample, Result, verdict
 from . import story
@@ -330,7 +330,7 @@ def mma_route(atom, operand: str):
     mma.sync fragment: value ``v`` of thread ``t`` (register ``v // k``, position
     ``v % k``) is the element ``mma.sync`` reads there.  Returns ``(checked,
     counterexample or None)``; ``(0, None)`` for atoms without a PTX model."""
-    from ..atoms import ptx
+    from ..arch import ptx
     pm = getattr(atom, "ptx_model", None) or {}
     if pm.get("instr") != "mma":
         return 0, None

@@ -1,7 +1,7 @@
 """Conformance handlers for TiledMMA and TiledCopy ops."""
 from __future__ import annotations
 
-from ..notation import parse, parse_layout
+from ..algebra.notation import parse, parse_layout
 from ..tiled.copy import copy_calls, make_tiled_copy_X
 from ..tiled.mma import make_tiled_mma
 

@@ -3,7 +3,7 @@
 ``sympy.Basic`` is a placeholder class (no object is an instance of it) until
 sympy has been imported by someone; any other attribute imports sympy.
 
->>> from symlayout._lazy import sympy
+>>> from symlayout.algebra._lazy import sympy
 >>> isinstance(3, sympy.Basic)
 False
 """

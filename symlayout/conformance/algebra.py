@@ -1,10 +1,10 @@
 """Conformance handlers for the IntTuple, Layout and Swizzle ops."""
 from __future__ import annotations
 
-from .. import int_tuple as it
-from .. import layout as L
-from ..notation import parse, parse_int_tuple, parse_layout
-from ..swizzle import Swizzle, compose_left
+from ..algebra import int_tuple as it
+from ..algebra import layout as L
+from ..algebra.notation import parse, parse_int_tuple, parse_layout
+from ..algebra.composed import Swizzle, compose_left
 
 
 def _p(x):

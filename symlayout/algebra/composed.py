@@ -6,7 +6,7 @@ into the B bits at ``M`` (Z).
 
 >>> sw = Swizzle(3, 3, 3); [sw(x) for x in (0, 8, 64, 65, 72, 100, 200, 511)]
 [0, 8, 72, 73, 64, 108, 208, 455]
->>> from symlayout.layout import Layout
+>>> from symlayout.algebra.layout import Layout
 >>> sL = ComposedLayout(sw, 0, Layout((8, 64), (64, 1)))
 >>> print(sL), [sL(1, c) for c in (0, 1, 7, 8, 16)]
 Sw<3,3,3> o 0 o (8,64):(64,1)
@@ -15,7 +15,7 @@ Sw<3,3,3> o 0 o (8,64):(64,1)
 from __future__ import annotations
 
 from . import int_tuple as it
-from .errors import AlgebraError, CuteStaticAssert
+from ..errors import AlgebraError, CuteStaticAssert
 from .int_tuple import is_tuple
 from .layout import Layout, composition, dice, right_inverse, slice_and_offset as _plain_slice_and_offset
 from .layout import _dice_t, _has_underscore, _zero_us
@@ -200,7 +200,7 @@ class ComposedLayout:
         (and so the addresses ``cute::copy`` dereferences) differ from the layout function, and this
         reproduces CuTe's result, not the function.
 
-        >>> from symlayout.notation import _
+        >>> from symlayout.algebra.notation import _
         >>> C = ComposedLayout(Swizzle(3, 3, 3), 16, Layout((8, 64), (64, 1)))
         >>> L, off = C.slice_and_offset((_, DynInt(16))); print(L), int(off)   # 16 ^ 16 = 0, not Sw(16 + 16) = 32
         ((2,2,2)):((72,144,288))

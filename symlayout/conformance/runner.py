@@ -10,7 +10,7 @@ through :data:`OPS`; an op without a handler counts as *failed*, never as
 skipped.  It prints per-op pass/fail counts and, last, ``N passed, M failed``;
 the exit status is 0 iff nothing failed.
 
->>> from symlayout.conformance import run_case
+>>> from symlayout.conformance.runner import run_case
 >>> run_case({"id": "x", "op": "product", "args": ["(2,(3,4))"], "expect": "24"})
 (True, '')
 """
@@ -22,7 +22,7 @@ import time
 from collections import Counter, defaultdict
 from typing import Any, Callable
 
-from .errors import SymlayoutError
+from ..errors import SymlayoutError
 
 #: The ops every public case of which must pass (this set only grows).
 REQUIRED_OPS = frozenset({
@@ -42,9 +42,9 @@ def _load_ops() -> dict[str, Callable[[list], Any]]:
     import importlib
     for mod in ("algebra", "atoms", "tiled", "threadmap"):
         try:
-            m = importlib.import_module(f"symlayout.conformance_ops.{mod}")
+            m = importlib.import_module(f"symlayout.conformance.{mod}")
         except ImportError as e:  # a missing module means its ops are not implemented
-            if f"conformance_ops.{mod}" not in str(e):
+            if f"conformance.{mod}" not in str(e):
                 raise
             continue
         ops.update(m.OPS)
@@ -68,7 +68,7 @@ def ops() -> dict[str, Callable[[list], Any]]:
 
 def _render(value: Any) -> Any:
     """Turn a handler's Python result into the contract's JSON form."""
-    from .notation import format_int_tuple
+    from ..algebra.notation import format_int_tuple
     if isinstance(value, bool):
         return value
     if isinstance(value, (int, tuple)):
@@ -83,7 +83,7 @@ def _compare(got: Any, expect: Any, path: str = "") -> str:
         if s != expect["layout"]:
             return f"{path}layout: got {s}, expected {expect['layout']}"
         if "table" in expect:
-            from .layout import function_table
+            from ..algebra.layout import function_table
             t = function_table(got)
             if t != expect["table"]:
                 bad = next((i for i, (a, b) in enumerate(zip(t, expect["table"])) if a != b), min(len(t), len(expect["table"])))

@@ -26,7 +26,7 @@ import re
 
 from ._lazy import sympy
 
-from .errors import NotationError
+from ..errors import NotationError
 from .symbolic import normalize
 
 MAX_DEPTH = 64
@@ -227,7 +227,7 @@ class _Parser:
         return node
 
     def parse_composed(self):
-        from .swizzle import ComposedLayout, Swizzle
+        from .composed import ComposedLayout, Swizzle
         if self.peek("Sw<"):
             sw = self.parse_swizzle()
             if not self.peek("o"):
@@ -248,7 +248,7 @@ class _Parser:
         return self.parse_node()
 
     def parse_swizzle(self):
-        from .swizzle import Swizzle
+        from .composed import Swizzle
         start = self.pos
         self.expect("Sw<")
         vals = []

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..errors import NotationError
-from ..threadmap import (PitchLinearStripminedThreadMap, PitchLinearWarpRakedThreadMap,
+from ..threadmap.maps import (PitchLinearStripminedThreadMap, PitchLinearWarpRakedThreadMap,
                          PitchLinearWarpStripedThreadMap, ThreadMap)
 
 __all__ = ["OPS", "parse_pair"]
@@ -23,7 +23,7 @@ def parse_pair(text: Any) -> tuple[int, int]:
     """Parse a flat IntTuple of two ints such as ``"(64,8)"``.
 
     (A tiny local helper; the full notation parser lives in
-    ``symlayout.notation``.)
+    ``symlayout.algebra.notation``.)
 
     >>> parse_pair("(64, 8)")
     (64, 8)

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 from ._lazy import sympy
 
-from .errors import ConditionError
+from ..errors import ConditionError
 
 
 class DynInt(int):
@@ -420,7 +420,7 @@ def _flat_leaves(t) -> tuple:
 
 def _leaf_sym(x, what: str):
     """A shape/stride/offset leaf as a sympy integer (DynInt and int alike)."""
-    from .errors import AlgebraError
+    from ..errors import AlgebraError
     if isinstance(x, bool):
         raise AlgebraError(f"{what}: {x!r} is not an integer")
     if isinstance(x, int):
@@ -431,7 +431,7 @@ def _leaf_sym(x, what: str):
 
 
 def _index_sym(i, op: str):
-    from .errors import AlgebraError
+    from ..errors import AlgebraError
     if isinstance(i, bool) or not isinstance(i, (int, sympy.Basic)):
         raise AlgebraError(f"{op}: the index must be an int or an integer sympy expression, got {type(i).__name__}")
     if isinstance(i, int):
@@ -443,7 +443,7 @@ def _index_sym(i, op: str):
 
 def _layout_kind(L):
     """'swizzle', 'composed' or 'layout' (duck-typed, so symbolic.py imports no layout module)."""
-    from .errors import AlgebraError
+    from ..errors import AlgebraError
     if getattr(L, "is_swizzle", False):
         return "swizzle"
     if getattr(L, "is_composed", False):
@@ -462,7 +462,7 @@ def swizzle_function(sw, x):
     integer ``x`` (negative ones too, as Python's two's-complement ``^``).
     A concrete ``x`` is evaluated directly.
 
-    >>> from symlayout.swizzle import Swizzle
+    >>> from symlayout.algebra.composed import Swizzle
     >>> x, = symbols('x'); e = swizzle_function(Swizzle(1, 0, 1), x)
     >>> e
     x - 2*Mod(x, 2)*Mod(floor(x/2), 2) + Mod(floor(x/2), 2)
@@ -491,12 +491,12 @@ def layout_function(L, i):
     earlier leaf sizes, and -- as in CuTe -- the last leaf is not reduced
     (``floor(i / p_last) * d_last``), so out-of-range indices continue along
     the last mode.  Shape and stride entries may be symbolic.  A swizzled
-    :class:`~symlayout.swizzle.ComposedLayout` ``Sw o O o B`` gives
+    :class:`~symlayout.algebra.composed.ComposedLayout` ``Sw o O o B`` gives
     ``Sw(O + B(i))`` through :func:`swizzle_function` (an exact floor / Mod
     form of the XOR); a bare Swizzle gives ``Sw(i)``.  Concrete input gives a
     sympy Integer.
 
-    >>> from symlayout.layout import Layout
+    >>> from symlayout.algebra.layout import Layout
     >>> i, m = symbols('i m')
     >>> e = layout_function(Layout((32 * m, 16), (16, 1)), i); e
     16*(Mod(i, 32*m)) + floor(i/(32*m))
@@ -514,7 +514,7 @@ def layout_function(L, i):
         return swizzle_function(L.swizzle, off + inner)
     shape, stride = _flat_leaves(L.shape), _flat_leaves(L.stride)
     if len(shape) != len(stride):
-        from .errors import AlgebraError
+        from ..errors import AlgebraError
         raise AlgebraError(f"{op}: shape and stride of {L} are not congruent")
     if x.is_Integer:
         try:
@@ -535,7 +535,7 @@ def layout_function(L, i):
 
 def _z3_index(i, env, op):
     import z3
-    from .errors import AlgebraError
+    from ..errors import AlgebraError
     if isinstance(i, bool):
         raise AlgebraError(f"{op}: the index must be an integer, got a bool")
     if isinstance(i, int):
@@ -585,14 +585,14 @@ def layout_z3(L, i, env=None):
     usually faster.
 
     >>> import z3
-    >>> from symlayout.layout import Layout
+    >>> from symlayout.algebra.layout import Layout
     >>> m, = symbols('m'); env = {}
     >>> t = layout_z3(Layout((32 * m, 16), (16, 1)), z3.Int('i'), env)
     >>> sorted(env), z3.simplify(z3.substitute(t, (env['m'], z3.IntVal(2)), (z3.Int('i'), z3.IntVal(65))))
     (['m'], 17)
     """
     import z3
-    from .errors import AlgebraError
+    from ..errors import AlgebraError
     op = "layout_z3"
     if env is None:
         env = {}

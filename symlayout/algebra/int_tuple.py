@@ -1,6 +1,6 @@
 """IntTuple: CuTe's hierarchical integer tuples (``int`` or nested ``tuple``).
 
-Leaves are Python ``int`` (static), :class:`~symlayout.symbolic.DynInt`
+Leaves are Python ``int`` (static), :class:`~symlayout.algebra.symbolic.DynInt`
 (dynamic) or sympy integer expressions (symbolic).  Every function follows
 CuTe 4.2 (``cute/int_tuple.hpp``, ``cute/stride.hpp``) exactly.
 
@@ -17,7 +17,7 @@ from functools import reduce
 
 from ._lazy import sympy
 
-from .errors import AlgebraError
+from ..errors import AlgebraError
 from .symbolic import DynInt, is_static, normalize, require
 
 # ---------------------------------------------------------------- scalar ops
