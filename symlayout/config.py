@@ -680,7 +680,7 @@ class _Loader:
     def check_atom_layout(self, lay, raw, keys):
         from .algebra.int_tuple import flatten_leaves, is_tuple
         from .algebra.layout import Layout
-        from .algebra.notation import _
+        from .algebra.int_tuple import _
         if getattr(lay, "is_composed", False) or getattr(lay, "is_swizzle", False) or lay is _:
             self.fail(keys, f"[mma] layout must be an IntTuple like \"(2,2,1)\" or a layout like "
                             f"\"(2,2,1):(1,2,0)\", got {raw!r}")
@@ -713,7 +713,7 @@ class _Loader:
 
     def load_permutation(self, v, keys, symbols):
         from .algebra.int_tuple import flatten_leaves, is_tuple
-        from .algebra.notation import _
+        from .algebra.int_tuple import _
         if not isinstance(v, list):
             self.fail(keys, f"[mma] permutation must be an array of 1 to 3 entries like [\"32\", \"32\", \"16\"], "
                             f"not {_type_name(v)} {_short(v)}")

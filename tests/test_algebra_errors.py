@@ -27,7 +27,8 @@ from symlayout.algebra.layout import (Layout, blocked_product, coalesce, complem
                               logical_product, make_layout, make_layout_tv, max_alignment, max_common_layout,
                               max_common_vector, nullspace, raked_product, recast_layout, right_inverse, slice_,
                               tile_to_shape, tiled_divide, tiled_product, upcast, zipped_divide, zipped_product)
-from symlayout.algebra.notation import MAX_DEPTH, _, parse, parse_int_tuple, parse_layout
+from symlayout.algebra.int_tuple import _
+from symlayout.algebra.notation import MAX_DEPTH, parse, parse_int_tuple, parse_layout
 from symlayout.algebra.composed import ComposedLayout, Swizzle, make_swizzle
 from symlayout.algebra.symbolic import collect_conditions
 

@@ -26,7 +26,8 @@ from symlayout.algebra.layout import (Layout, blocked_product, coalesce, coalesc
                               filter, flat_divide, left_inverse, logical_divide, logical_product, make_layout,
                               make_ordered_layout, max_common_layout, max_common_vector, nullspace, raked_product,
                               right_inverse, tiled_divide, upcast, zipped_divide)
-from symlayout.algebra.notation import format_int_tuple, parse
+from symlayout.algebra.int_tuple import format_int_tuple
+from symlayout.algebra.notation import parse
 from symlayout.algebra.composed import ComposedLayout, Swizzle
 
 N = 150          # examples per property (x 17 properties > 2,000 examples)

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from symlayout.algebra.calculator import evaluate, run
 from symlayout.errors import NotationError, SymlayoutError
 from symlayout.algebra.layout import Layout, logical_divide, upcast
-from symlayout.algebra.notation import format_int_tuple, parse
+from symlayout.algebra.int_tuple import format_int_tuple
+from symlayout.algebra.notation import parse
 from symlayout.algebra.symbolic import symbols
 
 m, n = symbols("m n")

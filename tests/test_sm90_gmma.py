@@ -14,7 +14,8 @@ from symlayout.arch import gmma as arch
 from symlayout.atoms import gmma as cg
 from symlayout.atoms import value_type_bits, value_type_info
 from symlayout.algebra.layout import Layout, function_table, slice_
-from symlayout.algebra.notation import _, parse, parse_layout
+from symlayout.algebra.int_tuple import _
+from symlayout.algebra.notation import parse, parse_layout
 from symlayout.algebra.composed import Swizzle
 from symlayout.tiled.mma import make_tiled_mma
 

@@ -11,7 +11,8 @@ import re
 import pytest
 
 from symlayout.algebra.layout import Layout
-from symlayout.algebra.notation import _, parse_layout
+from symlayout.algebra.int_tuple import _
+from symlayout.algebra.notation import parse_layout
 from symlayout.prove.engine import prove_operand
 from symlayout.prove.model import build_operand_model
 from symlayout.algebra.composed import ComposedLayout, Swizzle

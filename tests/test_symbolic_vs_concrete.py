@@ -29,7 +29,8 @@ from symlayout.algebra import int_tuple as it
 from symlayout.algebra import layout as L
 from symlayout.errors import AlgebraError, SymlayoutError
 from symlayout.algebra.layout import Layout
-from symlayout.algebra.notation import format_int_tuple, parse
+from symlayout.algebra.int_tuple import format_int_tuple
+from symlayout.algebra.notation import parse
 from symlayout.algebra.symbolic import DynInt, collect_conditions, normalize, symbols
 
 m, n = symbols("m n")

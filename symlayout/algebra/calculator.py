@@ -42,7 +42,8 @@ from ._lazy import sympy
 from . import int_tuple as it
 from . import layout as L
 from ..errors import AlgebraError, NotationError, SymlayoutError
-from .notation import _EXPR_FUNCTIONS, _, format_int_tuple, parse
+from .int_tuple import _, format_int_tuple
+from .notation import EXPR_FUNCTIONS, parse
 
 __all__ = ["FUNCTIONS", "Result", "evaluate", "format_result", "format_table", "run", "MAX_TABLE"]
 
@@ -342,7 +343,7 @@ def _parse(ex: _Expr, lo: int, hi: int, match, depth: int) -> _Node:
     if lo >= hi:
         ex.fail(lo, "expected a layout, a tuple, an integer or a function call here")
     m = _CALL_RE.match(text, lo, hi)
-    if m and m.group(1) not in ("o", "Sw") + _EXPR_FUNCTIONS:
+    if m and m.group(1) not in ("o", "Sw") + EXPR_FUNCTIONS:
         if depth >= MAX_CALL_DEPTH:
             ex.fail(lo, f"calls nested deeper than {MAX_CALL_DEPTH}")
         name = m.group(1)

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from . import int_tuple as it
 from ..errors import AlgebraError, CuteStaticAssert
-from .int_tuple import is_tuple
-from .layout import Layout, composition, dice, right_inverse, slice_and_offset as _plain_slice_and_offset
-from .layout import _dice_t, _has_underscore, _zero_us
+from .int_tuple import _, dice_modes, format_int_tuple, has_underscore, idx2crd, is_tuple, zero_underscores
+from .layout import (Layout, composition, dice, downcast, left_inverse, right_inverse, slice_, upcast,
+                     slice_and_offset as _plain_slice_and_offset)
 from .symbolic import DynInt
 
 
@@ -26,7 +26,27 @@ def _ctz(x: int) -> int:
     return (x & -x).bit_length() - 1
 
 
-class Swizzle:
+class _ComposedAlgebra:
+    """What ``layout.composition`` / ``right_inverse`` / ``left_inverse`` call for an operand that is a
+    Swizzle or a ComposedLayout (CuTe's overloads in ``layout_composed.hpp``, ``swizzle_layout.hpp``):
+    this module's algebra, reached without an import from layout.py."""
+
+    def compose_left(self, B):
+        """``composition(self, B)``."""
+        return compose_left(self, B)
+
+    def compose_right(self, A):
+        """``composition(A, self)``, A a plain layout."""
+        return compose_right(A, self)
+
+    def right_inverse(self):
+        return right_inverse_composed(self)
+
+    def left_inverse(self):
+        return left_inverse_composed(self)
+
+
+class Swizzle(_ComposedAlgebra):
     """CuTe ``Swizzle<B,M,S>`` (an involution on integers).
 
     >>> Swizzle(3, 0, -3)(1), Swizzle(2, 4, 3)(300)
@@ -115,7 +135,7 @@ def make_swizzle(y: int, z: int) -> Swizzle:
     return Swizzle(b, min(cy, cz), cy - cz)
 
 
-class ComposedLayout:
+class ComposedLayout(_ComposedAlgebra):
     """``A o O o B``: ``C(c) = A(O + B(c))`` with A a Swizzle.
 
     >>> print(ComposedLayout(Swizzle(3, 3, 3), 0, Layout((8, 64), (64, 1)))[0])
@@ -153,7 +173,7 @@ class ComposedLayout:
         return ComposedLayout(self.swizzle, self.offset, f(self.inner))
 
     def __str__(self):
-        return f"{self.swizzle} o {it_fmt(self.offset)} o {self.inner}"
+        return f"{self.swizzle} o {format_int_tuple(self.offset)} o {self.inner}"
 
     __repr__ = __str__
 
@@ -166,7 +186,7 @@ class ComposedLayout:
     def __call__(self, *crd):
         if len(crd) == 1:
             crd = crd[0]
-        if _has_underscore(crd):
+        if has_underscore(crd):
             return self.slice(crd)
         return self.swizzle(self.offset + self.inner(crd))
 
@@ -179,11 +199,9 @@ class ComposedLayout:
     def upcast(self, n):
         if not isinstance(self.offset, int) or self.offset % n:
             raise AlgebraError(f"upcast<{n}>: offset {self.offset} is not divisible")
-        from .layout import upcast
         return ComposedLayout(self.swizzle.upcast(n), self.offset // n, upcast(self.inner, n))
 
     def downcast(self, n):
-        from .layout import downcast
         return ComposedLayout(self.swizzle.downcast(n), self.offset * n, downcast(self.inner, n))
 
     def slice(self, crd):
@@ -200,14 +218,13 @@ class ComposedLayout:
         (and so the addresses ``cute::copy`` dereferences) differ from the layout function, and this
         reproduces CuTe's result, not the function.
 
-        >>> from symlayout.algebra.notation import _
+        >>> from symlayout.algebra.int_tuple import _
         >>> C = ComposedLayout(Swizzle(3, 3, 3), 16, Layout((8, 64), (64, 1)))
         >>> L, off = C.slice_and_offset((_, DynInt(16))); print(L), int(off)   # 16 ^ 16 = 0, not Sw(16 + 16) = 32
         ((2,2,2)):((72,144,288))
         (None, 0)
         """
-        if crd is _U or (is_tuple(crd) and _all_underscore(crd)):
-            from .layout import slice_
+        if crd is _ or (is_tuple(crd) and _all_underscore(crd)):
             return ComposedLayout(self.swizzle, self.offset, slice_(crd, self.inner)), 0
         sw = self.swizzle
         if sw.b == 0:
@@ -215,7 +232,7 @@ class ComposedLayout:
             return sliced, off + self.offset
         dynamic = _has_dyn(crd) or isinstance(self.offset, DynInt)
         sliced, only, anti, decays = _slicer(sw, self.inner, crd)
-        dcrd = _dice_t(crd, crd)
+        dcrd = dice_modes(crd, crd)
         # Y/Z bits of the diced part, XOR-ed with the offset; the other bits added (CuTe's two offsets)
         bits, mask = _mixed_bits(only, dcrd)
         off_zy = int(self.offset) ^ bits
@@ -262,7 +279,7 @@ _DECAYED: dict = {}
 def _pattern(c):
     if is_tuple(c):
         return tuple(_pattern(e) for e in c)
-    return "_" if c is _U else 0
+    return "_" if c is _ else 0
 
 
 def _slicer(sw, inner, crd):
@@ -271,12 +288,11 @@ def _slicer(sw, inner, crd):
     key = (sw.b, sw.m, sw.s, str(inner), _pattern(crd))
     hit = _SLICERS.get(key)
     if hit is None:
-        from .layout import slice_
         only_zy, anti_zy = _projections(sw)
         sliced = slice_(crd, inner)
         diced = dice(crd, inner)
         only, anti = _compose(only_zy, diced), _compose(anti_zy, diced)
-        _mixed_bits(only, _zero_us(_dice_t(crd, crd)))          # CuTe's static check on the diced modes
+        _mixed_bits(only, zero_underscores(dice_modes(crd, crd)))          # CuTe's static check on the diced modes
         # the Y/Z bits the remaining (sliced) layout reaches, at its last coordinate
         pz = _compose(only_zy, sliced)
         active = int(pz(pz.size() - 1)) if pz.size() > 0 else 0
@@ -324,7 +340,6 @@ def _mixed_bits(L: Layout, crd):
     """CuTe's ``to_mixed_bits(L, crd)``: the XOR over the modes of ``(c * d) & ((s - 1) * d)``, and the
     bits that are only known at run time (those of modes with a run-time coordinate).  A mode whose
     ``s * d`` is neither 0 nor a power of two is a compile-time error in CuTe."""
-    from .int_tuple import idx2crd
     acc = [0, 0]
 
     def go(s, d, c):
@@ -344,11 +359,6 @@ def _mixed_bits(L: Layout, crd):
     return acc[0], acc[1]
 
 
-def it_fmt(x):
-    from .notation import format_int_tuple
-    return format_int_tuple(x)
-
-
 def _dyn(v, dynamic):
     return DynInt(v) if dynamic else v
 
@@ -359,13 +369,11 @@ def _has_dyn(c):
     return isinstance(c, DynInt)
 
 
-from .notation import _ as _U  # noqa: E402
-
 
 def _all_underscore(c):
     if is_tuple(c):
         return all(_all_underscore(e) for e in c)
-    return c is _U
+    return c is _
 
 
 def swizzle_layout(sw: Swizzle, off_zy: int, dynamic) -> Layout:
@@ -404,7 +412,6 @@ def swizzle_layout(sw: Swizzle, off_zy: int, dynamic) -> Layout:
 
 def compose_left(A, B):
     """``composition(A, B)`` where A is a Swizzle or ComposedLayout."""
-    from .notation import _
     if getattr(A, "is_swizzle", False):
         if getattr(B, "is_swizzle", False):
             if A.s != B.s:
@@ -447,7 +454,6 @@ def right_inverse_composed(C):
 
 def left_inverse_composed(C):
     """``left_inverse`` of a Swizzle (itself) or of ``Sw o 0 o B``."""
-    from .layout import left_inverse
     if getattr(C, "is_swizzle", False):
         return C
     if C.offset != 0:

@@ -17,8 +17,89 @@ from functools import reduce
 
 from ._lazy import sympy
 
-from ..errors import AlgebraError
-from .symbolic import DynInt, is_static, normalize, require
+from ..errors import AlgebraError, NotationError
+from .symbolic import DynInt, format_expr, is_static, normalize, require
+
+# ---------------------------------------------------------------- the underscore and the printer
+
+
+class _Underscore:
+    """CuTe's ``_`` (keep this mode)."""
+    _inst = None
+
+    def __new__(cls):
+        if cls._inst is None:
+            cls._inst = super().__new__(cls)
+        return cls._inst
+
+    def __repr__(self):
+        return "_"
+
+    __str__ = __repr__
+
+
+#: the underscore singleton
+_ = Underscore = _Underscore()
+
+
+def format_int_tuple(t) -> str:
+    """CuTe print form of an IntTuple (static underscores stripped).
+
+    >>> format_int_tuple((4, (2, 2))), format_int_tuple((4,)), format_int_tuple(())
+    ('(4,(2,2))', '(4)', '()')
+    """
+    if type(t) is tuple:
+        return "(" + ",".join(format_int_tuple(e) for e in t) + ")"
+    if t is _:
+        return "_"
+    if isinstance(t, bool):
+        return str(t).lower()
+    if isinstance(t, int):
+        return str(int(t))
+    if isinstance(t, sympy.Basic):
+        return format_expr(t)
+    if hasattr(t, "shape"):  # a Layout inside a tiler
+        return str(t)
+    raise NotationError(f"cannot print {t!r} as an IntTuple")
+
+
+def has_underscore(c):
+    """True if the coordinate ``c`` holds CuTe's ``_`` anywhere (``has_underscore``)."""
+    if c is _:
+        return True
+    return is_tuple(c) and any(has_underscore(e) for e in c)
+
+
+def slice_modes(c, t):
+    """The leaves of ``t`` where ``c`` holds ``_``, flattened (CuTe's ``slice(c, t)`` on tuples)."""
+    if is_tuple(c):
+        out = ()
+        for ci, ti in zip(c, t):
+            out += slice_modes(ci, ti)
+        return out
+    if c is _:
+        return (t,)
+    return ()
+
+
+def dice_modes(c, t):
+    """The leaves of ``t`` where ``c`` holds no ``_``, flattened (CuTe's ``dice(c, t)`` on tuples)."""
+    if is_tuple(c):
+        out = ()
+        for ci, ti in zip(c, t):
+            out += dice_modes(ci, ti)
+        return out
+    if c is _:
+        return ()
+    return (t,)
+
+
+def zero_underscores(c):
+    """``c`` with every ``_`` replaced by 0 (the offset of the slice's first element)."""
+    if is_tuple(c):
+        return tuple(zero_underscores(e) for e in c)
+    return 0 if c is _ else c
+
 
 # ---------------------------------------------------------------- scalar ops
 
@@ -32,7 +113,8 @@ def is_tuple(x) -> bool:
     return type(x) is tuple
 
 
-def _mul(a, b):
+def mul(a, b):
+    """``a * b`` of two leaves (static when both are; ``0 * x == 0`` as CuTe's ``_0``)."""
     if type(a) is int and type(b) is int:
         return a * b
     if (type(a) is int and a == 0) or (type(b) is int and b == 0):
@@ -40,7 +122,8 @@ def _mul(a, b):
     return normalize(a * b)
 
 
-def _add(a, b):
+def add(a, b):
+    """``a + b`` of two leaves (static when both are)."""
     if type(a) is int and type(b) is int:
         return a + b
     return normalize(a + b)
@@ -181,7 +264,7 @@ def product(t):
     if is_tuple(t):
         r = 1
         for e in t:
-            r = _mul(r, product(e))
+            r = mul(r, product(e))
         return r
     return t
 
@@ -323,9 +406,9 @@ def inner_product(a, b):
     if is_tuple(a):
         r = 0
         for x, y in zip(a, b):
-            r = _add(r, inner_product(x, y))
+            r = add(r, inner_product(x, y))
         return r
-    return _mul(a, b)
+    return mul(a, b)
 
 
 # ---------------------------------------------------------------- arithmetic
@@ -391,7 +474,7 @@ def elem_scale(a, b):
     """
     if is_tuple(a):
         return tuple(elem_scale(x, y) for x, y in zip(a, b))
-    return _mul(a, product(b))
+    return mul(a, product(b))
 
 
 def round_up(a, b):
@@ -402,7 +485,7 @@ def round_up(a, b):
     """
     if is_tuple(a):
         return tuple(round_up(x, y) for x, y in zip(a, b))
-    return _mul(cdiv(a, b), b)
+    return mul(cdiv(a, b), b)
 
 
 def prefix_product(t, init=1):
@@ -430,7 +513,7 @@ def compact_col_major(shape, current=1):
         if static_eq(s, 1):
             return 0
         d = cur[0]
-        cur[0] = _mul(cur[0], s)
+        cur[0] = mul(cur[0], s)
         return d
     return go(shape)
 
@@ -451,7 +534,7 @@ def compact_row_major(shape, current=1):
         if static_eq(s, 1):
             return 0
         d = cur[0]
-        cur[0] = _mul(cur[0], s)
+        cur[0] = mul(cur[0], s)
         return d
     return go(shape)
 
@@ -465,7 +548,7 @@ def exclusive_prefix(flat_shape):
     out, cur = [], 1
     for s in flat_shape:
         out.append(cur)
-        cur = _mul(cur, s)
+        cur = mul(cur, s)
     return tuple(out)
 
 
@@ -493,7 +576,7 @@ def compact_order(shape, order):
         start = 1
         for j, s2 in enumerate(fs):
             if keyed[j] < keyed[i]:
-                start = _mul(start, s2)
+                start = mul(start, s2)
         strides.append(compact_col_major(s, start))
     if is_tuple(shape):
         return unflatten(tuple(strides), shape)
@@ -518,7 +601,7 @@ def crd2idx(crd, shape, stride=None):
         fs = flatten_leaves(product_like(shape, crd))
         r = 0
         for c, s in zip(reversed(fc), reversed(fs)):
-            r = _add(c, _mul(s, r))
+            r = add(c, mul(s, r))
         return r
     if not congruent(shape, stride):
         raise AlgebraError(f"crd2idx: shape {_s(shape)} and stride {_s(stride)} are not congruent")
@@ -531,7 +614,7 @@ def _crd2idx(crd, shape, stride):
             raise AlgebraError(f"crd2idx: coordinate {_s(crd)} does not match shape {_s(shape)}")
         r = 0
         for c, s, d in zip(crd, shape, stride):
-            r = _add(r, _crd2idx(c, s, d))
+            r = add(r, _crd2idx(c, s, d))
         return r
     if is_tuple(shape):
         if len(shape) == 0:
@@ -540,10 +623,10 @@ def _crd2idx(crd, shape, stride):
         c = crd
         for s, d in zip(shape[:-1], stride[:-1]):
             sz = product(s)
-            r = _add(r, _crd2idx(imod(c, sz), s, d))
+            r = add(r, _crd2idx(imod(c, sz), s, d))
             c = fdiv(c, sz)
-        return _add(r, _crd2idx(c, shape[-1], stride[-1]))
-    return _mul(crd, stride)
+        return add(r, _crd2idx(c, shape[-1], stride[-1]))
+    return mul(crd, stride)
 
 
 def product_like(shape, crd):
@@ -581,7 +664,7 @@ def idx2crd(idx, shape, stride=None):
             pos[0] += 1
             d = 1
             for s2 in leaves[:i]:
-                d = _mul(d, s2)
+                d = mul(d, s2)
             q = fdiv(idx, d)
             return q if last else imod(q, s)
         return go(shape, True)
@@ -603,7 +686,6 @@ def _idx2crd(idx, shape, stride):
 
 
 def _s(x) -> str:
-    from .notation import format_int_tuple
     try:
         return format_int_tuple(x)
     except Exception:

@@ -15,15 +15,16 @@ CuTe's printed results exactly (see ``shared/reference/cute-semantics.md``).
 """
 from __future__ import annotations
 
+import functools
 from functools import reduce
 
 from ._lazy import sympy
 
 from . import int_tuple as it
-from ..errors import AlgebraError
-from .int_tuple import (cdiv, compact_col_major, fdiv, flatten, flatten_leaves, iabs, imod, is_tuple, product,
-                        product_each, signum, static_eq, unwrap, wrap)
-from .notation import _, format_int_tuple
+from ..errors import AlgebraError, SymlayoutError
+from .int_tuple import (_, cdiv, compact_col_major, dice_modes, fdiv, flatten, flatten_leaves, format_int_tuple,
+                        has_underscore, iabs, imod, is_tuple, product, product_each, signum, slice_modes,
+                        static_eq, unwrap, wrap, zero_underscores)
 from .symbolic import is_static, normalize, require
 
 
@@ -57,6 +58,38 @@ def _fmt(x):
         return format_int_tuple(x)
     except Exception:
         return repr(x)
+
+
+# ---------------------------------------------------------------- user-facing errors
+
+def _guard(fn):
+    """Decorator of the public algebra functions: a stray Python exception from bad arguments becomes a
+    one-line AlgebraError naming the function and its arguments."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except AlgebraError:
+            raise
+        except RecursionError:
+            raise AlgebraError(f"{fn.__name__}: the arguments are nested too deeply") from None
+        except (AttributeError, TypeError, IndexError, ZeroDivisionError, ValueError, KeyError) as e:
+            if isinstance(e, SymlayoutError):
+                raise
+            shown = ", ".join(_short(a) for a in args)
+            raise AlgebraError(f"{fn.__name__}: cannot apply to ({shown}): "
+                               f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": ")) from None
+    return wrapper
+
+
+def _short(a, n=60):
+    try:
+        s = format_tiler(a) if (is_tuple(a) or is_layout(a)) else str(a)
+    except Exception:
+        s = repr(a)
+    s = " ".join(s.split())
+    return s if len(s) <= n else s[: n - 3] + "..."
 
 
 class Layout:
@@ -120,7 +153,7 @@ class Layout:
         s, d = flatten_leaves(self.shape), flatten_leaves(self.stride)
         r = 1
         for a, b in zip(s, d):
-            r = it._add(r, it._mul(it._add(a, -1), iabs(b)))
+            r = it.add(r, it.mul(it.add(a, -1), iabs(b)))
         return r
 
     def __getitem__(self, i):
@@ -144,7 +177,7 @@ class Layout:
     def __call__(self, *crd):
         if len(crd) == 1:
             crd = crd[0]
-        if _has_underscore(crd):
+        if has_underscore(crd):
             return slice_(crd, self)
         if isinstance(crd, int) and type(crd) is not bool:
             return self._eval_int(crd)
@@ -189,12 +222,6 @@ def _flat_eval_table(L):
     return False
 
 
-def _has_underscore(c):
-    if c is _:
-        return True
-    return is_tuple(c) and any(_has_underscore(e) for e in c)
-
-
 def is_layout(x) -> bool:
     """True for a Layout or ComposedLayout.
 
@@ -204,6 +231,7 @@ def is_layout(x) -> bool:
     return isinstance(x, Layout) or getattr(x, "is_composed", False)
 
 
+@_guard
 def function_table(L) -> list:
     """The function table ``[L(0), ..., L(size(L)-1)]`` of a concrete layout.
 
@@ -237,6 +265,7 @@ def function_table(L) -> list:
 # ---------------------------------------------------------------- constructors
 
 
+@_guard
 def make_layout(*args):
     """``make_layout(shape[, stride])`` or ``make_layout(L0, L1, ...)``.
 
@@ -258,6 +287,7 @@ def make_layout(*args):
     raise AlgebraError("make_layout: expected (shape[, stride]) or layouts")
 
 
+@_guard
 def make_ordered_layout(shape, order):
     """``make_ordered_layout(shape, order)``.
 
@@ -279,6 +309,7 @@ def make_layout_row_major(shape):
 # ---------------------------------------------------------------- structural
 
 
+@_guard
 def append(L, x=None, n=None):
     """``append(L, x)``; with ``n``: pad with ``x`` (default ``1:0``) up to rank n.
 
@@ -296,21 +327,25 @@ def append(L, x=None, n=None):
     return Layout(wrap(s) + (x.shape,) * (n - r), wrap(d) + (x.stride,) * (n - r))
 
 
+@_guard
 def prepend(L, x):
     """``prepend(L, x)``."""
     return Layout((x.shape,) + wrap(L.shape), (x.stride,) + wrap(L.stride))
 
 
+@_guard
 def take(L, b, e):
     """``take<b,e>(L)`` (always a tuple layout)."""
     return Layout(wrap(L.shape)[b:e], wrap(L.stride)[b:e])
 
 
+@_guard
 def select(L, *idx):
     """``select<i...>(L)``."""
     return Layout(tuple(wrap(L.shape)[i] for i in idx), tuple(wrap(L.stride)[i] for i in idx))
 
 
+@_guard
 def group(L, b, e):
     """``group<b,e>(L)``.
 
@@ -321,11 +356,13 @@ def group(L, b, e):
     return Layout(s[:b] + (s[b:e],) + s[e:], d[:b] + (d[b:e],) + d[e:])
 
 
+@_guard
 def flatten_layout(L):
     """``flatten(L)``."""
     return Layout(flatten(L.shape), flatten(L.stride))
 
 
+@_guard
 def zip_layouts(A, B):
     """CuTe ``zip(A, B)`` of two layouts: transpose by A's modes, or ``((A,B))`` if A is a leaf.
 
@@ -346,34 +383,7 @@ def zip_layouts(A, B):
 # ---------------------------------------------------------------- slicing
 
 
-def _slice_t(c, t):
-    if is_tuple(c):
-        out = ()
-        for ci, ti in zip(c, t):
-            out += _slice_t(ci, ti)
-        return out
-    if c is _:
-        return (t,)
-    return ()
-
-
-def _dice_t(c, t):
-    if is_tuple(c):
-        out = ()
-        for ci, ti in zip(c, t):
-            out += _dice_t(ci, ti)
-        return out
-    if c is _:
-        return ()
-    return (t,)
-
-
-def _zero_us(c):
-    if is_tuple(c):
-        return tuple(_zero_us(e) for e in c)
-    return 0 if c is _ else c
-
-
+@_guard
 def slice_(crd, L):
     """``slice(crd, L)``: keep the ``_`` modes (result always a tuple layout).
 
@@ -397,19 +407,21 @@ def _slice_shape(c, t):
     if is_tuple(c):
         if not is_tuple(t):
             raise AlgebraError(f"slice: coordinate {format_int_tuple(c)} does not match {format_int_tuple(t)}")
-        return _slice_t(c, t)
-    return _slice_t(c, t)
+        return slice_modes(c, t)
+    return slice_modes(c, t)
 
 
+@_guard
 def dice(crd, L):
     """``dice(crd, L)``: keep the integer modes.
 
     >>> print(dice((1, (_, 2)), Layout((2, (3, 4)), (12, (1, 3)))))
     (2,4):(12,3)
     """
-    return Layout(_dice_t(crd, L.shape), _dice_t(crd, L.stride))
+    return Layout(dice_modes(crd, L.shape), dice_modes(crd, L.stride))
 
 
+@_guard
 def slice_and_offset(crd, L):
     """``(slice(crd, L), L(crd with _ -> 0))``.
 
@@ -418,7 +430,7 @@ def slice_and_offset(crd, L):
     """
     if getattr(L, "is_composed", False):
         return L.slice_and_offset(crd)
-    return slice_(crd, L), it.crd2idx(_zero_us(crd), L.shape, L.stride)
+    return slice_(crd, L), it.crd2idx(zero_underscores(crd), L.shape, L.stride)
 
 
 # ---------------------------------------------------------------- coalesce / filter
@@ -438,9 +450,9 @@ def _coalesce_flat(s, d, keep_trailing=False):
         if len(NS) == 1 and static_eq(NS[0], 1):
             NS, ND = [s[I]], [d[I]]
             continue
-        m = it._mul(s[I], d[I])
+        m = it.mul(s[I], d[I])
         if is_static(m) and is_static(ND[0]) and m == ND[0]:
-            NS[0] = it._mul(s[I], NS[0])
+            NS[0] = it.mul(s[I], NS[0])
             ND[0] = d[I]
         else:
             NS.insert(0, s[I])
@@ -452,6 +464,7 @@ def _coalesce_flat(s, d, keep_trailing=False):
     return Layout(tuple(NS), tuple(ND))
 
 
+@_guard
 def coalesce(L, profile=None):
     """``coalesce(L[, profile])``: merge modes while preserving ``L(i)``.
 
@@ -507,6 +520,7 @@ def filter_zeros(L):
     return Layout(go(L.shape, L.stride), L.stride)
 
 
+@_guard
 def filter(L, profile=None):  # noqa: A001 (CuTe's name)
     """``filter(L)`` = ``coalesce(filter_zeros(L))``.
 
@@ -536,7 +550,7 @@ def _composition_impl(LS, LD, RS, RD, strong=None):
     if static_eq(RD, 0):
         return Layout(RS, RD)
     if not is_tuple(LS):
-        return Layout(RS, it._mul(RD, LD))
+        return Layout(RS, it.mul(RD, LD))
     res_s, res_d = [], []
     rest_s, rest_d = RS, RD
     R = len(LS)
@@ -545,7 +559,7 @@ def _composition_impl(LS, LD, RS, RD, strong=None):
         _require_stride_div(rest_d, s)
         abs_d, sign_d = _abs_sign(rest_d, "composition")
         next_s = cdiv(s, abs_d)
-        next_d = it._mul(cdiv(abs_d, s), sign_d)
+        next_d = it.mul(cdiv(abs_d, s), sign_d)
         if strong is not None and not (isinstance(s, int) and isinstance(rest_d, int) and isinstance(rest_s, int)):
             strong.append(sympy.Or(sympy.Eq(sympy.Mod(abs_d, s), 0), sympy.Eq(sympy.Mod(s, abs_d), 0),
                                    sympy.Le(rest_s, next_s)))
@@ -555,14 +569,14 @@ def _composition_impl(LS, LD, RS, RD, strong=None):
         new_s = _min(next_s, rest_s)
         _require_shape_div(rest_s, new_s)
         res_s.append(new_s)
-        res_d.append(it._mul(rest_d, d))
+        res_d.append(it.mul(rest_d, d))
         rest_s = fdiv(rest_s, new_s)
         rest_d = next_d
     if not res_s:
-        return Layout(rest_s, it._mul(rest_d, LD[R - 1]))
+        return Layout(rest_s, it.mul(rest_d, LD[R - 1]))
     if static_eq(rest_s, 1):
         return Layout(unwrap(tuple(res_s)), unwrap(tuple(res_d)))
-    return Layout(tuple(res_s) + (rest_s,), tuple(res_d) + (it._mul(rest_d, LD[R - 1]),))
+    return Layout(tuple(res_s) + (rest_s,), tuple(res_d) + (it.mul(rest_d, LD[R - 1]),))
 
 
 def _abs_sign(x, op):
@@ -590,7 +604,7 @@ def _static_structure(flat):
         if _may_be(x, 1):
             conds.append(sympy.Ne(x, 1))
         if k + 1 < len(s):
-            m = it._mul(x, d[k])
+            m = it.mul(x, d[k])
             if not (isinstance(m, int) and isinstance(d[k + 1], int)):
                 diff = sympy.simplify(sympy.sympify(m) - d[k + 1])
                 if not (diff.is_zero is False or diff.is_positive or diff.is_negative):
@@ -622,6 +636,7 @@ def _require_shape_div(rest_s, new_s):
     require(sympy.Eq(sympy.Mod(rest_s, new_s), 0), "composition: shape divisibility")
 
 
+@_guard
 def composition(A, B):
     """``composition(A, B)``: ``R(c) = A(B(c))``; B a layout, tiler tuple, int or ``_``.
 
@@ -630,12 +645,11 @@ def composition(A, B):
     >>> print(composition(Layout((12, (4, 8)), (59, (13, 1))), (Layout(3, 4), Layout(8, 2))))
     (3,(2,4)):(236,(26,1))
     """
+    # a Swizzle or ComposedLayout operand composes by its own algebra (composed.py, CuTe's layout_composed.hpp)
     if getattr(A, "is_composed", False) or getattr(A, "is_swizzle", False):
-        from .composed import compose_left
-        return compose_left(A, B)
+        return A.compose_left(B)
     if getattr(B, "is_composed", False) or getattr(B, "is_swizzle", False):
-        from .composed import compose_right
-        return compose_right(A, B)
+        return B.compose_right(A)
     if B is _:
         return A
     if isinstance(B, Layout):
@@ -677,6 +691,7 @@ def format_tiler(T) -> str:
 # ---------------------------------------------------------------- complement
 
 
+@_guard
 def complement(L, cotarget=None):
     """``complement(L, cotarget)``: the layout of the holes of ``L`` up to cotarget.
 
@@ -713,12 +728,12 @@ def complement(L, cotarget=None):
         new_s = fdiv(d[j], rd[-1])
         _require_injective(new_s, L)
         rs.append(new_s)
-        rd.append(it._mul(d[j], s[j]))
+        rd.append(it.mul(d[j], s[j]))
         del s[j], d[j]
     last = fdiv(d[0], rd[-1])
     _require_injective(last, L)
     rs.append(last)
-    new_d = it._mul(d[0], s[0])
+    new_d = it.mul(d[0], s[0])
     rest_s = _coalesce_shape(it.ceil_div(cotarget, new_d))
     rest_d = compact_col_major(rest_s, new_d)
     return coalesce(Layout((tuple(rs), rest_s), (tuple(rd), rest_d)))
@@ -744,7 +759,7 @@ def _require_no_dropped_mode(s, d, cotarget):
         if len(s) == 1:
             from .symbolic import collect_conditions
             with collect_conditions():          # (its own conditions are recorded by the real ceil_div)
-                full = it._mul(dj, product(it.ceil_div(cotarget, dj)))
+                full = it.mul(dj, product(it.ceil_div(cotarget, dj)))
             require(sympy.Or(sympy.Ne(sj, 1), sympy.Eq(full, product(cotarget))),
                     "complement: a size-1 mode is filtered out")
         else:
@@ -759,7 +774,7 @@ def _coalesce_shape(t):
     out = []
     for x in f:
         if out and is_static(out[-1]) == is_static(x):
-            out[-1] = it._mul(out[-1], x)
+            out[-1] = it.mul(out[-1], x)
         else:
             out.append(x)
     return out[0] if len(out) == 1 else tuple(out)
@@ -768,6 +783,7 @@ def _coalesce_shape(t):
 # ---------------------------------------------------------------- inverses
 
 
+@_guard
 def right_inverse(L):
     """``right_inverse(L)``: ``L(R(i)) == i`` for ``i < size(R)``.
 
@@ -779,8 +795,7 @@ def right_inverse(L):
     if L is _:
         return _
     if getattr(L, "is_composed", False) or getattr(L, "is_swizzle", False):
-        from .composed import right_inverse_composed
-        return right_inverse_composed(L)
+        return L.right_inverse()                      # composed.py
     C = coalesce(L)
     s, d = wrap(C.shape), wrap(C.stride)
     pp = it.exclusive_prefix(s)
@@ -793,7 +808,7 @@ def right_inverse(L):
             if d[j] == cur and is_static(cur):
                 rs.append(s[j])
                 rd.append(pp[j])
-                cur = it._mul(s[j], d[j])
+                cur = it.mul(s[j], d[j])
         return coalesce(Layout(tuple(rs), tuple(rd)))
     return coalesce(_right_inverse_symbolic(s, d, pp))
 
@@ -814,7 +829,7 @@ def _right_inverse_symbolic(s, d, pp):
         used.add(j)
         rs.append(s[j])
         rd.append(pp[j])
-        cur = it._mul(s[j], d[j])
+        cur = it.mul(s[j], d[j])
         chain.append(cur)
     for j in range(len(d)):
         if j in used:
@@ -840,6 +855,7 @@ def _decidably_different(a, b) -> bool:
     return bool(e.is_zero is False or e.is_positive or e.is_negative)
 
 
+@_guard
 def left_inverse(L):
     """``left_inverse(L)``: ``R(L(i)) == i`` on the image of an injective L.
 
@@ -851,8 +867,7 @@ def left_inverse(L):
     if L is _:
         return _
     if getattr(L, "is_composed", False) or getattr(L, "is_swizzle", False):
-        from .composed import left_inverse_composed
-        return left_inverse_composed(L)
+        return L.left_inverse()                       # composed.py
     C = coalesce(L)
     s, d = wrap(C.shape), wrap(C.stride)
     if not all(is_static(x) for x in d):
@@ -878,6 +893,7 @@ def left_inverse(L):
 # ---------------------------------------------------------------- divides
 
 
+@_guard
 def logical_divide(A, T):
     """``logical_divide(A, T)`` -> ``(tile, rest)`` per mode.
 
@@ -933,6 +949,7 @@ def tile_unzip(L, T):
     return Layout(_zip2_by(L.shape, T), _zip2_by(L.stride, T))
 
 
+@_guard
 def zipped_divide(A, T):
     """``zipped_divide(A, T)`` -> ``((tile...), (rest...))``.
 
@@ -958,6 +975,7 @@ def _split_rest(L, split0):
     return Layout(tuple(parts_s), tuple(parts_d))
 
 
+@_guard
 def tiled_divide(A, T):
     """``tiled_divide(A, T)`` -> ``((tile...), rest0, rest1, ...)``.
 
@@ -969,6 +987,7 @@ def tiled_divide(A, T):
     return _split_rest(zipped_divide(A, T), False)
 
 
+@_guard
 def flat_divide(A, T):
     """``flat_divide(A, T)`` -> ``(tile0, tile1, ..., rest0, rest1, ...)``.
 
@@ -983,6 +1002,7 @@ def flat_divide(A, T):
 # ---------------------------------------------------------------- products
 
 
+@_guard
 def logical_product(B, T):
     """``logical_product(B, T)`` -> ``(B, T')``.
 
@@ -994,7 +1014,7 @@ def logical_product(B, T):
     if T is _:
         return B
     if isinstance(T, Layout):
-        return make_layout(B, composition(complement(B, it._mul(B.size(), T.cosize())), T))
+        return make_layout(B, composition(complement(B, it.mul(B.size(), T.cosize())), T))
     if is_tuple(T):
         if len(T) > B.rank():
             raise AlgebraError(f"logical_product: tiler {format_tiler(T)} has a higher rank than {B}")
@@ -1005,6 +1025,7 @@ def logical_product(B, T):
     raise AlgebraError(f"logical_product: unsupported tiler {T!r}")
 
 
+@_guard
 def zipped_product(B, T):
     """``zipped_product(B, T)``."""
     if getattr(B, "is_composed", False):
@@ -1012,6 +1033,7 @@ def zipped_product(B, T):
     return tile_unzip(logical_product(B, T), T)
 
 
+@_guard
 def tiled_product(B, T):
     """``tiled_product(B, T)``.
 
@@ -1023,6 +1045,7 @@ def tiled_product(B, T):
     return _split_rest(zipped_product(B, T), False)
 
 
+@_guard
 def flat_product(B, T):
     """``flat_product(B, T)``."""
     if getattr(B, "is_composed", False):
@@ -1044,6 +1067,7 @@ def _blocked_or_raked(B, T, raked):
     return zip_layouts(P1, P0) if raked else zip_layouts(P0, P1)
 
 
+@_guard
 def blocked_product(B, T):
     """``blocked_product(B, T)`` = ``((B0,T0'),(B1,T1'),...)``.
 
@@ -1053,6 +1077,7 @@ def blocked_product(B, T):
     return _blocked_or_raked(B, T, False)
 
 
+@_guard
 def raked_product(B, T):
     """``raked_product(B, T)`` = ``((T0',B0),(T1',B1),...)``.
 
@@ -1062,6 +1087,7 @@ def raked_product(B, T):
     return _blocked_or_raked(B, T, True)
 
 
+@_guard
 def tile_to_shape(block, trg_shape, order=None):
     """``tile_to_shape(block, trg_shape[, order])`` (order: col-major by default).
 
@@ -1093,6 +1119,7 @@ def tile_to_shape(block, trg_shape, order=None):
 # ---------------------------------------------------------------- casts
 
 
+@_guard
 def upcast(L, n):
     """``upcast<n>(L)``: elements n times bigger (leaf by leaf).
 
@@ -1130,6 +1157,7 @@ def _unzip_pairs(p):
     return p
 
 
+@_guard
 def downcast(L, n):
     """``downcast<n>(L)``: elements n times smaller.
 
@@ -1148,14 +1176,15 @@ def downcast(L, n):
         if is_tuple(s):
             return [go(a, b) for a, b in zip(s, d)]
         if static_eq(d, 1) or static_eq(d, -1):
-            return (it._mul(s, n), d)
+            return (it.mul(s, n), d)
         if n != 1 and (_may_be(d, 1) or _may_be(d, -1)):
             # static CuTe scales the shape of a unit-stride mode, a dynamic stride is scaled instead
             require(sympy.And(sympy.Ne(d, 1), sympy.Ne(d, -1)), f"downcast<{n}>: symbolic stride is not 1 or -1")
-        return (s, it._mul(d, n))
+        return (s, it.mul(d, n))
     return Layout(*_unzip_pairs(go(L.shape, L.stride)))
 
 
+@_guard
 def recast_layout(L, old_bits: int, new_bits: int):
     """``recast_layout<Old,New>(L)`` given the two types' widths in bits.
 
@@ -1181,6 +1210,7 @@ def recast_layout(L, old_bits: int, new_bits: int):
 # ---------------------------------------------------------------- misc
 
 
+@_guard
 def max_common_layout(a, b):
     """``max_common_layout(a, b)``.
 
@@ -1231,7 +1261,7 @@ def _common_vector(common):
     n, cur = s[0], s[0]
     for k in range(1, len(s)):
         if _provably_equal(d[k], cur):
-            n, cur = it._mul(n, s[k]), it._mul(s[k], d[k])
+            n, cur = it.mul(n, s[k]), it.mul(s[k], d[k])
             continue
         if not _decidably_different(d[k], cur):
             require(sympy.Ne(d[k], cur), "max_common_vector: the next mode does not continue the vector")
@@ -1245,6 +1275,7 @@ def _truncate(r, lim):
     return composition(r, Layout(lim, 1))
 
 
+@_guard
 def max_common_vector(a, b):
     """``max_common_vector(a, b)``.
 
@@ -1258,6 +1289,7 @@ def max_common_vector(a, b):
     return _common_vector(coalesce(composition(a, right_inverse(b))))
 
 
+@_guard
 def nullspace(L):
     """``nullspace(L)``: the domain sub-layout that L maps to 0.
 
@@ -1275,6 +1307,7 @@ def nullspace(L):
     return Layout(unwrap(tuple(fs[i] for i in I)), unwrap(tuple(cs[i] for i in I)))
 
 
+@_guard
 def make_layout_tv(thr_layout, val_layout):
     """CuTe DSL ``make_layout_tv``: ``(tiler_mn, layout_tv)`` as make_tiled_copy builds them.
 
@@ -1287,6 +1320,7 @@ def make_layout_tv(thr_layout, val_layout):
     return product_each(layout_mn.shape), layout_tv
 
 
+@_guard
 def make_fragment_like(L):
     """``make_fragment_like(L)`` (register fragment layout).
 
@@ -1303,6 +1337,7 @@ def make_fragment_like(L):
     return Layout(L.shape)
 
 
+@_guard
 def max_alignment(L):
     """CuTe ``max_alignment`` of a layout.
 
@@ -1324,48 +1359,3 @@ def max_alignment(L):
 
 def _map_leaves(t, f):
     return tuple(_map_leaves(e, f) for e in t) if is_tuple(t) else f(t)
-
-
-# ---------------------------------------------------------------- user-facing errors
-
-def _guard(fn):
-    """Turn a stray Python exception from bad arguments into a one-line AlgebraError."""
-    import functools
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except AlgebraError:
-            raise
-        except RecursionError:
-            raise AlgebraError(f"{fn.__name__}: the arguments are nested too deeply") from None
-        except (AttributeError, TypeError, IndexError, ZeroDivisionError, ValueError, KeyError) as e:
-            if isinstance(e, SymlayoutError_):
-                raise
-            shown = ", ".join(_short(a) for a in args)
-            raise AlgebraError(f"{fn.__name__}: cannot apply to ({shown}): "
-                               f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": ")) from None
-    return wrapper
-
-
-def _short(a, n=60):
-    try:
-        s = format_tiler(a) if (is_tuple(a) or is_layout(a)) else str(a)
-    except Exception:
-        s = repr(a)
-    s = " ".join(s.split())
-    return s if len(s) <= n else s[: n - 3] + "..."
-
-
-from ..errors import SymlayoutError as SymlayoutError_  # noqa: E402
-
-for _name in ("coalesce", "filter", "composition", "complement", "right_inverse", "left_inverse", "logical_divide",
-              "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product", "tiled_product",
-              "flat_product", "blocked_product", "raked_product", "tile_to_shape", "upcast", "downcast",
-              "recast_layout", "max_common_layout", "max_common_vector", "nullspace", "make_layout_tv",
-              "make_fragment_like", "max_alignment", "slice_", "dice", "slice_and_offset", "function_table",
-              "make_layout", "make_ordered_layout", "append", "prepend", "group", "take", "select",
-              "flatten_layout", "zip_layouts"):
-    globals()[_name] = _guard(globals()[_name])
-del _name

@@ -22,155 +22,19 @@ symlayout.errors.NotationError: "(4,8": column 5: expected ',' or ')' but the te
 """
 from __future__ import annotations
 
+import difflib
 import re
 
 from ._lazy import sympy
 
 from ..errors import NotationError
+from .composed import ComposedLayout, Swizzle
+from .int_tuple import _, congruent, format_int_tuple
+from .layout import Layout
 from .symbolic import normalize
 
 MAX_DEPTH = 64
 MAX_LEN = 100_000
-
-
-class _Underscore:
-    """CuTe's ``_`` (keep this mode)."""
-    _inst = None
-
-    def __new__(cls):
-        if cls._inst is None:
-            cls._inst = super().__new__(cls)
-        return cls._inst
-
-    def __repr__(self):
-        return "_"
-
-    __str__ = __repr__
-
-
-#: the underscore singleton
-_ = Underscore = _Underscore()
-
-
-def format_int_tuple(t) -> str:
-    """CuTe print form of an IntTuple (static underscores stripped).
-
-    >>> format_int_tuple((4, (2, 2))), format_int_tuple((4,)), format_int_tuple(())
-    ('(4,(2,2))', '(4)', '()')
-    """
-    if type(t) is tuple:
-        return "(" + ",".join(format_int_tuple(e) for e in t) + ")"
-    if t is _:
-        return "_"
-    if isinstance(t, bool):
-        return str(t).lower()
-    if isinstance(t, int):
-        return str(int(t))
-    if isinstance(t, sympy.Basic):
-        return _sym_str(t)
-    if hasattr(t, "shape"):  # a Layout inside a tiler
-        return str(t)
-    raise NotationError(f"cannot print {t!r} as an IntTuple")
-
-
-# ---------------------------------------------------------------- printing integer expressions
-#
-# The notation's integer expressions are  e := int | name | e+e | e-e | e*e | e//e | e%e | -e | (e)
-# | min(e,...) | max(e,...) | abs(e), with Python's precedence and floor semantics.  The printer emits
-# exactly this syntax (never a sympy spelling such as ``ceiling(16/m)`` or ``Mod(m, 2)``) and only the
-# parentheses the precedence needs, so that ``parse(print(e))`` is the same function as ``e``:
-#
-#   floor(n/d)    -> n//d                 Mod(a, b)  -> a%b
-#   ceiling(n/d)  -> (n+d-1)//d (d > 0)   Min/Max    -> min(a,b) / max(a,b)
-#                 -> -(-n//d)   (else)    Abs        -> abs(a)
-#   n/d with a non-integer coefficient (an exact quotient, e.g. upcast's stride m/2 under the side
-#   condition m%2 = 0)  -> n//d, the same value wherever n/d is an integer.
-
-_SUM, _TERM, _UNARY, _ATOM = 0, 1, 2, 3
-
-
-def _sym_str(e) -> str:
-    """A sympy integer expression in the notation's syntax (``//``, ``%``, ``min``..., no spaces).
-
-    >>> m, k = sympy.symbols("m k", positive=True, integer=True)
-    >>> _sym_str(8 * sympy.floor(m / 2)), _sym_str(sympy.ceiling(16 / m)), _sym_str(sympy.Mod(m - 5, k) * k)
-    ('8*(m//2)', '(m+15)//m', 'k*((m-5)%k)')
-    >>> _sym_str(sympy.Min(4, 2 * m) - 1), _sym_str(m / 2), _sym_str(-sympy.floor((m - 1) / k))
-    ('min(4,2*m)-1', 'm//2', '-((m-1)//k)')
-    """
-    return _pr(sympy.sympify(e))[0]
-
-
-def _need(e, level: int) -> str:
-    text, lv = _pr(e)
-    return text if lv >= level else f"({text})"
-
-
-def _quotient(n, d):
-    """``n//d`` (floor division; the exact quotient where ``d`` divides ``n``)."""
-    return f"{_need(n, _TERM)}//{_need(d, _ATOM)}", _TERM
-
-
-def _pr(e):
-    """(text, precedence level) of ``e``."""
-    if e.is_Integer:
-        return (str(int(e)), _ATOM) if e >= 0 else (str(int(e)), _UNARY)
-    if e.is_Symbol:
-        return e.name, _ATOM
-    if e.is_Rational:                                   # p/q: an exact quotient
-        return _quotient(sympy.Integer(e.p), sympy.Integer(e.q))
-    if e.is_Add or e.is_Mul or e.is_Pow:
-        n, d = e.as_numer_denom()
-        if d != 1:
-            return _quotient(sympy.expand(n) if n.is_Add else n, d)
-    if e.is_Add:
-        parts = []
-        for i, t in enumerate(e.as_ordered_terms()):
-            if i and t.could_extract_minus_sign():
-                parts.append("-" + _need(-t, _TERM))
-            elif i:
-                parts.append("+" + _need(t, _TERM))
-            else:
-                parts.append(_need(t, _TERM))
-        return "".join(parts), _SUM
-    if e.is_Mul:
-        if e.could_extract_minus_sign():
-            return "-" + _need(-e, _TERM) if (-e).is_Mul else "-" + _need(-e, _UNARY), _TERM
-        c, rest = e.as_coeff_mul()
-        factors = [] if c == 1 else [str(int(c))]
-        for f in sympy.Mul(*rest).as_ordered_factors():
-            if f.is_Pow and f.exp.is_Integer and f.exp > 0:
-                factors.extend([_need(f.base, _ATOM)] * int(f.exp))
-            else:
-                factors.append(_need(f, _ATOM))
-        return "*".join(factors), _TERM
-    if e.is_Pow and e.exp.is_Integer and e.exp > 0:
-        return "*".join([_need(e.base, _ATOM)] * int(e.exp)), _TERM
-    if isinstance(e, sympy.floor):
-        # (a term printed from a non-integer X, e.g. min(m/2,3) -> min(m//2,3), is floor(X): floor is monotone)
-        n, d = e.args[0].as_numer_denom()
-        return _pr(n) if d == 1 else _quotient(n, d)
-    if isinstance(e, sympy.ceiling):
-        n, d = e.args[0].as_numer_denom()
-        if d == 1:
-            return _pr(n) if n.is_integer else ("-" + _need(-n, _ATOM), _UNARY)
-        if d.is_positive:
-            return _quotient(n + d - 1, d)
-        return "-" + f"({_quotient(-n, d)[0]})", _UNARY
-    if isinstance(e, sympy.Mod):
-        a, b = e.args
-        return f"{_need(a, _TERM)}%{_need(b, _ATOM)}", _TERM
-    if isinstance(e, (sympy.Min, sympy.Max)):
-        name = "min" if isinstance(e, sympy.Min) else "max"
-        return f"{name}({','.join(_pr(a)[0] for a in _ordered_args(e))})", _ATOM
-    if isinstance(e, sympy.Abs):
-        return f"abs({_pr(e.args[0])[0]})", _ATOM
-    raise NotationError(f"cannot print {e} in CuTe notation (+ - * // % min max abs over integers)")
-
-
-def _ordered_args(e):
-    """Min/Max arguments, numbers first (sympy's args are an unordered set)."""
-    return sorted(e.args, key=lambda a: (not a.is_Number, sympy.default_sort_key(a)))
 
 
 _TOKEN = re.compile(r"\s*(?:(?P<sw>Sw<)|(?P<num>[0-9]+)|(?P<name>[A-Za-z][A-Za-z0-9_]*)|(?P<us>_)|(?P<op>//|[-+*%():,<>])|(?P<bad>\S))")
@@ -227,7 +91,6 @@ class _Parser:
         return node
 
     def parse_composed(self):
-        from .composed import ComposedLayout, Swizzle
         if self.peek("Sw<"):
             sw = self.parse_swizzle()
             if not self.peek("o"):
@@ -248,7 +111,6 @@ class _Parser:
         return self.parse_node()
 
     def parse_swizzle(self):
-        from .composed import Swizzle
         start = self.pos
         self.expect("Sw<")
         vals = []
@@ -274,7 +136,6 @@ class _Parser:
 
     def parse_node(self):
         """A tuple (maybe followed by ':' stride), a scalar (maybe a layout), or '_'."""
-        from .layout import Layout
         self.skip_ws()
         start = self.pos
         if self.peek("("):
@@ -319,8 +180,6 @@ class _Parser:
         return self.pos < len(self.text) and (self.text[self.pos] in "+-*%" or self.text.startswith("//", self.pos))
 
     def make_layout(self, shape, stride, start):
-        from .int_tuple import congruent
-        from .layout import Layout
         for x in (shape, stride):
             if _contains_layout(x):
                 self.err("a layout's shape and stride must be integer tuples", start)
@@ -435,10 +294,9 @@ class _Parser:
             name = m.group()
             if name == "Sw":
                 self.err("a swizzle is only allowed at the start of a composed layout")
-            if name in _EXPR_FUNCTIONS and self.text.startswith("(", m.end()):
+            if name in EXPR_FUNCTIONS and self.text.startswith("(", m.end()):
                 return self.parse_call(name, m.end())
             if self.symbols is not None and name not in self.symbols:
-                import difflib
                 close = difflib.get_close_matches(name, list(self.symbols), 1)
                 hint = f" (did you mean {close[0]!r}?)" if close else (" (declare it under [params])" if not self.symbols else f" (known: {', '.join(sorted(self.symbols))})")
                 self.err(f"undefined symbol {name!r}{hint}")
@@ -475,7 +333,7 @@ class _Parser:
 
 
 #: functions allowed inside integer expressions (what the printer emits for sympy's Min, Max, Abs)
-_EXPR_FUNCTIONS = ("min", "max", "abs")
+EXPR_FUNCTIONS = ("min", "max", "abs")
 
 
 def _contains_layout(x):
@@ -547,8 +405,6 @@ def _fast_parse(text: str):
             return None
     except (IndexError, ValueError, RecursionError):
         return None
-    from .int_tuple import congruent
-    from .layout import Layout
     if not congruent(a, b) or not _positive_shape(a):
         return None
     return Layout(a, b)

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 from ._lazy import sympy
 
-from ..errors import ConditionError
+from ..errors import AlgebraError, ConditionError, NotationError
 
 
 class DynInt(int):
@@ -146,6 +146,106 @@ def normalize(x):
     return x
 
 
+# ---------------------------------------------------------------- printing integer expressions
+#
+# The notation's integer expressions are  e := int | name | e+e | e-e | e*e | e//e | e%e | -e | (e)
+# | min(e,...) | max(e,...) | abs(e), with Python's precedence and floor semantics.  The printer emits
+# exactly this syntax (never a sympy spelling such as ``ceiling(16/m)`` or ``Mod(m, 2)``) and only the
+# parentheses the precedence needs, so that ``parse(print(e))`` is the same function as ``e``:
+#
+#   floor(n/d)    -> n//d                 Mod(a, b)  -> a%b
+#   ceiling(n/d)  -> (n+d-1)//d (d > 0)   Min/Max    -> min(a,b) / max(a,b)
+#                 -> -(-n//d)   (else)    Abs        -> abs(a)
+#   n/d with a non-integer coefficient (an exact quotient, e.g. upcast's stride m/2 under the side
+#   condition m%2 = 0)  -> n//d, the same value wherever n/d is an integer.
+
+_SUM, _TERM, _UNARY, _ATOM = 0, 1, 2, 3
+
+
+def format_expr(e) -> str:
+    """A sympy integer expression in the notation's syntax (``//``, ``%``, ``min``..., no spaces).
+
+    >>> m, k = sympy.symbols("m k", positive=True, integer=True)
+    >>> format_expr(8 * sympy.floor(m / 2)), format_expr(sympy.ceiling(16 / m)), format_expr(sympy.Mod(m - 5, k) * k)
+    ('8*(m//2)', '(m+15)//m', 'k*((m-5)%k)')
+    >>> format_expr(sympy.Min(4, 2 * m) - 1), format_expr(m / 2), format_expr(-sympy.floor((m - 1) / k))
+    ('min(4,2*m)-1', 'm//2', '-((m-1)//k)')
+    """
+    return _pr(sympy.sympify(e))[0]
+
+
+def _need(e, level: int) -> str:
+    text, lv = _pr(e)
+    return text if lv >= level else f"({text})"
+
+
+def _quotient(n, d):
+    """``n//d`` (floor division; the exact quotient where ``d`` divides ``n``)."""
+    return f"{_need(n, _TERM)}//{_need(d, _ATOM)}", _TERM
+
+
+def _pr(e):
+    """(text, precedence level) of ``e``."""
+    if e.is_Integer:
+        return (str(int(e)), _ATOM) if e >= 0 else (str(int(e)), _UNARY)
+    if e.is_Symbol:
+        return e.name, _ATOM
+    if e.is_Rational:                                   # p/q: an exact quotient
+        return _quotient(sympy.Integer(e.p), sympy.Integer(e.q))
+    if e.is_Add or e.is_Mul or e.is_Pow:
+        n, d = e.as_numer_denom()
+        if d != 1:
+            return _quotient(sympy.expand(n) if n.is_Add else n, d)
+    if e.is_Add:
+        parts = []
+        for i, t in enumerate(e.as_ordered_terms()):
+            if i and t.could_extract_minus_sign():
+                parts.append("-" + _need(-t, _TERM))
+            elif i:
+                parts.append("+" + _need(t, _TERM))
+            else:
+                parts.append(_need(t, _TERM))
+        return "".join(parts), _SUM
+    if e.is_Mul:
+        if e.could_extract_minus_sign():
+            return "-" + _need(-e, _TERM) if (-e).is_Mul else "-" + _need(-e, _UNARY), _TERM
+        c, rest = e.as_coeff_mul()
+        factors = [] if c == 1 else [str(int(c))]
+        for f in sympy.Mul(*rest).as_ordered_factors():
+            if f.is_Pow and f.exp.is_Integer and f.exp > 0:
+                factors.extend([_need(f.base, _ATOM)] * int(f.exp))
+            else:
+                factors.append(_need(f, _ATOM))
+        return "*".join(factors), _TERM
+    if e.is_Pow and e.exp.is_Integer and e.exp > 0:
+        return "*".join([_need(e.base, _ATOM)] * int(e.exp)), _TERM
+    if isinstance(e, sympy.floor):
+        # (a term printed from a non-integer X, e.g. min(m/2,3) -> min(m//2,3), is floor(X): floor is monotone)
+        n, d = e.args[0].as_numer_denom()
+        return _pr(n) if d == 1 else _quotient(n, d)
+    if isinstance(e, sympy.ceiling):
+        n, d = e.args[0].as_numer_denom()
+        if d == 1:
+            return _pr(n) if n.is_integer else ("-" + _need(-n, _ATOM), _UNARY)
+        if d.is_positive:
+            return _quotient(n + d - 1, d)
+        return "-" + f"({_quotient(-n, d)[0]})", _UNARY
+    if isinstance(e, sympy.Mod):
+        a, b = e.args
+        return f"{_need(a, _TERM)}%{_need(b, _ATOM)}", _TERM
+    if isinstance(e, (sympy.Min, sympy.Max)):
+        name = "min" if isinstance(e, sympy.Min) else "max"
+        return f"{name}({','.join(_pr(a)[0] for a in _ordered_args(e))})", _ATOM
+    if isinstance(e, sympy.Abs):
+        return f"abs({_pr(e.args[0])[0]})", _ATOM
+    raise NotationError(f"cannot print {e} in CuTe notation (+ - * // % min max abs over integers)")
+
+
+def _ordered_args(e):
+    """Min/Max arguments, numbers first (sympy's args are an unordered set)."""
+    return sorted(e.args, key=lambda a: (not a.is_Number, sympy.default_sort_key(a)))
+
+
 @dataclass(frozen=True)
 class Condition:
     """A side condition: a sympy boolean that must hold, and where it came from."""
@@ -164,7 +264,6 @@ def format_condition(e) -> str:
     >>> format_condition(sympy.Or(sympy.Eq(sympy.Mod(6, m), 0), sympy.StrictLessThan(6, m)))
     '6 < m or 6%m = 0'
     """
-    from .notation import _sym_str
     if isinstance(e, bool) or e in (sympy.true, sympy.false):
         return str(bool(e)).lower()
     if isinstance(e, (sympy.And, sympy.Or)):
@@ -179,7 +278,7 @@ def format_condition(e) -> str:
     for t, op in ops.items():
         if isinstance(e, t):
             try:
-                return f"{_sym_str(e.lhs)} {op} {_sym_str(e.rhs)}"
+                return f"{format_expr(e.lhs)} {op} {format_expr(e.rhs)}"
             except Exception:  # noqa: BLE001 -- a term outside the notation: sympy's spelling
                 return str(e)
     return str(e)
@@ -420,7 +519,6 @@ def _flat_leaves(t) -> tuple:
 
 def _leaf_sym(x, what: str):
     """A shape/stride/offset leaf as a sympy integer (DynInt and int alike)."""
-    from ..errors import AlgebraError
     if isinstance(x, bool):
         raise AlgebraError(f"{what}: {x!r} is not an integer")
     if isinstance(x, int):
@@ -431,7 +529,6 @@ def _leaf_sym(x, what: str):
 
 
 def _index_sym(i, op: str):
-    from ..errors import AlgebraError
     if isinstance(i, bool) or not isinstance(i, (int, sympy.Basic)):
         raise AlgebraError(f"{op}: the index must be an int or an integer sympy expression, got {type(i).__name__}")
     if isinstance(i, int):
@@ -443,7 +540,6 @@ def _index_sym(i, op: str):
 
 def _layout_kind(L):
     """'swizzle', 'composed' or 'layout' (duck-typed, so symbolic.py imports no layout module)."""
-    from ..errors import AlgebraError
     if getattr(L, "is_swizzle", False):
         return "swizzle"
     if getattr(L, "is_composed", False):
@@ -514,7 +610,6 @@ def layout_function(L, i):
         return swizzle_function(L.swizzle, off + inner)
     shape, stride = _flat_leaves(L.shape), _flat_leaves(L.stride)
     if len(shape) != len(stride):
-        from ..errors import AlgebraError
         raise AlgebraError(f"{op}: shape and stride of {L} are not congruent")
     if x.is_Integer:
         try:
@@ -535,7 +630,6 @@ def layout_function(L, i):
 
 def _z3_index(i, env, op):
     import z3
-    from ..errors import AlgebraError
     if isinstance(i, bool):
         raise AlgebraError(f"{op}: the index must be an integer, got a bool")
     if isinstance(i, int):
@@ -592,7 +686,6 @@ def layout_z3(L, i, env=None):
     (['m'], 17)
     """
     import z3
-    from ..errors import AlgebraError
     op = "layout_z3"
     if env is None:
         env = {}

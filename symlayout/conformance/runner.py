@@ -68,7 +68,7 @@ def ops() -> dict[str, Callable[[list], Any]]:
 
 def _render(value: Any) -> Any:
     """Turn a handler's Python result into the contract's JSON form."""
-    from ..algebra.notation import format_int_tuple
+    from ..algebra.int_tuple import format_int_tuple
     if isinstance(value, bool):
         return value
     if isinstance(value, (int, tuple)):

@@ -25,7 +25,8 @@ from ..algebra import int_tuple as it
 from ..arch import ptx
 from ..errors import AtomError, CuteStaticAssert, TilingError
 from ..algebra.layout import Layout, function_table, is_layout, slice_and_offset
-from ..algebra.notation import _, parse, parse_layout
+from ..algebra.int_tuple import _
+from ..algebra.notation import parse, parse_layout
 from ..tiled.copy import auto_vectorizing_calls, auto_vectorizing_width, copy_calls, make_tiled_copy_X
 from ..tiled.mma import TiledMMA, make_tiled_mma
 

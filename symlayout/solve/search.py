@@ -401,7 +401,8 @@ def _parse_layout(text):
 
 
 def _parse_perm(p):
-    from ..algebra.notation import _, parse
+    from ..algebra.int_tuple import _
+    from ..algebra.notation import parse
     p = str(p).strip()
     return _ if p in ("_", "") else parse(p)
 

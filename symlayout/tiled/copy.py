@@ -18,7 +18,7 @@ from ..algebra import int_tuple as it
 from ..errors import CuteStaticAssert, TilingError
 from ..algebra.layout import (Layout, coalesce, composition, group, is_layout, logical_product, make_layout, nullspace,
                       raked_product, right_inverse, slice_, slice_and_offset, upcast, zip_layouts, zipped_divide)
-from ..algebra.notation import _
+from ..algebra.int_tuple import _
 from ..algebra.symbolic import DynInt
 
 

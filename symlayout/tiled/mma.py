@@ -17,7 +17,8 @@ from ..algebra import int_tuple as it
 from ..errors import TilingError
 from ..algebra.layout import (Layout, append, complement, composition, make_fragment_like, make_layout, right_inverse,
                       slice_and_offset, tiled_product, zipped_divide, logical_divide, is_layout)
-from ..algebra.notation import _, parse
+from ..algebra.int_tuple import _
+from ..algebra.notation import parse
 from ..algebra.symbolic import DynInt
 
 

@@ -8,7 +8,7 @@ import pytest
 
 import cute_oracle
 from symlayout.algebra.layout import Layout
-from symlayout.algebra.notation import _
+from symlayout.algebra.int_tuple import _
 from symlayout.algebra.composed import ComposedLayout, Swizzle
 from symlayout.algebra.symbolic import DynInt as D
 
