@@ -24,6 +24,7 @@ from symlayout.algebra.layout import Layout
 from symlayout.algebra.notation import parse_layout
 from symlayout.prove import bvterms as bt
 from symlayout.prove import z3backend as zb
+from symlayout.prove import z3problem as zp
 from symlayout.prove.engine import prove_config, prove_operand
 from symlayout.prove.random_families import Family, check_family, random_families
 from symlayout.tiled.mma import make_tiled_mma
@@ -48,7 +49,7 @@ def verdicts(text):
 
 
 def member(smem, values, op="A", atom="SM75_U32x2_LDSM_N", vt="half_t", mma=F16, layout="(2,2,1)", prop="alignment"):
-    S = zb.substitute(parse_layout(smem, symbols={n: sympy.Symbol(n, positive=True, integer=True) for n in values}),
+    S = zp.substitute(parse_layout(smem, symbols={n: sympy.Symbol(n, positive=True, integer=True) for n in values}),
                       values)
     return prove_operand(mma, layout, None, op, atom, vt, S, properties=[prop])[0].status
 
@@ -224,7 +225,7 @@ def test_huge_witness_is_revalidated_entry_by_entry():
     r = verdicts(family(smem, params="m = { min = 1, max = 2147483647 }", props=["alignment"]))["alignment"]
     assert r.status == "refuted" and r.counterexample.params == {"m": 1000000}
     assert "not 16-byte aligned" in r.counterexample.message
-    S = zb.substitute(parse_layout(smem, symbols={"m": sympy.Symbol("m", positive=True, integer=True)}),
+    S = zp.substitute(parse_layout(smem, symbols={"m": sympy.Symbol("m", positive=True, integer=True)}),
                       {"m": 1000000})
     assert S(r.counterexample.element) * 2 == r.counterexample.address_bytes
     assert r.counterexample.address_bytes % 16
@@ -233,12 +234,12 @@ def test_huge_witness_is_revalidated_entry_by_entry():
 def test_a_witness_that_does_not_reproduce_is_never_refuted(monkeypatch):
     """A (simulated) encoding bug: Z3 sees element 33 one place off.  Its witnesses fail
     re-validation, so the verdict is UNKNOWN with the reason, not REFUTED (nor an error)."""
-    real = zb.Problem.addr
+    real = zp.Problem.addr
 
     def wrong(self, idx):
         a = real(self, idx)
         return a + 1 if idx == 33 else a
-    monkeypatch.setattr(zb.Problem, "addr", wrong)
+    monkeypatch.setattr(zp.Problem, "addr", wrong)
     mma = make_tiled_mma(F16, "(2,2,1)")
     S = parse_layout("(32*m,16):(16,1)", symbols={"m": sympy.Symbol("m", positive=True, integer=True)})
     r = zb.decide("alignment", mma, "A", "SM75_U32x2_LDSM_N", "half_t", S, {"m": Param("m", 1, 64)}, 128, 30)
@@ -310,8 +311,8 @@ def test_minimisation_past_its_deadline_keeps_the_witness():
     mma = make_tiled_mma(F16, "(2,2,1)")
     tm = zb.tile_model_for(mma, "A", "SM75_U32x2_LDSM_N", "half_t", 128)
     S = parse_layout("(32,16):(p,1)", symbols={"p": sympy.Symbol("p", positive=True, integer=True)})
-    P = zb.Problem(tm, S, {"p": Param("p", 16, 1 << 20)}, 16, 128)
-    q = zb._Query(P, zb.q_alignment(P)[0])
+    P = zp.Problem(tm, S, {"p": Param("p", 16, 1 << 20)}, 16, 128)
+    q = zp.Query(P, zb.q_alignment(P)[0])
     st, mdl = q.solve(None)
     assert st == "sat"
     kept = q.minimize(mdl, ["p"], time.perf_counter() - 1)

@@ -1604,11 +1604,14 @@ def report_markdown(results: dict, prover: dict | None = None) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The worker process of :func:`run_paths` (``python -m symlayout.harness.config_run --child CONFIG...``);
+    users run ``symlayout gpu``."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "--child":
-        return _child_main(argv[1:])
-    from .cli import main as cli_main
-    return cli_main(argv)
+    if not argv or argv[0] != "--child":
+        print("usage: python -m symlayout.harness.config_run --child CONFIG... (the worker of `symlayout gpu`)",
+              file=sys.stderr)
+        return 2
+    return _child_main(argv[1:])
 
 
 if __name__ == "__main__":

@@ -463,7 +463,7 @@ def _children(n):
 _NODE = (Term, Bool)
 
 
-def _postorder(roots, done=None):
+def postorder(roots, done=None):
     """Every node reachable from ``roots``, children first (iterative: chains can be long);
     nodes whose id is in ``done`` are neither returned nor expanded."""
     seen = set() if done is None else set(done)
@@ -492,7 +492,7 @@ def evaluate(node, values: dict):
     1
     """
     memo = {}
-    for n in _postorder([node]):
+    for n in postorder([node]):
         a = [memo[id(c)] if isinstance(c, (Term, Bool)) else c for c in n.args]
         memo[id(n)] = _EVAL[n.op](values, n, *a)
     return memo[id(node)]
@@ -559,7 +559,7 @@ class Lowering:
     def width_of(roots, minimum: int = 8) -> int:
         """One bit more than the widest reachable term (at least ``minimum``)."""
         w = 0
-        for n in _postorder(list(roots)):
+        for n in postorder(list(roots)):
             if isinstance(n, Term) and n.need > w:
                 w = n.need
         return max(minimum, w + 1)
@@ -591,7 +591,7 @@ class Lowering:
         hit = memo.get(id(node))
         if hit is not None:
             return hit[1]
-        for n in _postorder([node], memo):
+        for n in postorder([node], memo):
             a = [memo[id(c)][1] if isinstance(c, _NODE) else c for c in n.args]
             memo[id(n)] = (n, self._lower(n, a))
         return memo[id(node)][1]
@@ -742,7 +742,7 @@ def tighten(t: Term, deadline: float | None = None, step_s: float = 0.25, max_st
     import time
     if t.op in ("const", "var", "lemma"):
         return t
-    if not any(n.op in _LOOSE_OPS for n in _postorder([t]) if isinstance(n, Term)):
+    if not any(n.op in _LOOSE_OPS for n in postorder([t]) if isinstance(n, Term)):
         return t
     z3 = _z3()
     try:

@@ -2,7 +2,7 @@
 
 ``coverage`` and the stores' ``exactly_once`` are about the bytes the instructions really read or
 write: ``k`` consecutive elements from the address each lane gives (:func:`~symlayout.prove.
-properties.hardware_elements`).  A Z3 proof decides them on one copy tile, whose stand-in layout
+obligations.hardware_elements`).  A Z3 proof decides them on one copy tile, whose stand-in layout
 only gets CuTe's element *indices* right; the indices are the hardware's bytes exactly when every
 dereferenced vector is contiguous in the real layout -- for every parameter value and rest tile,
 one Z3 query.  A witness of a non-contiguous vector is instantiated and the property re-checked
@@ -13,7 +13,11 @@ from __future__ import annotations
 
 import time
 
+from .bvterms import Or
+from .model import build_operand_model
+from .obligations import CHECKS, access_vectors
 from .result import REFUTED, UNKNOWN, Result
+from .z3problem import Problem, substitute
 
 #: instantiated witnesses up to this many smem elements are re-checked by enumeration
 WITNESS_LIMIT = 1 << 20
@@ -21,13 +25,9 @@ WITNESS_LIMIT = 1 << 20
 
 def hardware_link(r: Result, tm, mma, operand, atom, value_type, S, params, align, timeout_s) -> Result:
     """``r`` (PROVED on the tile model ``tm`` over CuTe's indices) made a statement about the bytes."""
-    from .bvterms import Or
-    from .model import build_operand_model
-    from .obligations import CHECKS, _vectors
-    from .z3backend import Problem, substitute
     t0 = time.perf_counter()
     P = Problem(tm, S, params, tm.value_bits, align)
-    ents = {tuple(tm.calls[t][c].smem[i] for i in idx) for (w, c, l, t, rr, idx) in _vectors(tm)}
+    ents = {tuple(tm.calls[t][c].smem[i] for i in idx) for (w, c, l, t, rr, idx) in access_vectors(tm)}
     bad = [P.addr(i) != P.addr(ent[0]) + e for ent in sorted(ents) for e, i in enumerate(ent) if e]
     st, mdl = P.solve(Or(*bad), timeout_s)
     r.seconds += time.perf_counter() - t0

@@ -28,7 +28,7 @@ def _result(name, m, t0, cex=None, checked=None, **kw):
                   checked=checked, method=kw.pop("method", "exhaustive"), counterexample=cex, **kw)
 
 
-def _vectors(m: OperandModel):
+def access_vectors(m: OperandModel):
     """Every smem vector an instruction dereferences, as a list (cached on the
     model): ``(warp, call, lane, thread, reg, indices)``; ``indices`` are the
     smem-side value indices of that register inside the lane's call."""
@@ -107,7 +107,7 @@ def hardware_elements(m: OperandModel):
     register))``."""
     k = max(1, m.reg_bits_smem // m.value_bits)
     addr = m.addr_table
-    for w, c, l, t, r, idx in _vectors(m):
+    for w, c, l, t, r, idx in access_vectors(m):
         sm = m.calls[t][c].smem
         if m.stand_in:            # a stand-in layout: only CuTe's indices are meaningful (Z3 links them
             for i in idx:         # to the hardware's bytes by proving every vector contiguous)
@@ -164,7 +164,7 @@ def alignment(m: OperandModel) -> Result:
         cex = Counterexample(f"smem base alignment {m.align} B is less than the {vb}-byte vector width of {m.atom.name}",
                              address_bytes=m.align)
         return _result("alignment", m, t0, cex, 0)
-    for w, c, l, t, r, idx in _vectors(m):
+    for w, c, l, t, r, idx in access_vectors(m):
         sm = m.calls[t][c].smem
         a0 = addr[sm[idx[0]]]
         checked += 1
@@ -198,7 +198,7 @@ def in_bounds(m: OperandModel) -> Result:
     limit = int(m.smem.cosize() * eb)
     addr = m.addr_table
     checked = 0
-    for w, c, l, t, r, idx in _vectors(m):
+    for w, c, l, t, r, idx in access_vectors(m):
         sm = m.calls[t][c].smem
         a0 = int(addr[sm[idx[0]]] * eb)
         checked += 1
@@ -416,11 +416,11 @@ def slot_agreement(m: OperandModel) -> Result:
 # ---------------------------------------------------------------- bank_conflicts
 
 
-def _phases(m: OperandModel):
+def bank_phases(m: OperandModel):
     """Group the dereferenced vectors of each instruction into shared-memory phases."""
     vb = max(m.reg_bits_smem, m.value_bits) // 8
     groups = defaultdict(list)
-    for w, c, l, t, r, idx in _vectors(m):
+    for w, c, l, t, r, idx in access_vectors(m):
         if m.hw.kind in ("ldsm", "stsm"):
             ph = l // 8                                # one 8x8 matrix (8 rows x 16 B) per phase
         else:
@@ -435,7 +435,7 @@ def bank_conflicts(m: OperandModel) -> Result:
     wavefront per 128 bytes of the phase, which misaligned vectors exceed).
     Refuted with the degree and the colliding lanes and addresses."""
     t0 = time.perf_counter()
-    vb, groups = _phases(m)
+    vb, groups = bank_phases(m)
     addr = m.addr_table
     eb = m.elem_bytes
     worst = None
@@ -452,7 +452,7 @@ def bank_conflicts(m: OperandModel) -> Result:
                 banks[wd % 32].setdefault(wd, l)
         need = max(len(ws) for ws in banks.values())
         # the minimum is what the phase's bytes need when the vectors are aligned: one
-        # wavefront (phases are formed as at most 128 bytes, see _phases)
+        # wavefront (phases are formed as at most 128 bytes, see bank_phases)
         minimum = max(1, -(-(len(items) * vb) // 128))
         if need > minimum and (worst is None or need / minimum > worst[0]):
             bank = max(banks, key=lambda b: len(banks[b]))
@@ -534,13 +534,13 @@ def obligations(m: OperandModel, prop: str) -> int:
         tv = m.mma.get_layout_TV(m.operand)
         return tv.size() + m.smem.size()
     if prop in ("alignment", "in_bounds"):
-        return len(_vectors(m))
+        return len(access_vectors(m))
     if prop == "exactly_once":
         return m.threads * m.frag_size if m.direction == "load" else m.smem.size()
     if prop == "slot_agreement":
         return sum(len(call.reg) for calls in m.calls.values() for call in calls)
     if prop == "bank_conflicts":
-        return len(_phases(m)[1])
+        return len(bank_phases(m)[1])
     return 1
 
 

@@ -215,7 +215,7 @@ def member_verdicts(cfg, values: dict, props=PROPERTIES) -> dict | None:
     exceeds the 4 GiB a concrete configuration may have)."""
     from .model import build_operand_model
     from .obligations import CHECKS
-    from .z3backend import substitute
+    from .z3problem import substitute
     from ..tiled.mma import make_tiled_mma
     from ..atoms import value_type_bits
     from ..config import MAX_SMEM_BYTES

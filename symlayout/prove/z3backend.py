@@ -35,163 +35,25 @@ import os
 import time
 
 from ..algebra import int_tuple as it
-from ..errors import SymlayoutError
 from ..algebra.layout import Layout
+from ..atoms.copy import make_copy_atom
+from ..errors import SymlayoutError
+from ..tiled.copy import make_tiled_copy_X
 from . import bvterms as bt
+from . import obligations as props
+from .contiguity import hardware_link
+from .model import build_operand_model, cute_addresses_differ, stand_in_tile
+from .obligations import CHECKS, access_vectors, bank_phases
 from .bvterms import And, Or, Untranslatable, const, var
 from .result import PROVED, REFUTED, UNKNOWN, Counterexample, Result
+from .z3problem import (Instance, OutOfTime, Problem, Query, check_time, first_decided, queries, time_left,
+                        z3_module)
 
 #: instantiated smem tiles up to this many elements are re-validated by building the whole
 #: configuration and checking it exhaustively (larger ones entry by entry)
 FULL_REVALIDATION_MAX = 1 << 16
 #: witnesses that fail re-validation are excluded and the query asked again this many times
 RETRIES = 3
-#: without a time budget, one minimisation step may take this long
-MINIMIZE_STEP_S = 2.0
-#: queries wider than this many bits (or nonlinear ones) are first tried over unbounded integers
-#: (half the budget)
-WIDE_BITS = 40
-#: without a time budget, the integer attempt of a wide query may take this long
-INTEGER_FIRST_S = 5.0
-
-
-def _z3():
-    import z3
-    return z3
-
-
-class _OutOfTime(Exception):
-    """The property's time budget is spent."""
-
-
-# ---------------------------------------------------------------- the problem
-
-
-class Problem:
-    """A tile-level route model plus the (symbolic) smem layout and parameters, as terms.
-
-    ``env``: the parameters as range-bounded variables; ``u``: the rest-tile
-    indices (a constant 0 where the smem extent holds one tile);
-    ``constraints``: ``multiple_of`` and "rest tile inside the smem tile".
-    """
-    concrete = False
-
-    def __init__(self, tile_model, S, params: dict, value_bits: int, align: int, deadline: float | None = None):
-        self.tm = tile_model
-        self.S = S
-        self.params = params
-        self.env = bt.Env({}, deadline)           # translations cached, their bounds proved (bvterms.tighten)
-        cons = []
-        for n, p in params.items():
-            lo = -(-p.min // p.multiple_of) * p.multiple_of
-            hi = p.max // p.multiple_of * p.multiple_of
-            v = self.env[n] = var(n, lo, hi)
-            if p.multiple_of > 1:
-                cons.append(v % p.multiple_of == 0)
-        self.value_bits = value_bits
-        self.eb = value_bits // 8
-        self.align = align
-        self.extents = it.product_each(S.shape)
-        self.ext = [bt.from_sympy(e, self.env) for e in self.extents]
-        tiler = list(tile_model.shape2)
-        self.tile = tiler + [1] * (len(self.extents) - len(tiler))
-        self.u = []
-        for k, (ext, t) in enumerate(zip(self.ext, self.tile)):
-            top = -(-ext.hi // t) - 1                 # u * t < ext  =>  u <= ceil(ext / t) - 1
-            uk = const(0) if top <= 0 else var(f"u{k}", 0, top)
-            self.u.append(uk)
-            cons.append(uk * t < ext)
-        self.constraints = cons
-        self._cosize = None
-        self._memo = {}
-
-    @property
-    def cosize(self):
-        if self._cosize is None:
-            self._cosize = bt.from_sympy(self.S.cosize(), self.env)
-        return self._cosize
-
-    def addr(self, idx: int):
-        """Element offset of tile-local index ``idx`` in rest tile ``u``."""
-        r = self._memo.get(idx)
-        if r is None:
-            local = self.tm.coord(idx)
-            crd = tuple(const(local[k] if k < len(local) else 0) + self.u[k] * self.tile[k]
-                        for k in range(len(self.extents)))
-            r = self._memo[idx] = bt.layout_term(self.S, crd, self.env)
-        return r
-
-    def solve(self, formula, timeout_s=None):
-        """Ask whether ``formula`` (a term Bool) holds somewhere under the problem's constraints:
-        ``("sat", values)``, ``("unsat", None)`` or ``("unknown", reason)`` (used by prove/contiguity.py)."""
-        deadline = None if timeout_s is None else time.perf_counter() + timeout_s
-        try:
-            qs = _queries(self, [((), formula)])
-            st, m, q = _first_decided(qs, deadline)
-        except _OutOfTime:
-            return "unknown", f"time budget of {timeout_s} s spent"
-        except Untranslatable as e:
-            return "unknown", f"not encoded for Z3: {e}"
-        return st, (q.values(m) if st == "sat" else m)
-
-    def values(self, vals: dict):
-        """``(parameters, rest tile)`` of the values :meth:`solve` returned."""
-        ps = {n: vals.get(n, self.env[n].lo) for n in self.params}
-        return ps, [vals.get(f"u{k}", 0) for k in range(len(self.u))]
-
-    def coords(self, prefix: str):
-        """Fresh coordinate variables, one per smem mode, and their range constraints."""
-        xs = [var(f"{prefix}{k}", 0, max(0, e.hi - 1)) for k, e in enumerate(self.ext)]
-        return xs, [x < e for x, e in zip(xs, self.ext)]
-
-    def layout(self, crd):
-        return bt.layout_term(self.S, tuple(crd), self.env)
-
-
-class Instance:
-    """One witness with exact integers: the layout instantiated at the witness's
-    parameter values and evaluated by the layout itself (no Z3 term involved),
-    at the witness's rest tile.  The obligations' entries evaluate to bools here.
-    """
-    concrete = True
-
-    def __init__(self, P: Problem, values: dict):
-        self.tm, self.eb, self.align, self.tile = P.tm, P.eb, P.align, P.tile
-        # a parameter the query does not mention takes its smallest value
-        self.params = {n: values.get(n, P.env[n].lo) for n in P.params}
-        self.values = values
-        self.S = substitute(P.S, self.params)
-        self.extents = [int(e) for e in it.product_each(self.S.shape)]
-        self.u = [values.get(f"u{k}", 0) for k in range(len(self.extents))]
-        self._cosize = None
-
-    @property
-    def cosize(self):
-        if self._cosize is None:
-            self._cosize = int(self.S.cosize())
-        return self._cosize
-
-    def inside(self) -> bool:
-        """The rest tile lies inside the smem tile, whose extents are whole tiles."""
-        return all(e % t == 0 for e, t in zip(self.extents, self.tile)) and \
-            all(0 <= u and u * t < e for u, t, e in zip(self.u, self.tile, self.extents))
-
-    def crd(self, idx: int) -> tuple:
-        local = self.tm.coord(idx)
-        return tuple((local[k] if k < len(local) else 0) + self.u[k] * self.tile[k] for k in range(len(self.extents)))
-
-    def addr(self, idx: int) -> int:
-        return int(self.S(self.crd(idx)))
-
-    def coords(self, prefix: str):
-        xs = [self.values.get(f"{prefix}{k}", 0) for k in range(len(self.extents))]
-        return xs, [0 <= x < e for x, e in zip(xs, self.extents)]
-
-    def layout(self, crd):
-        return int(self.S(tuple(crd)))
-
-    def name(self, idx: int, operand: str) -> str:
-        return f"{operand}({','.join(map(str, self.crd(idx)))})"
 
 
 _TILE_CACHE: dict = {}
@@ -211,9 +73,6 @@ def tile_model_for(mma, operand, atom, value_type, align):
 
 
 def _tile_model(mma, operand, atom, value_type, align):
-    from .model import build_operand_model
-    from ..tiled.copy import make_tiled_copy_X
-    from ..atoms.copy import make_copy_atom
     tc = make_tiled_copy_X(make_copy_atom(atom, value_type), mma, operand)
     tm = build_operand_model(mma, None, None, operand, atom, value_type, Layout(tuple(tc.tiler_mn)), align)
     tm.stand_in = True          # its indices are right, its addresses are not (see prove/contiguity.py)
@@ -228,17 +87,12 @@ def _tile_model(mma, operand, atom, value_type, align):
 # ``entries is None`` means the property fails for every parameter value (``info`` says why).
 
 
-def _vectors(tm):
-    from .obligations import _vectors as v
-    return list(v(tm))
-
-
 def q_alignment(P):
     tm = P.tm
     vb = max(tm.reg_bits_smem, tm.value_bits) // 8
     if P.align % vb and vb > 1:
         return None, f"smem base alignment {P.align} B is less than the {vb}-byte vector width"
-    ents = {tuple(tm.calls[t][c].smem[i] for i in idx) for (w, c, l, t, r, idx) in _vectors(tm)}
+    ents = {tuple(tm.calls[t][c].smem[i] for i in idx) for (w, c, l, t, r, idx) in access_vectors(tm)}
     out = []
     for ent in sorted(ents):
         a0 = P.addr(ent[0])
@@ -252,7 +106,7 @@ def q_alignment(P):
 def q_in_bounds(P):
     tm = P.tm
     vb = max(tm.reg_bits_smem, tm.value_bits) // 8
-    ents = {tm.calls[t][c].smem[idx[0]] for (w, c, l, t, r, idx) in _vectors(tm)}
+    ents = {tm.calls[t][c].smem[idx[0]] for (w, c, l, t, r, idx) in access_vectors(tm)}
     limit = P.cosize * P.eb
     out = []
     for i in sorted(ents):
@@ -294,8 +148,7 @@ def q_bank_conflicts(P, pairwise: bool = False):
     (on a Problem, unless ``pairwise``: two selector variables pick the two rows,
     O(rows) terms)."""
     tm = P.tm
-    from .obligations import _phases
-    vb, groups = _phases(tm)
+    vb, groups = bank_phases(tm)
     phases = sorted({tuple(sorted({tm.calls[t][key[1]].smem[idx[0]] for l, t, idx in items}))
                      for key, items in groups.items()})
     phases = [ph for ph in phases if len(ph) > 1]
@@ -349,131 +202,6 @@ QUERIES = {"alignment": q_alignment, "in_bounds": q_in_bounds, "slot_agreement":
            "bank_conflicts": q_bank_conflicts, "exactly_once": q_exactly_once_store}
 
 
-def substitute(L, values: dict):
-    """Instantiate the parameters of a (possibly composed) layout."""
-    import sympy
-    subs = {sympy.Symbol(n, positive=True, integer=True): v for n, v in values.items()}
-
-    def go(x):
-        if isinstance(x, tuple):
-            return tuple(go(e) for e in x)
-        if isinstance(x, sympy.Basic):
-            r = x.subs(subs)
-            return int(r) if r.is_Integer else r
-        return x
-    if getattr(L, "is_composed", False):
-        from ..algebra.composed import ComposedLayout
-        return ComposedLayout(L.swizzle, go(L.offset), Layout(go(L.inner.shape), go(L.inner.stride)))
-    return Layout(go(L.shape), go(L.stride))
-
-
-# ---------------------------------------------------------------- solving
-
-
-class _Query:
-    """One lowered query: the violation, the problem's constraints, the variables' ranges.
-
-    ``integer``: lowered to unbounded Z3 integers instead of bit-vectors (tried first
-    on wide queries, whose multipliers are costly to bit-blast).
-    """
-
-    def __init__(self, P: Problem, entries, integer: bool = False):
-        self.f = Or(*[c for _l, c in entries])
-        roots = [self.f] + list(P.constraints)
-        self.integer = integer
-        self.L = bt.IntLowering() if integer else bt.Lowering.of(roots)
-        z3 = _z3()
-        self.base = [self.L(c) for c in P.constraints]
-        fz = self.L(self.f)
-        self.base += self.L.ranges()
-        self.goal = self.base + [fz]
-        self.guards = list(self.L.guards)
-        self.width = self.L.width
-        self.extra = []
-        self.z3 = z3
-
-    def solve(self, deadline, extra=(), step_s=None, goal=None):
-        z3 = self.z3
-        s = z3.Solver() if self.integer else z3.SolverFor("QF_BV")
-        ms = _budget_ms(deadline, step_s)
-        if ms is not None:
-            s.set("timeout", ms)
-        s.add(*(self.goal if goal is None else goal), *self.extra, *extra)
-        r = s.check()
-        if r == z3.unsat:
-            return "unsat", None
-        if r == z3.sat:
-            return "sat", s.model()
-        if deadline is not None and time.perf_counter() >= deadline:
-            raise _OutOfTime()
-        return "unknown", s.reason_unknown()
-
-    def value(self, model, v) -> int:
-        x = model.eval(v, model_completion=True)
-        return x.as_long() if self.integer else x.as_signed_long()
-
-    def values(self, model) -> dict:
-        return {n: self.value(model, v) for n, v in self.L.vars.items()}
-
-    def exclude(self, values: dict, names):
-        z3 = self.z3
-        self.extra.append(z3.Or(*[self.L.vars[n] != values[n] for n in names if n in self.L.vars]))
-
-    def minimize(self, model, names, deadline):
-        """Shrink the witness's variables ``names`` to their smallest values, one by one
-        (each bisection step a query); stops early at the deadline, keeping the last witness."""
-        z3 = self.z3
-        fixed = []
-        for n in names:
-            v = self.L.vars.get(n)
-            if v is None:
-                continue
-            lo = self.L.ranges_[n][0]
-            best = self.value(model, v)
-            while lo < best:
-                if deadline is not None and time.perf_counter() >= deadline:
-                    return model
-                mid = (lo + best) // 2
-                try:
-                    st, m2 = self.solve(deadline, fixed + [v <= mid], step_s=MINIMIZE_STEP_S)
-                except _OutOfTime:
-                    return model
-                if st == "sat":
-                    model, best = m2, self.value(m2, v)
-                elif st == "unsat":
-                    lo = mid + 1
-                else:
-                    break
-            fixed.append(v == best)
-        return model
-
-
-def _budget_ms(deadline, step_s=None):
-    if deadline is None:
-        return None if step_s is None else max(1, int(step_s * 1000))
-    left = deadline - time.perf_counter()
-    if left <= 0:
-        raise _OutOfTime()
-    if step_s is not None:
-        left = min(left, step_s)
-    return max(1, int(left * 1000))
-
-
-def _left(deadline):
-    """Seconds left before ``deadline`` (None without one)."""
-    if deadline is None:
-        return None
-    left = deadline - time.perf_counter()
-    if left <= 0:
-        raise _OutOfTime()
-    return left
-
-
-def _check_time(deadline):
-    if deadline is not None and time.perf_counter() >= deadline:
-        raise _OutOfTime()
-
-
 # ---------------------------------------------------------------- decide
 
 
@@ -488,7 +216,7 @@ def decide(prop: str, mma, operand, atom, value_type, S, params: dict, align: in
                       method=method, counterexample=cex, detail=detail)
     try:
         r = _decide(prop, mma, operand, atom, value_type, S, params, align, deadline, tile_model, done)
-    except _OutOfTime:
+    except OutOfTime:
         return done(UNKNOWN, detail=f"time budget of {timeout_s} s spent")
     except Untranslatable as e:
         return done(UNKNOWN, detail=f"not encoded for Z3: {e}")
@@ -506,11 +234,9 @@ def decide(prop: str, mma, operand, atom, value_type, S, params: dict, align: in
 
 
 def _decide(prop, mma, operand, atom, value_type, S, params, align, deadline, tile_model, done):
-    from . import obligations as props
     tm = tile_model or tile_model_for(mma, operand, atom, value_type, align)
     if tm.value_bits % 8:
         return done(UNKNOWN, detail="sub-byte value types are not encoded for Z3")
-    from .model import cute_addresses_differ
     if cute_addresses_differ(S):
         return done(UNKNOWN, detail=f"smem {S}: CuTe's partitions of a swizzle whose offset is not a multiple of "
                                     "its period do not follow the layout function; not encoded for Z3")
@@ -529,16 +255,14 @@ def _decide(prop, mma, operand, atom, value_type, S, params, align, deadline, ti
         r.method = "exhaustive (tile) + z3 (tiling)"
         r.operand = operand
         if prop == "coverage" and r.status == PROVED:     # CuTe's indices are the hardware's bytes?
-            from .contiguity import hardware_link
-            r = hardware_link(r, tm, mma, operand, atom, value_type, S, params, align, _left(deadline))
+            r = hardware_link(r, tm, mma, operand, atom, value_type, S, params, align, time_left(deadline))
         return r
     if prop == "exactly_once":
         r = props.exactly_once(tm)            # each tile element written once, on the tile
         if r.status == REFUTED:
             r.operand, r.method = operand, "exhaustive (tile)"
             return r
-        from .contiguity import hardware_link
-        r = hardware_link(r, tm, mma, operand, atom, value_type, S, params, align, _left(deadline))
+        r = hardware_link(r, tm, mma, operand, atom, value_type, S, params, align, time_left(deadline))
         if r.status != PROVED:
             return r
     elif prop == "slot_agreement":
@@ -552,7 +276,7 @@ def _decide(prop, mma, operand, atom, value_type, S, params, align, deadline, ti
     entries, info = QUERIES[prop](P)
     if entries is None:
         return done(REFUTED, Counterexample(info))
-    _check_time(deadline)
+    check_time(deadline)
     r = _run(P, prop, entries, params, deadline, done, S=S, operand=operand,
              full=(mma, operand, atom, value_type, align))
     return r if r is not None else done(PROVED)
@@ -561,11 +285,11 @@ def _decide(prop, mma, operand, atom, value_type, S, params, align, deadline, ti
 def _run(P, prop, entries, params, deadline, done, S, operand, full=None):
     """Ask the query; ``None`` when it is proved, else the Result (refuted with a
     re-validated witness, or unknown)."""
-    qs = _queries(P, entries)
-    _check_time(deadline)
+    qs = queries(P, entries)
+    check_time(deadline)
     q = qs[0]
     if q.guards:
-        z3 = _z3()
+        z3 = z3_module()
         st, mdl = q.solve(deadline, goal=q.base + [z3.Or(*[z3.Not(g) for g in q.guards])])
         if st == "sat":
             vals = q.values(mdl)
@@ -576,7 +300,7 @@ def _run(P, prop, entries, params, deadline, done, S, operand, full=None):
     failures = []
     names = list(params) + [f"u{k}" for k in range(len(P.u))]
     for _attempt in range(RETRIES + 1):
-        st, mdl, q = _first_decided(qs, deadline)
+        st, mdl, q = first_decided(qs, deadline)
         if st == "unsat":
             if failures:
                 return done(UNKNOWN, detail=f"{prop}: Z3 witnesses that did not reproduce: " + "; ".join(failures))
@@ -597,40 +321,6 @@ def _run(P, prop, entries, params, deadline, done, S, operand, full=None):
     return done(UNKNOWN, detail=f"{prop}: Z3 witnesses that did not reproduce: " + "; ".join(failures))
 
 
-def _nonlinear(roots) -> bool:
-    """True when a product or a divisor involves two variable terms (bit-blasted
-    multipliers: often faster over integers)."""
-    for n in bt._postorder(roots):
-        if n.op in ("mul", "floordiv", "mod") and isinstance(n, bt.Term) and \
-                all(a.op != "const" for a in n.args):
-            return True
-    return False
-
-
-def _queries(P, entries) -> list:
-    """The query over bit-vectors, preceded by the one over integers when it is wide or nonlinear."""
-    qs = [_Query(P, entries)]
-    if qs[0].width > WIDE_BITS or _nonlinear([qs[0].f] + list(P.constraints)):
-        try:
-            qs.insert(0, _Query(P, entries, integer=True))
-        except Untranslatable:
-            pass
-    return qs
-
-
-def _first_decided(qs, deadline):
-    """Ask the queries in turn (every one but the last with half the time left)."""
-    st = mdl = None
-    for k, q in enumerate(qs):
-        step = None
-        if k < len(qs) - 1:
-            step = INTEGER_FIRST_S if deadline is None else max(0.001, (deadline - time.perf_counter()) / 2)
-        st, mdl = q.solve(deadline, step_s=step)
-        if st != "unknown":
-            return st, mdl, q
-    return st, mdl, qs[-1]
-
-
 def q_broadcast(P):
     """An smem leaf of extent > 1 whose stride is 0 (a broadcast mode)."""
     L = P.S.inner if getattr(P.S, "is_composed", False) else P.S
@@ -644,7 +334,7 @@ def q_broadcast(P):
 def _broadcast(P, params, deadline, done, S):
     """UNKNOWN when some parameter value gives the smem layout a broadcast mode, else None."""
     entries, _ = q_broadcast(P)
-    q = _Query(P, entries)
+    q = Query(P, entries)
     if q.f is bt.FALSE:
         return None
     st, mdl = q.solve(deadline)
@@ -686,9 +376,7 @@ def _revalidate(prop, P, vals, deadline, full, operand):
     cex = _describe(prop, inst, bad[0], operand)
     size = inst.S.size()
     if full is not None and isinstance(size, int) and size <= FULL_REVALIDATION_MAX:
-        _check_time(deadline)
-        from .model import build_operand_model
-        from .obligations import CHECKS
+        check_time(deadline)
         mma, operand, atom, value_type, align = full
         tm = P.tm                 # the same route: the C conversion and AutoVectorizingCopy width of the tile model
         convert = operand == "C" and tm.frag_type == value_type != (tm.mma_value_type or value_type)
@@ -756,10 +444,7 @@ def _describe(prop, inst: Instance, label, operand) -> Counterexample:
 
 def check_z3(prop, model, timeout_s=None) -> Result:
     """Decide ``prop`` of a concrete model with Z3 (the cross-check of the exhaustive method)."""
-    from .model import cute_addresses_differ
     if cute_addresses_differ(model.smem):      # not a layout function (see decide): the exhaustive proof
-        from .obligations import CHECKS
         return CHECKS[prop](model)
-    from .model import stand_in_tile
     return decide(prop, model.mma, model.operand, model.atom.op.name, model.value_type, model.smem, {},
                   model.align, timeout_s, tile_model=stand_in_tile(model))
