@@ -1045,7 +1045,7 @@ class _Loader:
 # ---------------------------------------------------------------- public API
 
 
-def _read_text(path: str) -> str:
+def read_text(path: str) -> str:
     p = Path(path)
     try:
         if p.is_dir():
@@ -1093,7 +1093,7 @@ def load_config(path) -> Config:
     't * 2'
     """
     path = str(path)
-    text = _read_text(path)
+    text = read_text(path)
     return _Loader(path, text).load()
 
 

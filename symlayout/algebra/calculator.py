@@ -39,11 +39,12 @@ from typing import Any, Callable
 
 from ._lazy import sympy
 
-from . import int_tuple as it
-from . import layout as L
 from ..errors import AlgebraError, NotationError, SymlayoutError
 from .int_tuple import _, format_int_tuple
 from .notation import EXPR_FUNCTIONS, parse
+from .symbolic import collect_conditions
+from . import int_tuple as it
+from . import layout as L
 
 __all__ = ["FUNCTIONS", "Result", "evaluate", "format_result", "format_table", "run", "MAX_TABLE"]
 
@@ -438,7 +439,6 @@ def evaluate(text: str) -> Result:
     >>> [c.text for c in evaluate("upcast((4,8):(1,m), 2)").conditions]
     ['upcast<2>: stride divisibility: m%2 = 0']
     """
-    from .symbolic import collect_conditions
     if not isinstance(text, str):
         raise NotationError(f"expected an expression string, got {type(text).__name__}")
     if len(text) > MAX_EXPR:

@@ -14,12 +14,12 @@ Sw<3,3,3> o 0 o (8,64):(64,1)
 """
 from __future__ import annotations
 
-from . import int_tuple as it
 from ..errors import AlgebraError, CuteStaticAssert
 from .int_tuple import _, dice_modes, format_int_tuple, has_underscore, idx2crd, is_tuple, zero_underscores
 from .layout import (Layout, composition, dice, downcast, left_inverse, right_inverse, slice_, upcast,
                      slice_and_offset as _plain_slice_and_offset)
 from .symbolic import DynInt
+from . import int_tuple as it
 
 
 def _ctz(x: int) -> int:

@@ -20,12 +20,12 @@ from functools import reduce
 
 from ._lazy import sympy
 
-from . import int_tuple as it
 from ..errors import AlgebraError, SymlayoutError
 from .int_tuple import (_, cdiv, compact_col_major, dice_modes, fdiv, flatten, flatten_leaves, format_int_tuple,
                         has_underscore, iabs, imod, is_tuple, product, product_each, signum, slice_modes,
                         static_eq, unwrap, wrap, zero_underscores)
-from .symbolic import is_static, normalize, require
+from .symbolic import collect_conditions, is_static, normalize, require
+from . import int_tuple as it
 
 
 def _positive(t) -> bool:
@@ -757,7 +757,6 @@ def _require_no_dropped_mode(s, d, cotarget):
         if not _may_be(sj, 1):
             continue
         if len(s) == 1:
-            from .symbolic import collect_conditions
             with collect_conditions():          # (its own conditions are recorded by the real ceil_div)
                 full = it.mul(dj, product(it.ceil_div(cotarget, dj)))
             require(sympy.Or(sympy.Ne(sj, 1), sympy.Eq(full, product(cotarget))),
@@ -927,7 +926,6 @@ def _require_same_complement(T, C, cotarget):
     """
     if not is_tuple(cotarget) or all(isinstance(x, int) for x in flatten_leaves(cotarget)):
         return
-    from .symbolic import collect_conditions
     with collect_conditions():
         merged = complement(T, product(cotarget)).size()
     require(sympy.Eq(C.size(), merged), "logical_divide: the complement does not depend on coalescing")

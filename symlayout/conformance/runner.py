@@ -22,7 +22,10 @@ import time
 from collections import Counter, defaultdict
 from typing import Any, Callable
 
+from ..algebra.int_tuple import format_int_tuple
+from ..algebra.layout import function_table
 from ..errors import SymlayoutError
+from . import algebra, atoms, threadmap, tiled
 
 #: The ops every public case of which must pass (this set only grows).
 REQUIRED_OPS = frozenset({
@@ -39,14 +42,7 @@ REQUIRED_OPS = frozenset({
 
 def _load_ops() -> dict[str, Callable[[list], Any]]:
     ops: dict[str, Callable[[list], Any]] = {}
-    import importlib
-    for mod in ("algebra", "atoms", "tiled", "threadmap"):
-        try:
-            m = importlib.import_module(f"symlayout.conformance.{mod}")
-        except ImportError as e:  # a missing module means its ops are not implemented
-            if f"conformance.{mod}" not in str(e):
-                raise
-            continue
+    for m in (algebra, atoms, tiled, threadmap):
         ops.update(m.OPS)
     return ops
 
@@ -68,7 +64,6 @@ def ops() -> dict[str, Callable[[list], Any]]:
 
 def _render(value: Any) -> Any:
     """Turn a handler's Python result into the contract's JSON form."""
-    from ..algebra.int_tuple import format_int_tuple
     if isinstance(value, bool):
         return value
     if isinstance(value, (int, tuple)):
@@ -83,7 +78,6 @@ def _compare(got: Any, expect: Any, path: str = "") -> str:
         if s != expect["layout"]:
             return f"{path}layout: got {s}, expected {expect['layout']}"
         if "table" in expect:
-            from ..algebra.layout import function_table
             t = function_table(got)
             if t != expect["table"]:
                 bad = next((i for i, (a, b) in enumerate(zip(t, expect["table"])) if a != b), min(len(t), len(expect["table"])))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..algebra.notation import parse, parse_layout
+from ..atoms.copy import make_copy_atom
 from ..tiled.copy import copy_calls, make_tiled_copy_X
 from ..tiled.mma import make_tiled_mma
 
@@ -25,7 +26,6 @@ def _tiled_mma_partition(a):
 
 
 def _copy_atom(name, vt):
-    from ..atoms.copy import make_copy_atom
     return make_copy_atom(name, vt)
 
 

@@ -1006,7 +1006,7 @@ def run_atom_probe(*, only: Iterable[str] | None = None, log=None) -> dict:
     'agree'
     """
     from . import cuda
-    cp = cuda._cupy()
+    cp = cuda.load_cupy()
     t0 = time.time()
     info = cuda.device_info()
     cc = cuda.compute_capability()

@@ -1270,7 +1270,7 @@ def run_config(cfg_or_path) -> dict:
         res["model_errors"] = plan.model_errors
     if plan.compute_skip:
         res["compute_skip"] = plan.compute_skip
-    cp = cuda._cupy()
+    cp = cuda.load_cupy()
     stage = "compile"
     r = None
     try:

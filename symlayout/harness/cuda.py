@@ -28,7 +28,8 @@ class CudaError(RuntimeError):
     """A compile, load, launch or runtime failure on the device (one-line message first)."""
 
 
-def _cupy():
+def load_cupy():
+    """The ``cupy`` module (a one-line CudaError without it)."""
     try:
         import cupy
     except Exception as e:  # pragma: no cover - exercised only without cupy
@@ -60,7 +61,7 @@ def compute_capability(device: int = 0) -> tuple[int, int]:
     >>> compute_capability()  # doctest: +SKIP
     (9, 0)
     """
-    cp = _cupy()
+    cp = load_cupy()
     props = cp.cuda.runtime.getDeviceProperties(device)
     return int(props["major"]), int(props["minor"])
 
@@ -71,7 +72,7 @@ def device_info(device: int = 0) -> dict[str, Any]:
     >>> device_info()["name"]  # doctest: +SKIP
     'NVIDIA H200'
     """
-    cp = _cupy()
+    cp = load_cupy()
     rt = cp.cuda.runtime
     props = rt.getDeviceProperties(device)
     name = props["name"]
@@ -144,7 +145,7 @@ def compile_module(source: str, *, cc: tuple[int, int] | None = None, suffix: st
     >>> m.options[0]  # doctest: +SKIP
     '-arch=sm_90'
     """
-    cp = _cupy()
+    cp = load_cupy()
     if cc is None:
         cc = compute_capability()
     opts = nvrtc_options(cc, extra_options, suffix)
@@ -198,7 +199,7 @@ def check(where: str = "") -> None:
 
     >>> check("after probe")  # doctest: +SKIP
     """
-    cp = _cupy()
+    cp = load_cupy()
     try:
         cp.cuda.runtime.deviceSynchronize()
         get_last = getattr(cp.cuda.runtime, "getLastError", None)

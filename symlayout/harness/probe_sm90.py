@@ -876,7 +876,7 @@ def run_sm90_probe(*, log=None, only: Sequence[str] | None = None) -> dict:
     """Compile the module for ``sm_90a`` (NVRTC), run every experiment, compare."""
     import ctypes
     from . import cuda
-    cp = cuda._cupy()
+    cp = cuda.load_cupy()
     t0 = time.time()
     info = cuda.device_info()
     cc = cuda.compute_capability()

@@ -34,6 +34,7 @@ anything else raises :class:`Untranslatable`.
 """
 from __future__ import annotations
 
+from ..algebra import int_tuple as it
 from ..errors import SymlayoutError
 
 __all__ = ["Untranslatable", "Term", "Bool", "var", "const", "lift", "If", "And", "Or", "Not", "Implies",
@@ -927,7 +928,6 @@ def crd2idx(c, shape, stride, env: dict) -> Term:
     >>> t = crd2idx((x, const(3)), ((2, 8), 4), ((1, 16), 2), {}); evaluate(t, {"x": 13})
     103
     """
-    from ..algebra import int_tuple as it
     if isinstance(c, tuple):
         r = const(0)
         for ci, s, d in zip(c, shape, stride):
@@ -984,7 +984,6 @@ def layout_term(S, crd, env: dict) -> Term:
 def _free(S) -> bool:
     """True when a layout has a symbolic entry."""
     import sympy
-    from ..algebra import int_tuple as it
     L = S.inner if getattr(S, "is_composed", False) else S
     leaves = list(it.flatten_leaves(L.shape)) + list(it.flatten_leaves(L.stride))
     if getattr(S, "is_composed", False):

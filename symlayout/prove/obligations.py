@@ -15,6 +15,8 @@ import time
 from collections import Counter, defaultdict
 
 from ..algebra.layout import function_table
+from ..arch import ptx
+from ..atoms import canonical_type, exact_conversion, reinterpretation, value_type_info
 from .model import OperandModel
 from .result import PROVED, REFUTED, Counterexample, Result, verdict
 from . import story
@@ -226,7 +228,6 @@ def fragment_width_mismatch(m: OperandModel, prop: str) -> Result | None:
     >>> fragment_width_mismatch(m, "exactly_once").counterexample.message
     'thread 0: copy() writes 8 float values (32 bytes) into its 8-slot half_t fragment (16 bytes): bytes 16..31 land outside it'
     """
-    from ..atoms import canonical_type, value_type_info
     if prop not in ("exactly_once", "slot_agreement") or m.direction != "load" or m.vector_width:
         return None
     V = m.frag_type or m.mma_value_type
@@ -330,7 +331,6 @@ def mma_route(atom, operand: str):
     mma.sync fragment: value ``v`` of thread ``t`` (register ``v // k``, position
     ``v % k``) is the element ``mma.sync`` reads there.  Returns ``(checked,
     counterexample or None)``; ``(0, None)`` for atoms without a PTX model."""
-    from ..arch import ptx
     pm = getattr(atom, "ptx_model", None) or {}
     if pm.get("instr") != "mma":
         return 0, None
@@ -486,7 +486,6 @@ def type_agreement(m: OperandModel) -> Result:
     types converts element by element: into an MMA operand the conversion must be exact
     (:func:`symlayout.atoms.exact_conversion`); from the accumulator into shared memory any
     conversion is the epilogue's choice (named in the result's detail)."""
-    from ..atoms import exact_conversion, reinterpretation
     t0 = time.perf_counter()
     T, V = m.value_type, m.frag_type or m.mma_value_type
     if not V:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import random
 
 from ..errors import SymlayoutError
+from ..tiled.mma import make_tiled_mma
+from .model import build_operand_model, cute_build_check
 
 MMA_ATOMS = [("SM80_16x8x16_F16F16F16F16_TN", "half_t", 16), ("SM80_16x8x8_F16F16F16F16_TN", "half_t", 16),
              ("SM80_16x8x16_F32BF16BF16F32_TN", "bfloat16_t", 16), ("SM80_16x8x8_F32TF32TF32F32_TN", "tfloat32_t", 32),
@@ -41,8 +43,6 @@ def _smem(rng, R, C, grow=True):
 def random_configs(n: int, seed: int = 0, max_tries: int | None = None, small: bool = False):
     """Yield ``n`` OperandModels of random configurations that CuTe accepts
     (``small``: one warp, one tile -- cheap enough for thousands in a test run)."""
-    from .model import build_operand_model, cute_build_check
-    from ..tiled.mma import make_tiled_mma
     rng = random.Random(seed)
     made = tries = 0
     max_tries = max_tries or 50 * n

@@ -22,7 +22,14 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from ..atoms import value_type_bits
+from ..config import MAX_SMEM_BYTES, loads_config
 from ..errors import SymlayoutError
+from ..tiled.mma import make_tiled_mma
+from .engine import prove_config
+from .model import build_operand_model
+from .obligations import CHECKS
+from .z3problem import substitute
 
 MMA_ATOMS = [("SM80_16x8x16_F16F16F16F16_TN", "half_t"), ("SM80_16x8x8_F16F16F16F16_TN", "half_t"),
              ("SM80_16x8x16_F32BF16BF16F32_TN", "bfloat16_t"), ("SM80_16x8x8_F32TF32TF32F32_TN", "tfloat32_t"),
@@ -111,7 +118,6 @@ def _pick_range(rng, huge: bool):
 
 def random_families(n: int, seed: int = 0, huge_share: float = 0.25):
     """Yield ``n`` random :class:`Family` objects (seeded; some with huge ranges)."""
-    from ..tiled.mma import make_tiled_mma
     rng = random.Random(seed)
     mmas = {}
     made = tries = 0
@@ -213,12 +219,6 @@ class FamilyCheck:
 def member_verdicts(cfg, values: dict, props=PROPERTIES) -> dict | None:
     """Exhaustive verdicts of one member (None when its configuration cannot be built, or its smem
     exceeds the 4 GiB a concrete configuration may have)."""
-    from .model import build_operand_model
-    from .obligations import CHECKS
-    from .z3problem import substitute
-    from ..tiled.mma import make_tiled_mma
-    from ..atoms import value_type_bits
-    from ..config import MAX_SMEM_BYTES
     (op, cc), = cfg.copies.items()
     mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
     S = substitute(cc.smem, values)
@@ -239,8 +239,6 @@ def check_family(fam: Family, rng: random.Random | None = None, props=PROPERTIES
     with a parameter witness: the witness member is refuted.
     """
     import time
-    from ..config import loads_config
-    from .engine import prove_config
     t0 = time.perf_counter()
     rng = rng or random.Random(0)
     cfg = loads_config(fam.text, "family")

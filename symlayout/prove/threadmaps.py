@@ -59,6 +59,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
+from ..atoms import value_type_bits
 from ..errors import ConfigError, SymlayoutError, TilingError
 from ..threadmap.formula import BinOp, Const, Expr, Neg, Var, parse_expr
 from ..threadmap.maps import (
@@ -67,13 +68,16 @@ from ..threadmap.maps import (
     PitchLinearStripminedThreadMap,
     PitchLinearTilePolicyStripminedThreadContiguous,
     PitchLinearTilePolicyStripminedThreadStrided,
+    SwapMap,
     ThreadMap,
     TransposePitchLinearThreadMap,
-    _SwapMap,
-    _WarpMap,
+    WarpMap,
     seed003_get_offset,
 )
 from .result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
+from ..algebra.layout import Layout
+from ..config import PROPERTIES, Param
+from .obligations import PROPERTIES as COPY_PROPERTIES
 
 __all__ = [
     "THREADMAP_PROPERTIES", "DEFAULT_ALIGN", "WARP_SIZE", "SECTOR_BYTES", "EXHAUSTIVE_LIMIT",
@@ -103,19 +107,6 @@ class _Timeout(Exception):
 # ---------------------------------------------------------------------------
 # the model
 # ---------------------------------------------------------------------------
-
-def _type_bits(typ: str) -> int:
-    try:
-        from ..atoms import value_type_bits
-    except ImportError:  # pragma: no cover - atoms package absent
-        value_type_bits = None
-    if value_type_bits is not None:
-        return int(value_type_bits(typ))
-    from ..config import _FALLBACK_TYPES  # pragma: no cover
-    if typ not in _FALLBACK_TYPES:  # pragma: no cover
-        raise ConfigError(f"unknown value type {typ!r}")
-    return _FALLBACK_TYPES[typ]  # pragma: no cover
-
 
 @dataclass
 class MapModel:
@@ -150,7 +141,7 @@ class MapModel:
         """
         tile = (tm.extent, 1) if isinstance(tm, OffsetThreadMap) else tuple(tm.shape)
         vec = tuple(tm.thread_access_shape)
-        bits = _type_bits(type) if type else None
+        bits = int(value_type_bits(type)) if type else None
         return cls(tm, tile, vec, bits, int(align) if align else DEFAULT_ALIGN, type, name or str(tm))
 
     @classmethod
@@ -927,8 +918,6 @@ def prove_threadmap(cfg, props=None, method: str = "auto", timeout_s: float | No
     >>> r.status, r.counterexample.thread, r.counterexample.element
     ('refuted', 16, (256, 0))
     """
-    from ..config import PROPERTIES
-    from .obligations import PROPERTIES as COPY_PROPERTIES
     explicit = set(cfg.prove.properties or ())
     props = list(props) if props else list(cfg.prove.properties or PROPERTIES)
     if not explicit and set(COPY_PROPERTIES) <= set(props):
@@ -966,7 +955,6 @@ def prove_threadmap(cfg, props=None, method: str = "auto", timeout_s: float | No
 # ---------------------------------------------------------------------------
 
 def _as_param(name, p):
-    from ..config import Param
     if isinstance(p, Param):
         return p
     if isinstance(p, dict):
@@ -1014,7 +1002,7 @@ def prove_offset_formula(formula: str | Expr, threads, iterations, extent, param
     th = _as_expr(threads, params)
     it = _as_expr(iterations, params)
     ex = _as_expr(extent, params)
-    bits = _type_bits(type) if type else None
+    bits = int(value_type_bits(type)) if type else None
     al = int(align) if align else DEFAULT_ALIGN
     props = list(properties) if properties is not None else [
         p for p in THREADMAP_PROPERTIES if bits is not None or p not in ("alignment", "coalescing")]
@@ -1143,7 +1131,7 @@ def _thread_modes(tm: ThreadMap):
         return T, tm.iterations[0] * tm.elements_per_access, 0
     if isinstance(tm, PitchLinearTilePolicyStripminedThreadStrided):
         return T, 0, tm.iterations[1]
-    if isinstance(tm, _WarpMap):
+    if isinstance(tm, WarpMap):
         wc, ws = tm.warp_thread_arrangement
         kwc = tm.warps_contiguous
         n = tm.warp_count
@@ -1161,7 +1149,7 @@ def _thread_modes(tm: ThreadMap):
         e = tm.elements_per_access
         fc, fs = wc * tm.iterations[0], ws * tm.iterations[1]
         return ((wc, ws), (was, n // was)), ((e, 0), (0, fc * e)), ((0, 1), (fs, 0))
-    if isinstance(tm, _SwapMap):
+    if isinstance(tm, SwapMap):
         base = _thread_modes(tm.base)
         return None if base is None else (base[0], base[2], base[1])
     return None
@@ -1224,7 +1212,6 @@ def threadmap_layout(tm: ThreadMap, pitch: int | None = None):
     >>> L(9, 1, 3)   # thread 9 = (c 8..15, s 1), iteration 1 (s + 4), element 3
     331
     """
-    from ..algebra.layout import Layout
     P = tm.shape[0] if pitch is None else int(pitch)
     ic, is_ = tm.iterations
     vc, vs = tm.thread_access_shape

@@ -39,15 +39,15 @@ from ..algebra.layout import Layout
 from ..atoms.copy import make_copy_atom
 from ..errors import SymlayoutError
 from ..tiled.copy import make_tiled_copy_X
-from . import bvterms as bt
-from . import obligations as props
+from .bvterms import And, Or, Untranslatable, const, var
 from .contiguity import hardware_link
 from .model import build_operand_model, cute_addresses_differ, stand_in_tile
 from .obligations import CHECKS, access_vectors, bank_phases
-from .bvterms import And, Or, Untranslatable, const, var
 from .result import PROVED, REFUTED, UNKNOWN, Counterexample, Result
 from .z3problem import (Instance, OutOfTime, Problem, Query, check_time, first_decided, queries, time_left,
                         z3_module)
+from . import bvterms as bt
+from . import obligations as props
 
 #: instantiated smem tiles up to this many elements are re-validated by building the whole
 #: configuration and checking it exhaustively (larger ones entry by entry)

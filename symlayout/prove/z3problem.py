@@ -20,8 +20,8 @@ from ..algebra import int_tuple as it
 from ..algebra._lazy import sympy
 from ..algebra.composed import ComposedLayout
 from ..algebra.layout import Layout
-from . import bvterms as bt
 from .bvterms import Or, Untranslatable, const, var
+from . import bvterms as bt
 
 #: without a time budget, one minimisation step may take this long
 MINIMIZE_STEP_S = 2.0

@@ -54,10 +54,18 @@ import time
 from dataclasses import dataclass, field
 
 from ..algebra import int_tuple as it
+from ..algebra.int_tuple import _
+from ..algebra.notation import parse
+from ..config import loads_config
 from ..errors import SymlayoutError
 from ..prove import bvterms as bt
-from ..prove import z3backend as zb
-from .spec import Combo, SolveSpec, parse_objective
+from ..prove import obligations as props, z3backend as zb
+from ..prove.engine import prove_config
+from ..prove.result import Result
+from ..prove.z3backend import q_alignment, q_bank_conflicts, q_exactly_once_store, q_in_bounds, q_slot_agreement
+from ..threadmap.formula import Const
+from ..tiled.mma import make_tiled_mma
+from .spec import Combo, SolveSpec, loads_spec, parse_objective
 
 __all__ = ["solve", "Solution", "SolveOutcome", "ComboProblem", "CegisSearch", "swizzle_term", "unknown_terms",
            "objective_term"]
@@ -85,7 +93,6 @@ def _example():
     """``(spec, space, combo problem)`` of :data:`EXAMPLE_PAD` (built once; searches never modify it)."""
     if _EXAMPLE:
         return _EXAMPLE[0]
-    from .spec import loads_spec
     spec = loads_spec(EXAMPLE_PAD, "pad.toml")
     terms = unknown_terms(spec)
     cp = ComboProblem(spec, spec.combos()[0], terms, spec.properties)
@@ -225,13 +232,11 @@ def _violation(entries):
     return bt.Or(*[c for _l, c in entries])
 
 
-# The obligations are the prover's queries (symlayout.prove.z3backend) as they are: they only
+# The obligations are the prover's queries (symlayout.prove.z3backend, imported above) as they are: they only
 # need the Problem interface OperandQuery provides.  Bank conflicts are asked pairwise (no
 # selector variables), so that in CEGIS the only universally quantified variables are the
 # rest-tile indices (and store coordinates) and one counterexample tile rules out a guess for
 # every entry at once.
-from ..prove.z3backend import (q_alignment, q_bank_conflicts, q_exactly_once_store, q_in_bounds,  # noqa: E402
-                               q_slot_agreement)
 
 
 def q_bank_conflicts_pairwise(P):
@@ -294,8 +299,6 @@ class ComboProblem:
     """
 
     def __init__(self, spec: SolveSpec, combo: Combo, env: dict, properties):
-        from ..tiled.mma import make_tiled_mma
-        from ..prove import obligations as props
         self.spec, self.combo, self.env = spec, combo, env
         self.properties = tuple(properties)
         self.checks: list = []
@@ -341,7 +344,6 @@ class ComboProblem:
                     if pk is None and route is not None:
                         _m, pk = route(mma.atom, op)
                     if pk is not None:
-                        from ..prove.result import Result
                         static = Result(p, "refuted", operand=op, counterexample=pk, method="exhaustive (tile)")
                 if static is not None:
                     self.static_results[(op, p)] = static
@@ -396,13 +398,10 @@ class ComboProblem:
 
 
 def _parse_layout(text):
-    from ..algebra.notation import parse
     return parse(text)
 
 
 def _parse_perm(p):
-    from ..algebra.int_tuple import _
-    from ..algebra.notation import parse
     p = str(p).strip()
     return _ if p in ("_", "") else parse(p)
 
@@ -575,7 +574,6 @@ def objective_term(spec: SolveSpec, terms: dict, text: str):
     (-1, (-3, -1), 'pad // 8 - 3')
     """
     e = parse_objective(text, spec.unknowns)
-    from ..threadmap.formula import Const
 
     def leaf(node):
         return bt.const(node.value) if isinstance(node, Const) else terms[node.name]
@@ -700,8 +698,6 @@ class SolveOutcome:
 
 
 def _prove(spec: SolveSpec, values: dict, combo: Combo, note: str = "", cache: dict | None = None):
-    from ..config import loads_config
-    from ..prove.engine import prove_config
     key = (tuple(sorted(values.items())), combo.describe(), note)
     if cache is not None and key in cache:
         return cache[key]
@@ -976,8 +972,6 @@ def brute_force(spec: SolveSpec, minimize: str | None = None, first_only: bool =
     >>> [v for v, _c in sols], checked, complete
     ([{'pad': 8}], 3, True)
     """
-    from ..config import loads_config
-    from ..prove.engine import prove_config
     t0 = time.perf_counter()
     cands = list(candidates(spec))
     if minimize:

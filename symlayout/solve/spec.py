@@ -62,8 +62,12 @@ from typing import Any
 
 import sympy
 
-from ..config import KeyLines, PROPERTIES, loads_config
+from ..config import PROPERTIES, KeyLines, loads_config, read_text
 from ..errors import ConfigError, SymlayoutError
+from ..algebra.composed import ComposedLayout, Swizzle
+from ..algebra.layout import Layout
+from ..algebra.notation import parse
+from ..threadmap.formula import parse_expr
 
 __all__ = ["Unknown", "SwizzleSpec", "SmemSpec", "CopySpec", "MMASpec", "SolveSpec", "Combo", "load_spec",
            "loads_spec", "COPY_PROPERTIES", "SWIZZLE_DEFAULTS"]
@@ -165,7 +169,6 @@ class SmemSpec:
 
     def inner_at(self, values: dict):
         """The inner Layout with the unknowns replaced by ``values``."""
-        from ..algebra.layout import Layout
         subs = {_sym(n): values[n] for n in self.names}
 
         def go(x):
@@ -187,7 +190,6 @@ class SmemSpec:
         b, m, s = self.swizzle.concrete(values)
         if b == 0 and self.offset == 0:
             return inner
-        from ..algebra.composed import ComposedLayout, Swizzle
         return ComposedLayout(Swizzle(b, m, s), self.offset, inner)
 
     def text(self, values: dict) -> str:
@@ -556,7 +558,6 @@ class _SpecLoader:
         return out
 
     def parse_smem(self, raw: str, keys, op, declared, multi) -> SmemSpec:
-        from ..algebra.notation import parse
         where = f"[copy.{op}] smem"
         for i, ch in enumerate(raw):
             if not (ch.isascii() and (ch.isprintable() or ch in " \t")):
@@ -773,7 +774,6 @@ def parse_objective(text: str, unknowns: dict):
     >>> parse_objective("B + pad // 8", {"B": None, "pad": None}).evaluate({"B": 3, "pad": 16})
     5
     """
-    from ..threadmap.formula import parse_expr
     if not text.strip():
         raise SymlayoutError("the expression to minimize is empty")
     return parse_expr(text, set(unknowns))
@@ -808,6 +808,5 @@ def load_spec(path) -> SolveSpec:
     >>> sorted(load_spec(p).unknowns)
     ['B', 'M']
     """
-    from ..config import _read_text
     path = str(path)
-    return loads_spec(_read_text(path), path)
+    return loads_spec(read_text(path), path)

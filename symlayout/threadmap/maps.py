@@ -419,7 +419,7 @@ class PitchLinearTilePolicyStripminedThreadStrided(ThreadMap):
 # warp-based maps
 # --------------------------------------------------------------------------
 
-class _WarpMap(ThreadMap):
+class WarpMap(ThreadMap):
     """Shared parts of the warp-raked / warp-striped maps."""
 
     _has_warp_detail = True
@@ -499,7 +499,7 @@ class _WarpMap(ThreadMap):
                 f"{self.elements_per_access}")
 
 
-class PitchLinearWarpRakedThreadMap(_WarpMap):
+class PitchLinearWarpRakedThreadMap(WarpMap):
     """``PitchLinearWarpRakedThreadMap<Shape, Threads, WarpThreadArrangement (Wc,Ws), E>``.
 
     ``kWarpCount = T / (Wc*Ws)``; ``ShapeInAccesses = (C/E, S)`` must be
@@ -533,7 +533,7 @@ class PitchLinearWarpRakedThreadMap(_WarpMap):
                       self.warp_thread_arrangement[1])
 
 
-class PitchLinearStridedWarpRakedThreadMap(_WarpMap):
+class PitchLinearStridedWarpRakedThreadMap(WarpMap):
     """``PitchLinearStridedWarpRakedThreadMap<Shape, Threads, WarpThreadArrangement, E>``.
 
     As :class:`PitchLinearWarpRakedThreadMap` (which CUTLASS instantiates as
@@ -567,7 +567,7 @@ class PitchLinearStridedWarpRakedThreadMap(_WarpMap):
         self.delta = self.base.delta
 
 
-class PitchLinearWarpStripedThreadMap(_WarpMap):
+class PitchLinearWarpStripedThreadMap(WarpMap):
     """``PitchLinearWarpStripedThreadMap<Shape, Threads, WarpThreadArrangement, E>``.
 
     Only ``C % E == 0`` is asserted (not the divisibility by the warp
@@ -698,7 +698,7 @@ class TransposePitchLinearThreadMap(ThreadMap):
                 f"{fs} * ((t // {n}) % {was}) + (t % {n}) // {wc}")
 
 
-class _SwapMap(ThreadMap):
+class SwapMap(ThreadMap):
     """Transpose wrappers that swap the wrapped map's coordinates."""
 
     def _wrap(self, thread_map: ThreadMap) -> str:
@@ -742,7 +742,7 @@ class _SwapMap(ThreadMap):
         return s, c
 
 
-class TransposePitchLinearThreadMapSimt(_SwapMap):
+class TransposePitchLinearThreadMapSimt(SwapMap):
     """``TransposePitchLinearThreadMapSimt<ThreadMap>``: swaps ``Iterations``,
     ``Delta`` and ``initial_offset``; asserts ``kElementsPerAccess == 1``,
     ``Iterations::kCount != 0`` and ``Iterations.S == 1`` (i.e. the wrapped
@@ -835,7 +835,7 @@ class PitchLinear2DThreadTileStripminedThreadMap(ThreadMap):
         return f"(t % {cv}) * 4", f"(t // {cv}) * 4"
 
 
-class TransposePitchLinearThreadMap2DThreadTile(_SwapMap):
+class TransposePitchLinearThreadMap2DThreadTile(SwapMap):
     """``TransposePitchLinearThreadMap2DThreadTile<ThreadMap>``: swaps
     ``Iterations``, ``Delta`` and ``initial_offset``; asserts
     ``kElementsPerAccess > 1`` and ``Iterations::kCount != 0``.
