@@ -19,7 +19,6 @@ from .int_tuple import _, dice_modes, format_int_tuple, has_underscore, idx2crd,
 from .layout import (Layout, composition, dice, downcast, left_inverse, right_inverse, slice_, upcast,
                      slice_and_offset as _plain_slice_and_offset)
 from .symbolic import DynInt
-from . import int_tuple as it
 
 
 def _ctz(x: int) -> int:

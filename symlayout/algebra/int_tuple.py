@@ -13,8 +13,6 @@ CuTe 4.2 (``cute/int_tuple.hpp``, ``cute/stride.hpp``) exactly.
 """
 from __future__ import annotations
 
-from functools import reduce
-
 from ._lazy import sympy
 
 from ..errors import AlgebraError, NotationError
@@ -651,9 +649,7 @@ def idx2crd(idx, shape, stride=None):
             return tuple(idx2crd(i, s) for i, s in zip(idx, shape))
         if not is_tuple(shape):
             return idx
-        out = []
         leaves = flatten_leaves(shape)
-        n = len(leaves)
         pos = [0]
 
         def go(s, last):

@@ -16,13 +16,12 @@ CuTe's printed results exactly (see ``shared/reference/cute-semantics.md``).
 from __future__ import annotations
 
 import functools
-from functools import reduce
 
 from ._lazy import sympy
 
 from ..errors import AlgebraError, SymlayoutError
 from .int_tuple import (_, cdiv, compact_col_major, dice_modes, fdiv, flatten, flatten_leaves, format_int_tuple,
-                        has_underscore, iabs, imod, is_tuple, product, product_each, signum, slice_modes,
+                        has_underscore, iabs, is_tuple, product, product_each, signum, slice_modes,
                         static_eq, unwrap, wrap, zero_underscores)
 from .symbolic import collect_conditions, is_static, normalize, require
 from . import int_tuple as it

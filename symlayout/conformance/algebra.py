@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..algebra import int_tuple as it
 from ..algebra import layout as L
-from ..algebra.composed import Swizzle, compose_left
+from ..algebra.composed import compose_left
 from ..algebra.notation import parse, parse_int_tuple, parse_layout
 
 

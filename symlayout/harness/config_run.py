@@ -532,7 +532,6 @@ def instance_values(cfg, max_instances: int = 3) -> list:
 
 def plan_config(cfg) -> ConfigPlan:
     """Everything needed to run ``cfg`` (a :class:`~symlayout.config.Config` or a path)."""
-    from ..config import load_config
     from ..errors import SymlayoutError
     from ..prove.model import build_operand_model
     from ..tiled.mma import make_tiled_mma
@@ -680,10 +679,6 @@ def _copy_function(plan: ConfigPlan, p: OperandPlan) -> str:
     return "\n".join(lines)
 
 
-def _smem_fill(plan: ConfigPlan, op: str, E: str) -> str:
-    return f"{E}* s{op} = ({E}*)(dyn + {plan.smem_layout[op]});"
-
-
 def _marker_kernel(plan: ConfigPlan, p: OperandPlan) -> str:
     E = uint_c(p.bits)
     op = p.op
@@ -769,7 +764,7 @@ def _compute_kernel(plan: ConfigPlan) -> str:
         flat = ", ".join(str(x) for iss in cpl.issues for x in iss[idx])
         tabs.append(f"__device__ const short {name}[{NI * v}] = {{{flat}}};")
     # registers
-    (ta, na, pa), (tb, nb, pb), (tc, nc, pc) = cpl.regs["A"], cpl.regs["B"], cpl.regs["C"]
+    (_ta, na, _pa), (_tb, nb, _pb), (tc, nc, _pc) = cpl.regs["A"], cpl.regs["B"], cpl.regs["C"]
     body = ["#pragma unroll 1", f"  for (int i = 0; i < {NI}; ++i) {{"]
     cons = {}
     for op, (rt, n, per), V in (("A", cpl.regs["A"], VA), ("B", cpl.regs["B"], VB), ("C", cpl.regs["C"], VC)):

@@ -18,7 +18,7 @@ from ..algebra.layout import function_table
 from ..arch import ptx
 from ..atoms import canonical_type, exact_conversion, reinterpretation, value_type_info
 from .model import OperandModel
-from .result import PROVED, REFUTED, Counterexample, Result, verdict
+from .result import Counterexample, Result, verdict
 from . import story
 
 PROPERTIES = ("coverage", "alignment", "exactly_once", "slot_agreement", "bank_conflicts", "in_bounds",

@@ -242,7 +242,6 @@ class Query:
     def minimize(self, model, names, deadline):
         """Shrink the witness's variables ``names`` to their smallest values, one by one
         (each bisection step a query); stops early at the deadline, keeping the last witness."""
-        z3 = self.z3
         fixed = []
         for n in names:
             v = self.L.vars.get(n)

@@ -57,16 +57,16 @@ import json
 import math
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import sympy
 
-from ..config import PROPERTIES, KeyLines, loads_config, read_text
-from ..errors import ConfigError, SymlayoutError
 from ..algebra.composed import ComposedLayout, Swizzle
 from ..algebra.layout import Layout
 from ..algebra.notation import parse
+from ..config import KeyLines, loads_config, read_text
+from ..errors import ConfigError, SymlayoutError
 from ..threadmap.formula import parse_expr
 
 __all__ = ["Unknown", "SwizzleSpec", "SmemSpec", "CopySpec", "MMASpec", "SolveSpec", "Combo", "load_spec",
