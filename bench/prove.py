@@ -133,7 +133,7 @@ def write_configs(dirpath: Path, cands) -> list[Path]:
 
 def part_sweep(args, info) -> str:
     from symlayout.config import load_config
-    from symlayout.prove.cli import prove_paths
+    from symlayout.cli.prove import prove_paths
     from symlayout.prove.engine import prove_config
     cands = sweep_candidates()
     acc, rejected = [], {}
@@ -232,7 +232,7 @@ def profile_hotspots(fn, top=12) -> str:
 FAMILY_SNIPPET = r"""
 import json, time, sys
 t0 = time.perf_counter()
-from symlayout.prove.cli import prove_paths, exit_code
+from symlayout.cli.prove import prove_paths, exit_code
 t1 = time.perf_counter()
 reps = prove_paths([sys.argv[1]])
 t2 = time.perf_counter()
@@ -280,7 +280,7 @@ def part_family(args, info) -> str:
     rows = [
         ["Z3 family proof, CLI end to end (`symlayout prove proofs/parametric/seed_000_family.toml`)", common.fmt_s(cli_med)],
         ["Z3 family proof, in process (after imports; fresh interpreter)", common.fmt_s(in_med)],
-        ["  (`import symlayout.prove.cli` before it: z3/sympy load lazily, inside the proof time)",
+        ["  (`import symlayout.cli.prove` before it: z3/sympy load lazily, inside the proof time)",
          common.fmt_s(statistics.median(imp))],
         ["results", ", ".join(f"{p}:{s}" for p, s, _ in last["results"])],
         ["goal <= 10 s (CLI end to end)", "met" if cli_med <= 10 else "NOT met"],

@@ -51,7 +51,7 @@ class ProofItem(pytest.Item):
     def runtest(self):
         from .config import load_config
         from .errors import SymlayoutError
-        from .prove.cli import format_text
+        from .cli.prove import format_text
         from .prove.engine import prove_config
         try:
             cfg = load_config(self.path)

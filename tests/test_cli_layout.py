@@ -353,7 +353,7 @@ def test_missing_command_module_is_exit_2(capsys, monkeypatch, tmp_path):
     import sys
     p = tmp_path / "s.toml"
     p.write_text("x = 1\n")
-    monkeypatch.setitem(sys.modules, "symlayout.solve.cli", None)
+    monkeypatch.setitem(sys.modules, "symlayout.cli.solve", None)
     monkeypatch.setitem(sys.modules, "symlayout.solve", None)
     rc, out, err = run(capsys, "solve", str(p))
     assert_one_line_error(rc, out, err)

@@ -349,7 +349,7 @@ def test_report_markdown_shapes():
 
 
 def test_harness_config_modules_do_not_import_z3():
-    code = ("import sys; import symlayout.harness.config_run as R, symlayout.harness.cli; "
+    code = ("import sys; import symlayout.harness.config_run as R, symlayout.cli.gpu; "
             "R.plan_config('" + SEED000 + "'); print('z3' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "False"
@@ -378,6 +378,6 @@ def test_gpu_marker_and_compute(name):
 @pytest.mark.gpu
 @gpu
 def test_gpu_seed000_via_cli(tmp_path):
-    from symlayout.harness.cli import main
+    from symlayout.cli.gpu import main
     assert main([SEED000, "--out", str(tmp_path), "--json"]) == 0
     assert (tmp_path / "configs.md").read_text().count("pass") >= 2

@@ -298,7 +298,7 @@ def test_cli_timeout_exit_3(tmp_path):
 
 
 @pytest.mark.parametrize("mod", ["symlayout.solve", "symlayout.solve.spec", "symlayout.solve.search",
-                                 "symlayout.solve.cli"])
+                                 "symlayout.cli.solve"])
 def test_doctests(mod):
     import importlib
     res = doctest.testmod(importlib.import_module(mod))

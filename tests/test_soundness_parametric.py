@@ -273,7 +273,7 @@ def test_untranslatable_term_is_unknown_for_that_property_only():
 
 
 def test_internal_error_in_one_property_keeps_the_others(monkeypatch):
-    from symlayout.prove.cli import exit_code
+    from symlayout.cli.prove import exit_code
 
     def boom(P, pairwise=False):
         raise RuntimeError("boom")

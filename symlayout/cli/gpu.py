@@ -1,4 +1,4 @@
-"""``symlayout gpu CONFIG... [--atoms] [--json]`` and ``python -m symlayout.harness.cli``.
+"""``symlayout gpu CONFIG... [--atoms] [--json]`` and ``python -m symlayout.cli.gpu``.
 
 ``run_gpu(args)`` is what the ``symlayout`` CLI dispatches to: ``args.configs``
 (loaded :class:`~symlayout.config.Config` objects, or paths), ``args.atoms``,
@@ -11,7 +11,7 @@ The module's own ``main`` adds ``--out DIR`` (write ``configs.json``,
 ``configs.md`` and, with ``--atoms``, ``atoms.json`` / ``atoms.md``) and
 ``--prover FILE`` (``symlayout prove --json`` output, for the report's gate)::
 
-    python -m symlayout.harness.cli proofs --atoms --out $OUT
+    python -m symlayout.cli.gpu proofs --atoms --out $OUT
 
 Exit status: 0 when every configuration that ran gave ``pass`` (or, expecting
 a refutation, ran at all) and every atom agreed; 1 otherwise; 2 without a GPU.
@@ -43,7 +43,7 @@ def _config_ok(r: dict) -> bool:
 def run(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None = None, prover: str | None = None,
         as_json: bool = False, isolate: bool = True, jobs: int | None = None, log=None) -> int:
     """Run configurations (and optionally the atom probe); print a report; write files to ``out_dir``."""
-    from . import have_gpu
+    from ..harness import have_gpu
     if not have_gpu():
         print("symlayout: error: gpu: CuPy with a CUDA GPU is needed (none found)", file=sys.stderr)
         return 2
@@ -55,7 +55,7 @@ def run(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None = None
         with open(prover) as f:
             prov = json.load(f)
     if paths:
-        from .config_run import report_markdown, run_paths
+        from ..harness.config_run import report_markdown, run_paths
         res = run_paths(list(paths), isolate=isolate, jobs=jobs, log=log)
         doc["configs"] = res
         md = report_markdown(res, prov)
@@ -70,7 +70,7 @@ def run(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None = None
         if not all(_config_ok(r) for r in res["results"]):
             rc = 1
     if atoms:
-        from . import atoms_probe as P
+        from ..harness import atoms_probe as P
         ta = time.perf_counter()
         ares = P.run_atom_probe(log=sys.stderr if log else None)
         ares.setdefault("meta", {})["seconds"] = round(time.perf_counter() - ta, 2)
@@ -101,7 +101,7 @@ def run_gpu(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m symlayout.harness.cli",
+    p = argparse.ArgumentParser(prog="python -m symlayout.cli.gpu",
                                 description="run configurations (and atoms) on the GPU and compare with the model")
     p.add_argument("paths", nargs="*", metavar="CONFIG", help="configuration files or directories")
     p.add_argument("--all", dest="all_dirs", action="append", default=[], metavar="DIR",

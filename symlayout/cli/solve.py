@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import sys
 
-from .search import solve
-from .spec import load_spec, parse_objective
+from ..solve.search import solve
+from ..solve.spec import load_spec, parse_objective
 
 EXIT_FOUND, EXIT_NONE, EXIT_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
 

@@ -46,7 +46,7 @@ import json
 import os
 import sys
 
-from .errors import SymlayoutError
+from ..errors import SymlayoutError
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_REFUTED", "EXIT_USAGE", "EXIT_UNKNOWN", "EXIT_INTERNAL",
            "EXIT_INTERRUPTED"]
@@ -86,7 +86,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _properties():
-    from .config import PROPERTIES
+    from ..config import PROPERTIES
     return PROPERTIES
 
 
@@ -147,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     >>> sorted(build_parser()._subparsers._group_actions[0].choices)[:3]
     ['atoms', 'cute', 'explain']
     """
-    from .algebra.calculator import functions_help
+    from ..algebra.calculator import functions_help
     p = _Parser(prog=PROG, description="Prove CuTe/CUTLASS GPU tiling configurations correct.",
                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -233,7 +233,7 @@ def _cmd_prove(args) -> int:
     Without ``--json`` nothing is proved then; with ``--json`` the document
     still lists every file (unreadable ones with ``"error"``).
     """
-    from .config import load_configs
+    from ..config import load_configs
     args.timeout_s = args.timeout
     args.properties = args.property
     configs, failures = load_configs(args.paths, errors="collect")
@@ -244,7 +244,7 @@ def _cmd_prove(args) -> int:
         if args.json:
             # the prover reports unreadable files as error entries next to the others' results
             try:
-                _dispatch("symlayout.prove.cli", "run_prove", args)
+                _dispatch("symlayout.cli.prove", "run_prove", args)
                 return EXIT_USAGE
             except UsageError:
                 pass
@@ -256,11 +256,11 @@ def _cmd_prove(args) -> int:
                                "unmet": 0}}
             print(json.dumps(doc, indent=1))
         return EXIT_USAGE
-    return _dispatch("symlayout.prove.cli", "run_prove", args)
+    return _dispatch("symlayout.cli.prove", "run_prove", args)
 
 
 def _load_one(args):
-    from .config import load_config
+    from ..config import load_config
     args.config = args.config_path
     args.cfg = load_config(args.config_path)
     return args.cfg
@@ -268,7 +268,7 @@ def _load_one(args):
 
 def _cmd_show(args) -> int:
     _load_one(args)
-    return _dispatch("symlayout.prove.cli", "run_show", args)
+    return _dispatch("symlayout.cli.prove", "run_show", args)
 
 
 def _cmd_explain(args) -> int:
@@ -279,16 +279,16 @@ def _cmd_explain(args) -> int:
         have = ", ".join(f"[copy.{k}]" for k in cfg.copies) or "none"
         raise UsageError(f"{cfg.path}:{cfg.line('copy')}: explain --operand {args.operand}: the file has no "
                          f"[copy.{args.operand}] table (copies: {have})")
-    return _dispatch("symlayout.prove.cli", "run_explain", args)
+    return _dispatch("symlayout.cli.prove", "run_explain", args)
 
 
 def _cmd_cute(args) -> int:
     _load_one(args)
-    return _dispatch("symlayout.prove.cli", "run_cute", args)
+    return _dispatch("symlayout.cli.prove", "run_cute", args)
 
 
 def _cmd_gpu(args) -> int:
-    from .config import load_configs
+    from ..config import load_configs
     if not args.paths and not args.atoms:
         raise UsageError("gpu: give at least one CONFIG, or --atoms (see 'symlayout gpu --help')")
     configs, failures = load_configs(args.paths, errors="collect") if args.paths else ([], [])
@@ -296,7 +296,7 @@ def _cmd_gpu(args) -> int:
         _print_errors(failures)
         return EXIT_USAGE
     args.configs = configs
-    return _dispatch("symlayout.harness.cli", "run_gpu", args)
+    return _dispatch("symlayout.cli.gpu", "run_gpu", args)
 
 
 def _cmd_solve(args) -> int:
@@ -305,11 +305,11 @@ def _cmd_solve(args) -> int:
         raise UsageError(f"{args.config_path}: is a directory, not a configuration file")
     if not os.path.exists(args.config_path):
         raise UsageError(f"{args.config_path}: no such file")
-    return _dispatch("symlayout.solve.cli", "run_solve", args)
+    return _dispatch("symlayout.cli.solve", "run_solve", args)
 
 
 def _cmd_layout(args) -> int:
-    from .algebra.calculator import run
+    from ..algebra.calculator import run
     print(run(args.expr, table=args.table))
     return EXIT_OK
 

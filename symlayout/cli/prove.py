@@ -12,7 +12,7 @@ import sys
 import time
 
 from ..errors import ConfigError, SymlayoutError
-from .result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS
+from ..prove.result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS
 
 
 def _load_all(paths):
@@ -34,13 +34,13 @@ def _load_all(paths):
 
 def _prove_one(item):
     cfg, props, timeout, method = item
-    from .engine import prove_config
+    from ..prove.engine import prove_config
     return prove_config(cfg, props, method=method, timeout_s=timeout)
 
 
 def prove_paths(paths, properties=None, jobs: int = 1, timeout_s=None, method="auto"):
     """Load and prove every config under ``paths``; returns a list of ConfigReport (or error entries)."""
-    from .engine import ConfigReport
+    from ..prove.engine import ConfigReport
     loaded = _load_all(paths)
     work, reports = [], []
     for cfg, err in loaded:
@@ -91,7 +91,7 @@ def summary(reports) -> dict:
 
 def format_text(reports, verbose: bool = False) -> str:
     """The human report: one line per config and property, counterexamples under it."""
-    from .story import format_route
+    from ..prove.story import format_route
     lines = []
     for rep in reports:
         title = rep.path + (f"  ({rep.name})" if rep.name else "")
@@ -155,13 +155,13 @@ def _load_one(path):
 
 
 def _models(cfg, operand=None):
-    from .model import build_operand_model
+    from ..prove.model import build_operand_model
     from ..tiled.mma import make_tiled_mma
     if cfg.mma is None:
         raise ConfigError(f"{cfg.path}: has no [mma] table")
     if cfg.params:
         raise ConfigError(f"{cfg.path}: show/explain need a concrete configuration (it has [params])")
-    from .engine import EXHAUSTIVE_LIMIT
+    from ..prove.engine import EXHAUSTIVE_LIMIT
     mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
     out = {}
     for op, cc in sorted(cfg.copies.items()):
@@ -187,7 +187,7 @@ def _write_svg(path, svg):
 
 def run_show(args) -> int:
     """``symlayout show CONFIG [--operand X] [--svg FILE] [--thread T]``."""
-    from . import pictures
+    from ..prove import pictures
     import os
     svg_path = getattr(args, "svg", None)
     if svg_path:                      # fail before printing anything
@@ -198,7 +198,7 @@ def run_show(args) -> int:
             raise ConfigError(f"--svg {svg_path}: cannot write: is a directory")
     cfg = _load_one(args.config)
     if cfg.threadmap is not None:
-        from .threadmaps import show_threadmap
+        from ..prove.threadmaps import show_threadmap
         text, svg = show_threadmap(cfg)
         print(text)
         if getattr(args, "svg", None):
@@ -215,8 +215,8 @@ def run_show(args) -> int:
         m = models.get(op)
         hl = None
         if m is not None:
-            from .engine import run_checks
-            from .obligations import PROPERTIES
+            from ..prove.engine import run_checks
+            from ..prove.obligations import PROPERTIES
             for r in run_checks(m, PROPERTIES, method="auto"):
                 if r.status == REFUTED and r.counterexample and r.counterexample.element is not None:
                     hl = {tuple(r.counterexample.element): r.property}
@@ -229,7 +229,7 @@ def run_show(args) -> int:
 
 def run_explain(args) -> int:
     """``symlayout explain CONFIG --operand A --thread 0 --slot 2``: the route of one element."""
-    from .story import slot_story
+    from ..prove.story import slot_story
     cfg = _load_one(args.config)
     op = args.operand or (sorted(cfg.copies)[0] if cfg.copies else "A")
     mma, models = _models(cfg, op)
@@ -262,7 +262,7 @@ def run_explain(args) -> int:
 
 def run_cute(args) -> int:
     """``symlayout cute CONFIG``: the same configuration as a CuTe C++ snippet."""
-    from .cute_snippet import snippet
+    from ..prove.cute_snippet import snippet
     cfg = _load_one(args.config)
     print(snippet(cfg))
     return 0
