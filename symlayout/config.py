@@ -46,7 +46,7 @@ from .errors import ConfigError, SymlayoutError
 
 __all__ = [
     "PROPERTIES", "Config", "MMAConfig", "CopyConfig", "ThreadMapConfig", "Param", "ProveConfig",
-    "ExpectConfig", "KeyLines", "load_config", "load_configs", "find_config_files",
+    "ExpectConfig", "KeyLines", "load_config", "load_configs", "find_config_files", "not_a_configuration",
 ]
 
 #: property names of the spec, in the spec's order
@@ -80,7 +80,7 @@ _MMA_KEYS = ("atom", "layout", "permutation")
 _COPY_KEYS = ("atom", "type", "smem", "align", "convert")
 _PARAM_KEYS = ("min", "max", "multiple_of")
 _PROVE_KEYS = ("properties", "timeout_s")
-_EXPECT_KEYS = ("refuted",)
+_EXPECT_KEYS = ("refuted", "max_bank_degree")
 _TM_KEYS = ("kind", "shape", "threads", "elements_per_access", "warp_arrangement", "thread_tile_shape",
             "iterations", "offset", "extent", "type", "align", "base")
 
@@ -360,12 +360,24 @@ class ProveConfig:
 
 @dataclass(frozen=True)
 class ExpectConfig:
-    """``[expect]``: properties that must come out REFUTED (all others PROVED).
+    """``[expect]``: results that must come out REFUTED (all others PROVED).
 
-    >>> ExpectConfig(frozenset({"bank_conflicts"})).refuted
-    frozenset({'bank_conflicts'})
+    ``refuted`` holds the property names given alone (every operand: version 1),
+    ``refuted_operands`` the ``(property, operand)`` pairs given as
+    ``"bank_conflicts[A]"`` (version 2); ``max_bank_degree`` lets
+    ``bank_conflicts`` count as proved up to that many ways.
+
+    >>> e = ExpectConfig(frozenset({"alignment"}), frozenset({("bank_conflicts", "A")}))
+    >>> e.refutes("alignment", "B"), e.refutes("bank_conflicts", "A"), e.refutes("bank_conflicts", "B")
+    (True, True, False)
     """
     refuted: frozenset = frozenset()
+    refuted_operands: frozenset = frozenset()
+    max_bank_degree: int | None = None
+
+    def refutes(self, prop: str, operand: str | None = None) -> bool:
+        """Whether the result of ``prop`` on ``operand`` is expected REFUTED."""
+        return prop in self.refuted or (prop, operand) in self.refuted_operands
 
 
 @dataclass(frozen=True)
@@ -855,12 +867,47 @@ class _Loader:
         keys = ("expect",)
         t = self.table(data["expect"], keys)
         self.check_keys(t, keys, _EXPECT_KEYS)
-        ref = self.property_list(t.get("refuted", []), keys + ("refuted",))
+        plain, per_op = self.expect_list(t.get("refuted", []), keys + ("refuted",))
         if prove.properties is not None:
-            for p in ref:
+            for p in plain + [p for p, _ in per_op]:
                 if p not in prove.properties:
                     self.fail(keys + ("refuted",), f"[expect] refuted names {p!r}, which [prove] properties does not check")
-        return ExpectConfig(frozenset(ref))
+        degree = None
+        if "max_bank_degree" in t:
+            degree = self.get_int(t, keys + ("max_bank_degree",), lo=1, hi=32)
+            if "bank_conflicts" in plain or any(p == "bank_conflicts" for p, _ in per_op):
+                self.fail(keys + ("max_bank_degree",), "[expect] max_bank_degree lets bank_conflicts count as proved "
+                                                       "up to a degree; it contradicts refuted = [\"bank_conflicts...\"]")
+        return ExpectConfig(frozenset(plain), frozenset(per_op), degree)
+
+    def expect_list(self, v, keys):
+        """``refuted = ["alignment", "bank_conflicts[A]"]``: plain names and (property, operand) pairs."""
+        w = self.where(keys)
+        if not isinstance(v, list):
+            self.fail(keys, f"{w} must be an array of property names, not {_type_name(v)} {_short(v)}")
+        plain, per_op, seen = [], [], set()
+        for e in v:
+            if not isinstance(e, str):
+                self.fail(keys, f"{w}: entries must be property names (strings), not {_type_name(e)} {_short(e)}")
+            m = re.fullmatch(r"\s*([A-Za-z_]+)\s*(?:\[\s*([A-Za-z0-9_.]+)\s*\])?\s*", e)
+            if not m:
+                self.fail(keys, f"{w}: {e!r} is not a property name or 'property[operand]' (e.g. \"bank_conflicts[A]\")")
+            p, op = m.group(1), m.group(2)
+            if p not in PROPERTIES:
+                self.fail(keys, f"{w}: unknown property {p!r}{_suggest(p, PROPERTIES)}")
+            if op is not None and op.upper() in OPERANDS:
+                op = op.upper()
+            if (p, op) in seen:
+                self.fail(keys, f"{w}: {e!r} is listed twice")
+            seen.add((p, op))
+            if op is None:
+                plain.append(p)
+            else:
+                per_op.append((p, op))
+        for p, op in per_op:
+            if (p, None) in seen:
+                self.fail(keys, f"{w}: {p!r} already means every operand; {p}[{op}] is redundant")
+        return plain, per_op
 
     def load_threadmap(self, v, keys, nested=False) -> ThreadMapConfig:
         w = self.where(keys) if not nested else "[threadmap.base]"
@@ -1108,10 +1155,43 @@ def loads_config(text: str, path: str = "<string>") -> Config:
     return _Loader(path, text).load()
 
 
-def find_config_files(paths) -> list[str]:
+#: top-level tables that make a TOML file a configuration (a directory's other TOML files are skipped)
+CONFIG_TABLES = ("mma", "copy", "threadmap", "g2s", "s2g", "smem", "tma", "stages")
+
+
+def not_a_configuration(path) -> str | None:
+    """Why a TOML file found in a directory is not a configuration (None: it is one).
+
+    A file that is not valid TOML, is empty, or has a top-level key a configuration
+    has (or one close to it: a mistyped ``[mmma]``) counts as a configuration (its
+    error is reported); a solve input (``[unknowns]``) or a file whose top-level
+    keys are all foreign (``pyproject.toml``, ...) is not.
+
+    >>> import pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "pyproject.toml").write_text('[project]\\nname = "x"\\n')
+    >>> not_a_configuration(d / "pyproject.toml")
+    'no [mma], [copy.X] or [threadmap] table (top level: project)'
+    """
+    try:
+        data = tomllib.loads(_read_text(str(path)))
+    except (SymlayoutError, tomllib.TOMLDecodeError, RecursionError, ValueError):
+        return None
+    if "unknowns" in data:
+        return "a solve input ([unknowns]): use 'symlayout solve'"
+    ours = set(CONFIG_TABLES) | set(_TOP_KEYS)
+    if not data or any(k in ours or difflib.get_close_matches(k, ours, n=1, cutoff=0.75) for k in data):
+        return None
+    return f"no [mma], [copy.X] or [threadmap] table (top level: {', '.join(sorted(data))})"
+
+
+def find_config_files(paths, skipped: list | None = None) -> list[str]:
     """Expand files and directories (every ``*.toml`` below a directory, sorted).
 
-    A directory without any ``*.toml`` below it, or a missing path, is an error.
+    A file named explicitly is always returned; in a directory, TOML files that
+    are not configurations (:func:`not_a_configuration`) are left out, and
+    appended to ``skipped`` as ``(path, reason)`` when a list is given.  A
+    directory without any ``*.toml`` below it, or a missing path, is an error.
 
     >>> import pathlib, tempfile
     >>> d = pathlib.Path(tempfile.mkdtemp()); (d / "b").mkdir(); _ = (d / "b" / "x.toml").write_text("")
@@ -1125,7 +1205,12 @@ def find_config_files(paths) -> list[str]:
             found = sorted(str(q) for q in Path(p).rglob("*.toml") if q.is_file())
             if not found:
                 raise ConfigError(f"{p}: no *.toml configuration files in this directory")
-            out.extend(found)
+            for q in found:
+                why = not_a_configuration(q)
+                if why is None:
+                    out.append(q)
+                elif skipped is not None:
+                    skipped.append((q, why))
         elif os.path.exists(p):
             out.append(p)
         else:
@@ -1133,13 +1218,14 @@ def find_config_files(paths) -> list[str]:
     return out
 
 
-def load_configs(paths, errors: str = "raise"):
+def load_configs(paths, errors: str = "raise", skipped: list | None = None):
     """Load every configuration named by ``paths`` (files and directories).
 
     ``errors="raise"`` (default): return ``list[Config]``, raising the first
     ConfigError.  ``errors="collect"``: return ``(configs, failures)`` where
     ``failures`` is a list of ``(path, message)`` for files that could not be
-    read (the others still load).
+    read (the others still load).  ``skipped`` collects the TOML files of a
+    directory that are not configurations (:func:`find_config_files`).
 
     >>> import pathlib, tempfile
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -1152,12 +1238,12 @@ def load_configs(paths, errors: str = "raise"):
     if errors not in ("raise", "collect"):
         raise ValueError("errors must be 'raise' or 'collect'")
     if errors == "raise":
-        return [load_config(p) for p in find_config_files(paths)]
+        return [load_config(p) for p in find_config_files(paths, skipped)]
     configs, failures = [], []
     files = []
     for p in paths:
         try:
-            files.extend(find_config_files([p]))
+            files.extend(find_config_files([p], skipped))
         except ConfigError as e:
             failures.append((str(p), str(e)))
     for f in files:

@@ -331,7 +331,7 @@ def test_help_documents_exit_codes(capsys):
 def test_internal_error_is_exit_4(capsys, monkeypatch):
     def boom(args):
         raise RuntimeError("kaputt\nsecond line")
-    monkeypatch.setitem(cli._COMMANDS, "layout", boom)
+    monkeypatch.setattr(cli.COMMANDS["layout"], "run", boom)
     monkeypatch.delenv("SYMLAYOUT_DEBUG", raising=False)
     rc, out, err = run(capsys, "layout", "4:1")
     assert rc == 4
@@ -344,7 +344,7 @@ def test_internal_error_is_exit_4(capsys, monkeypatch):
 def test_keyboard_interrupt_is_130(capsys, monkeypatch):
     def stop(args):
         raise KeyboardInterrupt
-    monkeypatch.setitem(cli._COMMANDS, "layout", stop)
+    monkeypatch.setattr(cli.COMMANDS["layout"], "run", stop)
     rc, out, err = run(capsys, "layout", "4:1")
     assert rc == 130 and err.count("\n") == 1
 
@@ -353,8 +353,8 @@ def test_missing_command_module_is_exit_2(capsys, monkeypatch, tmp_path):
     import sys
     p = tmp_path / "s.toml"
     p.write_text("x = 1\n")
-    monkeypatch.setitem(sys.modules, "symlayout.cli.solve", None)
-    monkeypatch.setitem(sys.modules, "symlayout.solve", None)
+    for mod in ("symlayout.solve", "symlayout.solve.search", "symlayout.solve.spec"):
+        monkeypatch.setitem(sys.modules, mod, None)
     rc, out, err = run(capsys, "solve", str(p))
     assert_one_line_error(rc, out, err)
     assert "not available" in err

@@ -40,7 +40,7 @@ def _config_ok(r: dict) -> bool:
     return st in ("pass", "pass (marker only)", "skipped")
 
 
-def run(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None = None, prover: str | None = None,
+def run_on_gpu(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None = None, prover: str | None = None,
         as_json: bool = False, isolate: bool = True, jobs: int | None = None, log=None) -> int:
     """Run configurations (and optionally the atom probe); print a report; write files to ``out_dir``."""
     from ..harness import have_gpu
@@ -93,11 +93,37 @@ def run(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None = None
     return rc
 
 
+HELP = "run configurations on the GPU (CuPy) and compare with the model"
+EXIT_CODES = {0: "every configuration that ran passed (an expected refutation: ran at all) and every atom agreed",
+              1: "the GPU disagrees with the model somewhere (see the report)",
+              2: "bad input, or no GPU / CuPy here"}
+LOADS = "many"
+
+
+def add_arguments(sp) -> None:
+    sp.add_argument("paths", nargs="*", metavar="CONFIG", help="configuration files or directories")
+    sp.add_argument("--atoms", action="store_true", help="check every catalog atom on the GPU")
+    sp.add_argument("--json", action="store_true", help="print the report as JSON")
+    sp.add_argument("--out", default=None, metavar="DIR", help="write configs.json/.md (and atoms.json/.md) here")
+    sp.add_argument("--prover", default=None, metavar="FILE", help="'symlayout prove --json' output for the gate")
+
+
 def run_gpu(args) -> int:
     """Entry point of ``symlayout gpu`` (see the module docstring)."""
+    from .common import UsageError, print_error
+    if not args.paths and not args.atoms:
+        raise UsageError("gpu: give at least one CONFIG, or --atoms (see 'symlayout gpu --help')")
+    if getattr(args, "load_errors", None):
+        for _p, msg in args.load_errors:
+            print_error(msg)
+        return 2
     paths = _paths(getattr(args, "configs", None)) or list(getattr(args, "paths", []) or [])
-    return run(paths, atoms=bool(getattr(args, "atoms", False)), as_json=bool(getattr(args, "json", False)),
+    return run_on_gpu(paths, atoms=bool(getattr(args, "atoms", False)), as_json=bool(getattr(args, "json", False)),
                out_dir=getattr(args, "out", None), prover=getattr(args, "prover", None))
+
+
+#: the command entry point :mod:`symlayout.cli` calls
+run = run_gpu
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -119,13 +145,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m symlayout.cli.gpu``: ``symlayout gpu`` plus ``--all``, ``--no-isolate``, ``--jobs``, ``-v``."""
     a = build_parser().parse_args(argv)
     paths = list(a.paths) + list(a.all_dirs)
     if not paths and not a.atoms:
         print("symlayout: error: give at least one CONFIG, or --atoms", file=sys.stderr)
         return 2
     log = (lambda m: print(m, file=sys.stderr, flush=True)) if a.verbose else None
-    return run(paths, atoms=a.atoms, out_dir=a.out, prover=a.prover, as_json=a.json, isolate=a.isolate,
+    return run_on_gpu(paths, atoms=a.atoms, out_dir=a.out, prover=a.prover, as_json=a.json, isolate=a.isolate,
                jobs=a.jobs, log=log)
 
 

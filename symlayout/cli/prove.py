@@ -1,9 +1,14 @@
-"""The ``prove``, ``show``, ``explain`` and ``cute`` commands.
+"""``symlayout prove PATH...``: prove configuration files and report each result.
 
-Exit codes of ``prove`` (``shared/spec/configs.md``): 0 every result as
-expected, 1 some expectation unmet (a property refuted unexpectedly, an
-expected refutation proved, or a ``vacuous`` result where ``proved`` was
-expected), 2 bad input, 3 some result unknown and none wrong.
+Every readable configuration is proved; a file that cannot be read is reported
+in place (one ``ERROR`` line, an ``"error"`` entry in ``--json``) and the exit
+code is 2 at the end.  In a directory, TOML files that are not configurations
+(``pyproject.toml``, solve inputs) are skipped (``-v`` says so).
+
+Exit codes (``shared/spec/configs.md``): 0 every result as expected, 1 some
+expectation unmet (a property refuted unexpectedly, an expected refutation
+proved, or a ``vacuous`` result where ``proved`` was expected), 2 bad input
+(some file), 3 some result unknown and none wrong.
 """
 from __future__ import annotations
 
@@ -11,25 +16,42 @@ import json
 import sys
 import time
 
-from ..errors import ConfigError, SymlayoutError
 from ..prove.result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS
+from .common import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_USAGE, Style, positive_int, positive_seconds, \
+    property_name, properties, use_colour
+
+HELP = "prove the properties of configuration files (directories: every configuration *.toml below)"
+EXIT_CODES = {
+    EXIT_OK: "every result as expected",
+    EXIT_REFUTED: "an expectation unmet: a property refuted unexpectedly, an expected refutation proved, "
+                  "or vacuous where proved was expected (the summary names each)",
+    EXIT_USAGE: "bad input: some file could not be read (the others are still proved), or a bad option",
+    EXIT_UNKNOWN: "some result unknown (e.g. a solver timeout) and none unmet",
+}
+LOADS = "many"
 
 
-def _load_all(paths):
-    from ..config import find_config_files, load_config
-    out = []
-    try:
-        files = find_config_files(paths)
-    except SymlayoutError as e:
-        return [(None, str(e))]
-    if not files:
-        return [(None, f"no *.toml configuration found under {', '.join(map(str, paths))}")]
-    for f in files:
-        try:
-            out.append((load_config(f), None))
-        except SymlayoutError as e:
-            out.append((f, str(e)))
-    return out
+def add_arguments(sp) -> None:
+    sp.add_argument("paths", nargs="+", metavar="PATH", help="configuration files or directories")
+    sp.add_argument("--json", action="store_true", help="print one JSON document (see docs/configs.md)")
+    sp.add_argument("-q", "--quiet", action="store_true",
+                    help="print only refutations, unmet expectations and errors (and the summary)")
+    sp.add_argument("-v", "--verbose", action="store_true", help="also name the files skipped as not configurations")
+    sp.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="prove configurations in N processes")
+    sp.add_argument("--method", choices=("auto", "exhaustive", "z3"), default="auto",
+                    help="decide concrete configurations by exhaustive evaluation (auto) or with Z3 "
+                         "(parametric configurations always use Z3)")
+    sp.add_argument("--timeout", type=positive_seconds, default=None, metavar="S",
+                    help="per-property timeout in seconds (overrides [prove] timeout_s)")
+    sp.add_argument("--property", dest="property", action="append", type=property_name, default=None,
+                    metavar="P", help="prove only this property (repeatable): " + ", ".join(properties()))
+    sp.add_argument("--html", default=None, metavar="FILE",
+                    help="also write a self-contained HTML report (verdict table and pictures)")
+    sp.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                    help="colour the verdicts (auto: on a terminal, unless NO_COLOR is set)")
+
+
+# ---------------------------------------------------------------- proving
 
 
 def _prove_one(item):
@@ -38,24 +60,37 @@ def _prove_one(item):
     return prove_config(cfg, props, method=method, timeout_s=timeout)
 
 
-def prove_paths(paths, properties=None, jobs: int = 1, timeout_s=None, method="auto"):
-    """Load and prove every config under ``paths``; returns a list of ConfigReport (or error entries)."""
-    from ..prove.engine import ConfigReport
-    loaded = _load_all(paths)
-    work, reports = [], []
-    for cfg, err in loaded:
-        if err is not None:
-            reports.append(ConfigReport(str(cfg) if cfg else "", "", error=err))
-        else:
-            work.append((cfg, properties, timeout_s, method))
+def prove_configs(configs, properties=None, jobs: int = 1, timeout_s=None, method="auto") -> list:
+    """Prove loaded configurations (in ``jobs`` processes); one ConfigReport each, in order."""
+    work = [(cfg, properties, timeout_s, method) for cfg in configs]
     if jobs > 1 and len(work) > 1:
         import multiprocessing as mp
-        ctx = mp.get_context("fork") if hasattr(mp, "get_context") else mp
+        ctx = mp.get_context("fork")
         with ctx.Pool(min(jobs, len(work))) as pool:
-            done = pool.map(_prove_one, work, chunksize=max(1, len(work) // (4 * jobs)))
-    else:
-        done = [_prove_one(w) for w in work]
-    return reports + done
+            return pool.map(_prove_one, work, chunksize=max(1, len(work) // (4 * jobs)))
+    return [_prove_one(w) for w in work]
+
+
+def error_reports(failures) -> list:
+    """ConfigReports for files that could not be read (``(path, message)`` pairs)."""
+    from ..prove.engine import ConfigReport
+    return [ConfigReport(path, "", error=msg) for path, msg in failures]
+
+
+def in_order(reports, order=None) -> list:
+    """Reports of proved files and of unreadable ones in the order the files were named
+    (``order``: their paths; errors in place)."""
+    if not order:
+        return list(reports)
+    rank = {p: i for i, p in reversed(list(enumerate(order)))}
+    return sorted(reports, key=lambda r: rank.get(r.path, len(rank)))
+
+
+def prove_paths(paths, properties=None, jobs: int = 1, timeout_s=None, method="auto"):
+    """Load and prove every config under ``paths``; a list of ConfigReport (errors in place)."""
+    from ..config import load_configs
+    configs, failures = load_configs(paths, errors="collect")
+    return prove_configs(configs, properties, jobs, timeout_s, method) + error_reports(failures)
 
 
 def exit_code(reports) -> int:
@@ -89,23 +124,46 @@ def summary(reports) -> dict:
     return s
 
 
-def format_text(reports, verbose: bool = False) -> str:
-    """The human report: one line per config and property, counterexamples under it."""
+def unmet(reports) -> list:
+    """``(path, "property[operand]", status, expected)`` of every unmet expectation."""
+    out = []
+    for rep in reports:
+        for r in rep.results:
+            if r.status in (PROVED, REFUTED, VACUOUS) and not r.as_expected:
+                out.append((rep.path, r.property + (f"[{r.operand}]" if r.operand else ""), r.status, r.expected))
+    return out
+
+
+# ---------------------------------------------------------------- text
+
+
+def _interesting(r) -> bool:
+    """What ``-q`` keeps: refutations, unmet expectations, unknowns and errors."""
+    return r.status in (REFUTED, UNKNOWN, ERROR) or not r.as_expected
+
+
+def format_text(reports, verbose: bool = False, quiet: bool = False, style: Style | None = None) -> str:
+    """The human report: one line per config and property, counterexamples under it,
+    then the unmet expectations by name and the summary line."""
     from ..prove.story import format_route
+    style = style or Style(False)
     lines = []
     for rep in reports:
         title = rep.path + (f"  ({rep.name})" if rep.name else "")
         if rep.error:
-            lines.append(f"ERROR    {rep.error}")
+            lines.append(f"{style('error', 'ERROR')}    {rep.error}")
             continue
-        lines.append(title)
-        for r in rep.results:
-            tag = r.status.upper()
+        shown = [r for r in rep.results if _interesting(r)] if quiet else rep.results
+        if quiet and not shown:
+            continue
+        lines.append(style("bold", title))
+        for r in shown:
+            tag = style(r.status, f"{r.status.upper():8s}")
             note = ""
             if r.status != r.expected:
-                note = f"  <-- expected {r.expected.upper()}"
+                note = "  " + style("error", f"<-- expected {r.expected.upper()}")
             elif r.expected == REFUTED:
-                note = "  (expected)"
+                note = "  " + style("expected", "(expected)")
             extra = []
             if r.method:
                 extra.append(r.method)
@@ -114,7 +172,7 @@ def format_text(reports, verbose: bool = False) -> str:
             for k, v in (r.stats or {}).items():
                 extra.append(f"{v} {k.replace('_', ' ')}")
             op = f"[{r.operand}]" if r.operand else ""
-            lines.append(f"  {tag:8s} {r.property + op:20s} {r.seconds * 1000:8.1f} ms  {', '.join(extra)}{note}")
+            lines.append(f"  {tag} {r.property + op:20s} {r.seconds * 1000:8.1f} ms  {', '.join(extra)}{note}")
             if r.detail:
                 lines.append(f"           {r.detail}")
             if r.counterexample is not None:
@@ -124,145 +182,54 @@ def format_text(reports, verbose: bool = False) -> str:
                     lines.append(f"           with {', '.join(f'{k} = {v}' for k, v in cx.params.items())}")
                 if cx.route:
                     lines.append(f"           route: {format_route(cx.route)}")
+    for path, name, status, expected in unmet(reports):
+        lines.append(style("error", "UNMET") + f"    {path}: {name} {status}, expected {expected}")
     s = summary(reports)
     lines.append(f"{s['proved']} proved, {s['refuted']} refuted, {s['vacuous']} vacuous, {s['unknown']} unknown, "
                  f"{s['errors']} errors, {s['unmet']} unmet")
     return "\n".join(lines)
 
 
-def run_prove(args) -> int:
-    """``symlayout prove PATH... [--json] [--jobs N] [--timeout S] [--property P]``."""
+def json_document(reports, skipped=()) -> dict:
+    """The ``--json`` document: ``configs`` (errors in place), ``summary`` and ``skipped``."""
+    doc = {"configs": [r.to_json() for r in reports], "summary": summary(reports)}
+    if skipped:
+        doc["skipped"] = [{"path": p, "reason": why} for p, why in skipped]
+    return doc
+
+
+def run(args) -> int:
+    """``symlayout prove``: ``args.configs`` / ``args.load_errors`` / ``args.skipped`` come loaded."""
     t0 = time.perf_counter()
-    props = getattr(args, "property", None) or None
-    reports = prove_paths(args.paths, props, getattr(args, "jobs", 1) or 1, getattr(args, "timeout", None),
-                          getattr(args, "method", "auto") or "auto")
+    props = args.property or None
+    failures = list(args.load_errors)
+    if not args.configs and not failures:
+        from ..errors import ConfigError
+        raise ConfigError(f"no configuration found under {', '.join(args.paths)} "
+                          f"({len(args.skipped)} TOML files are not configurations; -v names them)")
+    if not args.configs and not args.json:       # nothing readable: the errors alone, on stderr
+        from .common import print_error
+        for _path, msg in failures:
+            print_error(msg)
+        return EXIT_USAGE
+    reports = in_order(prove_configs(args.configs, props, args.jobs, args.timeout, args.method)
+                       + error_reports(failures), args.order)
     code = exit_code(reports)
-    if getattr(args, "json", False):
-        doc = {"configs": [r.to_json() for r in reports], "summary": summary(reports)}
-        print(json.dumps(doc, indent=1))
+    if args.json:
+        print(json.dumps(json_document(reports, args.skipped), indent=1))
     else:
-        print(format_text(reports))
+        if args.verbose:
+            for p, why in args.skipped:
+                print(f"skipped  {p}: not a configuration: {why}")
+        style = Style(use_colour(sys.stdout, args.color))
+        print(format_text(reports, quiet=args.quiet, style=style))
         print(f"# {time.perf_counter() - t0:.2f} s, exit {code}")
+    from .common import print_error
+    for _path, msg in failures:                  # errors on stderr too, one line each
+        print_error(msg)
+    if args.html:
+        from ..prove.report_html import write_html
+        write_html(args.html, reports, skipped=args.skipped)
+        if not args.json:
+            print(f"wrote {args.html}")
     return code
-
-
-# ---------------------------------------------------------------- show / explain / cute
-
-
-def _load_one(path):
-    from ..config import load_config
-    return load_config(path)
-
-
-def _models(cfg, operand=None):
-    from ..prove.model import build_operand_model
-    from ..tiled.mma import make_tiled_mma
-    if cfg.mma is None:
-        raise ConfigError(f"{cfg.path}: has no [mma] table")
-    if cfg.params:
-        raise ConfigError(f"{cfg.path}: show/explain need a concrete configuration (it has [params])")
-    from ..prove.engine import EXHAUSTIVE_LIMIT
-    mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
-    out = {}
-    for op, cc in sorted(cfg.copies.items()):
-        if operand and op != operand:
-            continue
-        n = cc.smem.size()
-        if isinstance(n, int) and n > EXHAUSTIVE_LIMIT:
-            raise ConfigError(f"{cfg.path}: [copy.{op}] smem has {n} elements; show/explain list every element "
-                              f"and stop at {EXHAUSTIVE_LIMIT} (prove decides larger tiles with Z3)")
-        out[op] = build_operand_model(mma, None, None, op, cc.atom, cc.type, cc.smem, cc.align,
-                                      convert=getattr(cc, "convert", False))
-    return mma, out
-
-
-def _write_svg(path, svg):
-    """Write a picture; an unwritable path is a one-line input error (exit 2)."""
-    try:
-        with open(path, "w") as f:
-            f.write(svg)
-    except OSError as e:
-        raise ConfigError(f"--svg {path}: cannot write: {e.strerror or e}") from None
-
-
-def run_show(args) -> int:
-    """``symlayout show CONFIG [--operand X] [--svg FILE] [--thread T]``."""
-    from ..prove import pictures
-    import os
-    svg_path = getattr(args, "svg", None)
-    if svg_path:                      # fail before printing anything
-        parent = os.path.dirname(os.path.abspath(svg_path))
-        if not os.path.isdir(parent):
-            raise ConfigError(f"--svg {svg_path}: cannot write: no such directory {parent}")
-        if os.path.isdir(svg_path):
-            raise ConfigError(f"--svg {svg_path}: cannot write: is a directory")
-    cfg = _load_one(args.config)
-    if cfg.threadmap is not None:
-        from ..prove.threadmaps import show_threadmap
-        text, svg = show_threadmap(cfg)
-        print(text)
-        if getattr(args, "svg", None):
-            _write_svg(args.svg, svg)
-        return 0
-    mma, models = _models(cfg, getattr(args, "operand", None))
-    ops = [args.operand] if getattr(args, "operand", None) else (sorted(models) or ["A", "B", "C"])
-    parts = []
-    for op in ops:
-        parts.append(pictures.tv_table(mma, op, models.get(op)))
-    print("\n\n".join(parts))
-    if getattr(args, "svg", None):
-        op = ops[0]
-        m = models.get(op)
-        hl = None
-        if m is not None:
-            from ..prove.engine import run_checks
-            from ..prove.obligations import PROPERTIES
-            for r in run_checks(m, PROPERTIES, method="auto"):
-                if r.status == REFUTED and r.counterexample and r.counterexample.element is not None:
-                    hl = {tuple(r.counterexample.element): r.property}
-                    break
-        svg = pictures.tv_svg(mma, op, m, highlight=hl, title=cfg.name or cfg.path)
-        _write_svg(args.svg, svg)
-        print(f"wrote {args.svg}")
-    return 0
-
-
-def run_explain(args) -> int:
-    """``symlayout explain CONFIG --operand A --thread 0 --slot 2``: the route of one element."""
-    from ..prove.story import slot_story
-    cfg = _load_one(args.config)
-    op = args.operand or (sorted(cfg.copies)[0] if cfg.copies else "A")
-    mma, models = _models(cfg, op)
-    if op not in models:
-        raise ConfigError(f"{cfg.path}: no [copy.{op}] table to explain")
-    m = models[op]
-    t, s = args.thread, args.slot
-    if not (0 <= t < m.threads):
-        raise ConfigError(f"--thread {t}: the TiledMMA has threads 0..{m.threads - 1}")
-    if not (0 <= s < m.frag_size):
-        raise ConfigError(f"--slot {s}: thread {t}'s fragment has slots 0..{m.frag_size - 1}")
-    w, l = divmod(t, 32)
-    for c, call in enumerate(m.calls[t]):
-        if s in call.reg:
-            a = call.reg.index(s)
-            steps = slot_story(m, w, c, l, a)
-            want = m.expected[t][s]
-            p, e = m.hw.provider(l, a, m.value_bits, m.reg_bits_frag)
-            got = m.delivered_address(32 * w + p, c, e)
-            print(f"{cfg.name or cfg.path}: operand {op}, thread {t} (warp {w}, lane {l}), fragment slot {s}")
-            smem_addr = int(m.addr_table[want] * m.elem_bytes)
-            print(f"  smem layout {m.smem}; {m.name(want)} is element offset {m.addr_table[want]} = byte {smem_addr}")
-            for i, st in enumerate(steps):
-                print(f"  {i + 1}. {st}")
-            ok = got == m.addr_table[want]
-            print(f"  => {'agrees' if ok else 'DISAGREES'}: delivered {m.name(m.index_of_address(got)) if m.index_of_address(got) is not None else got}, expected {m.name(want)}")
-            return 0 if ok else 1
-    raise ConfigError(f"thread {t} slot {s} is not written by any copy call")
-
-
-def run_cute(args) -> int:
-    """``symlayout cute CONFIG``: the same configuration as a CuTe C++ snippet."""
-    from ..prove.cute_snippet import snippet
-    cfg = _load_one(args.config)
-    print(snippet(cfg))
-    return 0

@@ -21,12 +21,42 @@ established within it).
 """
 from __future__ import annotations
 
+import os
 import sys
 
-from ..solve.search import solve
-from ..solve.spec import load_spec, parse_objective
+from .common import UsageError
 
 EXIT_FOUND, EXIT_NONE, EXIT_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
+
+HELP = "find the unknown parts of a configuration (a solve file: [unknowns] and '?name' holes)"
+EXIT_CODES = {EXIT_FOUND: "a solution found and proved (the minimum, or every solution, when asked and established)",
+              EXIT_NONE: "no solution in the declared space (proved by Z3)",
+              EXIT_UNKNOWN: "unknown: the time limit reached, or the minimum / full list not established"}
+
+
+def add_arguments(sp) -> None:
+    sp.add_argument("config_path", metavar="CONFIG")
+    sp.add_argument("--all", action="store_true", help="enumerate (or count) every solution")
+    sp.add_argument("--minimize", default=None, metavar="EXPR", help="pick the solution minimizing EXPR")
+
+
+def run(args) -> int:
+    """``symlayout solve``: the solve file is read here (it holds unknowns, not a configuration)."""
+    args.config = args.config_path
+    if os.path.isdir(args.config_path):
+        raise UsageError(f"{args.config_path}: is a directory, not a configuration file")
+    if not os.path.exists(args.config_path):
+        raise UsageError(f"{args.config_path}: no such file")
+    return run_solve(args)
+
+
+def _solver():
+    try:
+        from ..solve.search import solve
+        from ..solve.spec import load_spec, parse_objective
+    except ModuleNotFoundError as e:
+        raise UsageError(f"'solve' is not available in this installation ({e.name} is missing)") from None
+    return solve, load_spec, parse_objective
 
 
 def _fmt(values: dict) -> str:
@@ -85,6 +115,7 @@ def _print_solution(spec, sol):
 
 def run_solve(args) -> int:
     """Run ``symlayout solve`` for ``args.config`` (``args.all``, ``args.minimize``); return the exit code."""
+    solve, load_spec, parse_objective = _solver()
     spec = load_spec(args.config)
     minimize = getattr(args, "minimize", None)
     if minimize is not None and not minimize.strip():

@@ -18,6 +18,7 @@ from ..tiled.copy import make_tiled_copy_X
 from .model import (CuteRejects, OperandModel, build_operand_model, copy_vector_width, cute_addresses_differ,
                     cute_build_check, stand_in_tile)
 from .obligations import CHECKS, PROPERTIES, fragment_width_mismatch
+from .expect import apply_expectations
 from .result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
 
 #: properties that apply to a TiledMMA with copies (``coalescing`` is for thread maps)
@@ -219,6 +220,7 @@ def prove_config(cfg, properties=None, method: str = "auto", timeout_s: float | 
         for r in rep.results:                 # the last guard: no PROVED without obligations
             if r.status == PROVED and r.checked == 0:
                 r.status = VACUOUS
+        apply_expectations(rep.results, cfg.expect, rep.rejected)    # [expect], per operand, max_bank_degree
         for p in refuted:
             if rep.rejected:                  # CuTe refused the configuration: the rest is not checked
                 continue

@@ -87,3 +87,16 @@ def tv_svg(mma, op: str, model=None, highlight: dict | None = None, title: str =
             s.append(f'<text x="4" y="{H - 8}" fill="red">counterexample ({escape(str(label))}): {op}({r},{c})</text>')
     s.append("</svg>")
     return "\n".join(s)
+
+
+def view_svg(view: str, cfg, mma, op: str, model=None, thread=None) -> str:
+    """The picture ``symlayout show --svg --view VIEW`` draws."""
+    from .engine import run_checks
+    from .obligations import PROPERTIES as ALL
+    hl = None
+    if model is not None:
+        for r in run_checks(model, ALL, method="auto"):
+            if r.status == "refuted" and r.counterexample and r.counterexample.element is not None:
+                hl = {tuple(r.counterexample.element): r.property}
+                break
+    return tv_svg(mma, op, model, highlight=hl, title=cfg.name or cfg.path)
