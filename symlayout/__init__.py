@@ -1,0 +1,45 @@
+"""symlayout: prove CuTe/CUTLASS GPU tiling configurations correct.
+
+The public API (documented in ``docs/api.md``), imported lazily so that
+``import symlayout`` stays light (no sympy or z3 until used):
+
+* configurations: :func:`load` (a file), :func:`config` (TOML text or tables);
+* proving: :func:`prove` -> :class:`Report` (results, counterexamples,
+  ``explain()``, ``svg()``);
+* CuTe's objects: :func:`layout` (CuTe notation), :class:`Layout` and the
+  CuTe-named algebra functions (``composition``, ``complement``,
+  ``logical_divide``, ``tile_to_shape``, ...), :func:`tiled_mma`,
+  :func:`tiled_copy_A` / :func:`tiled_copy_B` / :func:`tiled_copy_C`.
+
+>>> import symlayout
+>>> symlayout.composition(symlayout.layout("(6,2):(8,2)"), symlayout.layout("(4,3):(3,1)"))
+Layout(((2, 2), 3), ((24, 2), 8))
+"""
+from __future__ import annotations
+
+_API = ("load", "config", "prove", "Report", "layout", "tiled_mma", "tiled_copy_A", "tiled_copy_B", "tiled_copy_C")
+_ALGEBRA = ("Layout", "make_layout", "composition", "complement", "right_inverse", "left_inverse", "coalesce",
+            "logical_divide", "zipped_divide", "tiled_divide", "logical_product", "blocked_product",
+            "raked_product", "tile_to_shape", "upcast", "downcast", "max_common_vector")
+
+__all__ = list(_API + _ALGEBRA) + ["__version__"]
+
+
+def __getattr__(name: str):  # PEP 562: import on first use
+    if name in _API:
+        from . import api
+        return getattr(api, name)
+    if name in _ALGEBRA:
+        from .algebra import layout as _layout
+        return getattr(_layout, name)
+    if name == "__version__":
+        try:
+            from importlib.metadata import version
+            return version("symlayout")
+        except Exception:  # noqa: BLE001 (a source tree that is not installed)
+            return "unknown"
+    raise AttributeError(f"module 'symlayout' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + __all__)

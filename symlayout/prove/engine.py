@@ -19,6 +19,7 @@ from .model import (CuteRejects, OperandModel, build_operand_model, copy_vector_
                     cute_build_check, stand_in_tile)
 from .obligations import CHECKS, PROPERTIES, fragment_width_mismatch
 from .expect import apply_expectations
+from .suggest import TOO_FEW_VALS, too_few_vals_fix
 from .result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
 
 #: properties that apply to a TiledMMA with copies (``coalescing`` is for thread maps)
@@ -146,7 +147,10 @@ def prove_copy(cfg, mma, cc, props, refuted, method="auto", timeout_s=None):
             return _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s), set()
         m = build_operand_model(mma, None, None, op, cc.atom, cc.type, cc.smem, cc.align, convert=convert)
     except CuteRejects as e:
-        return [rejection_result(e, op, refuted, mma, cc.atom, cc.type)], {op}
+        r = rejection_result(e, op, refuted, mma, cc.atom, cc.type)
+        if e.assertion == TOO_FEW_VALS and not cfg.params:     # name the table and suggest what compiles
+            r.detail = "; ".join(x for x in (r.detail, too_few_vals_fix(cfg, cc)) if x)
+        return [r], {op}
     return run_checks(m, props, refuted, method, timeout_s), set()
 
 
