@@ -192,12 +192,12 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        from .cli.prove import exit_code
+        from .prove.summary import exit_code
         return exit_code([self.report])
 
     @property
     def summary(self) -> dict:
-        from .cli.prove import summary
+        from .prove.summary import summary
         return summary([self.report])
 
     @property

@@ -110,6 +110,11 @@ _FALLBACK_TYPES = {
     "cute::half_t": 16, "cutlass::half_t": 16,
 }
 
+# value type names that could mean several types (the error names each)
+_AMBIGUOUS_TYPES = {"fp8": ("float_e4m3_t (e4m3)", "float_e5m2_t (e5m2)"),
+                    "float8": ("float_e4m3_t (e4m3)", "float_e5m2_t (e5m2)"),
+                    "int4": ("int4_t (int4b_t)", "uint4_t (uint4b_t)")}
+
 # names a [params] symbol may not take (they mean something else in CuTe notation)
 _RESERVED_SYMBOLS = {"o", "Sw"}
 _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
@@ -559,15 +564,38 @@ class _Loader:
         return a
 
     def notation(self, text, keys, symbols, what):
-        """Parse CuTe notation; errors keep the column inside the string."""
+        """Parse CuTe notation; errors keep the column inside the string.  C++ spellings
+        (``Layout<Shape<_64,_64>,Stride<_64,_1>>``, ``Swizzle<3,3,3>``) and layout functions
+        (``tile_to_shape(...)``, ``composition(...)``) are evaluated as ``symlayout layout`` does."""
         from .algebra.notation import parse
         self.check_ascii(text, keys)
+        from .algebra.cute_cpp import is_cpp_spelling
+        if is_cpp_spelling(text):
+            return self.cpp_layout(text, keys, symbols, what)
         try:
             return parse(text, symbols)
         except SymlayoutError as e:
             self.fail(keys, f"{self.where(keys)}: {e}")
         except (RecursionError, MemoryError, OverflowError, ValueError):
             self.fail(keys, f"{self.where(keys)}: cannot read {_short(text)} as {what}")
+
+    def cpp_layout(self, text, keys, symbols, what):
+        """A layout written with C++ spellings or layout functions (concrete extents only)."""
+        from .algebra.calculator import evaluate
+        from .algebra.cute_cpp import to_notation
+        try:
+            value = evaluate(to_notation(text)).value
+        except SymlayoutError as e:
+            self.fail(keys, f"{self.where(keys)}: {e}")
+        except (RecursionError, MemoryError, OverflowError, ValueError, TypeError):
+            self.fail(keys, f"{self.where(keys)}: cannot read {_short(text)} as {what}")
+        if not hasattr(value, "shape") and not getattr(value, "is_swizzle", False):
+            self.fail(keys, f"{self.where(keys)}: {_short(text)} is not {what}")
+        free = getattr(value, "free_symbols", None)
+        if free:
+            self.fail(keys, f"{self.where(keys)}: layout functions need concrete extents here; write a parametric "
+                            "layout in CuTe notation (shape:stride)")
+        return value
 
     def check_ascii(self, text, keys):
         for i, c in enumerate(text):
@@ -1032,6 +1060,9 @@ class _Loader:
             try:
                 return fn(typ)
             except (AtomError, SymlayoutError) as e:
+                amb = _AMBIGUOUS_TYPES.get(typ.strip().lower())
+                if amb:
+                    self.fail(keys, f"{self.where(keys)}: {typ!r} is ambiguous: write {' or '.join(amb)}")
                 self.fail(keys, f"{self.where(keys)}: {e}")
         if typ not in _FALLBACK_TYPES:
             self.fail(keys, f"{self.where(keys)}: unknown value type {typ!r}{_suggest(typ, list(_FALLBACK_TYPES))}")

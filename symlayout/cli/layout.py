@@ -23,7 +23,8 @@ def add_arguments(sp) -> None:
 
 def run(args) -> int:
     from ..algebra.calculator import evaluate, format_result, format_table
-    res = evaluate(args.expr)
+    from ..algebra.cute_cpp import is_cpp_spelling, to_notation
+    res = evaluate(to_notation(args.expr) if is_cpp_spelling(args.expr) else args.expr)
     if args.table is not True:
         print(format_result(res, table=args.table is None))
         return EXIT_OK

@@ -16,7 +16,8 @@ import json
 import sys
 import time
 
-from ..prove.result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS
+from ..prove.result import ERROR, REFUTED, UNKNOWN
+from ..prove.summary import exit_code, summary, unmet
 from .common import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_USAGE, Style, positive_int, positive_seconds, \
     property_name, properties, use_colour
 
@@ -91,47 +92,6 @@ def prove_paths(paths, properties=None, jobs: int = 1, timeout_s=None, method="a
     from ..config import load_configs
     configs, failures = load_configs(paths, errors="collect")
     return prove_configs(configs, properties, jobs, timeout_s, method) + error_reports(failures)
-
-
-def exit_code(reports) -> int:
-    """0 as expected, 1 unmet (wrong or vacuous), 2 input error, 3 unknown (and none unmet)."""
-    if any(r.error for r in reports):
-        return 2
-    wrong = unknown = False
-    for rep in reports:
-        for r in rep.results:
-            if r.status == ERROR:
-                return 2
-            if r.status == UNKNOWN:
-                unknown = True
-            elif r.status != r.expected:
-                wrong = True
-    return 1 if wrong else 3 if unknown else 0
-
-
-def summary(reports) -> dict:
-    """Results counted by status (``vacuous`` apart from ``proved``), plus ``unmet``:
-    decided results (proved, refuted, vacuous) that are not what was expected."""
-    s = {"proved": 0, "refuted": 0, "vacuous": 0, "unknown": 0, "errors": 0, "unmet": 0}
-    for rep in reports:
-        if rep.error:
-            s["errors"] += 1
-        for r in rep.results:
-            key = {PROVED: "proved", REFUTED: "refuted", VACUOUS: "vacuous", UNKNOWN: "unknown"}.get(r.status, "errors")
-            s[key] += 1
-            if key in ("proved", "refuted", "vacuous") and not r.as_expected:
-                s["unmet"] += 1
-    return s
-
-
-def unmet(reports) -> list:
-    """``(path, "property[operand]", status, expected)`` of every unmet expectation."""
-    out = []
-    for rep in reports:
-        for r in rep.results:
-            if r.status in (PROVED, REFUTED, VACUOUS) and not r.as_expected:
-                out.append((rep.path, r.property + (f"[{r.operand}]" if r.operand else ""), r.status, r.expected))
-    return out
 
 
 # ---------------------------------------------------------------- text
@@ -229,7 +189,7 @@ def run(args) -> int:
         print_error(msg)
     if args.html:
         from ..prove.report_html import write_html
-        write_html(args.html, reports, skipped=args.skipped)
+        write_html(args.html, reports, args.configs, args.skipped)
         if not args.json:
             print(f"wrote {args.html}")
     return code
