@@ -11,18 +11,41 @@ The public API (documented in ``docs/api.md``), imported lazily so that
   ``logical_divide``, ``tile_to_shape``, ...), :func:`tiled_mma`,
   :func:`tiled_copy_A` / :func:`tiled_copy_B` / :func:`tiled_copy_C`.
 
+``symlayout.prove`` and ``symlayout.config`` are also the subpackage / module of
+those names (``symlayout.prove.engine``, ``symlayout.config.load_config``): calling
+them calls :func:`symlayout.api.prove` / :func:`symlayout.api.config`.
+
 >>> import symlayout
->>> symlayout.composition(symlayout.layout("(6,2):(8,2)"), symlayout.layout("(4,3):(3,1)"))
-Layout(((2, 2), 3), ((24, 2), 8))
+>>> print(symlayout.composition(symlayout.layout("(6,2):(8,2)"), symlayout.layout("(4,3):(3,1)")))
+((2,2),3):((24,2),8)
+>>> rep = symlayout.prove(symlayout.config(mma={"atom": "SM80_16x8x16_F16F16F16F16_TN"}))
+>>> rep.ok, [r.status for r in rep.results]
+(True, ['proved', 'proved', 'proved'])
 """
 from __future__ import annotations
 
-_API = ("load", "config", "prove", "Report", "layout", "tiled_mma", "tiled_copy_A", "tiled_copy_B", "tiled_copy_C")
+import types as _types
+
+
+class _CallableModule(_types.ModuleType):
+    """A module that is also the API function of its name: ``symlayout.prove(cfg)``."""
+
+    def __call__(self, *args, **kwargs):
+        from . import api
+        return getattr(api, self.__name__.rsplit(".", 1)[1])(*args, **kwargs)
+
+
+from . import config, prove  # noqa: E402 (the callable modules)
+
+config.__class__ = _CallableModule
+prove.__class__ = _CallableModule
+
+_API = ("load", "Report", "layout", "tiled_mma", "tiled_copy_A", "tiled_copy_B", "tiled_copy_C")
 _ALGEBRA = ("Layout", "make_layout", "composition", "complement", "right_inverse", "left_inverse", "coalesce",
             "logical_divide", "zipped_divide", "tiled_divide", "logical_product", "blocked_product",
             "raked_product", "tile_to_shape", "upcast", "downcast", "max_common_vector")
 
-__all__ = list(_API + _ALGEBRA) + ["__version__"]
+__all__ = ["config", "prove"] + list(_API + _ALGEBRA) + ["__version__"]
 
 
 def __getattr__(name: str):  # PEP 562: import on first use

@@ -569,8 +569,8 @@ class _Loader:
         (``tile_to_shape(...)``, ``composition(...)``) are evaluated as ``symlayout layout`` does."""
         from .algebra.notation import parse
         self.check_ascii(text, keys)
-        from .algebra.cute_cpp import is_cpp_spelling
-        if is_cpp_spelling(text):
+        from .algebra.cute_cpp import is_cpp_spelling, is_expression
+        if is_cpp_spelling(text) or is_expression(text):
             return self.cpp_layout(text, keys, symbols, what)
         try:
             return parse(text, symbols)
@@ -582,9 +582,9 @@ class _Loader:
     def cpp_layout(self, text, keys, symbols, what):
         """A layout written with C++ spellings or layout functions (concrete extents only)."""
         from .algebra.calculator import evaluate
-        from .algebra.cute_cpp import to_notation
+        from .algebra.cute_cpp import is_cpp_spelling, to_notation
         try:
-            value = evaluate(to_notation(text)).value
+            value = evaluate(to_notation(text) if is_cpp_spelling(text) else text).value
         except SymlayoutError as e:
             self.fail(keys, f"{self.where(keys)}: {e}")
         except (RecursionError, MemoryError, OverflowError, ValueError, TypeError):

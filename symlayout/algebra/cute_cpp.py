@@ -16,6 +16,9 @@ CuTe's print form passes through unchanged.
 'tile_to_shape((8,64):(64,1), (128,64))'
 >>> to_notation("(32,16):(16,1)"), is_cpp_spelling("(32,16):(16,1)"), is_cpp_spelling("Swizzle<2,3,3>")
 ('(32,16):(16,1)', False, True)
+>>> to_notation("Layout<Shape<_8,_64>")
+'Layout<Shape<_8,_64>'
+
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ import re
 
 from ..errors import NotationError
 
-__all__ = ["to_notation", "is_cpp_spelling", "FUNCTION_SPELLINGS"]
+__all__ = ["to_notation", "is_cpp_spelling", "is_expression", "FUNCTION_SPELLINGS"]
 
 #: calculator functions a configuration's layout may be written with
 FUNCTION_SPELLINGS = ("composition", "tile_to_shape", "make_layout", "make_shape", "make_stride", "make_tile",
@@ -38,8 +41,21 @@ _CALL_RE = re.compile(r"\b(" + "|".join(FUNCTION_SPELLINGS) + r")\s*\(")
 
 
 def is_cpp_spelling(text: str) -> bool:
-    """True when ``text`` uses C++ spellings or calculator functions (not plain CuTe notation)."""
-    return bool(_CPP_RE.search(text) or _CALL_RE.search(text))
+    """True when ``text`` uses C++ spellings (``Layout<...>``, ``_64``, ``Int<8>{}``, ``cute::``)."""
+    return bool(_CPP_RE.search(text))
+
+
+def is_expression(text: str) -> bool:
+    """True when ``text`` calls a layout function (``tile_to_shape(...)``, ``composition(...)``).
+
+    >>> is_expression("tile_to_shape(Sw<3,3,3> o (8,64):(64,1), (64,64))"), is_expression("(8,64):(64,1)")
+    (True, False)
+    """
+    return bool(_CALL_RE.search(text))
+
+
+class _Unbalanced(Exception):
+    """A bracket that is never closed (the calculator then reports it with its column)."""
 
 
 def _split_args(s: str) -> list:
@@ -69,7 +85,7 @@ def _close(s: str, i: int, open_c: str, close_c: str) -> int:
             depth -= 1
             if depth == 0:
                 return j
-    raise NotationError(f"{s!r}: column {i + 1}: '{open_c}' is never closed")
+    raise _Unbalanced(i)
 
 
 def _tuple(args) -> str:
@@ -77,10 +93,14 @@ def _tuple(args) -> str:
 
 
 def to_notation(text: str) -> str:
-    """Rewrite C++ spellings into CuTe notation / calculator functions (see the module doc)."""
+    """Rewrite C++ spellings into CuTe notation / calculator functions (see the module doc); text
+    whose brackets do not balance is returned as it is (the calculator reports where)."""
     s = re.sub(r"\bcute::", "", text.strip())
     s = re.sub(r"\btypename\s+", "", s)
-    return _rewrite(s)
+    try:
+        return _rewrite(s)
+    except _Unbalanced:
+        return text
 
 
 def _rewrite(s: str) -> str:

@@ -78,10 +78,10 @@ def cpp_from_spelling(raw: str) -> str | None:
     >>> cpp_from_spelling("(32,16):(16,1)") is None
     True
     """
-    from ..algebra.cute_cpp import is_cpp_spelling, to_notation
-    if not is_cpp_spelling(raw):
+    from ..algebra.cute_cpp import is_cpp_spelling, is_expression, to_notation
+    if not (is_cpp_spelling(raw) or is_expression(raw)):
         return None
-    text = to_notation(raw)
+    text = to_notation(raw) if is_cpp_spelling(raw) else raw
     m = re.fullmatch(r"\s*(\w+)\s*\((.*)\)\s*", text, re.S)
     if not m:
         from ..algebra.notation import parse

@@ -73,11 +73,13 @@ def explain_slot(cfg, m, t: int, s: int):
 
 
 def first_refutation(results, operand=None):
-    """The first REFUTED result with a counterexample (on ``operand`` when given), or None."""
-    for r in results:
-        if r.status == REFUTED and r.counterexample is not None and (operand is None or r.operand == operand):
-            return r
-    return None
+    """The refuted result to explain (on ``operand`` when given): the first whose counterexample
+    is a fragment slot (:data:`SLOT_PROPERTIES`: its route is the story), else the first
+    refutation with a counterexample; None when nothing is refuted."""
+    refuted = [r for r in results if r.status == REFUTED and r.counterexample is not None
+               and (operand is None or r.operand == operand)]
+    slots = [r for r in refuted if r.property in SLOT_PROPERTIES and r.counterexample.slot is not None]
+    return (slots or refuted or [None])[0]
 
 
 def explain_result(cfg, r, models=None):

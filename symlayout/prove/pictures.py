@@ -19,8 +19,8 @@ class="panel" data-view=...>`` and whose cells carry their meaning in ``class``
 
 >>> from symlayout.tiled.mma import make_tiled_mma
 >>> mma = make_tiled_mma("SM80_16x8x16_F16F16F16F16_TN")
->>> print(tv_table(mma, "C").splitlines()[2][:40])
-     0  T0V0  T0V1  T1V0  T1V1  T2V0  T2V1
+>>> tv_table(mma, "C").splitlines()[2][:40]
+'   0  T0V0  T0V1  T1V0  T1V1  T2V0  T2V1'
 """
 from __future__ import annotations
 
