@@ -346,7 +346,7 @@ def swizzle_svg(model, title: str = "") -> str:
             r, c = i % rows, i // rows
             bank = int(tab[i] * model.elem_bytes) // 4 % 32
             x, y = x0 + c * cw, 50 + r * ch
-            svg.rect(x, y, cw, ch, fill=_color(bank), tip=f"({r},{c}): offset {tab[i]}, bank {bank}")
+            svg.rect(x, y, cw, ch, fill=_color(bank))
             svg.text(x + cw / 2, y + ch / 2 + 3, f"b{bank}", size=8)
         svg.close()
         x0 += cols * cw + 60
