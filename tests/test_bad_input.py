@@ -295,11 +295,12 @@ for a in ["SM75_U32x2_LDSM", "SM75_U32x2_LDSM_X", "SM80_16x8x16_F16F16F16F16_TN"
     add(f"atom-copy-{a[:30]}", t, line=6, needle="atom")
 # (a known type the atom cannot move, e.g. double through ldmatrix, is CuTe's static_assert: a
 #  refutation of type_agreement, tests/test_soundness_concrete.py, not an input error)
-for ty in ["float16", "fp16", "bf16", "int7_t", "", "Half_T",
+# (fp16, float16, bf16, __nv_bfloat16 are aliases of half_t / bfloat16_t: tests/test_cli_ux.py)
+for ty in ["float17", "fp8", "bf17", "int7_t", "", "Half_T",
            "half_t; rm -rf /", "__import__('os')", "std::string", "x" * 120]:
     t, n = replace_value(SEED, "type", toml_str(ty))
     add(f"type-name-{ty[:30]}", t, line=n, needle="type")
-for ty in ["halft", "float16", "nope"]:
+for ty in ["halft", "float17", "nope"]:
     t, n = replace_value(TM_SEED, "type", toml_str(ty))
     add(f"tm-type-name-{ty}", t, line=n, needle="type")
 

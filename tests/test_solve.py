@@ -258,7 +258,7 @@ def test_cli_found_prints_toml_and_cute():
     assert "minimize pad: 8 is optimal" in out
     assert "PROVED    by the prover" in out
     assert 'smem = "(32,64):(72,1)"' in out
-    assert "make_tiled_copy_A(Copy_Atom<SM75_U32x4_LDSM_N, half_t>{}, mma)" in out
+    assert "using SmemCopyAtomA = Copy_Atom<SM75_U32x4_LDSM_N, half_t>;" in out and "make_tiled_copy_A(SmemCopyAtomA{}, mma)" in out
 
 
 def test_cli_minimize_and_all():

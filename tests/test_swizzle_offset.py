@@ -123,4 +123,4 @@ def test_z3_does_not_judge_offset_swizzles_as_layout_functions():
 def test_cute_snippet_keeps_the_offset():
     from symlayout.prove.cute_snippet import cpp_layout
     assert cpp_layout(parse_layout("Sw<3,3,3> o 16 o (32,64):(64,1)")).startswith(
-        "composition(Swizzle<3,3,3>{}, Int<16>{}, make_layout(")
+        "composition(Swizzle<3,3,3>{}, Int<16>{}, Layout<Shape<_32,_64>, Stride<_64,_1>>{})")
