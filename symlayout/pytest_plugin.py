@@ -70,8 +70,12 @@ def expected_items(cfg) -> list:
     """
     from .config import PROPERTIES
     props = list(cfg.prove.properties or PROPERTIES)
+    if cfg.params and cfg.threadmap is None:          # parametric copies: the properties Z3 decides
+        from .prove.parametric import PARAMETRIC_PROPERTIES
+        props = [p for p in props if p in PARAMETRIC_PROPERTIES]
     if cfg.threadmap is not None:
-        pairs = [(p, None) for p in props]
+        from .prove.threadmaps import THREADMAP_PROPERTIES
+        pairs = [(p, None) for p in props if p in THREADMAP_PROPERTIES]
     elif cfg.copies:                      # (coalescing is a thread-map property)
         pairs = [(p, op) for op in sorted(cfg.copies) for p in props if p != "coalescing"]
     else:
