@@ -32,7 +32,7 @@ OFF16 = MMA + '[copy.A]\natom = "SM75_U32x4_LDSM_N"\ntype = "half_t"\n' \
                               'smem = "Sw<3,3,3> o 16 o (32,64):(64,1)"\n'
 
 
-def run(capsys, *argv, env=None):
+def run(capsys, *argv):
     rc = cli.main([str(a) for a in argv])
     out, err = capsys.readouterr()
     return rc, out, err
