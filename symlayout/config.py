@@ -1205,7 +1205,7 @@ def not_a_configuration(path) -> str | None:
     'no [mma], [copy.X] or [threadmap] table (top level: project)'
     """
     try:
-        data = tomllib.loads(_read_text(str(path)))
+        data = tomllib.loads(read_text(str(path)))
     except (SymlayoutError, tomllib.TOMLDecodeError, RecursionError, ValueError):
         return None
     if "unknowns" in data:

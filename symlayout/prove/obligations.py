@@ -429,12 +429,6 @@ def bank_phases(m: OperandModel):
     return vb, groups
 
 
-def phases(m: OperandModel):
-    """``(vector bytes, {(warp, call, reg, phase): [(lane, thread, indices)]})``: the shared-memory
-    phases :func:`bank_conflicts` judges (public for the pictures of ``symlayout show --view banks``)."""
-    return _phases(m)
-
-
 def bank_conflicts(m: OperandModel) -> Result:
     """Per instruction phase, the shared-memory wavefronts needed (max over the
     32 4-byte banks of the distinct words a bank serves) equal the minimum (one

@@ -257,8 +257,8 @@ def banks_svg(model, title: str = "", thread=None, warp=None, call=None) -> str:
     ``call`` or ``thread`` pick it): per phase, 32 bank columns and the distinct 4-byte words each
     serves (one row per wavefront), labelled with the lanes; a bank needing more wavefronts
     than the phase's minimum is red, with its lanes."""
-    from .obligations import phases
-    vb, groups = phases(model)
+    from .obligations import bank_phases
+    vb, groups = bank_phases(model)
     eb = model.elem_bytes
     addr = model.addr_table
     by_instr = {}
