@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .atoms.types import value_type_bits
 from .errors import ConfigError, SymlayoutError
 
 __all__ = [
@@ -101,14 +102,6 @@ _TM_KIND_KEYS["TransposePitchLinearThreadMap2DThreadTile"] = (("base",), ())
 _TM_KIND_KEYS["offset"] = (("threads", "offset", "extent"), ("iterations", "elements_per_access"))
 _TM_WRAPPERS = ("TransposePitchLinearThreadMap", "TransposePitchLinearThreadMapSimt",
                 "TransposePitchLinearThreadMap2DThreadTile")
-
-# value types accepted when the atoms package is not importable (name -> bits)
-_FALLBACK_TYPES = {
-    "half_t": 16, "bfloat16_t": 16, "tfloat32_t": 32, "float": 32, "double": 64,
-    "int8_t": 8, "uint8_t": 8, "int16_t": 16, "uint16_t": 16, "int32_t": 32, "uint32_t": 32,
-    "int64_t": 64, "uint64_t": 64, "float_e4m3_t": 8, "float_e5m2_t": 8, "int4b_t": 4, "uint4b_t": 4,
-    "cute::half_t": 16, "cutlass::half_t": 16,
-}
 
 # value type names that could mean several types (the error names each)
 _AMBIGUOUS_TYPES = {"fp8": ("float_e4m3_t (e4m3)", "float_e5m2_t (e5m2)"),
@@ -1050,23 +1043,13 @@ class _Loader:
                             "SM75_U32x4_LDSM_N, UniversalCopy<uint32_t> or AutoVectorizingCopy")
 
     def check_type(self, typ, keys):
-        from .errors import AtomError
         try:
-            import symlayout.atoms as mod
-        except ModuleNotFoundError:
-            mod = None
-        fn = getattr(mod, "value_type_bits", None) if mod else None
-        if fn is not None:
-            try:
-                return fn(typ)
-            except (AtomError, SymlayoutError) as e:
-                amb = _AMBIGUOUS_TYPES.get(typ.strip().lower())
-                if amb:
-                    self.fail(keys, f"{self.where(keys)}: {typ!r} is ambiguous: write {' or '.join(amb)}")
-                self.fail(keys, f"{self.where(keys)}: {e}")
-        if typ not in _FALLBACK_TYPES:
-            self.fail(keys, f"{self.where(keys)}: unknown value type {typ!r}{_suggest(typ, list(_FALLBACK_TYPES))}")
-        return _FALLBACK_TYPES[typ]
+            return value_type_bits(typ)
+        except SymlayoutError as e:
+            amb = _AMBIGUOUS_TYPES.get(typ.strip().lower())
+            if amb:
+                self.fail(keys, f"{self.where(keys)}: {typ!r} is ambiguous: write {' or '.join(amb)}")
+            self.fail(keys, f"{self.where(keys)}: {e}")
 
     def check_copy_atom_type(self, atom, typ, keys):
         """A value type whose width cannot feed the atom (needs the atoms package)."""

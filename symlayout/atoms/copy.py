@@ -20,7 +20,8 @@ from typing import Any, Mapping
 from ..errors import AlgebraError, AtomError, CuteStaticAssert
 from ..algebra.layout import Layout, recast_layout
 from ..algebra.notation import parse_layout
-from . import Catalog, Registers, canonical_type, value_type_bits
+from .catalog import Catalog
+from .types import Registers, canonical_type, value_type_bits
 
 
 @functools.lru_cache(maxsize=None)

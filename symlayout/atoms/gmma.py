@@ -36,7 +36,7 @@ from ..errors import AtomError
 from ..algebra.layout import Layout, is_layout, logical_divide, tile_to_shape, upcast
 from ..algebra.notation import parse_layout
 from ..algebra.composed import ComposedLayout, Swizzle
-from . import Registers, canonical_type, value_type_bits, value_type_info
+from .types import Registers, canonical_type, value_type_bits, value_type_info
 
 #: The layout atoms in bits (``Layout_*_Atom_Bits``): (B of ``Swizzle<B,4,3>``, shape, stride).
 ATOMS_BITS = {

@@ -18,7 +18,8 @@ from typing import Any, Mapping
 from ..errors import AtomError
 from ..algebra.layout import Layout
 from ..algebra.notation import parse_layout
-from . import Catalog, Registers, canonical_type
+from .catalog import Catalog
+from .types import Registers, canonical_type
 
 
 @functools.lru_cache(maxsize=None)

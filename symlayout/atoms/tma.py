@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from ..errors import AtomError
 from ..algebra.layout import Layout, coalesce, composition, is_layout, right_inverse
 from ..algebra.composed import Swizzle
-from . import canonical_type, value_type_bits
+from .types import canonical_type, value_type_bits
 
 #: ``to_CUtensorMapDataType<T>``
 DATA_TYPE = {"int8_t": "UINT8", "uint8_t": "UINT8", "float_e4m3_t": "UINT8", "float_e5m2_t": "UINT8",

@@ -57,6 +57,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from ..atoms.types import canonical_type, value_type_bits, value_type_info
+
 #: properties whose expected refutation cannot fault the GPU (run in the shared worker)
 SAFE_REFUTATIONS = frozenset({"bank_conflicts", "coalescing"})
 #: shared-memory region alignment inside the dynamic buffer (the tile sits at ``align`` past it)
@@ -75,22 +77,15 @@ class HarnessError(RuntimeError):
 # value types
 # ---------------------------------------------------------------------------
 
-#: canonical value type -> (kind, exact-integer limit); kind drives encode/decode
-_TYPES = {
-    "half_t": ("f16", 2048), "bfloat16_t": ("bf16", 256), "tfloat32_t": ("tf32", 2048),
-    "float": ("f32", 1 << 24), "double": ("f64", 1 << 53),
-    "int8_t": ("s8", 127), "uint8_t": ("u8", 255), "int16_t": ("s16", 1 << 15), "uint16_t": ("u16", 1 << 16),
-    "int32_t": ("s32", 1 << 31), "uint32_t": ("u32", 1 << 32),
-}
+#: the PTX element types (``types.json``'s ``ptx``) the value codec below encodes and decodes
+CODEC_KINDS = frozenset({"f16", "bf16", "tf32", "f32", "f64", "s8", "u8", "s16", "u16", "s32", "u32"})
 
 
 def canonical(t: str) -> str:
-    from ..atoms import canonical_type
     return canonical_type(t)
 
 
 def type_bits(t: str) -> int:
-    from ..atoms import value_type_bits
     return value_type_bits(t)
 
 
@@ -100,11 +95,23 @@ def type_kind(t: str) -> str | None:
     >>> type_kind("cute::half_t"), type_kind("float_e4m3_t")
     ('f16', None)
     """
-    return _TYPES.get(canonical(t), (None, 0))[0]
+    kind = value_type_info(t)["ptx"]
+    return kind if kind in CODEC_KINDS else None
 
 
 def exact_limit(t: str) -> int:
-    return _TYPES.get(canonical(t), (None, 0))[1]
+    """The integers up to this magnitude are exact in ``t`` (``2^(mantissa+1)`` for a float, the largest
+    value for an integer; 0 for types the codec does not handle).
+
+    >>> exact_limit("half_t"), exact_limit("bfloat16_t"), exact_limit("int8_t"), exact_limit("float_e4m3_t")
+    (2048, 256, 127, 0)
+    """
+    if type_kind(t) is None:
+        return 0
+    info = value_type_info(t)
+    if info["class"] == "float":
+        return 1 << (info["mantissa_bits"] + 1)
+    return (1 << (info["bits"] - (info["class"] == "int"))) - 1
 
 
 def uint_c(bits: int) -> str:
