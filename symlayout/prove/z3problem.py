@@ -44,7 +44,47 @@ class OutOfTime(Exception):
 # ---------------------------------------------------------------- the problem
 
 
-class Problem:
+class TileAddressing:
+    """The one address encoder of the prover's and the solver's queries: a copy tile ``tm`` placed at
+    rest tile ``u`` of an smem layout whose extents are the terms ``ext``::
+
+        addr(idx) = layout(coord(idx) + u * tile)
+
+    Subclasses give :meth:`layout` (the smem layout of a term coordinate) and call
+    :meth:`_place_tile` once; ``u_name(k)`` names the rest-tile variables.
+    """
+
+    def _place_tile(self, tm, extents, env, u_name) -> list:
+        """Set ``extents``, ``ext``, ``tile`` and the rest-tile variables ``u``; returns the constraints
+        "rest tile inside the smem tile" (``u * tile < extent``)."""
+        self.extents = extents
+        self.ext = [bt.from_sympy(e, env) for e in extents]
+        tiler = list(tm.shape2)
+        self.tile = tiler + [1] * (len(extents) - len(tiler))
+        self.u, inside = [], []
+        for k, (ext, t) in enumerate(zip(self.ext, self.tile)):
+            top = -(-ext.hi // t) - 1                 # u * t < ext  =>  u <= ceil(ext / t) - 1
+            uk = const(0) if top <= 0 else var(u_name(k), 0, top)
+            self.u.append(uk)
+            inside.append(uk * t < ext)
+        self._addr_memo = {}
+        return inside
+
+    def addr(self, idx: int):
+        """Element offset of tile-local index ``idx`` in rest tile ``u``."""
+        r = self._addr_memo.get(idx)
+        if r is None:
+            local = self.tm.coord(idx)
+            crd = [const(local[k] if k < len(local) else 0) + self.u[k] * self.tile[k]
+                   for k in range(len(self.extents))]
+            r = self._addr_memo[idx] = self.layout(crd)
+        return r
+
+    def layout(self, crd):
+        raise NotImplementedError
+
+
+class Problem(TileAddressing):
     """A tile-level route model plus the (symbolic) smem layout and parameters, as terms.
 
     ``env``: the parameters as range-bounded variables; ``u``: the rest-tile
@@ -68,35 +108,15 @@ class Problem:
         self.value_bits = value_bits
         self.eb = value_bits // 8
         self.align = align
-        self.extents = it.product_each(S.shape)
-        self.ext = [bt.from_sympy(e, self.env) for e in self.extents]
-        tiler = list(tile_model.shape2)
-        self.tile = tiler + [1] * (len(self.extents) - len(tiler))
-        self.u = []
-        for k, (ext, t) in enumerate(zip(self.ext, self.tile)):
-            top = -(-ext.hi // t) - 1                 # u * t < ext  =>  u <= ceil(ext / t) - 1
-            uk = const(0) if top <= 0 else var(f"u{k}", 0, top)
-            self.u.append(uk)
-            cons.append(uk * t < ext)
+        cons += self._place_tile(tile_model, it.product_each(S.shape), self.env, lambda k: f"u{k}")
         self.constraints = cons
         self._cosize = None
-        self._memo = {}
 
     @property
     def cosize(self):
         if self._cosize is None:
             self._cosize = bt.from_sympy(self.S.cosize(), self.env)
         return self._cosize
-
-    def addr(self, idx: int):
-        """Element offset of tile-local index ``idx`` in rest tile ``u``."""
-        r = self._memo.get(idx)
-        if r is None:
-            local = self.tm.coord(idx)
-            crd = tuple(const(local[k] if k < len(local) else 0) + self.u[k] * self.tile[k]
-                        for k in range(len(self.extents)))
-            r = self._memo[idx] = bt.layout_term(self.S, crd, self.env)
-        return r
 
     def solve(self, formula, timeout_s=None):
         """Ask whether ``formula`` (a term Bool) holds somewhere under the problem's constraints:

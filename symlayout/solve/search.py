@@ -63,6 +63,7 @@ from ..prove import obligations as props, z3backend as zb
 from ..prove.engine import prove_config
 from ..prove.result import Result
 from ..prove.z3backend import q_alignment, q_bank_conflicts, q_exactly_once_store, q_in_bounds, q_slot_agreement
+from ..prove.z3problem import TileAddressing
 from ..threadmap.formula import Const
 from ..tiled.mma import make_tiled_mma
 from .spec import Combo, SolveSpec, loads_spec, parse_objective
@@ -139,10 +140,11 @@ def swizzle_term(x, b, m, s, env: dict):
     return bt.swizzle(x, b, m, s)
 
 
-class OperandQuery:
+class OperandQuery(TileAddressing):
     """One copy of one combination, in the shape the prover's queries expect
-    (:class:`symlayout.prove.z3backend.Problem`: ``tm``, ``addr``, ``eb``, ``align``,
-    ``cosize``, ``coords``, ``layout``, ``ext``, ``tile``, ``u``).
+    (:class:`symlayout.prove.z3problem.Problem`: ``tm``, ``addr``, ``eb``, ``align``,
+    ``cosize``, ``coords``, ``layout``, ``ext``, ``tile``, ``u``); ``addr`` is the prover's
+    address encoder (:class:`~symlayout.prove.z3problem.TileAddressing`) over :meth:`layout`.
 
     ``u`` are this operand's rest-tile variables (named after the operand);
     ``bounds`` keep them inside the (possibly unknown) smem extents.
@@ -150,6 +152,8 @@ class OperandQuery:
     >>> spec, space, cp = _example()
     >>> P = cp.queries["A"]; P.tile, P.extents, [str(u) for u in P.u]
     ([32, 16], (32, 64), ['0', 'A_u1'])
+    >>> bt.evaluate(P.addr(33), {"pad": 8, "A_u1": 0})      # tile element (1, 1)
+    73
     """
     concrete = False
 
@@ -161,19 +165,9 @@ class OperandQuery:
         self.env = env
         self.eb = tm.value_bits // 8
         self.align = cs.align
-        self.extents = it.product_each(self.S.shape)
-        self.ext = [bt.from_sympy(e, env) for e in self.extents]
-        tiler = list(tm.shape2)
-        self.tile = tiler + [1] * (len(self.extents) - len(tiler))
         op = cs.operand
-        self.u, self.bounds = [], []
-        for k, (ext, t) in enumerate(zip(self.ext, self.tile)):
-            top = -(-ext.hi // t) - 1
-            uk = bt.const(0) if top <= 0 else bt.var(f"{op}_u{k}", 0, top)
-            self.u.append(uk)
-            self.bounds.append(uk * t < ext)
+        self.bounds = self._place_tile(tm, it.product_each(self.S.shape), env, lambda k: f"{op}_u{k}")
         self.cosize = bt.from_sympy(self.S.cosize(), env)
-        self._memo = {}
         sw = cs.smem.swizzle
         self._sw = None if sw is None else (sw.b, sw.m, sw.s)
 
@@ -190,21 +184,6 @@ class OperandQuery:
         if self._sw is not None:
             x = swizzle_term(x, *self._sw, self.env)
         return x
-
-    def addr(self, idx: int):
-        """Element offset of tile-local index ``idx`` in rest tile ``u``.
-
-        >>> spec, space, cp = _example(); P = cp.queries["A"]
-        >>> bt.evaluate(P.addr(33), {"pad": 8, "A_u1": 0})      # tile element (1, 1)
-        73
-        """
-        r = self._memo.get(idx)
-        if r is None:
-            local = self.tm.coord(idx)
-            crd = [bt.const(local[k] if k < len(local) else 0) + self.u[k] * self.tile[k]
-                   for k in range(len(self.extents))]
-            r = self._memo[idx] = self.layout(crd)
-        return r
 
     def coords(self, prefix: str):
         """Coordinate variables of the smem tile (named after the operand) and their bounds."""
