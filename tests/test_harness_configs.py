@@ -1,4 +1,4 @@
-"""The configuration harness (symlayout.harness.config_run).
+"""The configuration harness (symlayout.harness: plan, codegen, run, isolation, report).
 
 CPU tests (run everywhere): the generated CUDA names the right instructions and
 its tables are the model's; a byte-level emulator of the generated kernels,
@@ -17,7 +17,7 @@ import pytest
 
 from symlayout.arch import ptx
 from symlayout.config import loads_config
-from symlayout.harness import config_run as R
+from symlayout.harness import isolation as ISO, plan as PL, report as REP, run as R, values as V
 from symlayout.harness import have_gpu
 
 SEED000 = "proofs/seeds/seed_000_A_x2.toml"
@@ -113,7 +113,7 @@ def emu_store_call(p, mem, w, c, regs):
 def emu_copy_load(p, img):
     """Fragments ``[T][FS]`` (ints, poison where unwritten) and write counts after every call."""
     poison = (1 << p.bits) - 1
-    mem = bytearray(np.asarray(img).view(np.uint8).tobytes()) + bytearray(b"\xff" * R.REGION_PAD)
+    mem = bytearray(np.asarray(img).view(np.uint8).tobytes()) + bytearray(b"\xff" * PL.REGION_PAD)
     frag = np.full((p.threads, p.frag_size), poison, dtype=np.int64)
     cnt = np.zeros((p.threads, p.frag_size), dtype=np.int64)
     for w in range((p.threads + 31) // 32):
@@ -130,7 +130,7 @@ def emu_copy_load(p, img):
 
 def emu_copy_store(p, frag, span):
     poison = (1 << p.bits) - 1
-    mem = bytearray(np.full(span, poison, dtype=R.uint_np(p.bits)).view(np.uint8).tobytes()) + bytearray(R.REGION_PAD)
+    mem = bytearray(np.full(span, poison, dtype=V.uint_np(p.bits)).view(np.uint8).tobytes()) + bytearray(PL.REGION_PAD)
     cnt = np.zeros((p.threads, p.frag_size), dtype=np.int64)
     for w in range((p.threads + 31) // 32):
         for c in range(p.ncalls):
@@ -143,7 +143,7 @@ def emu_copy_store(p, frag, span):
                     cnt[t, q] += 1
                 regs[t] = _values_to_regs(vals, p.bits, max(4 * p.words, p.nreg * p.bits // 8))
             emu_store_call(p, mem, w, c, regs)
-    img = np.frombuffer(bytes(mem[:span * p.bits // 8]), dtype=R.uint_np(p.bits)).copy()
+    img = np.frombuffer(bytes(mem[:span * p.bits // 8]), dtype=V.uint_np(p.bits)).copy()
     return img, cnt
 
 
@@ -162,7 +162,7 @@ def emu_marker(plan, op):
 
 def _ptx_type(t):
     return {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "f32": "f32", "f64": "f64", "s8": "s8", "u8": "u8",
-            "s32": "s32"}[R.type_kind(t)]
+            "s32": "s32"}[V.type_kind(t)]
 
 
 def emu_compute(plan):
@@ -177,9 +177,9 @@ def emu_compute(plan):
             f, c = emu_copy_load(plan.operands[op], data[op])
         else:
             f, c = np.asarray(data[op]).astype(np.int64), np.ones(data[op].shape, dtype=np.int64)
-        frags[op] = R.decode(f, {"A": cpl.atype, "B": cpl.btype}[op]).astype(np.int64)
+        frags[op] = V.decode(f, {"A": cpl.atype, "B": cpl.btype}[op]).astype(np.int64)
         cnt[op] = c
-    fc = R.decode(np.asarray(data["C"]), cpl.ctype).astype(np.int64).copy()
+    fc = V.decode(np.asarray(data["C"]), cpl.ctype).astype(np.int64).copy()
     pm = plan.mma.atom.ptx_model
     shape, at, ct = pm["shape"], pm["atype"], pm["ctype"]
     Ms, Ns, Ks = (int(x) for x in shape[1:].replace("n", " ").replace("k", " ").split())
@@ -203,11 +203,11 @@ def emu_compute(plan):
     cnt_ab = np.concatenate([cnt["A"], cnt["B"]], axis=1)
     if "C" in plan.operands:
         p = plan.operands["C"]
-        fo = R.encode(fc, p.model.value_type).astype(np.int64)
+        fo = V.encode(fc, p.model.value_type).astype(np.int64)
         img, cc = emu_copy_store(p, fo, p.span)
         # the compute kernel poisons with compute_poison, the emulator with all-ones: same for float types
         return R.compute_check(plan, inp, img, cnt_ab, cc)
-    return R.compute_check(plan, inp, R.encode(fc, cpl.ctype), cnt_ab)
+    return R.compute_check(plan, inp, V.encode(fc, cpl.ctype), cnt_ab)
 
 
 # ---------------------------------------------------------------------------
@@ -215,7 +215,7 @@ def emu_compute(plan):
 # ---------------------------------------------------------------------------
 
 def test_seed000_source_names_the_instructions():
-    plan = R.plan_config(SEED000)
+    plan = PL.plan_config(SEED000)
     src = plan.source
     assert "ldmatrix.sync.aligned.m8n8.x2.shared.b16" in src
     assert "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16" in src
@@ -224,7 +224,7 @@ def test_seed000_source_names_the_instructions():
 
 
 def test_seed000_tables_are_the_models():
-    plan = R.plan_config(SEED000)
+    plan = PL.plan_config(SEED000)
     p = plan.operands["A"]
     m = p.model
     assert p.kind == "ldsm" and p.threads == 128 and p.ncalls == len(m.calls[0])
@@ -237,7 +237,7 @@ def test_seed000_tables_are_the_models():
 
 
 def test_compute_plan_seed000():
-    plan = R.plan_config(SEED000)
+    plan = PL.plan_config(SEED000)
     cpl = plan.compute
     assert (cpl.M, cpl.N, cpl.K) == (32, 16, 16)    # the TiledMMA tile: 2x16 by 2x8 by 16
     assert len(cpl.issues) == 1                     # RestM = RestN = RestK = 1
@@ -246,9 +246,9 @@ def test_compute_plan_seed000():
 
 
 def test_isolation_rule():
-    assert not R.isolated(cfg(open(SEED000).read()))
+    assert not ISO.isolated(cfg(open(SEED000).read()))
     c = mk(copies=[("A", "SM75_U32x2_LDSM_N", "half_t", "(32,16):(20,1)")], expect=["alignment"])
-    assert R.isolated(c)
+    assert ISO.isolated(c)
 
 
 def test_id_digits_cover_8bit_tiles():
@@ -263,13 +263,13 @@ def test_id_digits_cover_8bit_tiles():
 @pytest.mark.parametrize("t", ["half_t", "bfloat16_t", "tfloat32_t", "float", "double", "int8_t", "int32_t"])
 def test_encode_decode_small_integers(t):
     v = np.arange(-3, 4)
-    assert (R.decode(R.encode(v, t), t) == v).all()
+    assert (V.decode(V.encode(v, t), t) == v).all()
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_seed000_source_compiles_with_nvcc(tmp_path):
     src = tmp_path / "k.cu"
-    src.write_text(R.plan_config(SEED000).source)
+    src.write_text(PL.plan_config(SEED000).source)
     out = subprocess.run(["nvcc", "-arch=sm_90", "-std=c++17", "--cubin", "-o", str(tmp_path / "k.cubin"), str(src)],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
@@ -301,7 +301,7 @@ GOOD = {
 @pytest.mark.parametrize("name", sorted(GOOD))
 def test_emulated_marker_and_compute_pass(name):
     try:
-        plan = R.plan_config(GOOD[name]())
+        plan = PL.plan_config(GOOD[name]())
     except Exception as e:  # a configuration CuTe itself rejects is not this test's business
         pytest.skip(f"not a valid configuration here: {e}")
     assert plan.operands, plan.model_errors
@@ -317,21 +317,21 @@ def test_emulated_marker_and_compute_pass(name):
 def test_emulated_mmajor_ldsm_n_is_caught():
     """M-major A through LDSM_N: lanes give row addresses 2 bytes apart, which the
     hardware refuses (the model refutes alignment and slot_agreement)."""
-    plan = R.plan_config(mk(copies=[("A", "SM75_U32x4_LDSM_N", "half_t", "(32,16):(1,32)")],
+    plan = PL.plan_config(mk(copies=[("A", "SM75_U32x4_LDSM_N", "half_t", "(32,16):(1,32)")],
                             expect=["alignment", "slot_agreement"]))
     with pytest.raises(Misaligned):
         emu_marker(plan, "A")
 
 
 def test_emulated_misaligned_pitch_faults():
-    plan = R.plan_config(mk(copies=[("A", "SM75_U32x2_LDSM_N", "half_t", "(32,16):(20,1)")], expect=["alignment"]))
+    plan = PL.plan_config(mk(copies=[("A", "SM75_U32x2_LDSM_N", "half_t", "(32,16):(20,1)")], expect=["alignment"]))
     with pytest.raises(Misaligned):
         emu_marker(plan, "A")
 
 
 def test_checks_detect_a_wrong_issue_table():
     """A compute plan with two A issues swapped must fail (the check is not vacuous)."""
-    plan = R.plan_config(GOOD["ldsm_x4_perm"]())
+    plan = PL.plan_config(GOOD["ldsm_x4_perm"]())
     iss = plan.compute.issues
     j = next(j for j in range(1, len(iss)) if iss[j][0] != iss[0][0])
     iss[0], iss[j] = (iss[j][0], iss[0][1], iss[0][2]), (iss[0][0], iss[j][1], iss[j][2])
@@ -344,13 +344,13 @@ def test_report_markdown_shapes():
                         "mismatches": 0, "unwritten": 0}}, "compute": None, "expect_refuted": []}]}
     prov = {"configs": [{"path": "a.toml", "results": [{"property": p, "status": "proved"} for p in
                                                        ("coverage", "alignment", "exactly_once", "slot_agreement")]}]}
-    md = R.report_markdown(res, prov)
+    md = REP.report_markdown(res, prov)
     assert "| `a.toml`" in md and "**Gate**: 1 runs" in md and "every one of them passed" in md
 
 
 def test_harness_config_modules_do_not_import_z3():
-    code = ("import sys; import symlayout.harness.config_run as R, symlayout.cli.gpu; "
-            "R.plan_config('" + SEED000 + "'); print('z3' in sys.modules)")
+    code = ("import sys; import symlayout.harness.run as R, symlayout.harness.plan as PL, symlayout.cli.gpu; "
+            "PL.plan_config('" + SEED000 + "'); print('z3' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "False"
 
@@ -368,7 +368,7 @@ gpu = pytest.mark.skipif(not have_gpu(), reason="needs CuPy and a CUDA GPU")
 def test_gpu_marker_and_compute(name):
     try:
         c = GOOD[name]()
-        plan = R.plan_config(c)
+        plan = PL.plan_config(c)
     except Exception as e:
         pytest.skip(f"not a valid configuration here: {e}")
     r = R.run_config(c)

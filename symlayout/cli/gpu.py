@@ -3,7 +3,7 @@
 ``run_gpu(args)`` is what the ``symlayout`` CLI dispatches to: ``args.configs``
 (loaded :class:`~symlayout.config.Config` objects, or paths), ``args.atoms``,
 ``args.json``.  Configurations run through
-:func:`symlayout.harness.config_run.run_paths` (worker processes; the ones
+:func:`symlayout.harness.isolation.run_paths` (worker processes; the ones
 expecting a fault-prone refutation last, each alone); ``--atoms`` runs the
 model-free atom probe (:mod:`symlayout.harness.atoms_probe`).
 
@@ -55,7 +55,8 @@ def run_on_gpu(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None
         with open(prover) as f:
             prov = json.load(f)
     if paths:
-        from ..harness.config_run import report_markdown, run_paths
+        from ..harness.isolation import run_paths
+        from ..harness.report import report_markdown
         res = run_paths(list(paths), isolate=isolate, jobs=jobs, log=log)
         doc["configs"] = res
         md = report_markdown(res, prov)

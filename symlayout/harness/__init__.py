@@ -15,7 +15,7 @@ import importlib
 
 __all__ = ["have_gpu", "cuda", "atoms_probe"]
 
-_SUBMODULES = ("cuda", "atoms_probe", "config_run", "cli")
+_SUBMODULES = ("cuda", "atoms_probe", "values", "plan", "codegen", "run", "isolation", "report")
 
 
 def have_gpu() -> bool:
