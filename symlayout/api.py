@@ -259,7 +259,7 @@ class Report:
         """A picture as an SVG string: ``tv``, ``copy``, ``banks`` or ``swizzle`` (see ``symlayout show``)."""
         from .prove import pictures
         if self.config.threadmap is not None:
-            from .prove.threadmaps import show_threadmap
+            from .prove.threadmap_pictures import show_threadmap
             return show_threadmap(self.config)[1]
         mma, models = self.models()
         op = operand or (sorted(models)[0] if models else "A")

@@ -22,18 +22,19 @@ import symlayout.prove.threadmaps as tmp_mod
 from symlayout.config import load_config, loads_config
 from symlayout.errors import TilingError
 from symlayout.prove.result import ERROR, PROVED, REFUTED, UNKNOWN
+from symlayout.prove.threadmap_pictures import show_map, show_threadmap
 from symlayout.prove.threadmaps import (
     THREADMAP_PROPERTIES, MapModel, alignment, coalescing, coverage, exactly_once, in_bounds, prove_map,
-    prove_offset_formula, prove_threadmap, seed003_formula, seed003_table, show_map, show_threadmap,
-    threadmap_layout,
+    prove_offset_formula, prove_threadmap,
 )
+from symlayout.threadmap.layout import threadmap_layout
 from symlayout.threadmap.maps import (
     THREAD_MAPS, OffsetThreadMap, PitchLinear2DThreadTileStripminedThreadMap, PitchLinearStridedWarpRakedThreadMap,
     PitchLinearStripminedThreadMap, PitchLinearTilePolicyStripminedThreadContiguous,
     PitchLinearTilePolicyStripminedThreadStrided, PitchLinearWarpRakedThreadMap, PitchLinearWarpStripedThreadMap,
     TransposePitchLinearThreadMap, TransposePitchLinearThreadMap2DThreadTile, TransposePitchLinearThreadMapSimt,
-    check_seed003_strips1_claim, make_thread_map, pitch_linear_thread_map_offset, seed003_get_offset,
-    seed003_strips1_difference,
+    check_seed003_strips1_claim, make_thread_map, pitch_linear_thread_map_offset, seed003_formula, seed003_get_offset,
+    seed003_strips1_difference, seed003_table,
 )
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -57,7 +57,7 @@ def run(args) -> int:
         _check_writable(args.svg)                 # fail before printing anything
     cfg = args.cfg
     if cfg.threadmap is not None:
-        from ..prove.threadmaps import show_threadmap
+        from ..prove.threadmap_pictures import show_threadmap
         text, svg = show_threadmap(cfg)
         print(text)
         if args.svg:

@@ -35,7 +35,7 @@ def _pictures(cfg, results) -> list:
         return []
     try:
         if cfg.threadmap is not None:
-            from .threadmaps import show_threadmap
+            from .threadmap_pictures import show_threadmap
             return [("thread map", show_threadmap(cfg)[1])]
         from . import pictures
         from .explain import operand_models

@@ -49,8 +49,8 @@ values.
 >>> m = PitchLinearWarpRakedThreadMap((32, 128), 128, (4, 8), 8)
 >>> [(r.property, r.status) for r in prove_map(m, type="half_t", align=16)]
 [('coverage', 'proved'), ('exactly_once', 'proved'), ('in_bounds', 'proved'), ('alignment', 'proved'), ('coalescing', 'proved')]
->>> print(threadmap_layout(m))
-(((4,8),(1,4)),(1,4),8):(((8,32),(32,1024)),(32,256),1)
+
+The map as a CuTe layout is :mod:`symlayout.threadmap.layout`; its pictures :mod:`.threadmap_pictures`.
 """
 from __future__ import annotations
 
@@ -60,30 +60,18 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from ..atoms import value_type_bits
-from ..errors import ConfigError, SymlayoutError, TilingError
-from ..threadmap.formula import BinOp, Const, Expr, Neg, Var, parse_expr
-from ..threadmap.maps import (
-    OffsetThreadMap,
-    PitchLinear2DThreadTileStripminedThreadMap,
-    PitchLinearStripminedThreadMap,
-    PitchLinearTilePolicyStripminedThreadContiguous,
-    PitchLinearTilePolicyStripminedThreadStrided,
-    SwapMap,
-    ThreadMap,
-    TransposePitchLinearThreadMap,
-    WarpMap,
-    seed003_get_offset,
-)
-from .result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
-from ..algebra.layout import Layout
 from ..config import PROPERTIES, Param
+from ..errors import ConfigError, SymlayoutError
+from ..threadmap.formula import BinOp, Const, Expr, Neg, Var, parse_expr
+from ..threadmap.maps import OffsetThreadMap, ThreadMap
 from .obligations import PROPERTIES as COPY_PROPERTIES
+from .result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
 
 __all__ = [
     "THREADMAP_PROPERTIES", "DEFAULT_ALIGN", "WARP_SIZE", "SECTOR_BYTES", "EXHAUSTIVE_LIMIT",
     "MapModel", "prove_threadmap", "prove_map", "prove_offset_formula",
     "coverage", "exactly_once", "in_bounds", "alignment", "coalescing",
-    "show_threadmap", "show_map", "threadmap_layout", "seed003_formula", "seed003_table",
+    "map_elements", "format_ranges",
 ]
 
 #: the properties that apply to thread maps, in the order they are reported
@@ -289,7 +277,7 @@ def _tick(deadline, n):
         raise _Timeout()
 
 
-def _elements(m: MapModel, deadline=None):
+def map_elements(m: MapModel, deadline=None):
     """Yield ``(t, i, e, c, s)`` for every element access (``e`` = vector element index)."""
     vc, vs = m.vec
     n = 0
@@ -308,7 +296,7 @@ def _result(name, status, t0, method, cex=None, checked=None, detail="", **kw):
                   counterexample=cex, detail=detail, **kw)
 
 
-def _ranges(values: Sequence[int]) -> str:
+def format_ranges(values: Sequence[int]) -> str:
     """``[256,...,263,272,...,279]`` -> ``"256..263, 272..279"``."""
     vs = sorted(set(values))
     out, k = [], 0
@@ -331,7 +319,7 @@ def _ex_coverage(m: MapModel, deadline) -> tuple:
     C, S = m.tile
     seen = bytearray(C * S)
     n = 0
-    for t, i, e, c, s in _elements(m, deadline):
+    for t, i, e, c, s in map_elements(m, deadline):
         n += 1
         if 0 <= c < C and 0 <= s < S:
             seen[c + s * C] = 1
@@ -352,7 +340,7 @@ def _ex_exactly_once(m: MapModel, deadline) -> tuple:
     dup_elems = set()
     cex = None
     n = 0
-    for t, i, e, c, s in _elements(m, deadline):
+    for t, i, e, c, s in map_elements(m, deadline):
         n += 1
         k = (c, s)
         prev = first.get(k)
@@ -376,7 +364,7 @@ def _ex_in_bounds(m: MapModel, deadline) -> tuple:
     bad = None
     out_offsets = []
     n = nout = 0
-    for t, i, e, c, s in _elements(m, deadline):
+    for t, i, e, c, s in map_elements(m, deadline):
         n += 1
         if not m.inside(c, s):
             nout += 1
@@ -388,8 +376,8 @@ def _ex_in_bounds(m: MapModel, deadline) -> tuple:
     t, i, c, s = bad
     lo, hi = min(out_offsets), max(out_offsets)
     msg = (f"thread {t}, iteration {i} accesses {m.where(c, s)}, outside {m.tile_text()}; "
-           f"{nout} of {n} element accesses fall outside: offsets {_ranges(out_offsets)}")
-    if "," in _ranges(out_offsets):
+           f"{nout} of {n} element accesses fall outside: offsets {format_ranges(out_offsets)}")
+    if "," in format_ranges(out_offsets):
         msg += f" (in {lo}..{hi})"
     return Counterexample(msg, thread=t, value=i, element=(c, s), address_bytes=m.address_bytes(c, s),
                           extra={"outside": nout, "offset": m.offset(c, s)}), n
@@ -1111,329 +1099,3 @@ def _substitute(e: Expr, env: dict) -> Expr:
     if isinstance(e, BinOp):
         return BinOp(e.op, _substitute(e.left, env), _substitute(e.right, env))
     return e
-
-
-# ---------------------------------------------------------------------------
-# the map as a CuTe layout
-# ---------------------------------------------------------------------------
-
-def _thread_modes(tm: ThreadMap):
-    """``(shape, c_strides, s_strides)`` of the thread mode, or None."""
-    T = tm.threads
-    if isinstance(tm, (PitchLinearStripminedThreadMap, PitchLinear2DThreadTileStripminedThreadMap)):
-        cv = tm.shape_vec[0]
-        step_c = tm.elements_per_access
-        step_s = 4 if isinstance(tm, PitchLinear2DThreadTileStripminedThreadMap) else 1
-        if T >= cv:
-            return (cv, T // cv), (step_c, 0), (0, step_s)
-        return T, step_c, 0
-    if isinstance(tm, PitchLinearTilePolicyStripminedThreadContiguous):
-        return T, tm.iterations[0] * tm.elements_per_access, 0
-    if isinstance(tm, PitchLinearTilePolicyStripminedThreadStrided):
-        return T, 0, tm.iterations[1]
-    if isinstance(tm, WarpMap):
-        wc, ws = tm.warp_thread_arrangement
-        kwc = tm.warps_contiguous
-        n = tm.warp_count
-        if T != wc * ws * n or kwc <= 0 or n % kwc:
-            return None
-        fc, fs = tm._footprint()
-        e = tm.elements_per_access
-        return ((wc, ws), (kwc, n // kwc)), ((e, 0), (fc * e, 0)), ((0, 1), (0, fs))
-    if isinstance(tm, TransposePitchLinearThreadMap):
-        wc, ws = tm.warp_thread_arrangement
-        was = tm.warp_arrangement[1]
-        n = tm.warp_count
-        if T != wc * ws * n or was <= 0 or n % was:
-            return None
-        e = tm.elements_per_access
-        fc, fs = wc * tm.iterations[0], ws * tm.iterations[1]
-        return ((wc, ws), (was, n // was)), ((e, 0), (0, fc * e)), ((0, 1), (fs, 0))
-    if isinstance(tm, SwapMap):
-        base = _thread_modes(tm.base)
-        return None if base is None else (base[0], base[2], base[1])
-    return None
-
-
-def _fit_mode(values: list) -> tuple | None:
-    """Fit ``values[k] = L(k)`` for a layout ``L`` (greedy mixed radix), or None."""
-    n = len(values)
-    if n == 0 or values[0] != 0:
-        return None
-    shape, stride, p = [], [], 1
-    while p < n:
-        d = values[p]
-        k = 1
-        while p * (k + 1) <= n and all(values[j + p * k] == values[j] + k * d for j in range(p)):
-            k += 1
-        while k > 1 and n % (p * k):
-            k -= 1
-        if k == 1:
-            return None
-        shape.append(k)
-        stride.append(d)
-        p *= k
-    if not shape:
-        return 1, 0
-    ok = all(values[j] == sum(((j // math.prod(shape[:q])) % shape[q]) * stride[q] for q in range(len(shape)))
-             for j in range(n))
-    if not ok:
-        return None
-    if len(shape) == 1:
-        return shape[0], stride[0]
-    return tuple(shape), tuple(stride)
-
-
-def _lin(sc, ss, pitch):
-    if isinstance(sc, tuple):
-        return tuple(_lin(a, b, pitch) for a, b in zip(sc, ss))
-    return sc + ss * pitch
-
-
-def threadmap_layout(tm: ThreadMap, pitch: int | None = None):
-    """The map as a CuTe :class:`~symlayout.algebra.layout.Layout` ``(thread, iteration,
-    vector element) -> element offset`` in the pitch-linear tile (pitch: the
-    contiguous extent unless given).
-
-    The iteration index is CUTLASS's ``c + s * Iterations.C`` (mode
-    ``(Iterations.C, Iterations.S):(Delta.C, Delta.S * pitch)``); the vector
-    mode is ``E:1`` (``(4,4):(1,pitch)`` for the 2-D thread tiles).  The
-    thread mode follows the map's construction, e.g. ``(Cv, T/Cv):(E, pitch)``
-    for the stripmined map and ``((Wc, Ws), (kWarpsC, kWarps/kWarpsC))`` for
-    the warp maps; custom offset maps are fitted.  The result is checked
-    against :meth:`~symlayout.threadmap.maps.ThreadMap.accesses`; a map that is not
-    a layout (e.g. a non-zero offset for thread 0, or a formula that is not
-    affine in mixed-radix digits) raises :class:`~symlayout.errors.TilingError`.
-
-    >>> from symlayout.threadmap.maps import PitchLinearStripminedThreadMap
-    >>> L = threadmap_layout(PitchLinearStripminedThreadMap((64, 8), 32, 8))
-    >>> print(L)
-    ((8,4),(1,2),8):((8,64),(1,256),1)
-    >>> L(9, 1, 3)   # thread 9 = (c 8..15, s 1), iteration 1 (s + 4), element 3
-    331
-    """
-    P = tm.shape[0] if pitch is None else int(pitch)
-    ic, is_ = tm.iterations
-    vc, vs = tm.thread_access_shape
-    if isinstance(tm, OffsetThreadMap):
-        nI = ic * is_
-        thr = _fit_mode([tm.offset(t, 0) for t in range(tm.threads)])
-        itr = _fit_mode([tm.offset(0, i) - tm.offset(0, 0) for i in range(nI)])
-        if thr is None or itr is None:
-            raise TilingError(f"{tm}: the offsets are not a layout of (thread, iteration)")
-        L = Layout((thr[0], itr[0], vc), (thr[1], itr[1], 1))
-    else:
-        modes = _thread_modes(tm)
-        if modes is None:
-            thr = _fit_mode([c + s * P for c, s in tm.initial_offsets()])
-            if thr is None:
-                raise TilingError(f"{tm}: the thread offsets are not a layout")
-            tshape, tstride = thr
-        else:
-            tshape, tstride = modes[0], _lin(modes[1], modes[2], P)
-        dc, ds = tm.delta
-        vshape, vstride = (vc, 1) if vs == 1 else ((vc, vs), (1, P))
-        L = Layout((tshape, (ic, is_), vshape), (tstride, (dc, ds * P), vstride))
-    # check against the model
-    for t, i, (c, s) in tm.accesses():
-        e = 0
-        for es in range(vs):
-            for ec in range(vc):
-                want = c + ec + (s + es) * P
-                if L(t, i, e) != want:
-                    raise TilingError(f"{tm}: layout {L} gives {L(t, i, e)} for thread {t} iteration {i} "
-                                      f"element {e}, the map {want}")
-                e += 1
-    return L
-
-
-# ---------------------------------------------------------------------------
-# show
-# ---------------------------------------------------------------------------
-
-def _owners(m: MapModel):
-    C, S = m.tile
-    owner: dict = {}
-    dup = set()
-    outside = []
-    for t, i, e, c, s in _elements(m):
-        if not m.inside(c, s):
-            outside.append((t, i, c, s))
-            continue
-        k = (c, s)
-        if k in owner and owner[k] != (t, i):
-            dup.add(k)
-        else:
-            owner.setdefault(k, (t, i))
-    return owner, dup, outside
-
-
-def _colour(t: int, threads: int) -> str:
-    h = (t * 137.508) % 360
-    light = 78 if (t // max(1, WARP_SIZE)) % 2 == 0 else 64
-    return f"hsl({h:.1f},70%,{light}%)"
-
-
-def _esc(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-
-
-def show_map(tm: ThreadMap | MapModel, width: int | None = None, title: str | None = None) -> tuple:
-    """``(text, svg)``: which thread (and iteration) accesses each tile element.
-
-    Rows are strided coordinates ``s``, columns contiguous coordinates ``c``
-    (one column per vector when every access starts on a vector boundary);
-    a cell reads ``t`` (one iteration) or ``t.i``; ``!`` marks an element
-    accessed more than once, ``.`` one never accessed.  A custom offset map's
-    1-D tile is drawn in rows of ``width`` elements (default 16, or 32 for
-    tiles over 512 elements).  Accesses outside the tile are listed below.
-
-    >>> from symlayout.threadmap.maps import PitchLinearStripminedThreadMap
-    >>> text, svg = show_map(PitchLinearStripminedThreadMap((8, 2), 4, 2))
-    >>> print(text)
-    PitchLinearStripminedThreadMap<(8,2),4,2>: thread.iteration over the 8x2 tile (c across, s down)
-          0-1   2-3   4-5   6-7
-        +-----+-----+-----+-----+
-      0 | 0.0 | 1.0 | 2.0 | 3.0 |
-        +-----+-----+-----+-----+
-      1 | 0.1 | 1.1 | 2.1 | 3.1 |
-        +-----+-----+-----+-----+
-    >>> svg.startswith("<svg")
-    True
-    """
-    m = tm if isinstance(tm, MapModel) else MapModel.of(tm)
-    owner, dup, outside = _owners(m)
-    C, S = m.tile
-    multi = m.iterations > 1
-    if m.is_offset:
-        w = min(width or (16 if C <= 512 else 32), C)
-        rows_n, cols_n, group = -(-C // w), w, 1
-        def coord(r, k):  # noqa: E306
-            off = r * w + k
-            return (off, 0) if off < C else None
-        col_label = [str(k) for k in range(w)]
-        row_label = [str(r * w) for r in range(rows_n)]
-        what = f"the {C}-element tile, {w} per row"
-    else:
-        vc = m.vec[0]
-        aligned = vc > 1 and C % vc == 0 and all(c % vc == 0 for _, _, c, _ in m.starts())
-        group = vc if aligned else 1
-        rows_n, cols_n = S, C // group
-        def coord(r, k):  # noqa: E306
-            return (k * group, r)
-        col_label = [f"{k * group}-{k * group + group - 1}" if group > 1 else str(k) for k in range(cols_n)]
-        row_label = [str(r) for r in range(rows_n)]
-        what = f"the {C}x{S} tile (c across, s down)"
-    label = "thread.iteration" if multi else "thread"
-    head = f"{title or m.name or m.tm}: {label} over {what}"
-
-    def cell(r, k):
-        xy = coord(r, k)
-        if xy is None:
-            return "", None
-        keys = [(xy[0] + g, xy[1]) for g in range(group)]
-        if any(kk in dup for kk in keys):
-            o = owner.get(keys[0])
-            return ("!" + (f"{o[0]}.{o[1]}" if multi else str(o[0])) if o else "!"), o
-        o = owner.get(keys[0])
-        if o is None:
-            return ".", None
-        return (f"{o[0]}.{o[1]}" if multi else str(o[0])), o
-
-    cells = [[cell(r, k) for k in range(cols_n)] for r in range(rows_n)]
-    cw = max([len(x) for x in col_label] + [len(c[0]) for row in cells for c in row] + [1]) + 2
-    rw = max(len(x) for x in row_label) + 2
-    sep = " " * (rw + 1) + "+" + "+".join("-" * cw for _ in range(cols_n)) + "+"
-    lines = [head, " " * (rw + 2) + " ".join(x.center(cw) for x in col_label).rstrip(), sep]
-    for r in range(rows_n):
-        lines.append(row_label[r].rjust(rw) + " |" + "|".join(c[0].rjust(cw - 1) + " " for c in cells[r]) + "|")
-        lines.append(sep)
-    notes = []
-    if dup:
-        notes.append(f"! {len(dup)} elements accessed more than once")
-    missing = C * S - len(owner)
-    if missing:
-        notes.append(f". {missing} elements never accessed")
-    if outside:
-        offs = [m.offset(c, s) for _, _, c, s in outside]
-        ths = sorted({t for t, _, _, _ in outside})
-        notes.append(f"{len(outside)} element accesses outside the tile (threads {_ranges(ths)}): "
-                     f"offsets {_ranges(offs)}")
-    lines += notes
-    text = "\n".join(lines)
-
-    # SVG
-    cs, pad_l, pad_t = 34, 8 + 8 * rw, 40
-    cwid = cs * max(1, min(group, 2))
-    Wd, Ht = pad_l + cols_n * cwid + 10, pad_t + rows_n * cs + 20 + 16 * len(notes)
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{Wd}" height="{Ht}" '
-           f'viewBox="0 0 {Wd} {Ht}" font-family="monospace" font-size="10">',
-           f'<text x="4" y="14" font-size="12">{_esc(head)}</text>']
-    for k in range(cols_n):
-        out.append(f'<text x="{pad_l + k * cwid + cwid / 2:.1f}" y="{pad_t - 6}" text-anchor="middle">'
-                   f'{_esc(col_label[k])}</text>')
-    for r in range(rows_n):
-        y = pad_t + r * cs
-        out.append(f'<text x="{pad_l - 4}" y="{y + cs / 2 + 3:.1f}" text-anchor="end">{_esc(row_label[r])}</text>')
-        for k in range(cols_n):
-            txt, o = cells[r][k]
-            if txt == "":
-                continue
-            x = pad_l + k * cwid
-            fill = "#ffffff" if o is None else _colour(o[0], m.threads)
-            stroke = ' stroke="#d00000" stroke-width="2"' if txt.startswith("!") else ' stroke="#444"'
-            tip = "never accessed" if o is None else f"thread {o[0]} iteration {o[1]}"
-            out.append(f'<rect x="{x}" y="{y}" width="{cwid}" height="{cs}" fill="{fill}"{stroke}>'
-                       f'<title>{_esc(tip)}</title></rect>')
-            out.append(f'<text x="{x + cwid / 2:.1f}" y="{y + cs / 2 + 3:.1f}" text-anchor="middle">'
-                       f'{_esc(txt)}</text>')
-    for q, note in enumerate(notes):
-        out.append(f'<text x="4" y="{pad_t + rows_n * cs + 16 + 16 * q}">{_esc(note)}</text>')
-    out.append("</svg>")
-    return text, "\n".join(out) + "\n"
-
-
-def show_threadmap(cfg) -> tuple:
-    """``(text, svg)`` of a configuration's ``[threadmap]`` (see :func:`show_map`).
-
-    >>> from symlayout.config import loads_config
-    >>> cfg = loads_config('[threadmap]\\nkind = "offset"\\nthreads = 4\\noffset = "t * 2"\\nextent = 8\\n')
-    >>> print(show_threadmap(cfg)[0].splitlines()[3])
-      0 | 0 | . | 1 | . | 2 | . | 3 | . |
-    """
-    m = MapModel.from_config(cfg)
-    return show_map(m, title=cfg.name or str(m.tm))
-
-
-# ---------------------------------------------------------------------------
-# seed article 003
-# ---------------------------------------------------------------------------
-
-def seed003_formula(pitch: int, strips: int, k_row: int) -> str:
-    """Seed 003's ``get_offset`` as an ``offset`` formula for a ``[threadmap]``.
-
-    >>> seed003_formula(8, 2, 16)
-    't % 8 + ((t // 8) % 2) * 16 + ((t // 8) // 2) * 256'
-    """
-    for v in (pitch, strips):
-        if not isinstance(v, int) or v <= 0:
-            raise TilingError(f"seed003_formula: pitch and strips must be positive integers, got {v!r}")
-    return (f"t % {pitch} + ((t // {pitch}) % {strips}) * {k_row} + "
-            f"((t // {pitch}) // {strips}) * {pitch * strips * k_row}")
-
-
-def seed003_table(pitch: int, strips: int, k_row: int, threads: int) -> list:
-    """Seed 003's walkthrough table: per thread ``(t, mod, strip_id, strip_offset, offset, row, col)``
-    with ``row, col = divmod(offset, k_row)``.
-
-    >>> seed003_table(8, 4, 16, 32)[8]
-    (8, 0, 1, 0, 16, 1, 0)
-    >>> seed003_table(8, 2, 16, 32)[16]
-    (16, 0, 0, 1, 256, 16, 0)
-    """
-    out = []
-    for t in range(threads):
-        off = seed003_get_offset(t, pitch, strips, k_row)
-        div = t // pitch
-        out.append((t, t % pitch, div % strips, div // strips, off, off // k_row, off % k_row))
-    return out

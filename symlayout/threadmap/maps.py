@@ -1115,3 +1115,33 @@ def check_seed003_strips1_claim(pitch: int, k_row: int, threads: int | None = No
         return Strips1Check(True, None, None, None)
     tv = opt.model()[t].as_long()
     return Strips1Check(False, tv, seed003_get_offset(tv, p, 1, k), pitch_linear_thread_map_offset(tv, p, k))
+
+
+def seed003_formula(pitch: int, strips: int, k_row: int) -> str:
+    """Seed 003's ``get_offset`` as an ``offset`` formula for a ``[threadmap]``.
+
+    >>> seed003_formula(8, 2, 16)
+    't % 8 + ((t // 8) % 2) * 16 + ((t // 8) // 2) * 256'
+    """
+    for v in (pitch, strips):
+        if not isinstance(v, int) or v <= 0:
+            raise TilingError(f"seed003_formula: pitch and strips must be positive integers, got {v!r}")
+    return (f"t % {pitch} + ((t // {pitch}) % {strips}) * {k_row} + "
+            f"((t // {pitch}) // {strips}) * {pitch * strips * k_row}")
+
+
+def seed003_table(pitch: int, strips: int, k_row: int, threads: int) -> list:
+    """Seed 003's walkthrough table: per thread ``(t, mod, strip_id, strip_offset, offset, row, col)``
+    with ``row, col = divmod(offset, k_row)``.
+
+    >>> seed003_table(8, 4, 16, 32)[8]
+    (8, 0, 1, 0, 16, 1, 0)
+    >>> seed003_table(8, 2, 16, 32)[16]
+    (16, 0, 0, 1, 256, 16, 0)
+    """
+    out = []
+    for t in range(threads):
+        off = seed003_get_offset(t, pitch, strips, k_row)
+        div = t // pitch
+        out.append((t, t % pitch, div % strips, div // strips, off, off // k_row, off % k_row))
+    return out
