@@ -297,8 +297,8 @@ def test_cli_timeout_exit_3(tmp_path):
 # ---------------------------------------------------------------- docstrings
 
 
-@pytest.mark.parametrize("mod", ["symlayout.solve", "symlayout.solve.spec", "symlayout.solve.search",
-                                 "symlayout.cli.solve"])
+@pytest.mark.parametrize("mod", ["symlayout.solve", "symlayout.solve.spec", "symlayout.solve.queries",
+                                 "symlayout.solve.cegis", "symlayout.solve.search", "symlayout.cli.solve"])
 def test_doctests(mod):
     import importlib
     res = doctest.testmod(importlib.import_module(mod))

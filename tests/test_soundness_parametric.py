@@ -194,7 +194,7 @@ properties = ["alignment", "slot_agreement"]
 
 def test_solve_uses_floor_division_of_negatives():
     """pad = 3, 4 give a 16-element row pitch; the unsigned translation said 'no solution'."""
-    from symlayout.solve.search import brute_force, solve
+    from symlayout.solve import brute_force, solve
     from symlayout.solve.spec import loads_spec
     spec = loads_spec(SOLVE_NEG, "neg.toml")
     out = solve(spec, all=True, prove=False, explain=False)

@@ -4,7 +4,8 @@ A solve file is a configuration with unknowns -- a swizzle ``Sw<?,?,?>``, an
 smem entry ``?pad`` with a declared range, a copy atom or a permutation mode
 chosen from a list (format: :mod:`symlayout.solve.spec`, ``docs/solve.md``).
 :func:`solve` searches the values symbolically with Z3 (CEGIS over the rest
-tiles; :mod:`symlayout.solve.search`), and every answer is proved by the
+tiles; :mod:`symlayout.solve.search` drives :mod:`~symlayout.solve.cegis` over the queries of
+:mod:`~symlayout.solve.queries`), and every answer is proved by the
 ordinary prover before it is reported.
 
 >>> from symlayout.solve import loads_spec, solve
@@ -21,7 +22,8 @@ ordinary prover before it is reported.
 >>> out.solutions[0].values, out.solutions[0].proved
 ({'B': 2, 'M': 3, 'S': 3}, True)
 """
-from .search import Solution, SolveOutcome, brute_force, candidates, solve
+from .brute import brute_force, candidates
+from .search import Solution, SolveOutcome, solve
 from .spec import SolveSpec, load_spec, loads_spec
 
 __all__ = ["solve", "load_spec", "loads_spec", "SolveSpec", "Solution", "SolveOutcome", "brute_force", "candidates"]
