@@ -463,50 +463,6 @@ _EXHAUSTIVE = {"coverage": _ex_coverage, "exactly_once": _ex_exactly_once, "in_b
 # Z3 decisions
 # ---------------------------------------------------------------------------
 
-def _z3_floor_div(z3, a, b, static_b):
-    """Python floor ``a // b`` and ``a % b`` as Z3 terms."""
-    if static_b is not None:
-        if static_b > 0:
-            q = a / z3.IntVal(static_b)
-        else:
-            q = (-a) / z3.IntVal(-static_b)
-    else:
-        q = z3.If(b > 0, a / b, (-a) / (-b))
-    return q, a - b * q
-
-
-def _to_z3(expr: Expr, env: dict, divisors: list | None = None):
-    """``expr`` as a Z3 term with Python floor semantics; non-constant divisors
-    are allowed and collected in ``divisors`` (the caller must rule out zero)."""
-    import z3
-
-    def go(node):
-        if isinstance(node, Const):
-            return z3.IntVal(node.value)
-        if isinstance(node, Var):
-            if node.name not in env:
-                raise SymlayoutError(f"{expr}: no value for {node.name!r}")
-            return env[node.name]
-        if isinstance(node, Neg):
-            return -go(node.operand)
-        a, b = go(node.left), go(node.right)
-        if node.op == "+":
-            return a + b
-        if node.op == "-":
-            return a - b
-        if node.op == "*":
-            return a * b
-        static = node.right.evaluate({}) if not node.right.variables() else None
-        if static == 0:
-            raise SymlayoutError(f"{expr}: division by zero in {node}")
-        if static is None and divisors is not None:
-            divisors.append(b)
-        q, r = _z3_floor_div(z3, a, b, static)
-        return q if node.op == "//" else r
-
-    return go(expr)
-
-
 @dataclass
 class _Sym:
     """A thread map in Z3 terms: per access copy, the element coordinate and its domain."""
@@ -543,7 +499,7 @@ class _Z3Map:
             return self.z3.IntVal(e)
         env2 = dict(self.pvars)
         env2.update(env or {})
-        return _to_z3(e, env2, self.divisors)
+        return e.to_z3(env2, self.divisors)
 
     def copy(self, tag: str) -> _Sym:
         z3 = self.z3

@@ -261,17 +261,17 @@ class Expr:
 
         return self._fold(leaf, lambda node, a: -a, binop)
 
-    def to_z3(self, env: dict[str, Any]):
-        """The expression as a Z3 integer term.
+    def to_z3(self, env: dict[str, Any], divisors: list | None = None):
+        """The expression as a Z3 integer term, with Python's floor ``//`` and ``%``.
 
         Z3's integer ``/`` and ``%`` are *Euclidean* (the remainder is never
-        negative).  That equals Python's floor division only when the divisor
-        is positive, so divisors must be constant (contain no variables):
-        for a positive constant ``b``, ``a // b`` becomes ``a / b`` and
-        ``a % b`` becomes ``a % b``; for a negative constant ``b`` the exact
-        rewrite ``(-a) / (-b)`` and ``-((-a) % (-b))`` is used.  A divisor
-        containing a variable raises :class:`SymlayoutError` ("not
-        supported"); a constant zero divisor raises "division by zero".
+        negative); they equal Python's floor division only for a positive divisor.
+        So ``q = a // b`` is ``a / b`` for a positive constant ``b``, ``(-a) / (-b)``
+        for a negative one, ``If(b > 0, a / b, (-a) / (-b))`` for a divisor with
+        variables, and ``a % b`` is ``a - b * q``.  A divisor containing a variable
+        is accepted only when ``divisors`` is a list: it is appended there and the
+        caller must rule out zero; otherwise it raises :class:`SymlayoutError`
+        ("not supported").  A constant zero divisor raises "division by zero".
 
         >>> import z3
         >>> t = z3.Int("t")
@@ -302,17 +302,18 @@ class Expr:
             if op == "*":
                 return a * b
             if node.right.variables():
-                raise SymlayoutError(
-                    f"{self}: to_z3: division by the non-constant expression "
-                    f"'{node.right}' is not supported")
-            d = node.right.evaluate({})
-            if d == 0:
-                raise SymlayoutError(f"{self}: division by zero in {node}")
-            if d > 0:
-                dv = z3.IntVal(d)
-                return a / dv if op == "//" else a % dv
-            dv = z3.IntVal(-d)
-            return (-a) / dv if op == "//" else -((-a) % dv)
+                if divisors is None:
+                    raise SymlayoutError(
+                        f"{self}: to_z3: division by the non-constant expression "
+                        f"'{node.right}' is not supported")
+                divisors.append(b)
+                q = z3.If(b > 0, a / b, (-a) / (-b))
+            else:
+                d = node.right.evaluate({})
+                if d == 0:
+                    raise SymlayoutError(f"{self}: division by zero in {node}")
+                q = a / z3.IntVal(d) if d > 0 else (-a) / z3.IntVal(-d)
+            return q if op == "//" else a - b * q
 
         return self._fold(leaf, lambda node, a: -a, binop)
 
