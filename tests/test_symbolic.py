@@ -30,8 +30,8 @@ from symlayout.algebra.layout import (Layout, coalesce, complement, composition,
                               zipped_divide)
 from symlayout.algebra.notation import parse
 from symlayout.algebra.composed import ComposedLayout, Swizzle
-from symlayout.algebra.symbolic import (collect_conditions, condition_z3, layout_function, layout_z3, swizzle_function,
-                                symbols, to_z3)
+from symlayout.algebra.symbolic import collect_conditions, layout_function, swizzle_function, symbols
+from symlayout.algebra.z3terms import condition_z3, layout_z3, to_z3
 
 m, k = symbols("m k")
 I = sympy.Symbol("i", integer=True)                 # an index (any integer)

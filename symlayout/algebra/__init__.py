@@ -4,5 +4,5 @@ symbolic (run-time) extents and the ``symlayout layout "EXPR"`` calculator.
 Modules, bottom up: :mod:`.symbolic` (DynInt, side conditions), :mod:`.int_tuple` (CuTe's
 ``int_tuple.hpp``), :mod:`.layout` (``layout.hpp``), :mod:`.composed` (``swizzle.hpp``,
 ``swizzle_layout.hpp``, ``layout_composed.hpp``), :mod:`.notation` (the print notation),
-:mod:`.calculator` (the expression calculator).
+:mod:`.calculator` (the expression calculator), :mod:`.z3terms` (the symbolic algebra as Z3 terms).
 """
