@@ -46,8 +46,9 @@ from .atoms.types import value_type_bits
 from .errors import ConfigError, SymlayoutError
 
 __all__ = [
-    "PROPERTIES", "Config", "MMAConfig", "CopyConfig", "ThreadMapConfig", "Param", "ProveConfig",
-    "ExpectConfig", "KeyLines", "load_config", "load_configs", "find_config_files", "not_a_configuration",
+    "PROPERTIES", "Config", "MMAConfig", "CopyConfig", "GlobalCopyConfig", "TiledCopySpec", "ThreadMapConfig",
+    "Param", "ProveConfig", "ExpectConfig", "KeyLines", "load_config", "load_configs", "find_config_files",
+    "not_a_configuration",
 ]
 
 #: property names of the spec, in the spec's order
@@ -76,9 +77,16 @@ MAX_ALIGN = 1 << 16
 #: largest accepted ``[prove] timeout_s``
 MAX_TIMEOUT_S = 7 * 24 * 3600.0
 
-_TOP_KEYS = ("name", "mma", "copy", "threadmap", "params", "prove", "expect")
+_TOP_KEYS = ("name", "mma", "copy", "g2s", "s2g", "stages", "threadmap", "params", "prove", "expect")
 _MMA_KEYS = ("atom", "layout", "permutation")
-_COPY_KEYS = ("atom", "type", "smem", "align", "convert")
+_COPY_KEYS = ("atom", "type", "smem", "align", "convert", "thr", "val", "tv", "tiler")
+# [g2s.X] / [s2g.C] (version 2): a TiledCopy between global and shared memory
+_GLOBAL_KEYS = ("atom", "type", "smem", "align", "thr", "val", "tv", "tiler", "gmem", "gmem_align", "residue")
+_STAGES_KEYS = ("count",)
+#: the modes of each operand's tile, by name (``residue``)
+OPERAND_MODES = {"A": ("M", "K"), "B": ("N", "K"), "C": ("M", "N")}
+#: largest [stages] count
+MAX_STAGES = 64
 _PARAM_KEYS = ("min", "max", "multiple_of")
 _PROVE_KEYS = ("properties", "timeout_s")
 _EXPECT_KEYS = ("refuted", "max_bank_degree")
@@ -295,6 +303,72 @@ class CopyConfig:
     raw_smem: str
     line: int = 0
     convert: bool = False         # [copy.C] convert = true: convert_type<type>(accumulator) before the copy
+    #: version 2: a hand-built TiledCopy (``make_tiled_copy(atom, thr, val)`` or
+    #: ``make_tiled_copy_impl(atom, tv, tiler)``) instead of ``make_tiled_copy_X(atom, mma)``
+    tiled: "TiledCopySpec | None" = None
+    #: the whole pipelined buffer ``(M,K,PIPE)`` when the operand has stages (``smem`` is stage 0)
+    smem_staged: Any = None
+    stages: int = 1
+
+
+@dataclass(frozen=True)
+class TiledCopySpec:
+    """A hand-built TiledCopy of a version-2 table: ``thr``/``val`` (``make_tiled_copy(atom, thr, val)``)
+    or ``tv``/``tiler`` (``make_tiled_copy_impl(atom, tv, tiler)``), as parsed Layouts.
+
+    >>> from symlayout.notation import parse
+    >>> from symlayout.layout import Layout
+    >>> TiledCopySpec(thr=parse("(16,8):(8,1)"), val=Layout((1, 8))).how
+    'make_tiled_copy(atom, (16,8):(8,1), (1,8):(0,1))'
+    """
+    thr: Any = None
+    val: Any = None
+    tv: Any = None
+    tiler: Any = None
+
+    @property
+    def how(self) -> str:
+        if self.tv is not None:
+            return f"make_tiled_copy_impl(atom, {self.tv}, {self.tiler})"
+        return f"make_tiled_copy(atom, {self.thr}, {self.val})"
+
+    def build(self, atom):
+        """The :class:`~symlayout.tiled.copy.TiledCopy` (CuTe's static_asserts as CuteStaticAssert)."""
+        from .tiled.copy import make_tiled_copy, make_tiled_copy_impl
+        if self.tv is not None:
+            return make_tiled_copy_impl(atom, self.tv, tuple(self.tiler))
+        return make_tiled_copy(atom, self.thr, self.val)
+
+
+@dataclass(frozen=True)
+class GlobalCopyConfig:
+    """``[g2s.X]`` (global -> shared, X = A or B) or ``[s2g.C]`` (shared -> global) of version 2.
+
+    ``gmem`` is the gmem tile (a Layout of the same shape as the smem tile, strides may be
+    ``[params]`` symbols), ``gmem_align`` the byte alignment of its first element; ``smem``
+    the smem tile (stage 0; default: the ``[copy.X]`` table's), ``smem_staged`` the whole
+    buffer when there are stages; ``residue`` the modes (by name, ``M``/``N``/``K``) along
+    which the problem may cut the tile (the copy is then predicated).
+    """
+    kind: str                     # "g2s" or "s2g"
+    operand: str
+    atom: str
+    type: str
+    tiled: TiledCopySpec
+    gmem: Any
+    raw_gmem: str
+    gmem_align: int
+    smem: Any = None
+    raw_smem: str | None = None
+    align: int = 128
+    residue: tuple = ()
+    smem_staged: Any = None
+    stages: int = 1
+    line: int = 0
+
+    @property
+    def table(self) -> str:
+        return f"{self.kind}.{self.operand}"
 
 
 @dataclass(frozen=True)
@@ -400,6 +474,11 @@ class Config:
     expect: ExpectConfig
     text: str = field(default="", repr=False, compare=False)
     data: dict = field(default_factory=dict, repr=False, compare=False)
+    #: version 2: ``"A"``/``"B"`` -> ``[g2s.X]``, ``"C"`` -> ``[s2g.C]`` (:class:`GlobalCopyConfig`)
+    g2s: dict = field(default_factory=dict, compare=False)
+    s2g: dict = field(default_factory=dict, compare=False)
+    #: version 2: ``[stages] count`` (or the PIPE size of staged smem layouts); None when absent
+    stages: int | None = field(default=None, compare=False)
     lines: KeyLines | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -483,8 +562,8 @@ class _Loader:
         keys = tuple(keys)
         if len(keys) == 1:
             return f"[{keys[0]}]" if keys[0] in _TOP_KEYS[1:] else keys[0]
-        if keys[0] == "copy" and len(keys) >= 2:
-            t, rest = f"[copy.{keys[1]}]", keys[2:]
+        if keys[0] in ("copy", "g2s", "s2g") and len(keys) >= 2:
+            t, rest = f"[{keys[0]}.{keys[1]}]", keys[2:]
         else:
             t, rest = f"[{keys[0]}]", keys[1:]
         return t + (" " + ".".join(str(k) for k in rest) if rest else "")
@@ -615,7 +694,13 @@ class _Loader:
         params = self.load_params(data)
         symbols = {n: p.symbol for n, p in params.items()}
         mma = self.load_mma(data, symbols) if "mma" in data else None
+        stages = self.load_stages(data)
         copies = self.load_copies(data, symbols, mma)
+        stages = self.apply_stages(copies, stages)
+        g2s, s2g = self.load_global_copies(data, symbols, copies, stages)
+        if (g2s or s2g) and mma is None:
+            self.fail(("g2s",) if g2s else ("s2g",), "[g2s.X] / [s2g.C] need an [mma] table (the TiledMMA whose "
+                                                     "operands they load or store)")
         threadmap = self.load_threadmap(data["threadmap"], ("threadmap",)) if "threadmap" in data else None
         if mma is None and threadmap is None:
             if copies:
@@ -627,7 +712,8 @@ class _Loader:
         prove = self.load_prove(data)
         expect = self.load_expect(data, prove)
         cfg = Config(path=self.path, name=name, mma=mma, copies=copies, threadmap=threadmap, params=params,
-                     prove=prove, expect=expect, text=self.text, data=data, lines=self.lines)
+                     prove=prove, expect=expect, text=self.text, data=data, lines=self.lines,
+                     g2s=g2s, s2g=s2g, stages=stages)
         if mma is not None:
             self.check_tiles(cfg)
         if threadmap is not None:
@@ -812,7 +898,9 @@ class _Loader:
             bits = self.check_type(typ, keys + ("type",))
             self.check_copy_atom_type(atom, typ, keys)
             smem = self.notation(raw, keys + ("smem",), symbols, "a layout")
-            self.check_smem(smem, raw, keys + ("smem",), op, bits)
+            self.check_smem(smem, raw, keys + ("smem",), op, bits, staged=op != "C")
+            smem, staged, nst = self.split_stages(smem, keys + ("smem",))
+            tiled = self.load_tiled(spec, keys, symbols, required=False)
             convert = spec.get("convert", False)
             if not isinstance(convert, bool):
                 self.fail(keys + ("convert",), f"[copy.{op}] convert must be true or false, not "
@@ -820,19 +908,206 @@ class _Loader:
             if convert and op != "C":
                 self.fail(keys + ("convert",), f"[copy.{op}] convert applies to [copy.C] only (the accumulator is "
                                                "converted to the stored type before the copy)")
-            out[op] = CopyConfig(op, atom, typ, smem, align, raw, self.lines.line(*keys), convert)
+            out[op] = CopyConfig(op, atom, typ, smem, align, raw, self.lines.line(*keys), convert, tiled, staged, nst)
         return out
 
-    def check_smem(self, smem, raw, keys, op, bits):
+    # -- version 2: hand-built copies, global-memory copies, stages
+    def load_tiled(self, spec, keys, symbols, required):
+        """``thr``/``val`` or ``tv``/``tiler`` of a table (None when neither is given and not required)."""
+        have = [k for k in ("thr", "val", "tv", "tiler") if k in spec]
+        w = self.where(keys)
+        if not have:
+            if required:
+                self.fail(keys, f"{w}: needs the TiledCopy: 'thr' and 'val' (make_tiled_copy(atom, thr, val)) or "
+                                "'tv' and 'tiler' (make_tiled_copy_impl(atom, tv, tiler))")
+            return None
+        if ("thr" in have or "val" in have) and ("tv" in have or "tiler" in have):
+            self.fail(keys + (have[-1],), f"{w}: give either thr/val or tv/tiler, not both")
+        parsed = {}
+        for k in have:
+            raw = self.get_str(spec, keys + (k,))
+            v = self.notation(raw, keys + (k,), {}, "a layout")
+            from .algebra.int_tuple import is_tuple
+            if k == "tiler":
+                from .algebra.int_tuple import flatten_leaves
+                ext = v.shape if hasattr(v, "shape") and not getattr(v, "is_composed", False) else v
+                if hasattr(v, "shape") and not getattr(v, "is_composed", False):
+                    ext = tuple(v[i].size() for i in range(v.rank())) if is_tuple(v.shape) else (v.size(),)
+                elif not is_tuple(ext):
+                    ext = (ext,)
+                if len(ext) != 2 or any(not isinstance(e, int) or e <= 0 for e in flatten_leaves(ext)):
+                    self.fail(keys + (k,), f"{w} tiler {raw!r} must be two positive extents like \"(64,16)\"")
+                from .algebra.int_tuple import product
+                v = tuple(product(e) for e in ext)
+            else:
+                from .algebra.layout import Layout
+                if getattr(v, "is_composed", False) or getattr(v, "is_swizzle", False):
+                    self.fail(keys + (k,), f"{w} {k} must be a plain layout, got {raw!r}")
+                if not hasattr(v, "shape"):
+                    v = Layout(v)
+                from .algebra.int_tuple import flatten_leaves
+                leaves = list(flatten_leaves(v.shape)) + list(flatten_leaves(v.stride))
+                if any(not isinstance(x, int) for x in leaves):
+                    self.fail(keys + (k,), f"{w} {k} {raw!r} must be concrete (no parameters)")
+                if v.size() > MAX_THREADS * 1024:
+                    self.fail(keys + (k,), f"{w} {k} {raw!r} is too large")
+                if k == "thr" and v.size() > MAX_THREADS:
+                    self.fail(keys + (k,), f"{w} thr {raw!r} has {v.size()} threads; a block has at most {MAX_THREADS}")
+            parsed[k] = v
+        if "thr" in parsed or "val" in parsed:
+            if "thr" not in parsed:
+                self.fail(keys, f"{w}: 'val' needs 'thr' (make_tiled_copy(atom, thr, val))")
+            from .algebra.layout import Layout
+            spec_ = TiledCopySpec(thr=parsed["thr"], val=parsed.get("val", Layout(1, 0)))
+        else:
+            if "tv" not in parsed or "tiler" not in parsed:
+                self.fail(keys, f"{w}: 'tv' and 'tiler' go together (make_tiled_copy_impl(atom, tv, tiler))")
+            spec_ = TiledCopySpec(tv=parsed["tv"], tiler=parsed["tiler"])
+        return spec_
+
+    def load_stages(self, data):
+        if "stages" not in data:
+            return None
+        keys = ("stages",)
+        t = self.table(data["stages"], keys)
+        self.check_keys(t, keys, _STAGES_KEYS)
+        return self.get_int(t, keys + ("count",), required=True, lo=1, hi=MAX_STAGES)
+
+    def split_stages(self, smem, keys):
+        """A rank-3 ``(M,K,PIPE)`` smem layout: ``(stage 0, whole buffer, PIPE size)``; rank 2: ``(smem, None, 1)``."""
+        if smem.rank() != 3:
+            return smem, None, 1
+        from .algebra.layout import slice_and_offset
+        from .algebra.notation import _
+        from .algebra.int_tuple import product
+        n = product(smem.shape[2])
+        if not isinstance(n, int):
+            self.fail(keys, f"{self.where(keys)}: the PIPE mode must be concrete")
+        if n > MAX_STAGES:
+            self.fail(keys, f"{self.where(keys)}: {n} stages (limit {MAX_STAGES})")
+        s0, off = slice_and_offset((_, _, 0), smem)
+        if off != 0:
+            self.fail(keys, f"{self.where(keys)}: stage 0 of the PIPE mode does not start at offset 0")
+        return s0, smem, n
+
+    def apply_stages(self, copies, stages):
+        """``[stages] count``: the PIPE mode of every A/B smem layout (a staged layout's own PIPE size must agree)."""
+        import dataclasses
+        for op, c in list(copies.items()):
+            if c.smem_staged is not None:
+                if stages is not None and stages != c.stages:
+                    self.fail(("stages", "count"), f"[stages] count = {stages}, but [copy.{op}] smem has a PIPE mode "
+                                                   f"of {c.stages}")
+                stages = c.stages
+        if stages is None:
+            return None
+        for op, c in list(copies.items()):
+            if op != "C" and c.smem_staged is None:
+                copies[op] = dataclasses.replace(c, smem_staged=staged_layout(c.smem, stages), stages=stages)
+        return stages
+
+    def load_global_copies(self, data, symbols, copies, stages):
+        out = {"g2s": {}, "s2g": {}}
+        for kind in ("g2s", "s2g"):
+            if kind not in data:
+                continue
+            t = self.table(data[kind], (kind,))
+            for op, spec in t.items():
+                keys = (kind, op)
+                allowed = ("A", "B") if kind == "g2s" else ("C",)
+                if op not in allowed:
+                    self.fail(keys, f"[{kind}.{op}]: {'global -> shared copies are [g2s.A] or [g2s.B]' if kind == 'g2s' else 'the shared -> global copy is [s2g.C]'}")
+                if not isinstance(spec, dict):
+                    self.fail(keys, f"{kind}.{op} must be a table [{kind}.{op}], not {_type_name(spec)} {_short(spec)}")
+                self.check_keys(spec, keys, _GLOBAL_KEYS)
+                w = f"[{kind}.{op}]"
+                atom = self.get_str(spec, keys + ("atom",), required=True, max_len=200)
+                typ = self.get_str(spec, keys + ("type",), required=True, max_len=100)
+                self.check_atom(atom, keys + ("atom",), "copy")
+                self.check_global_direction(atom, kind, op, keys + ("atom",))
+                bits = self.check_type(typ, keys + ("type",))
+                self.check_copy_atom_type(atom, typ, keys)
+                tiled = self.load_tiled(spec, keys, symbols, required=True)
+                cc = copies.get(op)
+                if "smem" in spec:
+                    raw_smem = self.get_str(spec, keys + ("smem",))
+                    smem = self.notation(raw_smem, keys + ("smem",), symbols, "a layout")
+                    self.check_smem(smem, raw_smem, keys + ("smem",), op, bits, staged=op != "C")
+                    smem, staged, nst = self.split_stages(smem, keys + ("smem",))
+                    if staged is None and stages is not None and op != "C":
+                        staged, nst = staged_layout(smem, stages), stages
+                    elif staged is not None and stages is not None and nst != stages:
+                        self.fail(keys + ("smem",), f"{w} smem has a PIPE mode of {nst}, [stages] count is {stages}")
+                elif cc is not None:
+                    raw_smem, smem, staged, nst = cc.raw_smem, cc.smem, cc.smem_staged, cc.stages
+                else:
+                    self.fail(keys, f"{w}: missing required key 'smem' (no [copy.{op}] table gives the smem tile)")
+                align = self.get_align(spec, keys + ("align",), cc.align if cc is not None and "smem" not in spec else 128)
+                raw_g = self.get_str(spec, keys + ("gmem",), required=True)
+                gmem = self.notation(raw_g, keys + ("gmem",), symbols, "a layout")
+                self.check_gmem(gmem, raw_g, smem, keys + ("gmem",))
+                galign = self.get_align(spec, keys + ("gmem_align",), None)
+                if galign is None:
+                    galign = max(1, (bits or 8) // 8)
+                residue = spec.get("residue", [])
+                names = OPERAND_MODES[op]
+                if not isinstance(residue, list) or any(not isinstance(r, str) for r in residue):
+                    self.fail(keys + ("residue",), f"{w} residue must be an array of mode names like {list(names)}")
+                for r in residue:
+                    if r not in names:
+                        self.fail(keys + ("residue",), f"{w} residue: {r!r} is not a mode of the {op} tile "
+                                                       f"{'(' + ','.join(names) + ')'}")
+                if len(set(residue)) != len(residue):
+                    self.fail(keys + ("residue",), f"{w} residue names a mode twice")
+                out[kind][op] = GlobalCopyConfig(kind, op, atom, typ, tiled, gmem, raw_g, galign, smem, raw_smem,
+                                                 align, tuple(residue), staged, nst, self.lines.line(*keys))
+        return out["g2s"], out["s2g"]
+
+    def check_global_direction(self, atom, kind, op, keys):
+        """ldmatrix/stmatrix move data between shared memory and registers, never global memory;
+        cp.async only copies global into shared memory."""
+        mod = self.atoms_module("copy")
+        if mod is None:
+            return
+        k = mod.get_copy_op(atom).kind
+        if k in ("ldsm", "stsm"):
+            self.fail(keys, f"[{kind}.{op}] atom {atom!r} moves data between shared memory and registers, not "
+                            "global memory: use SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>, UniversalCopy<...> or "
+                            "AutoVectorizingCopy")
+        if k == "cp_async" and kind == "s2g":
+            self.fail(keys, f"[s2g.{op}] atom {atom!r} (cp.async) copies global memory into shared memory; the "
+                            "store of C to global memory needs UniversalCopy<...> or AutoVectorizingCopy")
+
+    def check_gmem(self, gmem, raw, smem, keys):
+        from .algebra.int_tuple import flatten_leaves, product
+        w = self.where(keys)
+        if not hasattr(gmem, "shape") or getattr(gmem, "is_composed", False) or getattr(gmem, "is_swizzle", False):
+            self.fail(keys, f"{w} must be a layout \"shape:stride\" like \"(64,32):(ldA,1)\", got {raw!r}")
+        if gmem.rank() != 2:
+            self.fail(keys, f"{w} {raw!r} has rank {gmem.rank()}; the gmem tile has the smem tile's two modes")
+        if any(not isinstance(x, int) for x in flatten_leaves(gmem.shape)):
+            self.fail(keys, f"{w} {raw!r}: the tile's shape must be concrete (strides may be [params] symbols)")
+        want = tuple(product(smem.shape[i]) for i in range(2))
+        have = tuple(product(gmem.shape[i]) for i in range(2))
+        if isinstance(want[0], int) and isinstance(want[1], int) and want != have:
+            self.fail(keys, f"{w} {raw!r} is a {have[0]}x{have[1]} tile; the smem tile is {want[0]}x{want[1]}")
+        for x in flatten_leaves(gmem.stride):
+            if isinstance(x, int) and x < 0:
+                self.fail(keys, f"{w} {raw!r}: negative strides are not supported")
+
+    def check_smem(self, smem, raw, keys, op, bits, staged=False):
         from .algebra.int_tuple import flatten_leaves, is_tuple
         w = self.where(keys)
         if not hasattr(smem, "shape") or getattr(smem, "is_swizzle", False):
             self.fail(keys, f"{w} must be a layout \"shape:stride\" (optionally \"Sw<B,M,S> o shape:stride\"), "
                             f"got {raw!r}")
         rank = smem.rank()
-        if rank != 2:
+        if rank == 3 and staged:
+            pass                       # (M,K,PIPE): a pipelined buffer, as tile_to_shape prints it
+        elif rank != 2:
             dims = {"A": "(M,K)", "B": "(N,K)", "C": "(M,N)"}[op]
-            self.fail(keys, f"{w} {raw!r} has rank {rank}; the {op} tile is {dims}, rank 2")
+            self.fail(keys, f"{w} {raw!r} has rank {rank}; the {op} tile is {dims}, rank 2"
+                            + (" (or (M,K,PIPE) with stages)" if op != "C" else ""))
         inner = smem.inner if getattr(smem, "is_composed", False) else smem
         leaves = list(flatten_leaves(inner.shape)) + list(flatten_leaves(inner.stride))
         if all(isinstance(x, int) for x in leaves):
@@ -1104,6 +1379,26 @@ class _Loader:
 
 
 # ---------------------------------------------------------------- public API
+
+
+def staged_layout(smem, count: int):
+    """The pipelined buffer of ``count`` stages of ``smem``: a PIPE mode of stride
+    ``cosize(smem)`` appended (as ``tile_to_shape(atom, (M,K,PIPE))`` builds it; a swizzle
+    acts on the whole buffer).
+
+    >>> from symlayout.notation import parse
+    >>> str(staged_layout(parse("Sw<3,3,3> o (64,64):(64,1)"), 3))
+    'Sw<3,3,3> o 0 o (64,64,3):(64,1,4096)'
+    """
+    from .algebra.layout import Layout, make_layout
+    inner = smem.inner if getattr(smem, "is_composed", False) else smem
+    shape = inner.shape if inner.rank() > 1 else (inner.shape,)
+    stride = inner.stride if inner.rank() > 1 else (inner.stride,)
+    staged = Layout(tuple(shape) + (count,), tuple(stride) + (inner.cosize(),))
+    if getattr(smem, "is_composed", False):
+        return smem.map_inner(lambda _L: staged)
+    return staged
+
 
 
 def read_text(path: str) -> str:

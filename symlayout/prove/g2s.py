@@ -1,0 +1,785 @@
+"""Copies between global and shared memory (``[g2s.X]``, ``[s2g.C]``): the model and its obligations.
+
+A global-memory copy is CuTe's ``copy(tiled_copy, thr.partition_S(src), thr.partition_D(dst))`` of
+a gmem tile and an smem tile of the same shape, with ``tiled_copy = make_tiled_copy(atom, thr,
+val)`` (or ``make_tiled_copy_impl(atom, tv, tiler)``).  Both partitions come from the same
+``tidfrg``, so the model names every tile element by its index ``i`` (``i = row + M * col``, the
+colexicographic index of the (M,K) tile) and lists, per thread, its *accesses*: the element indices
+one instruction moves, in CuTe's value order (one ``copy_unpack`` call of a cp.async /
+UniversalCopy atom; for an auto-vectorizing atom, one access of the width CuTe picks).  The
+hardware moves ``k`` contiguous elements from the address of the first one: every obligation
+reads the addresses, never the indices alone.
+
+The gmem tile may have ``[params]`` symbols in its strides.  Its address is a polynomial in them,
+so a property over all admissible values is decided exactly on a finite set of representatives
+(:func:`representatives`): every admissible value up to a bound past which rows never share a
+32-byte sector nor an address, and one value of each residue class modulo 128 above it (alignment,
+bank and sector positions only depend on the residue).  With two or more symbols every admissible
+combination is enumerated (UNKNOWN beyond :data:`MAX_ASSIGNMENTS`).
+
+Predication (``residue``): CuTe kernels predicate each copy instruction on the coordinate of its
+first element (``tApA(m,k) = elem_less(tAcA(0,m,k), residue)`` in CUTLASS's SM80 mainloop and the
+CuTe tutorial, ``predicate_K`` / ``identity_MN(0,m,0)`` in flash-attention); ``in_bounds`` proves that
+every element of an executed instruction lies inside the problem for every admissible residue (the
+problem size modulo the tile: a ``[params]`` symbol named after the mode, ``M``/``N``/``K``, gives
+them; otherwise any residue 1..extent).
+
+>>> from symlayout.config import loads_config
+>>> cfg = loads_config('''[params]
+... ldA = { min = 32, max = 4096, multiple_of = 8 }
+... [mma]
+... atom = "SM80_16x8x16_F16F16F16F16_TN"
+... [g2s.A]
+... atom = "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>"
+... type = "half_t"
+... smem = "Sw<2,3,3> o (16,32):(32,1)"
+... thr = "(4,4):(4,1)"
+... val = "(1,8)"
+... gmem = "(16,32):(ldA,1)"
+... gmem_align = 16
+... ''')
+>>> m = build_global_model(cfg.g2s["A"], cfg.params)
+>>> m.threads, len(m.accesses[0]), m.k
+(16, 4, 8)
+>>> [(r.property, r.status) for r in prove_global(m, ["alignment", "coverage", "coalescing"])]
+[('alignment', 'proved'), ('coverage', 'proved'), ('coalescing', 'refuted')]
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from ..algebra import int_tuple as it
+from ..errors import CuteStaticAssert, SymlayoutError, TilingError
+from ..algebra.layout import Layout, function_table, slice_and_offset
+from .result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
+
+#: properties a global-memory copy has (in the spec's order)
+GLOBAL_PROPERTIES = ("coverage", "alignment", "exactly_once", "slot_agreement", "bank_conflicts", "in_bounds",
+                     "type_agreement", "coalescing")
+#: most symbol assignments enumerated for a parametric gmem tile
+MAX_ASSIGNMENTS = 4096
+#: residues a symbol's representatives cover above the bound (a multiple of every width that
+#: matters: 16-byte vectors, 32-byte sectors, 128-byte bank rows)
+RESIDUE_MODULUS = 128
+SECTOR = 32
+
+
+class NotModelled(SymlayoutError):
+    """A configuration this module does not model (an ``error`` result, never a verdict)."""
+
+
+# ---------------------------------------------------------------- the gmem tile's address function
+
+
+@dataclass
+class GmemTile:
+    """``G(i)`` of a gmem tile whose strides may hold symbols: per element, the coordinate of each
+    flattened mode (``coords[i]``) and the strides (ints or sympy expressions)."""
+    coords: list
+    strides: list
+    symbols: list                  # sympy symbols (sorted by name)
+
+    @classmethod
+    def of(cls, gmem, M, N):
+        modes = []
+        for mi in range(2):
+            sh, st = gmem.shape[mi], gmem.stride[mi]
+            leaves_sh = it.flatten_leaves(sh) if it.is_tuple(sh) else (sh,)
+            leaves_st = it.flatten_leaves(st) if it.is_tuple(st) else (st,)
+            modes.append((list(leaves_sh), list(leaves_st)))
+        strides = modes[0][1] + modes[1][1]
+        coords = []
+        for i in range(M * N):
+            row = []
+            for mi, c in enumerate((i % M, i // M)):
+                for s in modes[mi][0]:
+                    row.append(c % s)
+                    c //= s
+            coords.append(row)
+        syms = set()
+        for s in strides:
+            syms |= set(getattr(s, "free_symbols", ()))
+        return cls(coords, strides, sorted(syms, key=lambda s: s.name))
+
+    def table(self, values: dict) -> list:
+        """Element offsets ``G(i)`` at a symbol assignment ``{name: int}``."""
+        st = []
+        for s in self.strides:
+            if isinstance(s, int):
+                st.append(int(s))
+            else:
+                st.append(int(s.subs({sym: values[sym.name] for sym in s.free_symbols})))
+        return [sum(c * x for c, x in zip(row, st)) for row in self.coords]
+
+
+def representatives(param, bound: int, modulus: int = RESIDUE_MODULUS) -> list:
+    """Values of ``param`` that decide a property whose outcome, above ``bound``, depends only on
+    the value modulo ``modulus``: every admissible value ``<= bound``, then the least admissible
+    value ``> bound`` of each residue class.
+
+    >>> from symlayout.config import Param
+    >>> representatives(Param("ld", 8, 10**6, 8), 40, 32)
+    [8, 16, 24, 32, 40, 48, 56, 64, 72]
+    """
+    mult = param.multiple_of
+    lo = -(-param.min // mult) * mult
+    out = list(range(lo, min(bound, param.max) + 1, mult))
+    start = max(lo, (bound // mult + 1) * mult)
+    seen = set()
+    v = start
+    while v <= param.max and len(seen) < modulus:
+        r = v % modulus
+        if r in seen:
+            break                          # the classes repeat from here on
+        seen.add(r)
+        out.append(v)
+        v += mult
+    return out
+
+
+# ---------------------------------------------------------------- the model
+
+
+@dataclass
+class GlobalCopyModel:
+    """Everything the prover knows about one ``[g2s.X]`` / ``[s2g.C]``."""
+    cfg: object                    # GlobalCopyConfig
+    kind: str                      # "g2s" or "s2g"
+    operand: str
+    atom: object
+    tiled_copy: object
+    value_type: str
+    value_bits: int
+    shape: tuple                   # (M, N) of the tile
+    smem: object                   # stage-0 smem layout (elements)
+    smem_align: int
+    gmem: GmemTile
+    gmem_align: int
+    params: dict
+    residue: tuple                 # mode indices (0, 1) the problem may cut
+    k: int                         # elements per access
+    accesses: dict                 # thread -> list of element-index lists (CuTe value order)
+    vector_width: int = 0          # auto-vectorizing atoms: CuTe's width (0: other atoms)
+    notes: list = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}.{self.operand}"
+
+    @property
+    def threads(self) -> int:
+        return len(self.accesses)
+
+    @property
+    def eb(self) -> int:
+        return self.value_bits // 8
+
+    @property
+    def vb(self) -> int:
+        """Bytes of one access."""
+        return self.k * self.value_bits // 8
+
+    @cached_property
+    def smem_addr(self) -> list:
+        return function_table(self.smem)
+
+    @cached_property
+    def smem_index(self) -> dict:
+        d = {}
+        for i, a in enumerate(self.smem_addr):
+            d.setdefault(a, i)
+        return d
+
+    def coord(self, i: int) -> tuple:
+        return (i % self.shape[0], i // self.shape[0])
+
+    def el(self, i: int) -> str:
+        return f"{self.operand}({i % self.shape[0]},{i // self.shape[0]})"
+
+    def requests(self):
+        """``(warp, access index)`` of every warp-wide instruction."""
+        n = len(self.accesses[0]) if self.accesses else 0
+        for w in range((self.threads + 31) // 32):
+            for c in range(n):
+                yield w, c
+
+    @property
+    def src_is_gmem(self) -> bool:
+        return self.kind == "g2s"
+
+    @cached_property
+    def assignments(self):
+        """Symbol assignments that decide every gmem obligation (see the module doc), or None
+        when there are too many."""
+        syms = self.gmem.symbols
+        if not syms:
+            return [{}]
+        missing = [s.name for s in syms if s.name not in self.params]
+        if missing:
+            raise NotModelled(f"[{self.name}] gmem: symbol {missing[0]} is not in [params]")
+        # past this value of one symbol, elements whose symbol coefficients differ are further apart
+        # than the static part of the tile spans plus a vector and a sector: no shared sector, no
+        # shared address, and every other outcome depends on the value modulo RESIDUE_MODULUS
+        static = [s if isinstance(s, int) else 0 for s in self.gmem.strides]
+        offs = [sum(c * x for c, x in zip(row, static)) for row in self.gmem.coords]
+        span = max(offs) - min(offs) + self.k + SECTOR
+        if len(syms) == 1:
+            p = self.params[syms[0].name]
+            return [{p.name: v} for v in representatives(p, span)]
+        ranges = []
+        total = 1
+        for s in syms:
+            p = self.params[s.name]
+            total *= p.count()
+            if total > MAX_ASSIGNMENTS:
+                return None
+            ranges.append([(p.name, v) for v in p.values()])
+        return [dict(c) for c in itertools.product(*ranges)]
+
+    def gmem_tables(self):
+        """``(assignment, G table)`` for every deciding assignment (memoised)."""
+        cached = self.__dict__.get("_gtables")
+        if cached is None:
+            asg = self.assignments
+            cached = None if asg is None else [(a, self.gmem.table(a)) for a in asg]
+            self.__dict__["_gtables"] = cached
+        return cached
+
+
+def _dyn_layout(gmem, params):
+    """The gmem tile as CuTe sees it at run time: symbols as dynamic ints (their least value)."""
+    from ..algebra.symbolic import DynInt
+
+    def conv(x):
+        if isinstance(x, tuple):
+            return tuple(conv(e) for e in x)
+        if isinstance(x, int):
+            return x
+        vals = {s: params[s.name].values()[0] if s.name in params else 1 for s in x.free_symbols}
+        return DynInt(int(x.subs(vals)))
+    return Layout(gmem.shape, conv(gmem.stride))
+
+
+def build_global_model(gc, params=None) -> GlobalCopyModel:
+    """The model of a :class:`~symlayout.config.GlobalCopyConfig`.  Raises
+    :class:`~symlayout.errors.CuteStaticAssert` where CuTe does not compile the copy, and
+    :class:`NotModelled` for what is not modelled."""
+    from ..atoms.copy import make_copy_atom
+    from ..atoms import value_type_bits
+    from ..tiled.copy import auto_vectorizing_width, copy_calls
+    from .model import cute_addresses_differ
+    params = params or {}
+    smem = gc.smem
+    if cute_addresses_differ(smem):
+        raise NotModelled(f"[{gc.kind}.{gc.operand}] smem {smem}: a swizzle offset that is not a multiple of the "
+                          "swizzle period is not supported for global-memory copies")
+    M, N = (it.product(smem.shape[0]), it.product(smem.shape[1]))
+    if not isinstance(M, int) or not isinstance(N, int):
+        raise NotModelled(f"[{gc.kind}.{gc.operand}] smem {smem}: a parametric smem tile is not supported for "
+                          "global-memory copies")
+    atom = make_copy_atom(gc.atom, gc.type)
+    tc = gc.tiled.build(atom)
+    tm, tn = (it.product(x) for x in tc.tiler_mn)
+    if M % tm or N % tn:
+        raise CuteStaticAssert(f"the {M}x{N} tile is not a whole number of the TiledCopy's {tm}x{tn} tiles "
+                               f"({gc.tiled.how})", "Shape Divisibility Condition")
+    vbits = value_type_bits(gc.type)
+    ident = Layout((M, N))
+    tf_s, tf_d = tc.tidfrg_S(ident), tc.tidfrg_D(ident)
+    cp0 = tc.get_slice(0)
+    sview = slice_and_offset(cp0.thread_coord(ident), tf_s)
+    dview = slice_and_offset(cp0.thread_coord(ident), tf_d)
+    gdyn = _dyn_layout(gc.gmem, params)
+    g2s = gc.kind == "g2s"
+
+    def real(L):
+        part = cp0.partition_S(L) if (L is gdyn) == g2s else cp0.partition_D(L)
+        if getattr(part[0], "is_composed", False):
+            return part[0].inner, part[1]
+        return part
+    src_real, dst_real = (real(gdyn), real(smem)) if g2s else (real(smem), real(gdyn))
+    width = 0
+    if atom.op.kind == "default":                 # copy() hands the whole partitions to the auto-vectorizer
+        width = auto_vectorizing_width(src_real[0], dst_real[0], gc.type, gc.type, atom.op.vector_bits)
+        n = sview[0].size()
+        base = [[int(sview[1] + sview[0](j * width + e)) for e in range(width)] for j in range(n // width)]
+        k = width
+    else:
+        copy_calls(atom, src_real, dst_real, bits=(vbits, vbits), first_only=True)   # CuTe's static_asserts
+        plan = copy_calls(atom, sview, dview)
+        base = []
+        for c in plan:
+            s_idx = [int(c.src[1] + c.src[0](i)) for i in range(c.src[0].size())]
+            d_idx = [int(c.dst[1] + c.dst[0](i)) for i in range(c.dst[0].size())]
+            if s_idx != d_idx:
+                raise NotModelled(f"{gc.atom}: source and destination values of one call differ")
+            base.append(s_idx)
+        k = len(base[0]) if base else 1
+    thr_s = function_table(tf_s[0])
+    acc = {}
+    for t in range(tc.tiled_num_thr):
+        o = thr_s[t]
+        acc[t] = [[i + o for i in a] for a in base]
+    names = {"A": "MK", "B": "NK", "C": "MN"}[gc.operand]
+    residue = tuple(names.index(r) for r in gc.residue)
+    return GlobalCopyModel(cfg=gc, kind=gc.kind, operand=gc.operand, atom=atom, tiled_copy=tc, value_type=gc.type,
+                           value_bits=vbits, shape=(M, N), smem=smem, smem_align=gc.align,
+                           gmem=GmemTile.of(gc.gmem, M, N), gmem_align=gc.gmem_align, params=dict(params),
+                           residue=residue, k=k, accesses=acc, vector_width=width)
+
+
+# ---------------------------------------------------------------- obligations
+
+
+def _result(name, m, t0, cex=None, checked=None, **kw):
+    return Result(name, verdict(cex, checked), operand=m.name, seconds=time.perf_counter() - t0, checked=checked,
+                  method=kw.pop("method", "exhaustive"), counterexample=cex, **kw)
+
+
+def _unknown(name, m, t0, why):
+    return Result(name, UNKNOWN, operand=m.name, seconds=time.perf_counter() - t0, detail=why)
+
+
+def _too_many(name, m, t0):
+    return _unknown(name, m, t0, f"the gmem tile's symbols have more than {MAX_ASSIGNMENTS} combinations to "
+                                 "enumerate (one symbol is decided exactly for its whole range)")
+
+
+def _params_text(a):
+    return ", ".join(f"{k} = {v}" for k, v in a.items())
+
+
+def _at(a):
+    return f" (at {_params_text(a)})" if a else ""
+
+
+def _smem_written(m):
+    """Yield ``(smem element offset, thread, access)`` of every byte-group the smem side touches:
+    ``k`` contiguous elements from the address of each access's first element."""
+    sa = m.smem_addr
+    for t, accs in m.accesses.items():
+        for c, a in enumerate(accs):
+            a0 = sa[a[0]]
+            for e in range(m.k):
+                yield a0 + e, t, c
+
+
+def _dst_side(m):
+    return "smem" if m.kind == "g2s" else "gmem"
+
+
+def coverage(m: GlobalCopyModel) -> Result:
+    """Every element of the destination tile (smem for ``g2s``, the gmem tile for ``s2g``) is
+    written by some instruction: the bytes the hardware writes from each access's first address."""
+    t0 = time.perf_counter()
+    n = m.shape[0] * m.shape[1]
+    if m.kind == "g2s":
+        touched = {a for a, _t, _c in _smem_written(m)}
+        for i in range(n):
+            if m.smem_addr[i] not in touched:
+                cex = Counterexample(f"smem element {m.el(i)} (byte {m.smem_addr[i] * m.eb}) is never written by "
+                                     f"{m.atom.op.name}: the copy writes {len(touched)} of the {n} tile elements",
+                                     element=m.coord(i), address_bytes=m.smem_addr[i] * m.eb)
+                return _result("coverage", m, t0, cex, n)
+        return _result("coverage", m, t0, None, n)
+    tables = m.gmem_tables()
+    if tables is None:
+        return _too_many("coverage", m, t0)
+    checked = 0
+    for asg, G in tables:
+        touched = set()
+        for t, accs in m.accesses.items():
+            for a in accs:
+                touched.update(G[a[0]] + e for e in range(m.k))
+        for i in range(n):
+            checked += 1
+            if G[i] not in touched:
+                cex = Counterexample(f"gmem element {m.el(i)} (offset {G[i]}) is never written{_at(asg)}",
+                                     element=m.coord(i), params=asg or None)
+                return _result("coverage", m, t0, cex, checked)
+    return _result("coverage", m, t0, None, checked)
+
+
+def exactly_once(m: GlobalCopyModel) -> Result:
+    """Every destination element is written exactly once (by the bytes the hardware writes)."""
+    t0 = time.perf_counter()
+    n = m.shape[0] * m.shape[1]
+    if m.kind == "g2s":
+        cnt, who = defaultdict(int), defaultdict(list)
+        for a, t, c in _smem_written(m):
+            cnt[a] += 1
+            if len(who[a]) < 3:
+                who[a].append((t, c))
+        for i in range(n):
+            a = m.smem_addr[i]
+            if cnt[a] != 1:
+                cex = Counterexample(f"smem element {m.el(i)} (byte {a * m.eb}) is written {cnt[a]} times by the "
+                                     f"{m.name} copy (expected once)" + (f": by thread/access {who[a]}" if who[a] else ""),
+                                     element=m.coord(i), address_bytes=a * m.eb,
+                                     thread=who[a][0][0] if who[a] else None)
+                return _result("exactly_once", m, t0, cex, n)
+        return _result("exactly_once", m, t0, None, n)
+    tables = m.gmem_tables()
+    if tables is None:
+        return _too_many("exactly_once", m, t0)
+    checked = 0
+    for asg, G in tables:
+        cnt, who = defaultdict(int), defaultdict(list)
+        for t, accs in m.accesses.items():
+            for c, a in enumerate(accs):
+                for e in range(m.k):
+                    x = G[a[0]] + e
+                    cnt[x] += 1
+                    if len(who[x]) < 3:
+                        who[x].append((t, c))
+        for i in range(n):
+            checked += 1
+            x = G[i]
+            if cnt[x] != 1:
+                cex = Counterexample(f"gmem element {m.el(i)} (offset {x}) is written {cnt[x]} times (expected once)"
+                                     f"{_at(asg)}" + (f": by thread/access {who[x]}" if who[x] else ""),
+                                     element=m.coord(i), params=asg or None, thread=who[x][0][0] if who[x] else None)
+                return _result("exactly_once", m, t0, cex, checked)
+    return _result("exactly_once", m, t0, None, checked)
+
+
+def _instr(m):
+    return m.atom.op.name
+
+
+def alignment(m: GlobalCopyModel) -> Result:
+    """Both sides: every access starts at a byte address aligned to its width (cp.async: the
+    16/8/4-byte source and destination alignment PTX requires; any vector access: its width),
+    given the base alignments (``align`` of smem, ``gmem_align`` of the gmem tile's first element),
+    and its ``k`` elements are contiguous in both memories."""
+    t0 = time.perf_counter()
+    vb, eb = m.vb, m.eb
+    checked = 0
+    for side, base in (("smem", m.smem_align), ("gmem", m.gmem_align)):
+        if vb > 1 and base % vb:
+            cex = Counterexample(f"{side} base alignment {base} B is less than the {vb}-byte access of {_instr(m)}"
+                                 f" ({'gmem_align' if side == 'gmem' else 'align'} = {base})",
+                                 address_bytes=base, extra={"side": side})
+            return _result("alignment", m, t0, cex, 1)
+    sa = m.smem_addr
+    for t, accs in m.accesses.items():
+        for c, a in enumerate(accs):
+            checked += 1
+            a0 = sa[a[0]]
+            if (a0 * eb) % vb:
+                cex = Counterexample(f"thread {t} access {c}: smem address {a0 * eb} B of {m.el(a[0])} is not "
+                                     f"{vb}-byte aligned ({_instr(m)})", thread=t, element=m.coord(a[0]),
+                                     address_bytes=a0 * eb, extra={"side": "smem"})
+                return _result("alignment", m, t0, cex, checked)
+            for e, i in enumerate(a):
+                if sa[i] != a0 + e:
+                    cex = Counterexample(f"thread {t} access {c}: element {e} of its {vb}-byte vector is {m.el(i)} at "
+                                         f"smem byte {sa[i] * eb}, not contiguous with {m.el(a[0])} at {a0 * eb}",
+                                         thread=t, value=e, element=m.coord(i), address_bytes=sa[i] * eb,
+                                         extra={"side": "smem"})
+                    return _result("alignment", m, t0, cex, checked)
+    tables = m.gmem_tables()
+    if tables is None:
+        return _too_many("alignment", m, t0)
+    for asg, G in tables:
+        for t, accs in m.accesses.items():
+            for c, a in enumerate(accs):
+                checked += 1
+                g0 = G[a[0]]
+                if (g0 * eb) % vb:
+                    cex = Counterexample(f"thread {t} access {c}: gmem offset {g0 * eb} B of {m.el(a[0])} from the "
+                                         f"tile's first element is not {vb}-byte aligned{_at(asg)}",
+                                         thread=t, element=m.coord(a[0]), address_bytes=g0 * eb, params=asg or None,
+                                         extra={"side": "gmem"})
+                    return _result("alignment", m, t0, cex, checked)
+                for e, i in enumerate(a):
+                    if G[i] != g0 + e:
+                        cex = Counterexample(f"thread {t} access {c}: element {e} of its {vb}-byte vector is {m.el(i)} "
+                                             f"at gmem offset {G[i] * eb} B, not contiguous with {m.el(a[0])} at "
+                                             f"{g0 * eb} B{_at(asg)}", thread=t, value=e, element=m.coord(i),
+                                             params=asg or None, extra={"side": "gmem"})
+                        return _result("alignment", m, t0, cex, checked)
+    return _result("alignment", m, t0, None, checked)
+
+
+def _phase_of(lane, vb):
+    """Shared-memory phases of a warp's vector access: 128 bytes each (16-byte accesses: 8 lanes,
+    8-byte: 16 lanes), as for the vector copies of ``[copy.X]``."""
+    return lane // max(1, 128 // vb) if vb > 4 else 0
+
+
+def wavefronts(byte_starts, vb):
+    """``(wavefronts, worst bank, {word: index})`` of one phase: the most distinct 4-byte words a
+    bank serves."""
+    banks = defaultdict(dict)
+    for j, b0 in enumerate(byte_starts):
+        for wd in range(b0 // 4, (b0 + vb + 3) // 4):
+            banks[wd % 32].setdefault(wd, j)
+    bank = max(banks, key=lambda b: len(banks[b]))
+    return len(banks[bank]), bank, banks[bank]
+
+
+def bank_conflicts(m: GlobalCopyModel) -> Result:
+    """The shared-memory side: per warp instruction and phase, the wavefronts needed equal the
+    minimum (one per 128 bytes of the phase)."""
+    t0 = time.perf_counter()
+    vb, eb, sa = m.vb, m.eb, m.smem_addr
+    worst, phases = None, 0
+    for w, c in m.requests():
+        groups = defaultdict(list)
+        for l in range(32):
+            t = 32 * w + l
+            if t < m.threads:
+                groups[_phase_of(l, vb)].append((l, sa[m.accesses[t][c][0]] * eb))
+        for ph, items in groups.items():
+            phases += 1
+            need, bank, words = wavefronts([b for _l, b in items], vb)
+            minimum = max(1, -(-(len(items) * vb) // 128))
+            if need > minimum and (worst is None or need / minimum > worst[0]):
+                lanes = sorted({items[j][0] for j in words.values()})
+                worst = (need / minimum, need, minimum, w, c, ph, bank, lanes, sorted(wd * 4 for wd in words))
+    if worst is None:
+        return _result("bank_conflicts", m, t0, None, phases)
+    ratio, need, minimum, w, c, ph, bank, lanes, addrs = worst
+    deg = int(round(ratio))
+    cex = Counterexample(f"{deg}-way bank conflict on the smem side of {m.name}: warp {w} access {c} phase {ph} needs "
+                         f"{need} wavefronts (minimum {minimum}); lanes {lanes} hit bank {bank} at byte addresses {addrs}",
+                         thread=32 * w + lanes[0], address_bytes=addrs[0],
+                         extra={"degree": deg, "wavefronts": need, "minimum": minimum, "lanes": lanes,
+                                "addresses": addrs, "bank": bank})
+    return _result("bank_conflicts", m, t0, cex, phases)
+
+
+def coalescing(m: GlobalCopyModel) -> Result:
+    """The gmem side: per warp instruction, the 32-byte sectors touched equal the minimum
+    ``ceil(distinct bytes / 32)`` (the tile's first element on a sector boundary), for every
+    admissible value of the gmem tile's symbols."""
+    t0 = time.perf_counter()
+    tables = m.gmem_tables()
+    if tables is None:
+        return _too_many("coalescing", m, t0)
+    eb, vb = m.eb, m.vb
+    checked = 0
+    for asg, G in tables:
+        for w, c in m.requests():
+            checked += 1
+            sectors, nbytes = set(), set()
+            for l in range(32):
+                t = 32 * w + l
+                if t >= m.threads:
+                    continue
+                b0 = G[m.accesses[t][c][0]] * eb
+                nbytes.update(range(b0, b0 + vb))
+                sectors.update(range(b0 // SECTOR, (b0 + vb - 1) // SECTOR + 1))
+            minimum = -(-len(nbytes) // SECTOR)
+            if len(sectors) > minimum:
+                cex = Counterexample(f"warp {w} access {c} of {m.name} touches {len(sectors)} 32-byte sectors of "
+                                     f"global memory for {len(nbytes)} bytes (minimum {minimum}){_at(asg)}",
+                                     thread=32 * w, params=asg or None,
+                                     extra={"sectors": len(sectors), "minimum": minimum, "bytes": len(nbytes)})
+                return _result("coalescing", m, t0, cex, checked)
+    return _result("coalescing", m, t0, None, checked)
+
+
+def residues(m: GlobalCopyModel, mode: int) -> list:
+    """The residues (1..extent; the extent is a full tile) the problem size can leave along ``mode``:
+    from a ``[params]`` symbol named after the mode, else every one."""
+    T = m.shape[mode]
+    names = {"A": "MK", "B": "NK", "C": "MN"}[m.operand]
+    p = m.params.get(names[mode])
+    if p is None:
+        return list(range(1, T + 1))
+    out = set()
+    mult = p.multiple_of
+    v = -(-p.min // mult) * mult
+    for _ in range(T // math.gcd(mult, T) + 1):
+        if v > p.max:
+            break
+        out.add(v % T or T)
+        v += mult
+    return sorted(out)
+
+
+def in_bounds(m: GlobalCopyModel) -> Result:
+    """Every byte an instruction touches lies inside the smem tile (``[0, cosize * sizeof(T))``)
+    and inside the gmem tile; with ``residue``, for every residue the problem can leave, every
+    element of an instruction that executes (its first element inside the problem: CuTe's
+    predicate) lies inside the problem."""
+    t0 = time.perf_counter()
+    eb = m.eb
+    limit = int(m.smem.cosize()) * eb
+    checked = 0
+    for t, accs in m.accesses.items():
+        for c, a in enumerate(accs):
+            checked += 1
+            b0 = m.smem_addr[a[0]] * eb
+            if b0 < 0 or b0 + m.vb > limit:
+                cex = Counterexample(f"thread {t} access {c} touches smem bytes [{b0}, {b0 + m.vb}) outside the "
+                                     f"smem tile [0, {limit})", thread=t, element=m.coord(a[0]), address_bytes=b0)
+                return _result("in_bounds", m, t0, cex, checked)
+    tables = m.gmem_tables()
+    if tables is None:
+        return _too_many("in_bounds", m, t0)
+    res = {d: residues(m, d) for d in m.residue}
+    for asg, G in tables:
+        where = {}
+        for i, g in enumerate(G):
+            where.setdefault(g, i)
+        for t, accs in m.accesses.items():
+            for c, a in enumerate(accs):
+                checked += 1
+                g0 = G[a[0]]
+                els = []
+                for e in range(m.k):
+                    i = where.get(g0 + e)
+                    if i is None:
+                        cex = Counterexample(f"thread {t} access {c} touches gmem offset {g0 + e} (element {e} of its "
+                                             f"vector from {m.el(a[0])}), outside the gmem tile{_at(asg)}",
+                                             thread=t, value=e, element=m.coord(a[0]), params=asg or None)
+                        return _result("in_bounds", m, t0, cex, checked)
+                    els.append(i)
+                first = m.coord(a[0])
+                for d, rs in res.items():
+                    hi = max(m.coord(i)[d] for i in els)
+                    bad = next((r for r in rs if first[d] < r <= hi), None)
+                    if bad is not None:
+                        mode = {"A": "MK", "B": "NK", "C": "MN"}[m.operand][d]
+                        cex = Counterexample(
+                            f"{mode} residue {bad}: thread {t} access {c} starts at {m.el(a[0])}, inside the problem "
+                            f"(its predicate is true), and its {m.k}-element vector reaches "
+                            f"{mode.lower()} = {hi} >= {bad}, outside it{_at(asg)}",
+                            thread=t, element=first, params=asg or None,
+                            extra={"residue": {mode: bad}, "first_element": list(first)})
+                        return _result("in_bounds", m, t0, cex, checked)
+    detail = ""
+    if m.residue:
+        detail = "predicated on each instruction's first element; residues " + ", ".join(
+            f"{'MK' if m.operand == 'A' else 'NK' if m.operand == 'B' else 'MN'}"[d] + f" in {_span(res[d])}"
+            for d in m.residue)
+    return _result("in_bounds", m, t0, None, checked, detail=detail)
+
+
+def _span(rs):
+    return f"{{{rs[0]}..{rs[-1]}}}" if len(rs) > 3 else "{" + ", ".join(map(str, rs)) + "}"
+
+
+def slot_agreement(m: GlobalCopyModel, operand_model=None) -> Result:
+    """The whole route: the bytes an instruction moves from its source address land where the
+    destination expects the same element (``g2s``: the smem element at each written address is
+    the gmem element read there; ``s2g``: the gmem offset written holds the smem element read).
+    With the ``[copy.X]`` model, a counterexample follows the element on into the register slot
+    the MMA reads it from."""
+    t0 = time.perf_counter()
+    tables = m.gmem_tables()
+    if tables is None:
+        return _too_many("slot_agreement", m, t0)
+    sa, eb = m.smem_addr, m.eb
+    checked = 0
+    for asg, G in tables:
+        gwhere = {}
+        for i, g in enumerate(G):
+            gwhere.setdefault(g, i)
+        for t, accs in m.accesses.items():
+            for c, a in enumerate(accs):
+                g0, s0 = G[a[0]], sa[a[0]]
+                for e in range(m.k):
+                    checked += 1
+                    gi, si = gwhere.get(g0 + e), m.smem_index.get(s0 + e)
+                    if gi == si and gi is not None:
+                        continue
+                    route = [f"gmem offset {g0 + e} ({m.el(gi) if gi is not None else 'no element of the tile'})",
+                             f"{_instr(m)} of thread {t} (access {c}, byte {e * eb} of its {m.vb}-byte vector)",
+                             f"smem byte {(s0 + e) * eb} ({m.el(si) if si is not None else 'no element of the tile'})"]
+                    if m.kind == "g2s":
+                        msg = (f"smem element {m.el(si) if si is not None else '?'} receives "
+                               f"{m.el(gi) if gi is not None else f'gmem offset {g0 + e}'} from thread {t}'s "
+                               f"{_instr(m)}{_at(asg)}")
+                        if operand_model is not None and si is not None:
+                            route += _register_story(operand_model, si)
+                    else:
+                        msg = (f"gmem element {m.el(gi) if gi is not None else f'at offset {g0 + e}'} receives "
+                               f"{m.el(si) if si is not None else '?'} from thread {t}'s {_instr(m)}{_at(asg)}")
+                        route.reverse()
+                    cex = Counterexample(msg, thread=t, value=e, element=m.coord(a[0]), params=asg or None,
+                                         route=route)
+                    return _result("slot_agreement", m, t0, cex, checked)
+    return _result("slot_agreement", m, t0, None, checked)
+
+
+def _register_story(om, i):
+    """Where the ``[copy.X]`` copy takes smem element ``i``: the thread and fragment slot the MMA
+    expects it in."""
+    for t, exp in om.expected.items():
+        for s, j in enumerate(exp):
+            if j == i:
+                return [f"{om.atom.op.name} of thread {t} -> fragment slot {s}, where the MMA expects {om.name(i)}"]
+    return []
+
+
+def type_agreement(m: GlobalCopyModel, partner=None) -> Result:
+    """The global-memory copy moves the element type the shared-memory tile holds: the ``type`` of
+    the ``[copy.X]`` table that reads (A, B) or writes (C) the same tile."""
+    t0 = time.perf_counter()
+    if partner is None:
+        return _result("type_agreement", m, t0, None, 0,
+                       detail=f"no [copy.{m.operand}] table: nothing to compare the element type with")
+    from ..atoms import canonical_type
+    if canonical_type(partner.type) == canonical_type(m.value_type):
+        return _result("type_agreement", m, t0, None, 1)
+    if m.kind == "g2s":
+        msg = f"[g2s.{m.operand}] writes {m.value_type} into shared memory, but [copy.{m.operand}] reads it as {partner.type}"
+    else:
+        msg = f"[copy.C] stores {partner.type} into shared memory, but [s2g.C] reads it as {m.value_type}"
+    return _result("type_agreement", m, t0, Counterexample(msg, extra={"copy_type": partner.type,
+                                                                     "global_type": m.value_type}), 1)
+
+
+CHECKS = {
+    "coverage": coverage, "alignment": alignment, "exactly_once": exactly_once, "bank_conflicts": bank_conflicts,
+    "in_bounds": in_bounds, "coalescing": coalescing,
+}
+
+
+def prove_global(m: GlobalCopyModel, properties, partner=None, operand_model=None, refuted=frozenset()) -> list:
+    """The results of ``properties`` on one global-memory copy model."""
+    out = []
+    for p in properties:
+        if p == "slot_agreement":
+            r = slot_agreement(m, operand_model)
+        elif p == "type_agreement":
+            r = type_agreement(m, partner)
+            if r.status != REFUTED and r.checked == 0:
+                continue                       # nothing to compare: no result rather than a vacuous one
+        elif p in CHECKS:
+            try:
+                r = CHECKS[p](m)
+            except NotModelled as e:
+                r = Result(p, ERROR, operand=m.name, detail=str(e))
+        else:
+            continue
+        r.expected = REFUTED if p in refuted else PROVED
+        out.append(r)
+    return out
+
+
+def rejection(e: CuteStaticAssert, gc, refuted) -> Result:
+    """CuTe does not compile the copy: the refutation of the property that explains it
+    (a copy_unpack vectorization failure is ``alignment``; a tile the TiledCopy does not divide,
+    ``coverage``; an atom that cannot move the type, ``type_agreement``)."""
+    a = e.assertion or ""
+    if "vectorize" in a or a.startswith("Divisibility") or a.startswith("Downcast"):
+        prop = "alignment"
+    elif a.startswith("CopyOperation is not valid"):
+        prop = "type_agreement"
+    else:
+        prop = "coverage"
+    cex = Counterexample(f"CuTe does not compile this copy: static_assert \"{a}\" ({e})",
+                         extra={"cute_static_assert": a})
+    return Result(prop, REFUTED, operand=f"{gc.kind}.{gc.operand}", checked=1, method="cute", counterexample=cex,
+                  detail="CuTe rejects the copy at compile time; its other properties are not checked",
+                  expected=REFUTED if prop in refuted else PROVED)
