@@ -135,7 +135,7 @@ def prove_copy(cfg, mma, cc, props, refuted, method="auto", timeout_s=None):
     convert = getattr(cc, "convert", False)
     try:
         try:
-            cute_build_check(mma, op, cc.atom, cc.type, cc.smem, convert)
+            cute_build_check(mma, op, cc.atom, cc.type, cc.smem, convert, tiled=getattr(cc, "tiled", None))
         except CuteRejects:
             raise
         except SymlayoutError:
@@ -143,9 +143,13 @@ def prove_copy(cfg, mma, cc, props, refuted, method="auto", timeout_s=None):
                 raise
             # symbolic extents: the replay needs concrete values; the tile model below still checks
             # every static_assert that does not depend on the smem layout
-        if cfg.params or _too_large(cc.smem):
+        if (cfg.params and not _concrete(cc.smem)) or _too_large(cc.smem):
+            if getattr(cc, "tiled", None) is not None:
+                raise SymlayoutError(f"[copy.{op}]: not supported: a hand-built TiledCopy (thr/val, tv/tiler) "
+                                     "over a parametric or very large smem tile")
             return _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s), set()
-        m = build_operand_model(mma, None, None, op, cc.atom, cc.type, cc.smem, cc.align, convert=convert)
+        m = build_operand_model(mma, None, None, op, cc.atom, cc.type, cc.smem, cc.align, convert=convert,
+                                tiled=getattr(cc, "tiled", None))
     except CuteRejects as e:
         r = rejection_result(e, op, refuted, mma, cc.atom, cc.type)
         if e.assertion == TOO_FEW_VALS and not cfg.params:     # name the table and suggest what compiles
@@ -158,6 +162,16 @@ def prove_copy(cfg, mma, cc, props, refuted, method="auto", timeout_s=None):
 #: 400 MB per property at this size) every obligation is decided by Z3 on one copy tile
 #: (docs/prover.md, "Limits")
 EXHAUSTIVE_LIMIT = 1 << 20
+
+
+def _concrete(smem) -> bool:
+    """No symbol in the smem layout (its shape, strides or offset): ``[params]`` used elsewhere only
+    (a gmem leading dimension) leave the copy to the exhaustive check."""
+    from .. import int_tuple as it
+    inner = smem.inner if getattr(smem, "is_composed", False) else smem
+    leaves = list(it.flatten_leaves(inner.shape)) + list(it.flatten_leaves(inner.stride))
+    leaves.append(getattr(smem, "offset", 0))
+    return all(isinstance(x, int) for x in leaves)
 
 
 def _too_large(smem) -> bool:
@@ -221,6 +235,7 @@ def prove_config(cfg, properties=None, method: str = "auto", timeout_s: float | 
                 rs, rejected = prove_copy(cfg, mma, cc, props, refuted, method, timeout_s)
                 rep.results.extend(rs)
                 rep.rejected |= rejected
+            from .datapath import prove_datapath; rep.results.extend(prove_datapath(cfg, properties))  # noqa: E702
         for r in rep.results:                 # the last guard: no PROVED without obligations
             if r.status == PROVED and r.checked == 0:
                 r.status = VACUOUS

@@ -699,8 +699,9 @@ def slot_agreement(m: GlobalCopyModel, operand_model=None) -> Result:
                         msg = (f"smem element {m.el(si) if si is not None else '?'} receives "
                                f"{m.el(gi) if gi is not None else f'gmem offset {g0 + e}'} from thread {t}'s "
                                f"{_instr(m)}{_at(asg)}")
-                        if operand_model is not None and si is not None:
-                            route += _register_story(operand_model, si)
+                        om = operand_model() if callable(operand_model) else operand_model
+                        if om is not None and si is not None:
+                            route += _register_story(om, si)
                     else:
                         msg = (f"gmem element {m.el(gi) if gi is not None else f'at offset {g0 + e}'} receives "
                                f"{m.el(si) if si is not None else '?'} from thread {t}'s {_instr(m)}{_at(asg)}")

@@ -169,6 +169,8 @@ class OperandModel:
     #: placeholder index -> element offset, for smem addresses ``cute::copy`` dereferences that hold no
     #: element of the tile (CuTe's partition of a swizzle with an offset, see :func:`_cute_smem_calls`)
     stray: dict = field(default_factory=dict)
+    #: a hand-built TiledCopy (version 2 ``thr``/``val`` or ``tv``/``tiler``), None: ``make_tiled_copy_X``
+    tiled: object = None
 
     @property
     def threads(self) -> int:
@@ -284,6 +286,15 @@ def _cute_smem_calls(tc, atom, smem, ret, direction, threads, operand=None, widt
     return out
 
 
+def tiled_copy_for(atom, mma, operand: str, tiled=None):
+    """``make_tiled_copy_X(atom, mma)``, or the hand-built TiledCopy of a version-2 ``[copy.X]``
+    (``tiled``: a :class:`~symlayout.config.TiledCopySpec` with ``thr``/``val`` or ``tv``/``tiler``),
+    which replaces the MMA-derived one (the MMA's partition still says what each slot expects)."""
+    if tiled is None:
+        return make_tiled_copy_X(atom, mma, operand)
+    return tiled.build(atom)
+
+
 def _resolve_mma(mma, atom_layout=None, permutation=None):
     if isinstance(mma, TiledMMA):
         return mma
@@ -310,7 +321,7 @@ def _reject(e: CuteStaticAssert, mma, operand, value_type, frag_t):
     return CuteRejects(str(e), e.assertion, e.side, explain_rejection(e, direction, agree))
 
 
-def cute_build_check(mma, operand: str, copy_op, value_type: str, smem, convert: bool = False):
+def cute_build_check(mma, operand: str, copy_op, value_type: str, smem, convert: bool = False, tiled=None):
     """Replay on the real shared-memory layout what CuTe instantiates for this copy and raise
     :class:`CuteRejects` where one of its static_asserts fires (see :func:`explain_rejection`):
 
@@ -337,7 +348,7 @@ def cute_build_check(mma, operand: str, copy_op, value_type: str, smem, convert:
         else:                      # the registers' fill is checked below, where CuTe checks it
             from ..atoms.copy import CopyAtom
             atom = CopyAtom(copy_op, value_type, strict=False)
-        tc = make_tiled_copy_X(atom, mma, operand)
+        tc = tiled_copy_for(atom, mma, operand, tiled)
         _check_swizzle_slices(mma, tc, operand, smem)
         if _is_auto_vectorizing(atom):
             return                                 # copy() never calls copy_unpack for it
@@ -403,8 +414,8 @@ def _check_swizzle_slices(mma, tc, operand, smem):
 
 
 def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: str, value_type: str,
-                        smem, align: int = 128, convert: bool = False, vector_width: int | None = None
-                        ) -> OperandModel:
+                        smem, align: int = 128, convert: bool = False, vector_width: int | None = None,
+                        tiled=None) -> OperandModel:
     """Build the route model of ``make_tiled_copy_X(Copy_Atom<copy_op, value_type>, mma)`` on ``smem``.
 
     Raises :class:`CuteRejects` where building the atom or the TiledCopy hits a CuTe static_assert
@@ -419,7 +430,7 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
     frag_t = fragment_type(mma, operand, value_type, convert)
     try:
         atom = copy_op if hasattr(copy_op, "val_layout_src") else make_copy_atom(copy_op, value_type)
-        tc = make_tiled_copy_X(atom, mma, operand)
+        tc = tiled_copy_for(atom, mma, operand, tiled)
     except CuteStaticAssert as e:
         raise _reject(e, mma, operand, value_type, frag_t) from None
     vbits = type_bits(value_type)
@@ -520,7 +531,7 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
         value_bits=vbits, align=align, direction=direction, hw=hardware_of(atom), calls=calls,
         frag_size=frag_size, expected=expected, reg_bits_smem=smem_bits, reg_bits_frag=frag_bits,
         mma_value_type=mvt, mma_value_bits=type_bits(mvt) if mvt else 0, frag_type=frag_t, vector_width=width,
-        stray=stray)
+        stray=stray, tiled=tiled)
 
 
 def _k_blocks(ret, operand):
@@ -550,7 +561,8 @@ def _avc_width(cp0, ret, operand, smem, value_type, frag_t, max_vec_bits):
     return auto_vectorizing_width(src, dst, st, dt, max_vec_bits)
 
 
-def copy_vector_width(mma, operand: str, copy_op: str, value_type: str, smem, convert: bool = False) -> int:
+def copy_vector_width(mma, operand: str, copy_op: str, value_type: str, smem, convert: bool = False,
+                      tiled=None) -> int:
     """Elements per access CuTe's auto-vectorizing copy uses for this ``[copy.X]`` (layout algebra
     only, no enumeration; 0 for atoms that are not AutoVectorizingCopy/DefaultCopy).
 
@@ -564,7 +576,7 @@ def copy_vector_width(mma, operand: str, copy_op: str, value_type: str, smem, co
     atom = make_copy_atom(copy_op, value_type)
     if not _is_auto_vectorizing(atom):
         return 0
-    tc = make_tiled_copy_X(atom, mma, operand)
+    tc = tiled_copy_for(atom, mma, operand, tiled)
     ret = tc.retile(mma.get_slice(0).partition_fragment(operand, smem))
     return _avc_width(tc.get_slice(0), ret, operand, smem, value_type,
                       fragment_type(mma, operand, value_type, convert), atom.op.vector_bits)
@@ -595,6 +607,6 @@ def stand_in_tile(model: OperandModel) -> OperandModel:
     convert = model.operand == "C" and model.frag_type == model.value_type != (model.mma_value_type or model.value_type)
     tm = build_operand_model(model.mma, None, None, model.operand, model.atom.op.name, model.value_type,
                              Layout(tuple(model.tiled_copy.tiler_mn)), model.align, convert=convert,
-                             vector_width=model.vector_width or None)
+                             vector_width=model.vector_width or None, tiled=model.tiled)
     tm.stand_in = True
     return tm

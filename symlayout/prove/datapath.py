@@ -1,0 +1,76 @@
+"""The version-2 data path of a configuration: ``[g2s.X]``, ``[s2g.C]`` and ``[stages]``.
+
+:func:`prove_datapath` is what the engine calls after the ``[copy.X]`` results: one model per
+global-memory copy (:mod:`symlayout.prove.g2s`), the whole route of an operand when its
+``[copy.X]`` is there too (a ``slot_agreement`` counterexample follows the element on into the
+register slot), and the stage results (:mod:`symlayout.prove.stages`).
+
+>>> from symlayout.config import loads_config
+>>> cfg = loads_config('''[mma]
+... atom = "SM80_16x8x16_F32F16F16F32_TN"
+... layout = "(2,2,1)"
+... [copy.A]
+... atom = "SM75_U32x4_LDSM_N"
+... type = "half_t"
+... smem = "Sw<3,3,3> o (32,64):(64,1)"
+... [g2s.A]
+... atom = "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>"
+... type = "half_t"
+... thr = "(16,8):(8,1)"
+... val = "(1,8)"
+... gmem = "(32,64):(256,1)"
+... gmem_align = 128
+... ''')
+>>> sorted({r.status for r in prove_datapath(cfg)})
+['proved']
+"""
+from __future__ import annotations
+
+from ..errors import CuteStaticAssert, SymlayoutError
+from .g2s import GLOBAL_PROPERTIES, NotModelled, build_global_model, prove_global, rejection
+from .result import ERROR, PROVED, REFUTED, Result
+from .stages import prove_stages
+
+
+def _operand_model(cfg, op):
+    """The ``[copy.X]`` route model of operand ``op`` (None when there is none or it does not build)."""
+    cc = cfg.copies.get(op)
+    if cc is None or cfg.mma is None:
+        return None
+    from ..tiled.mma import make_tiled_mma
+    from .model import build_operand_model
+    try:
+        mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
+        return build_operand_model(mma, None, None, op, cc.atom, cc.type, cc.smem, cc.align, convert=cc.convert,
+                                   tiled=cc.tiled)
+    except SymlayoutError:
+        return None
+
+
+def prove_datapath(cfg, properties=None) -> list:
+    """Results of the global-memory copies and the stages of ``cfg`` (``properties``: default
+    ``[prove] properties`` or all)."""
+    props = list(properties or cfg.prove.properties or GLOBAL_PROPERTIES)
+    refuted = cfg.expect.refuted
+    out = []
+    for table in (cfg.g2s, cfg.s2g):
+        for op, gc in sorted(table.items()):
+            name = f"{gc.kind}.{op}"
+            try:
+                m = build_global_model(gc, cfg.params)
+            except CuteStaticAssert as e:
+                out.append(rejection(e, gc, refuted))
+                continue
+            except (NotModelled, SymlayoutError) as e:
+                out.append(Result(props[0] if props else "coverage", ERROR, operand=name, detail=str(e),
+                                  expected=REFUTED if props and props[0] in refuted else PROVED))
+                continue
+            memo = {}
+
+            def route(op=op, memo=memo):
+                if "m" not in memo:
+                    memo["m"] = _operand_model(cfg, op)
+                return memo["m"]
+            out.extend(prove_global(m, props, partner=cfg.copies.get(op), operand_model=route, refuted=refuted))
+    out.extend(prove_stages(cfg, props, refuted))
+    return out
