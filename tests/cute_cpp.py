@@ -90,6 +90,22 @@ def build_program(cfg) -> str:
             f"  copy(cp, src, dst);\n}}\n")
 
 
+def vec_elems_cpp(max_vec_bits: int) -> str:
+    """``vec_elems(src, dst)``: the elements per access CuTe's auto-vectorizing copy picks (its own
+    max_common_vector / max_alignment), in C++."""
+    return f'''template <class TS, class TD>
+int vec_elems(TS const& s, TD const& d) {{
+  using VT = typename TD::value_type;
+  constexpr int ce = decltype(max_common_vector(s, d))::value;
+  if constexpr (ce > 1) {{
+    constexpr int ab = decltype(gcd(max_alignment(s), max_alignment(d), Int<{max_vec_bits}>{{}}))::value;
+    constexpr int vb = gcd(ce * int(sizeof_bits_v<VT>), ab);
+    if constexpr (vb % 8 == 0 && int(sizeof_bits_v<VT>) < vb) return vb / int(sizeof_bits_v<VT>);
+  }}
+  return 1;
+}}'''
+
+
 def movement_program(cfg, max_vec_bits: int) -> str:
     """Runs the copy of ``cfg`` on the host for every thread, A/B one k-block at a time, and
     prints what moved: ``W <elements per access>`` (CuTe's auto-vectorizing choice, from its own
@@ -100,17 +116,7 @@ def movement_program(cfg, max_vec_bits: int) -> str:
 #include <cstdio>
 #include <cstring>
 using namespace cute;
-template <class TS, class TD>
-int vec_elems(TS const& s, TD const& d) {{
-  using VT = typename TD::value_type;
-  constexpr int ce = decltype(max_common_vector(s, d))::value;
-  if constexpr (ce > 1) {{
-    constexpr int ab = decltype(gcd(max_alignment(s), max_alignment(d), Int<{max_vec_bits}>{{}}))::value;
-    constexpr int vb = gcd(ce * int(sizeof_bits_v<VT>), ab);
-    if constexpr (vb % 8 == 0 && int(sizeof_bits_v<VT>) < vb) return vb / int(sizeof_bits_v<VT>);
-  }}
-  return 1;
-}}
+{vec_elems_cpp(max_vec_bits)}
 int main() {{
   auto mma = {_mma_expr(mma, mlay, perm)};
   auto sL = {cpp_layout(smem)};
@@ -193,6 +199,18 @@ class Compiler:
         subprocess.run(["g++", "-std=c++17", "-O0", f"-I{self.dir}", *self._flags(), str(d / "p.cpp"), "-o",
                         str(d / "p")], check=True, capture_output=True)
         return subprocess.run([str(d / "p")], check=True, capture_output=True, text=True).stdout
+
+    def run(self, text: str) -> tuple[str, list]:
+        """Compile and run a whole program: ``(stdout, [])``, or ``("", static_assert messages)`` when
+        CuTe does not compile it."""
+        d = self._src(text)
+        p = subprocess.run(["g++", "-std=c++17", "-O0", f"-I{self.dir}", *self._flags(), str(d / "p.cpp"), "-o",
+                            str(d / "p")], capture_output=True, text=True)
+        if p.returncode:
+            out = [line.split("static assertion failed", 1)[1].lstrip(": ").strip()
+                   for line in p.stderr.splitlines() if "static assertion failed" in line]
+            return "", out or ["error: " + next((ln for ln in p.stderr.splitlines() if "error:" in ln), "?")]
+        return subprocess.run([str(d / "p")], check=True, capture_output=True, text=True).stdout, []
 
     def map(self, fn, items, jobs=2):
         with ThreadPoolExecutor(jobs) as ex:

@@ -73,6 +73,15 @@ class NotModelled(SymlayoutError):
     """A configuration this module does not model (an ``error`` result, never a verdict)."""
 
 
+class Overrun(SymlayoutError):
+    """The TiledCopy's tile does not divide the tile: CuTe compiles it, and its partitions (``zipped_divide``
+    rounds the rest modes up) make threads copy past the tile's last row or column."""
+
+    def __init__(self, message, mode, extent, tile):
+        super().__init__(message)
+        self.mode, self.extent, self.tile = mode, extent, tile
+
+
 # ---------------------------------------------------------------- the gmem tile's address function
 
 
@@ -285,9 +294,12 @@ def build_global_model(gc, params=None) -> GlobalCopyModel:
     atom = make_copy_atom(gc.atom, gc.type)
     tc = gc.tiled.build(atom)
     tm, tn = (it.product(x) for x in tc.tiler_mn)
-    if M % tm or N % tn:
-        raise CuteStaticAssert(f"the {M}x{N} tile is not a whole number of the TiledCopy's {tm}x{tn} tiles "
-                               f"({gc.tiled.how})", "Shape Divisibility Condition")
+    for mode, (ext, t) in enumerate(((M, tm), (N, tn))):
+        if ext % t:
+            past = -(-ext // t) * t
+            raise Overrun(f"the {M}x{N} tile is not a whole number of the TiledCopy's {tm}x{tn} tiles "
+                          f"({gc.tiled.how}): CuTe's partitions round the rest modes up, so the copy reaches "
+                          f"{'row' if mode == 0 else 'column'}s {ext}..{past - 1}, past the tile", mode, ext, t)
     vbits = value_type_bits(gc.type)
     ident = Layout((M, N))
     tf_s, tf_d = tc.tidfrg_S(ident), tc.tidfrg_D(ident)

@@ -1,0 +1,209 @@
+"""Global <-> shared memory copies (``[g2s.X]``, ``[s2g.C]``) against CuTe C++ (issue 14).
+
+Ground truth: for each case, a host program built with g++ against the CuTe headers makes the real
+``make_tiled_copy(Copy_Atom<atom, T>{}, thr, val)`` (or ``make_tiled_copy_impl``), partitions a gmem
+tensor with a run-time leading dimension and the smem tensor with ``partition_S``/``partition_D``,
+instantiates ``copy(tiled_copy, src, dst)`` (its static_asserts) and prints, per thread, the
+(gmem offset, smem offset) of every value, grouped by instruction (the atom's values, or the width
+CuTe's auto-vectorizing copy picks).  The digests are stored here, so the default run needs no
+compiler; ``pytest -m slow`` with the headers (``SYMLAYOUT_CUTE_SITE`` or an installed
+``cutlass_library``) recompiles every case and checks the stored truth.
+"""
+import hashlib
+
+import pytest
+
+from cute_cpp import Compiler, _int_tuple, cpp_layout, cute_site, vec_elems_cpp
+from symlayout.config import loads_config
+from symlayout.errors import CuteStaticAssert
+from symlayout.prove.g2s import Overrun, build_global_model
+
+FA2_Q = "Sw<3,3,3> o ((8,16),(64,1)):((64,512),(1,0))"
+# (name, kind, operand, atom, type, thr/val or tv/tiler, smem, gmem ("k": ld along mode 1 or "m"), ld)
+CASES = [
+    ("fa2_q", "g2s", "A", "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "half_t", ("(16,8):(8,1)", "(1,8)"), FA2_Q,
+     "k", 72),
+    ("fa2_q_tv", "g2s", "A", "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "half_t", ("tv", "((8,16),8):((128,1),16)", "(16,64)"),
+     FA2_Q, "k", 64),
+    ("fa2_vt", "g2s", "B", "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "half_t", ("(8,16):(1,8)", "(8,1)"),
+     "Sw<3,3,3> o (64,128):(1,64)", "m", 136),
+    ("cutlass_f16", "g2s", "A", "SM80_CP_ASYNC_CACHEALWAYS<uint128_t>", "half_t", ("(32,4):(4,1)", "(1,8)"),
+     "Sw<2,3,3> o ((8,16),(32,1)):((32,256),(1,0))", "k", 40),
+    ("cutlass_tf32", "g2s", "B", "SM80_CP_ASYNC_CACHEALWAYS<uint128_t>", "tfloat32_t", ("(16,8):(8,1)", "(1,4)"),
+     "Sw<3,2,3> o ((8,16),(32,1)):((32,256),(1,0))", "k", 36),
+    ("universal_u128_half", "s2g", "C", "UniversalCopy<uint128_t>", "half_t", ("(16,16):(16,1)", "(1,8)"),
+     "Sw<3,3,3> o ((8,16),(64,2)):((64,512),(1,8192))", "k", 136),
+    ("avc_fa2_o", "s2g", "C", "AutoVectorizingCopy", "half_t", ("(16,8):(8,1)", "(1,8)"), FA2_Q, "k", 64),
+    ("u32_half", "g2s", "A", "UniversalCopy<uint32_t>", "half_t", ("(32,4):(4,1)", "(1,8)"),
+     "(128,32):(32,1)", "k", 32),
+    ("sw_splits_vector", "g2s", "A", "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "half_t", ("(16,8):(8,1)", "(1,8)"),
+     "Sw<3,2,3> o (64,64):(64,1)", "k", 64),
+    ("m_contiguous_gmem", "g2s", "A", "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "half_t", ("(16,8):(8,1)", "(1,8)"),
+     "(64,64):(64,1)", "m", 64),
+    ("tiler_does_not_divide", "g2s", "A", "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "half_t", ("(16,8):(8,1)", "(1,8)"),
+     "(40,64):(64,1)", "k", 64),
+]
+
+# sha1[:16] of the canonical text (see canonical()); "REJECT" where CuTe does not compile the copy
+TRUTH = {
+    "fa2_q": "abfdd6d9ed97bdd9",
+    "fa2_q_tv": "4e584d606987495f",
+    "fa2_vt": "20b910c16f2931d6",
+    "cutlass_f16": "1287326532067975",
+    "cutlass_tf32": "fbecda59fe009ea3",
+    "universal_u128_half": "cbad24cb7f49fc79",
+    "avc_fa2_o": "4e584d606987495f",
+    "u32_half": "8ecf7933f5cd7a48",
+    "sw_splits_vector": "REJECT",
+    "m_contiguous_gmem": "REJECT",
+    "tiler_does_not_divide": "OVERRUN",
+}
+
+
+def _toml(case):
+    name, kind, op, atom, ty, tiled, smem, major, ld = case
+    from symlayout.notation import parse
+    L = parse(smem)
+    inner = getattr(L, "inner", L)
+    from symlayout import int_tuple as it
+    M, N = (it.product(inner.shape[0]), it.product(inner.shape[1]))
+    gmem = f"({M},{N}):(ld,1)" if major == "k" else f"({M},{N}):(1,ld)"
+    t = tiled[1:] if tiled[0] == "tv" else tiled
+    keys = f'tv = "{t[0]}"\ntiler = "{t[1]}"\n' if tiled[0] == "tv" else f'thr = "{t[0]}"\nval = "{t[1]}"\n'
+    return (f'[params]\nld = {{ min = {ld}, max = {ld} }}\n[mma]\natom = "SM80_16x8x16_F32F16F16F32_TN"\n'
+            f'[{kind}.{op}]\natom = "{atom}"\ntype = "{ty}"\nsmem = "{smem}"\n{keys}gmem = "{gmem}"\n'
+            f"gmem_align = 128\n")
+
+
+def canonical(w, threads) -> str:
+    """``W k`` then per thread its instructions, each ``g:s,g:s,...`` (gmem and smem element offsets
+    of its values), sorted."""
+    lines = [f"W {w}"]
+    for t, groups in threads:
+        lines.append(f"T {t} " + " ".join(sorted(",".join(f"{g}:{s}" for g, s in grp) for grp in groups)))
+    return "\n".join(lines) + "\n"
+
+
+def model_text(case) -> str:
+    cfg = loads_config(_toml(case))
+    gc = (cfg.g2s or cfg.s2g)[case[2]]
+    try:
+        m = build_global_model(gc, cfg.params)
+    except Overrun:
+        return "OVERRUN"
+    except CuteStaticAssert:
+        return "REJECT"
+    (asg, G), = m.gmem_tables()
+    S = m.smem_addr
+    return canonical(m.k, [(t, [[(G[i], S[i]) for i in a] for a in accs]) for t, accs in sorted(m.accesses.items())])
+
+
+def _lay(text):
+    """A layout, or a shape alone (``Layout<Shape<...>>``: compact column-major)."""
+    if ":" in text:
+        return cpp_layout(text)
+    from symlayout.notation import parse
+    return f"make_layout({_int_tuple(parse(text), 'shape')})"
+
+
+def _ctype(ty):
+    return {"half_t": "half_t", "tfloat32_t": "tfloat32_t", "float": "float"}[ty]
+
+
+def program(case) -> str:
+    name, kind, op, atom, ty, tiled, smem, major, ld = case
+    from symlayout.notation import parse
+    inner = getattr(parse(smem), "inner", parse(smem))
+    from symlayout import int_tuple as it
+    M, N = (it.product(inner.shape[0]), it.product(inner.shape[1]))
+    stride = "make_stride(ld, Int<1>{})" if major == "k" else "make_stride(Int<1>{}, ld)"
+    atom_cpp = atom.replace("AutoVectorizingCopy", "AutoVectorizingCopyWithAssumedAlignment<128>")
+    if tiled[0] == "tv":
+        tl = parse(tiled[2])
+        tc = (f"make_tiled_copy_impl(Copy_Atom<{atom_cpp}, T>{{}}, {cpp_layout(tiled[1])}, "
+              f"Shape<Int<{tl[0]}>, Int<{tl[1]}>>{{}})")
+    else:
+        tc = f"make_tiled_copy(Copy_Atom<{atom_cpp}, T>{{}}, {_lay(tiled[0])}, {_lay(tiled[1])})"
+    src, dst = ("gX", "sX") if kind == "g2s" else ("sX", "gX")
+    avc = atom.startswith("AutoVectorizing")
+    return f'''#include "cute_all.hpp"
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+using namespace cute;
+{vec_elems_cpp(128)}
+int main(int argc, char** argv) {{
+  int ld = {ld};
+  using T = {_ctype(ty)};
+  auto sL = {cpp_layout(smem)};
+  auto gL = make_layout(make_shape(Int<{M}>{{}}, Int<{N}>{{}}), {stride});
+  static T sbuf[cosize_v<decltype(sL)>];
+  std::vector<T> gbuf(size_t(cosize(gL)));
+  auto gX = make_tensor(make_gmem_ptr(gbuf.data()), gL);
+  auto sX = make_tensor(make_smem_ptr(sbuf), sL);
+  auto tc = {tc};
+  for (int t = 0; t < int(size(tc)); ++t) {{
+    auto thr = tc.get_slice(t);
+    auto src = thr.partition_S({src});
+    auto dst = thr.partition_D({dst});
+    int w = {"vec_elems(src, dst)" if avc else "int(size<1>(typename decltype(tc)::AtomLayoutRef{}))"};
+    if (t == 0) printf("W %d\\n", w);
+    if (argc > 5) copy(tc, src, dst);          // never run: instantiates copy()'s static_asserts
+    printf("T %d", t);
+    for (int i = 0; i < int(size(src)); ++i) {{
+      auto g = &{"src" if kind == "g2s" else "dst"}(i) - gbuf.data();
+      auto s = &{"dst" if kind == "g2s" else "src"}(i) - sbuf;
+      printf("%s%d:%d", i % w == 0 ? " " : ",", int(g), int(s));
+    }}
+    printf("\\n");
+  }}
+}}
+'''
+
+
+def cpp_text(out: str) -> str:
+    """The program's output in :func:`canonical` form."""
+    lines = out.strip().splitlines()
+    w = int(lines[0].split()[1])
+    threads = []
+    for ln in lines[1:]:
+        parts = ln.split()
+        groups = [[tuple(int(x) for x in p.split(":")) for p in grp.split(",")] for grp in parts[2:]]
+        threads.append((int(parts[1]), groups))
+    return canonical(w, threads)
+
+
+def digest(text):
+    return text if text in ("REJECT", "OVERRUN") else hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+def overruns(case, out) -> bool:
+    """CuTe's partitions touch more elements than the tile has (zipped_divide rounds the rest
+    modes up when the tiler does not divide the tile)."""
+    from symlayout.notation import parse
+    inner = getattr(parse(case[6]), "inner", parse(case[6]))
+    return sum(ln.count(":") for ln in out.splitlines()[1:]) > inner.size()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_model_matches_cute(case):
+    assert case[0] in TRUTH, "no stored ground truth: run pytest -m slow with the CuTe headers"
+    assert digest(model_text(case)) == TRUTH[case[0]]
+
+
+needs_cute = pytest.mark.skipif(cute_site() is None, reason="CuTe headers not found: set SYMLAYOUT_CUTE_SITE "
+                                                            "(a site with cutlass_library and the nvidia CUDA headers)")
+
+
+@pytest.fixture(scope="module")
+def gxx(tmp_path_factory):
+    return Compiler(tmp_path_factory.mktemp("cute_g2s"))
+
+
+@pytest.mark.slow
+@needs_cute
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_truth_is_cute(gxx, case):
+    out, asserts = gxx.run(program(case))
+    truth = "REJECT" if asserts else "OVERRUN" if overruns(case, out) else digest(cpp_text(out))
+    assert truth == TRUTH.get(case[0]), (case[0], truth, asserts[:1])
