@@ -680,12 +680,13 @@ def _span(rs):
     return f"{{{rs[0]}..{rs[-1]}}}" if len(rs) > 3 else "{" + ", ".join(map(str, rs)) + "}"
 
 
-def slot_agreement(m: GlobalCopyModel, operand_model=None) -> Result:
+def slot_agreement(m: GlobalCopyModel, operand_model=None, partner=None) -> Result:
     """The whole route: the bytes an instruction moves from its source address land where the
     destination expects the same element (``g2s``: the smem element at each written address is
     the gmem element read there; ``s2g``: the gmem offset written holds the smem element read).
     With the ``[copy.X]`` model, a counterexample follows the element on into the register slot
-    the MMA reads it from."""
+    the MMA reads it from; and the ``[copy.X]`` table's smem layout puts every element where this
+    copy does."""
     t0 = time.perf_counter()
     tables = m.gmem_tables()
     if tables is None:
@@ -702,8 +703,8 @@ def slot_agreement(m: GlobalCopyModel, operand_model=None) -> Result:
                 for e in range(m.k):
                     checked += 1
                     gi, si = gwhere.get(g0 + e), m.smem_index.get(s0 + e)
-                    if gi == si and gi is not None:
-                        continue
+                    if si is not None and G[si] == g0 + e:
+                        continue                 # the element stored there is the one at that gmem offset
                     route = [f"gmem offset {g0 + e} ({m.el(gi) if gi is not None else 'no element of the tile'})",
                              f"{_instr(m)} of thread {t} (access {c}, byte {e * eb} of its {m.vb}-byte vector)",
                              f"smem byte {(s0 + e) * eb} ({m.el(si) if si is not None else 'no element of the tile'})"]
@@ -721,7 +722,44 @@ def slot_agreement(m: GlobalCopyModel, operand_model=None) -> Result:
                     cex = Counterexample(msg, thread=t, value=e, element=m.coord(a[0]), params=asg or None,
                                          route=route)
                     return _result("slot_agreement", m, t0, cex, checked)
+    if partner is not None and getattr(partner, "smem", None) is not None:
+        cex, n = _same_smem(m, partner, operand_model, tables[0])
+        checked += n
+        if cex is not None:
+            return _result("slot_agreement", m, t0, cex, checked)
     return _result("slot_agreement", m, t0, None, checked)
+
+
+def _same_smem(m, partner, operand_model, gtable):
+    """The ``[copy.X]`` table reads (or, for C, writes) the tile through its own smem layout: each
+    element must be where the global-memory copy put it (or takes it from)."""
+    try:
+        other = function_table(partner.smem)
+    except Exception:  # noqa: BLE001 - a parametric partner: compared by the [copy.X] results alone
+        return None, 0
+    sa, eb = m.smem_addr, m.eb
+    asg, G = gtable
+    n = min(len(other), len(sa))
+    for i in range(n):
+        if other[i] == sa[i]:
+            continue
+        j = m.smem_index.get(other[i])
+        if m.kind == "g2s":
+            route = [f"gmem offset {G[j]} ({m.el(j)})" if j is not None else "no gmem element",
+                     f"{_instr(m)} writes it to smem byte {other[i] * eb}"]
+            om = operand_model() if callable(operand_model) else operand_model
+            if om is not None:
+                route += _register_story(om, i)
+            msg = (f"[copy.{m.operand}] reads {m.el(i)} at smem byte {other[i] * eb}, where [{m.name}] (smem "
+                   f"{m.smem}) put {m.el(j) if j is not None else 'no element'}: the two tables give different smem "
+                   f"layouts ({partner.smem})")
+        else:
+            route = [f"[copy.C] writes {m.el(i)} to smem byte {other[i] * eb}",
+                     f"[{m.name}] reads that byte as {m.el(j) if j is not None else 'no element'}"]
+            msg = (f"[copy.C] writes {m.el(i)} at smem byte {other[i] * eb}, where [{m.name}] (smem {m.smem}) reads "
+                   f"{m.el(j) if j is not None else 'no element'}: the two tables give different smem layouts")
+        return Counterexample(msg, element=m.coord(i), address_bytes=other[i] * eb, route=route), i + 1
+    return None, n
 
 
 def _register_story(om, i):
@@ -763,7 +801,7 @@ def prove_global(m: GlobalCopyModel, properties, partner=None, operand_model=Non
     out = []
     for p in properties:
         if p == "slot_agreement":
-            r = slot_agreement(m, operand_model)
+            r = slot_agreement(m, operand_model, partner)
         elif p == "type_agreement":
             r = type_agreement(m, partner)
             if r.status != REFUTED and r.checked == 0:

@@ -1,0 +1,196 @@
+"""The SM80 data path of version 2 (issue 14): config keys, each property of the global-memory
+copies and of the stages proved on a good configuration and refuted on one that breaks it.
+
+CuTe C++ ground truth for the partitions is in ``test_datapath_cute.py``.
+"""
+import pytest
+
+from symlayout.config import loads_config
+from symlayout.errors import ConfigError
+from symlayout.prove.datapath import prove_datapath
+from symlayout.prove.engine import prove_config
+
+MMA = '[mma]\natom = "SM80_16x8x16_F32F16F16F32_TN"\nlayout = "(4,1,1)"\npermutation = ["64", "16", "16"]\n'
+COPY_A = '[copy.A]\natom = "SM75_U32x4_LDSM_N"\ntype = "half_t"\nsmem = "{smem}"\n'
+G2S_A = ('[g2s.A]\natom = "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>"\ntype = "{type}"\nthr = "{thr}"\nval = "{val}"\n'
+         'gmem = "{gmem}"\ngmem_align = {galign}\n{extra}')
+FA2_Q = "Sw<3,3,3> o ((8,16),(64,1)):((64,512),(1,0))"
+
+
+def cfg_text(smem=FA2_Q, thr="(16,8):(8,1)", val="(1,8)", gmem="(128,64):(ldQ,1)", galign=16, extra="",
+             params="ldQ = { min = 64, max = 65536, multiple_of = 64 }", type="half_t", more=""):
+    return (f"[params]\n{params}\n" if params else "") + MMA + COPY_A.format(smem=smem) + \
+        G2S_A.format(type=type, thr=thr, val=val, gmem=gmem, galign=galign, extra=extra) + more
+
+
+def results(text, props=None):
+    cfg = loads_config(text)
+    return {(r.property, r.operand): r for r in prove_datapath(cfg, props)}
+
+
+def status(text, prop, operand="g2s.A"):
+    return results(text)[(prop, operand)]
+
+
+def test_fa2_q_proves_every_property():
+    rs = results(cfg_text())
+    got = {p: r.status for (p, o), r in rs.items() if o == "g2s.A"}
+    assert got == {p: "proved" for p in ("coverage", "alignment", "exactly_once", "slot_agreement", "bank_conflicts",
+                                          "in_bounds", "type_agreement", "coalescing")}
+    assert all(r.checked and r.checked > 0 for r in rs.values())
+
+
+def test_whole_config_through_the_engine():
+    rep = prove_config(loads_config(cfg_text()))
+    assert rep.error is None
+    ops = {r.operand for r in rep.results}
+    assert {"A", "g2s.A"} <= ops and all(r.status == "proved" for r in rep.results)
+
+
+# ---------------------------------------------------------------- one failing case per property
+
+def test_alignment_gmem_align_too_small():
+    r = status(cfg_text(galign=8), "alignment")
+    assert r.status == "refuted" and "gmem base alignment 8 B" in r.counterexample.message
+
+
+def test_alignment_leading_dimension_not_a_multiple_of_the_vector():
+    r = status(cfg_text(params="ldQ = { min = 64, max = 65536, multiple_of = 4 }"), "alignment")
+    assert r.status == "refuted" and r.counterexample.params["ldQ"] % 8 == 4
+    assert "not 16-byte aligned" in r.counterexample.message
+
+
+def test_alignment_cute_rejects_vectors_across_the_leading_dimension():
+    # the tile is M-contiguous in gmem but the copy's 8-value vectors run along K (stride ldQ)
+    r = status(cfg_text(gmem="(128,64):(1,ldQ)", params="ldQ = { min = 128, max = 65536, multiple_of = 64 }"),
+               "alignment")
+    assert r.status == "refuted" and r.method == "cute" and "src failed to vectorize" in r.counterexample.message
+
+
+def test_coalescing_leading_dimension_off_the_sector_grid():
+    r = status(cfg_text(params="ldQ = { min = 64, max = 65536, multiple_of = 8 }"), "coalescing")
+    assert r.status == "refuted"
+    ex = r.counterexample.extra
+    assert ex["sectors"] > ex["minimum"] == 16 and r.counterexample.params["ldQ"] % 16 == 8
+
+
+def test_coalescing_proved_for_every_multiple_of_16():
+    assert status(cfg_text(params="ldQ = { min = 64, max = 65536, multiple_of = 16 }"), "coalescing").status == "proved"
+
+
+def test_bank_conflicts_unswizzled_column_major_threads():
+    # 8 consecutive threads down a column of an unswizzled row-major tile: 16-byte writes 128 bytes apart
+    r = status(cfg_text(smem="(128,64):(64,1)", thr="(16,8):(1,16)"), "bank_conflicts")
+    assert r.status == "refuted" and r.counterexample.extra["degree"] == 8
+
+
+def test_bank_conflicts_the_swizzle_fixes_it():
+    assert status(cfg_text(thr="(16,8):(1,16)"), "bank_conflicts").status == "proved"
+
+
+def test_exactly_once_and_coverage_duplicate_threads():
+    # tv maps two threads onto the same values: half the tile is written twice, half never
+    extra_tv = 'tv = "((8,16),8):((128,0),16)"\ntiler = "(16,64)"\n'
+    text = cfg_text().replace('thr = "(16,8):(8,1)"\nval = "(1,8)"\n', extra_tv)
+    rs = results(text)
+    assert rs[("exactly_once", "g2s.A")].status == "refuted"
+    assert rs[("coverage", "g2s.A")].status == "refuted"
+
+
+def test_exactly_once_s2g_rows_overlap_for_a_short_leading_dimension():
+    text = MMA + ('[params]\nldO = { min = 8, max = 4096, multiple_of = 8 }\n'
+                  '[copy.C]\natom = "AutoVectorizingCopy"\ntype = "half_t"\nconvert = true\n'
+                  f'smem = "{FA2_Q}"\n'
+                  '[s2g.C]\natom = "UniversalCopy<uint128_t>"\ntype = "half_t"\nthr = "(16,8):(8,1)"\nval = "(1,8)"\n'
+                  'gmem = "(128,64):(ldO,1)"\ngmem_align = 16\n')
+    text = text.replace('[params]', '[params]', 1)
+    rs = results(text)
+    r = rs[("exactly_once", "s2g.C")]
+    assert r.status == "refuted" and r.counterexample.params["ldO"] < 64
+    assert rs[("alignment", "s2g.C")].status == "proved"
+
+
+def test_in_bounds_residue_k_not_a_multiple_of_the_vector():
+    r = status(cfg_text(extra='residue = ["M", "K"]\n'), "in_bounds")
+    assert r.status == "refuted" and "K residue" in r.counterexample.message
+    assert r.counterexample.extra["residue"]["K"] % 8 != 0
+
+
+def test_in_bounds_residue_proved_when_k_is_a_multiple_of_8():
+    text = cfg_text(extra='residue = ["M", "K"]\n',
+                    params="ldQ = { min = 64, max = 65536, multiple_of = 64 }\nK = { min = 8, max = 65536, multiple_of = 8 }")
+    r = status(text, "in_bounds")
+    assert r.status == "proved" and "residues" in r.detail
+
+
+def test_in_bounds_tiler_that_does_not_divide_the_tile():
+    text = cfg_text(smem="(40,64):(64,1)", gmem="(40,64):(ldQ,1)", extra='smem = "(40,64):(64,1)"\n')
+    text = text.replace(COPY_A.format(smem="(40,64):(64,1)"), "")
+    r = results(text)[("in_bounds", "g2s.A")]
+    assert r.status == "refuted" and "past the tile" in r.counterexample.message
+
+
+def test_slot_agreement_whole_route():
+    # the g2s table writes the tile through an unswizzled layout, the ldmatrix copy reads it swizzled
+    text = cfg_text(extra='smem = "(128,64):(64,1)"\n')
+    sa = results(text)[("slot_agreement", "g2s.A")]
+    assert sa.status == "refuted" and "different smem layouts" in sa.counterexample.message
+    route = sa.counterexample.route
+    assert route[0].startswith("gmem offset") and "writes it to smem byte" in route[1]
+    assert "fragment slot" in route[2] and "where the MMA expects A(" in route[2]
+
+
+def test_slot_agreement_overlapping_gmem_rows_read_what_cute_reads():
+    # ld = 8 < 64: gmem rows overlap; each smem element still receives the gmem offset CuTe maps it to
+    text = cfg_text(params="ldQ = { min = 8, max = 65536, multiple_of = 8 }")
+    assert status(text, "slot_agreement").status == "proved"
+
+
+def test_type_agreement_g2s_type_differs_from_the_copy():
+    r = status(cfg_text(type="bfloat16_t"), "type_agreement")
+    assert r.status == "refuted" and "bfloat16_t" in r.counterexample.message
+
+
+# ---------------------------------------------------------------- stages
+
+STAGED = "Sw<3,3,3> o ((8,16),(64,1),(1,3)):((64,512),(1,0),(0,8192))"
+
+
+def test_stages_from_the_pipe_mode():
+    rs = results(cfg_text(smem=STAGED))
+    assert rs[("exactly_once", "stages.A")].status == "proved"
+    assert rs[("in_bounds", "stages.A")].status == "proved"
+    cfg = loads_config(cfg_text(smem=STAGED))
+    assert cfg.stages == 3 and cfg.copies["A"].smem.rank() == 2
+
+
+def test_stages_overlap():
+    r = results(cfg_text(smem=STAGED.replace("8192", "4096")))[("exactly_once", "stages.A")]
+    assert r.status == "refuted" and "overlap" in r.counterexample.message
+
+
+def test_stages_count_and_capacity():
+    ok = results(cfg_text(more="[stages]\ncount = 4\n"))[("in_bounds", "stages.A")]
+    assert ok.status == "proved" and ok.checked == 4 * 8192
+    big = results(cfg_text(more="[stages]\ncount = 11\n"))[("in_bounds", "stages.A")]
+    assert big.status == "refuted" and big.counterexample.extra["capacity"] == 166912
+
+
+# ---------------------------------------------------------------- bad input: one line, located
+
+@pytest.mark.parametrize("text,where,what", [
+    (cfg_text(extra='tv = "(8,8):(1,8)"\n'), 18, "either thr/val or tv/tiler"),
+    (cfg_text(extra='residue = ["N"]\n'), 18, "not a mode of the A tile"),
+    (cfg_text(gmem="(64,64):(ldQ,1)"), 16, "the smem tile is 128x64"),
+    (cfg_text(gmem="(128,64):(ldX,1)"), 16, "ldX"),
+    (cfg_text().replace("SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "SM75_U32x4_LDSM_N"), 12, "not global memory"),
+    (cfg_text(smem=STAGED, more="[stages]\ncount = 2\n"), 19, "PIPE mode of 3"),
+    (cfg_text().replace("[g2s.A]", "[g2s.C]"), 11, "[g2s.A] or [g2s.B]"),
+    (cfg_text(extra="gmem_aling = 16\n"), 18, "did you mean 'gmem_align'"),
+])
+def test_bad_input_is_one_line(text, where, what):
+    with pytest.raises(ConfigError) as ei:
+        loads_config(text, path="x.toml")
+    msg = str(ei.value)
+    assert "\n" not in msg and what in msg, msg
+    assert msg.startswith(f"x.toml:{where}:"), msg
