@@ -316,8 +316,8 @@ class TiledCopySpec:
     """A hand-built TiledCopy of a version-2 table: ``thr``/``val`` (``make_tiled_copy(atom, thr, val)``)
     or ``tv``/``tiler`` (``make_tiled_copy_impl(atom, tv, tiler)``), as parsed Layouts.
 
-    >>> from symlayout.notation import parse
-    >>> from symlayout.layout import Layout
+    >>> from symlayout.algebra.notation import parse
+    >>> from symlayout.algebra.layout import Layout
     >>> TiledCopySpec(thr=parse("(16,8):(8,1)"), val=Layout((1, 8))).how
     'make_tiled_copy(atom, (16,8):(8,1), (1,8):(0,1))'
     """
@@ -1386,7 +1386,7 @@ def staged_layout(smem, count: int):
     ``cosize(smem)`` appended (as ``tile_to_shape(atom, (M,K,PIPE))`` builds it; a swizzle
     acts on the whole buffer).
 
-    >>> from symlayout.notation import parse
+    >>> from symlayout.algebra.notation import parse
     >>> str(staged_layout(parse("Sw<3,3,3> o (64,64):(64,1)"), 3))
     'Sw<3,3,3> o 0 o (64,64,3):(64,1,4096)'
     """

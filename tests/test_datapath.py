@@ -194,3 +194,29 @@ def test_bad_input_is_one_line(text, where, what):
     msg = str(ei.value)
     assert "\n" not in msg and what in msg, msg
     assert msg.startswith(f"x.toml:{where}:"), msg
+
+
+# ---------------------------------------------------------------- the GPU harness's host side (no GPU)
+
+def test_harness_predictions_follow_the_phase_rule():
+    from symlayout.harness.datapath_run import patterns, predicted_wavefronts
+    assert predicted_wavefronts("ld", 16, [16 * l for l in range(32)]) == 4          # 512 B: 4 phases of 128 B
+    assert predicted_wavefronts("ld", 16, [128 * l for l in range(32)]) == 32        # 8-way in each phase
+    assert predicted_wavefronts("ld", 8, [(l % 16) * 8 + (l // 16) * 512 for l in range(32)]) == 2   # half warps
+    assert predicted_wavefronts("ld", 4, [(l % 16) * 4 + (l // 16) * 512 for l in range(32)]) == 2   # 2-way
+    assert predicted_wavefronts("ldsm", 16, [16 * l for l in range(32)]) == 4
+    names = [p[0] for p in patterns()]
+    assert len(names) == len(set(names)) and any(n.startswith("ldsm") for n in names)
+
+
+def test_harness_copy_kernel_and_ncu_csv():
+    from symlayout.harness.datapath_run import compare, copy_source, models_of, parse_ncu_csv
+    (m, asg), = [x for x in models_of("proofs/sm80_datapath/fa2_fwd_hd64_qk.toml") if x[0].operand == "A"]
+    assert asg == {"ldQ": 64} and "cp.async.cg.shared.global" in copy_source(m)
+    csv = ('"ID","Kernel Name","l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"\n'
+           '"","","sector"\n"0","pat_ld16","4"\n"1","pat_ld16","33"\n')
+    meas = parse_ncu_csv(csv)
+    assert meas == [{"kernel": "pat_ld16", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 4.0},
+                    {"kernel": "pat_ld16", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 33.0}]
+    pl = {"items": [{"name": "a", "kind": "ld", "predicted": 4}, {"name": "b", "kind": "ld", "predicted": 32}]}
+    assert [r[4] for r in compare(pl, meas)] == [True, False]

@@ -62,10 +62,10 @@ TRUTH = {
 
 def _toml(case):
     name, kind, op, atom, ty, tiled, smem, major, ld = case
-    from symlayout.notation import parse
+    from symlayout.algebra.notation import parse
     L = parse(smem)
     inner = getattr(L, "inner", L)
-    from symlayout import int_tuple as it
+    from symlayout.algebra import int_tuple as it
     M, N = (it.product(inner.shape[0]), it.product(inner.shape[1]))
     gmem = f"({M},{N}):(ld,1)" if major == "k" else f"({M},{N}):(1,ld)"
     t = tiled[1:] if tiled[0] == "tv" else tiled
@@ -102,7 +102,7 @@ def _lay(text):
     """A layout, or a shape alone (``Layout<Shape<...>>``: compact column-major)."""
     if ":" in text:
         return cpp_layout(text)
-    from symlayout.notation import parse
+    from symlayout.algebra.notation import parse
     return f"make_layout({_int_tuple(parse(text), 'shape')})"
 
 
@@ -112,9 +112,9 @@ def _ctype(ty):
 
 def program(case) -> str:
     name, kind, op, atom, ty, tiled, smem, major, ld = case
-    from symlayout.notation import parse
+    from symlayout.algebra.notation import parse
     inner = getattr(parse(smem), "inner", parse(smem))
-    from symlayout import int_tuple as it
+    from symlayout.algebra import int_tuple as it
     M, N = (it.product(inner.shape[0]), it.product(inner.shape[1]))
     stride = "make_stride(ld, Int<1>{})" if major == "k" else "make_stride(Int<1>{}, ld)"
     atom_cpp = atom.replace("AutoVectorizingCopy", "AutoVectorizingCopyWithAssumedAlignment<128>")
@@ -180,7 +180,7 @@ def digest(text):
 def overruns(case, out) -> bool:
     """CuTe's partitions touch more elements than the tile has (zipped_divide rounds the rest
     modes up when the tiler does not divide the tile)."""
-    from symlayout.notation import parse
+    from symlayout.algebra.notation import parse
     inner = getattr(parse(case[6]), "inner", parse(case[6]))
     return sum(ln.count(":") for ln in out.splitlines()[1:]) > inner.size()
 

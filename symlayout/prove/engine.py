@@ -167,7 +167,7 @@ EXHAUSTIVE_LIMIT = 1 << 20
 def _concrete(smem) -> bool:
     """No symbol in the smem layout (its shape, strides or offset): ``[params]`` used elsewhere only
     (a gmem leading dimension) leave the copy to the exhaustive check."""
-    from .. import int_tuple as it
+    from ..algebra import int_tuple as it
     inner = smem.inner if getattr(smem, "is_composed", False) else smem
     leaves = list(it.flatten_leaves(inner.shape)) + list(it.flatten_leaves(inner.stride))
     leaves.append(getattr(smem, "offset", 0))

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 
-from ..layout import function_table
+from ..algebra.layout import function_table
 from .result import PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
 
 #: bytes of shared memory one block may use (opt-in maximum), by the MMA atom's architecture
@@ -66,7 +66,7 @@ def prove_stages(cfg, props, refuted=frozenset()) -> list:
         table = function_table(staged)
         S = len(table) // n
         M = 1
-        from .. import int_tuple as it
+        from ..algebra import int_tuple as it
         M = it.product(staged.shape[0])
         total += int(staged.cosize() * eb)
         label = f"stages.{op}"
