@@ -67,7 +67,26 @@ def _mma_expr(mma, mlay, perm):
     return f"make_tiled_mma({mma}{{}}, {lay}{pm})"
 
 
-def build_program(cfg) -> str:
+def tiled_copy_expr(cfg, tiled=None) -> str:
+    """The TiledCopy of ``cfg``: ``make_tiled_copy_X(Copy_Atom<atom, T>{}, mma)``, or with ``tiled``
+    (``("thr", thr, val)`` or ``("tv", tv, tiler)``, CuTe notation) the hand-built one of a version-2
+    ``[copy.X]``: ``make_tiled_copy(atom, thr, val)`` / ``make_tiled_copy_impl(atom, tv, tiler)``."""
+    op, atom = cfg[3], cfg[4]
+    if tiled is None:
+        return f"make_tiled_copy_{op}(Copy_Atom<{atom}, T>{{}}, mma)"
+
+    def lay(text):
+        if ":" in text:
+            return cpp_layout(text)
+        return f"make_layout({_int_tuple(parse(text), 'shape')})"
+    if tiled[0] == "tv":
+        t = parse(tiled[2])
+        return (f"make_tiled_copy_impl(Copy_Atom<{atom}, T>{{}}, {lay(tiled[1])}, "
+                f"Shape<Int<{t[0]}>, Int<{t[1]}>>{{}})")
+    return f"make_tiled_copy(Copy_Atom<{atom}, T>{{}}, {lay(tiled[1])}, {lay(tiled[2])})"
+
+
+def build_program(cfg, tiled=None) -> str:
     """The route of ``cfg`` for one thread (static_asserts fire at compile time)."""
     mma, mlay, perm, op, atom, ty, smem = cfg
     if op == "C":
@@ -83,7 +102,7 @@ def build_program(cfg) -> str:
             f"  using T = {ty};\n"
             f"  static T buf[cosize_v<decltype(sL)>];\n"
             f"  auto sX = make_tensor(make_smem_ptr(buf), sL);\n"
-            f"  auto cp = make_tiled_copy_{op}(Copy_Atom<{atom}, T>{{}}, mma);\n"
+            f"  auto cp = {tiled_copy_expr(cfg, tiled)};\n"
             f"  auto thr = cp.get_slice(thread_idx);\n"
             f"  auto tmma = mma.get_slice(thread_idx);\n"
             f"{route}"
@@ -106,7 +125,7 @@ int vec_elems(TS const& s, TD const& d) {{
 }}'''
 
 
-def movement_program(cfg, max_vec_bits: int) -> str:
+def movement_program(cfg, max_vec_bits: int, tiled=None) -> str:
     """Runs the copy of ``cfg`` on the host for every thread, A/B one k-block at a time, and
     prints what moved: ``W <elements per access>`` (CuTe's auto-vectorizing choice, from its own
     max_common_vector / max_alignment), then per thread ``T t v0 v1 ...`` -- A/B: the smem element
@@ -124,7 +143,7 @@ int main() {{
   using U = uint_bit_t<sizeof_bits_v<T>>;
   static T buf[cosize_v<decltype(sL)>];
   auto sX = make_tensor(make_smem_ptr(buf), sL);
-  auto cp = make_tiled_copy_{op}(Copy_Atom<{atom}, T>{{}}, mma);
+  auto cp = {tiled_copy_expr(cfg, tiled)};
   for (int t = 0; t < int(size(mma)); ++t) {{
     auto thr = cp.get_slice(t);
     auto tmma = mma.get_slice(t);
@@ -181,9 +200,9 @@ class Compiler:
         (d / "p.cpp").write_text(text)
         return d
 
-    def static_asserts(self, cfg) -> list:
+    def static_asserts(self, cfg, tiled=None) -> list:
         """CuTe's static_assert messages for ``cfg`` (empty: CuTe compiles it)."""
-        d = self._src(build_program(cfg))
+        d = self._src(build_program(cfg, tiled))
         p = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", f"-I{self.dir}", *self._flags(), str(d / "p.cpp")],
                            capture_output=True, text=True)
         out = []
@@ -194,8 +213,8 @@ class Compiler:
                 out.append("error: " + line.split("error:", 1)[1].strip())
         return out
 
-    def movement(self, cfg, max_vec_bits: int) -> str:
-        d = self._src(movement_program(cfg, max_vec_bits))
+    def movement(self, cfg, max_vec_bits: int, tiled=None) -> str:
+        d = self._src(movement_program(cfg, max_vec_bits, tiled))
         subprocess.run(["g++", "-std=c++17", "-O0", f"-I{self.dir}", *self._flags(), str(d / "p.cpp"), "-o",
                         str(d / "p")], check=True, capture_output=True)
         return subprocess.run([str(d / "p")], check=True, capture_output=True, text=True).stdout

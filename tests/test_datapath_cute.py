@@ -207,3 +207,99 @@ def test_truth_is_cute(gxx, case):
     out, asserts = gxx.run(program(case))
     truth = "REJECT" if asserts else "OVERRUN" if overruns(case, out) else digest(cpp_text(out))
     assert truth == TRUTH.get(case[0]), (case[0], truth, asserts[:1])
+
+
+# ---------------------------------------------------------------- hand-built [copy.X] (thr/val, tv/tiler)
+
+F32ACC = "SM80_16x8x16_F32F16F16F32_TN"
+F16 = "SM80_16x8x16_F16F16F16F16_TN"
+# (configuration as tests/cute_cpp.py, hand-built TiledCopy): MMA-derived TVs written by hand (A through
+# ldmatrix, C through UniversalCopy<uint32_t>, whose movement runs on the host), and three CuTe rejects
+HANDBUILT = [
+    ((F32ACC, "(4,1,1):(1,0,0)", (64, 16, 16), "A", "SM75_U32x4_LDSM_N", "half_t", FA2_Q),
+     ("tv", "((4,8,4),((2,2,2),(1,1))):((128,1,16),((64,8,512),(0,0)))", "(64,16)")),
+    ((F32ACC, "(4,1,1):(1,0,0)", (64, 16, 16), "A", "SM75_U32x4_LDSM_N", "half_t", FA2_Q),
+     ("thr", "(32,4):(1,32)", "(1,8)")),
+    ((F16, "(2,2,1)", None, "C", "UniversalCopy<uint32_t>", "half_t", "(32,32):(32,1)"),
+     ("tv", "((4,8,2,2),((2,2),(1,1))):((64,1,16,256),((32,8),(0,0)))", "(32,16)")),
+    ((F16, "(2,2,1)", None, "C", "UniversalCopy<uint32_t>", "half_t", "(32,32):(32,1)"),
+     ("tv", "((4,8,2,2),((2,2),(1,1))):((64,1,16,1024),((32,8),(0,0)))", "(32,32)")),
+    ((F16, "(2,2,1)", None, "B", "SM75_U32x2_LDSM_N", "half_t", "Sw<2,3,3> o (32,32):(32,1)"),
+     ("thr", "(32,4):(4,1)", "(1,4)")),
+]
+
+# (first static_assert or None, digest of the movement when it compiles and runs on the host)
+HANDBUILT_TRUTH = [
+    (None, None),
+    ('Copy_Traits: src failed to vectorize into registers. Layout is incompatible with this CopyOp.', None),
+    (None, '04b315f727eadc16'),
+    ('', None),
+    ('', None),
+]
+
+
+def _tiled_spec(tiled):
+    from symlayout.config import TiledCopySpec
+    from symlayout.algebra.layout import Layout
+    from symlayout.algebra.notation import parse
+    if tiled[0] == "tv":
+        t = parse(tiled[2])
+        return TiledCopySpec(tv=parse(tiled[1]), tiler=tuple(t))
+    v = parse(tiled[2])
+    return TiledCopySpec(thr=parse(tiled[1]), val=v if hasattr(v, "shape") else Layout(v))
+
+
+def handbuilt_model_truth(cfg, tiled):
+    from cute_cpp import model_movement
+    from symlayout.prove.model import CuteRejects, build_operand_model, cute_build_check
+    from symlayout.tiled.mma import make_tiled_mma
+    from symlayout.algebra.notation import parse
+    mma = make_tiled_mma(cfg[0], parse(cfg[1]), list(cfg[2]) if cfg[2] else None)
+    spec = _tiled_spec(tiled)
+    try:
+        cute_build_check(mma, cfg[3], cfg[4], cfg[5], cfg[6], tiled=spec)
+        m = build_operand_model(mma, None, None, cfg[3], cfg[4], cfg[5], cfg[6], tiled=spec)
+    except CuteRejects as e:
+        return e.assertion, None
+    if not _on_host(cfg[4]):
+        return None, None
+    return None, _movement_digest(model_movement(m))
+
+
+def _movement_digest(text):
+    """Digest of what moved (the ``W`` line, CuTe's auto-vectorizing width, does not apply to these atoms)."""
+    return hashlib.sha1(text.split("\n", 1)[1].encode()).hexdigest()[:16]
+
+
+def _on_host(atom):
+    """Atoms whose copy runs on the host (ldmatrix/stmatrix/cp.async only compile there)."""
+    return atom.startswith(("UniversalCopy", "AutoVectorizing", "DefaultCopy"))
+
+
+def same_verdict(ours, cute) -> bool:
+    """CuTe's CUTE_STATIC_ASSERT_V has no message (g++ prints none): any rejection matches it."""
+    if cute[0] == "":
+        return ours[0] is not None and ours[1] is None
+    return ours == cute
+
+
+@pytest.mark.parametrize("i", range(len(HANDBUILT)))
+def test_handbuilt_copy_matches_cute(i):
+    assert len(HANDBUILT_TRUTH) == len(HANDBUILT), "no stored ground truth: run pytest -m slow with the headers"
+    assert same_verdict(handbuilt_model_truth(*HANDBUILT[i]), HANDBUILT_TRUTH[i])
+
+
+@pytest.mark.slow
+@needs_cute
+@pytest.mark.parametrize("i", range(len(HANDBUILT)))
+def test_handbuilt_truth_is_cute(gxx, i):
+    cfg, tiled = HANDBUILT[i]
+    cpp = cfg
+    asserts = gxx.static_asserts(cpp, tiled)
+    if asserts:
+        truth = (asserts[0], None)
+    elif not _on_host(cfg[4]):
+        truth = (None, None)
+    else:
+        truth = (None, _movement_digest(gxx.movement(cpp, 128, tiled)))
+    assert truth == HANDBUILT_TRUTH[i]

@@ -238,8 +238,9 @@ def _copy(atom, src, dst, out, bits=None, first_only=False):
         return
     sv = (_reshaped(sL, ("group", R), lambda L: group(L, 1, R)), src[1])
     dv = (_reshaped(dL, ("group", R), lambda L: group(L, 1, R)), dst[1])
-    if sv[0][1].size() != dv[0][1].size():
-        raise TilingError(f"copy: rest modes of {sL} and {dL} differ in size")
+    if sv[0][1].size() != dv[0][1].size():       # CuTe: CUTE_STATIC_ASSERT_V(size<1>(src_v) == size<1>(dst_v))
+        raise CuteStaticAssert(f"copy: rest modes of {sL} and {dL} differ in size",
+                               "size<1>(src_v) == size<1>(dst_v)")
     null = nullspace(dv[0][1])
     tiler = (dv[0][0].shape, null)
     dn = (_reshaped(dv[0], ("zd", str(tiler)), lambda L: zipped_divide(L, tiler)), dv[1])
