@@ -220,3 +220,21 @@ def test_harness_copy_kernel_and_ncu_csv():
                     {"kernel": "pat_ld16", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 33.0}]
     pl = {"items": [{"name": "a", "kind": "ld", "predicted": 4}, {"name": "b", "kind": "ld", "predicted": 32}]}
     assert [r[4] for r in compare(pl, meas)] == [True, False]
+
+
+def test_two_gmem_symbols_enumerated_or_unknown():
+    # rows 0..63 and 64..127 of the Q tile in two places (ldQ apart within, s apart between)
+    small = cfg_text(gmem="((64,2),64):((ldQ,s),1)", params="ldQ = { min = 64, max = 256, multiple_of = 64 }\n"
+                                                           "s = { min = 4096, max = 4104, multiple_of = 4 }")
+    r = status(small, "alignment")
+    assert r.status == "refuted" and r.counterexample.params["s"] % 8 == 4
+    big = cfg_text(gmem="((64,2),64):((ldQ,s),1)", params="ldQ = { min = 64, max = 65536, multiple_of = 64 }\n"
+                                                         "s = { min = 8, max = 1048576, multiple_of = 8 }")
+    r = status(big, "coalescing")
+    assert r.status == "unknown" and "combinations" in r.detail
+
+
+def test_cute_rejects_a_dynamic_stride_inside_the_vector():
+    r = status(cfg_text(gmem="(128,64):(ldQ,s)", params="ldQ = { min = 64, max = 256, multiple_of = 64 }\n"
+                                                        "s = { min = 1, max = 2 }"), "alignment")
+    assert r.status == "refuted" and r.method == "cute"

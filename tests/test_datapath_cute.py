@@ -40,6 +40,8 @@ CASES = [
      "Sw<3,2,3> o (64,64):(64,1)", "k", 64),
     ("m_contiguous_gmem", "g2s", "A", "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "half_t", ("(16,8):(8,1)", "(1,8)"),
      "(64,64):(64,1)", "m", 64),
+    ("dynamic_unit_stride", "g2s", "A", "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "half_t", ("(16,8):(8,1)", "(1,8)"),
+     FA2_Q, "dyn1", 64),
     ("tiler_does_not_divide", "g2s", "A", "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "half_t", ("(16,8):(8,1)", "(1,8)"),
      "(40,64):(64,1)", "k", 64),
 ]
@@ -56,6 +58,7 @@ TRUTH = {
     "u32_half": "8ecf7933f5cd7a48",
     "sw_splits_vector": "REJECT",
     "m_contiguous_gmem": "REJECT",
+    "dynamic_unit_stride": "REJECT",
     "tiler_does_not_divide": "OVERRUN",
 }
 
@@ -67,10 +70,11 @@ def _toml(case):
     inner = getattr(L, "inner", L)
     from symlayout.algebra import int_tuple as it
     M, N = (it.product(inner.shape[0]), it.product(inner.shape[1]))
-    gmem = f"({M},{N}):(ld,1)" if major == "k" else f"({M},{N}):(1,ld)"
+    gmem = {"k": f"({M},{N}):(ld,1)", "m": f"({M},{N}):(1,ld)", "dyn1": f"({M},{N}):(ld,s)"}[major]
     t = tiled[1:] if tiled[0] == "tv" else tiled
     keys = f'tv = "{t[0]}"\ntiler = "{t[1]}"\n' if tiled[0] == "tv" else f'thr = "{t[0]}"\nval = "{t[1]}"\n'
-    return (f'[params]\nld = {{ min = {ld}, max = {ld} }}\n[mma]\natom = "SM80_16x8x16_F32F16F16F32_TN"\n'
+    extra = "s = { min = 1, max = 1 }\n" if major == "dyn1" else ""
+    return (f'[params]\nld = {{ min = {ld}, max = {ld} }}\n{extra}[mma]\natom = "SM80_16x8x16_F32F16F16F32_TN"\n'
             f'[{kind}.{op}]\natom = "{atom}"\ntype = "{ty}"\nsmem = "{smem}"\n{keys}gmem = "{gmem}"\n'
             f"gmem_align = 128\n")
 
@@ -116,7 +120,7 @@ def program(case) -> str:
     inner = getattr(parse(smem), "inner", parse(smem))
     from symlayout.algebra import int_tuple as it
     M, N = (it.product(inner.shape[0]), it.product(inner.shape[1]))
-    stride = "make_stride(ld, Int<1>{})" if major == "k" else "make_stride(Int<1>{}, ld)"
+    stride = {"k": "make_stride(ld, Int<1>{})", "m": "make_stride(Int<1>{}, ld)", "dyn1": "make_stride(ld, s)"}[major]
     atom_cpp = atom.replace("AutoVectorizingCopy", "AutoVectorizingCopyWithAssumedAlignment<128>")
     if tiled[0] == "tv":
         tl = parse(tiled[2])
@@ -133,7 +137,7 @@ def program(case) -> str:
 using namespace cute;
 {vec_elems_cpp(128)}
 int main(int argc, char** argv) {{
-  int ld = {ld};
+  int ld = {ld}, s = argc;              // s: a run-time stride of value 1
   using T = {_ctype(ty)};
   auto sL = {cpp_layout(smem)};
   auto gL = make_layout(make_shape(Int<{M}>{{}}, Int<{N}>{{}}), {stride});

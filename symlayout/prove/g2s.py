@@ -237,7 +237,7 @@ class GlobalCopyModel:
         static = [s if isinstance(s, int) else 0 for s in self.gmem.strides]
         offs = [sum(c * x for c, x in zip(row, static)) for row in self.gmem.coords]
         span = max(offs) - min(offs) + self.k + SECTOR
-        if len(syms) == 1:
+        if len(syms) == 1 and all(_linear(s, syms[0]) for s in self.gmem.strides):
             p = self.params[syms[0].name]
             return [{p.name: v} for v in representatives(p, span)]
         ranges = []
@@ -260,8 +260,19 @@ class GlobalCopyModel:
         return cached
 
 
+def _linear(stride, sym) -> bool:
+    """``stride`` is an integer or ``a * sym + b`` (the representatives' argument needs it)."""
+    if isinstance(stride, int):
+        return True
+    from ..algebra._lazy import sympy
+    try:
+        return sympy.Poly(stride, sym).degree() <= 1 and len(stride.free_symbols) <= 1
+    except Exception:  # noqa: BLE001 - not a polynomial: enumerate
+        return False
+
+
 def _dyn_layout(gmem, params):
-    """The gmem tile as CuTe sees it at run time: symbols as dynamic ints (their least value)."""
+    """The gmem tile as CuTe sees it at compile time: symbols as dynamic ints."""
     from ..algebra.symbolic import DynInt
 
     def conv(x):
@@ -269,8 +280,10 @@ def _dyn_layout(gmem, params):
             return tuple(conv(e) for e in x)
         if isinstance(x, int):
             return x
-        vals = {s: params[s.name].values()[0] if s.name in params else 1 for s in x.free_symbols}
-        return DynInt(int(x.subs(vals)))
+        vals = {s: params[s.name].values()[0] if s.name in params else 2 for s in x.free_symbols}
+        # a run-time stride is dynamic whatever its value: never 1, which the algebra would take
+        # for the static unit stride a vector can be recast along (CuTe cannot: it rejects)
+        return DynInt(max(2, int(x.subs(vals))))
     return Layout(gmem.shape, conv(gmem.stride))
 
 
@@ -309,15 +322,16 @@ def build_global_model(gc, params=None) -> GlobalCopyModel:
     gdyn = _dyn_layout(gc.gmem, params)
     g2s = gc.kind == "g2s"
 
-    def real(L):
+    def real(L, keep_swizzle=False):
         part = cp0.partition_S(L) if (L is gdyn) == g2s else cp0.partition_D(L)
-        if getattr(part[0], "is_composed", False):
-            return part[0].inner, part[1]
+        if getattr(part[0], "is_composed", False) and not keep_swizzle:
+            return part[0].inner, part[1]      # copy_unpack's recast follows the inner layout
         return part
     src_real, dst_real = (real(gdyn), real(smem)) if g2s else (real(smem), real(gdyn))
     width = 0
     if atom.op.kind == "default":                 # copy() hands the whole partitions to the auto-vectorizer
-        width = auto_vectorizing_width(src_real[0], dst_real[0], gc.type, gc.type, atom.op.vector_bits)
+        s_av, d_av = (real(gdyn), real(smem, True)) if g2s else (real(smem, True), real(gdyn))
+        width = auto_vectorizing_width(s_av[0], d_av[0], gc.type, gc.type, atom.op.vector_bits)
         n = sview[0].size()
         base = [[int(sview[1] + sview[0](j * width + e)) for e in range(width)] for j in range(n // width)]
         k = width
