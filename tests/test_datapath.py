@@ -136,8 +136,9 @@ def test_slot_agreement_whole_route():
     sa = results(text)[("slot_agreement", "g2s.A")]
     assert sa.status == "refuted" and "different smem layouts" in sa.counterexample.message
     route = sa.counterexample.route
-    assert route[0].startswith("gmem offset") and "writes it to smem byte" in route[1]
-    assert "fragment slot" in route[2] and "where the MMA expects A(" in route[2]
+    assert route[0].startswith("gmem offset") and "of thread" in route[1] and "writes it to smem byte" in route[1]
+    assert route[2].startswith("ldmatrix.x4") and "lane" in route[2]
+    assert "fragment slot" in route[3] and "where the MMA expects A(" in route[3] and "gets A(" in route[3]
 
 
 def test_slot_agreement_overlapping_gmem_rows_read_what_cute_reads():

@@ -758,31 +758,46 @@ def _same_smem(m, partner, operand_model, gtable):
         if other[i] == sa[i]:
             continue
         j = m.smem_index.get(other[i])
+        who = next(((t, c) for t, accs in m.accesses.items() for c, a in enumerate(accs)
+                    if sa[a[0]] <= other[i] < sa[a[0]] + m.k), None)
+        by = f" of thread {who[0]} (access {who[1]})" if who else ""
         if m.kind == "g2s":
             route = [f"gmem offset {G[j]} ({m.el(j)})" if j is not None else "no gmem element",
-                     f"{_instr(m)} writes it to smem byte {other[i] * eb}"]
+                     f"{_instr(m)}{by} writes it to smem byte {other[i] * eb}"]
             om = operand_model() if callable(operand_model) else operand_model
             if om is not None:
-                route += _register_story(om, i)
+                route += _register_story(om, i, m.el(j) if j is not None else "no element")
             msg = (f"[copy.{m.operand}] reads {m.el(i)} at smem byte {other[i] * eb}, where [{m.name}] (smem "
                    f"{m.smem}) put {m.el(j) if j is not None else 'no element'}: the two tables give different smem "
                    f"layouts ({partner.smem})")
         else:
             route = [f"[copy.C] writes {m.el(i)} to smem byte {other[i] * eb}",
-                     f"[{m.name}] reads that byte as {m.el(j) if j is not None else 'no element'}"]
+                     f"{_instr(m)}{by} reads that byte as {m.el(j) if j is not None else 'no element'}",
+                     f"gmem offset {G[j]}" if j is not None else "nowhere in the gmem tile"]
             msg = (f"[copy.C] writes {m.el(i)} at smem byte {other[i] * eb}, where [{m.name}] (smem {m.smem}) reads "
                    f"{m.el(j) if j is not None else 'no element'}: the two tables give different smem layouts")
         return Counterexample(msg, element=m.coord(i), address_bytes=other[i] * eb, route=route), i + 1
     return None, n
 
 
-def _register_story(om, i):
-    """Where the ``[copy.X]`` copy takes smem element ``i``: the thread and fragment slot the MMA
-    expects it in."""
+def _register_story(om, i, got=None):
+    """Where the ``[copy.X]`` copy takes smem element ``i`` to: the instruction, lane and register
+    that read it, and the fragment slot where the MMA expects it (``got``: what is really there)."""
+    from .story import _instr as instr_name
     for t, exp in om.expected.items():
         for s, j in enumerate(exp):
-            if j == i:
-                return [f"{om.atom.op.name} of thread {t} -> fragment slot {s}, where the MMA expects {om.name(i)}"]
+            if j != i:
+                continue
+            steps = []
+            for c, call in enumerate(om.calls[t]):
+                if s in call.reg:
+                    a = call.reg.index(s)
+                    k = max(1, om.reg_bits_frag // om.value_bits)
+                    steps.append(f"{instr_name(om)} (call {c} of warp {t // 32}): lane {t % 32} register {a // k}")
+                    break
+            steps.append(f"fragment slot {s} of thread {t}, where the MMA expects {om.name(i)}"
+                         + (f" and gets {got}" if got else ""))
+            return steps
     return []
 
 
