@@ -629,6 +629,9 @@ class _SpecLoader:
         if not hasattr(node, "shape") or getattr(node, "is_composed", False) or getattr(node, "is_swizzle", False):
             self.fail(keys, f"{where} must be a layout \"shape:stride\", optionally \"Sw<B,M,S> o shape:stride\", "
                             f"got {raw!r}")
+        if node.rank() != 2:       # (M,K,PIPE) layouts are proved (version 2), not solved
+            self.fail(keys, f"{where} {raw!r} has rank {node.rank()}; solve files take the rank-2 tile "
+                            "(stages are not solved)")
         return SmemSpec(raw, sw, off, node, tuple(names))
 
     # -- [solve]
