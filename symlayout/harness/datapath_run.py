@@ -151,10 +151,10 @@ def models_of(path):
 def predicted_wavefronts(kind: str, vb: int, addrs) -> int:
     """The model's wavefronts for one warp instruction at byte addresses ``addrs`` (one per lane;
     ldmatrix: the row addresses of the lanes that give them)."""
-    from ..prove.g2s import _phase_of, wavefronts
+    from ..prove.g2s import phase_of, wavefronts
     groups = {}
     for l, a in enumerate(addrs):
-        ph = l // 8 if kind == "ldsm" else _phase_of(l, vb)
+        ph = l // 8 if kind == "ldsm" else phase_of(l, vb)
         groups.setdefault(ph, []).append(a)
     return sum(wavefronts(g, 16 if kind == "ldsm" else vb)[0] for g in groups.values())
 
@@ -235,14 +235,14 @@ def plan(paths) -> dict:
                 kind = "ldgsts"
             else:
                 kind = "st" if m.kind == "g2s" else "ld"
-            from ..prove.g2s import _phase_of, wavefronts
+            from ..prove.g2s import phase_of, wavefronts
             total = 0
             for w, c in m.requests():
                 groups = {}
                 for l in range(32):
                     t = 32 * w + l
                     if t < m.threads:
-                        groups.setdefault(_phase_of(l, m.vb), []).append(m.smem_addr[m.accesses[t][c][0]] * m.eb)
+                        groups.setdefault(phase_of(l, m.vb), []).append(m.smem_addr[m.accesses[t][c][0]] * m.eb)
                 total += sum(wavefronts(g, m.vb)[0] for g in groups.values())
             items.append({"name": f"{p}:{m.name}", "kind": kind, "path": str(p), "copy": m.name, "params": asg,
                           "predicted": total})

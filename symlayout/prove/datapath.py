@@ -27,6 +27,8 @@ register slot), and the stage results (:mod:`symlayout.prove.stages`).
 from __future__ import annotations
 
 from ..errors import CuteStaticAssert, SymlayoutError
+from ..tiled.mma import make_tiled_mma
+from .model import build_operand_model
 from .g2s import GLOBAL_PROPERTIES, NotModelled, Overrun, build_global_model, prove_global, rejection
 from .result import ERROR, PROVED, REFUTED, Counterexample, Result
 from .stages import prove_stages
@@ -37,8 +39,6 @@ def _operand_model(cfg, op):
     cc = cfg.copies.get(op)
     if cc is None or cfg.mma is None:
         return None
-    from ..tiled.mma import make_tiled_mma
-    from .model import build_operand_model
     try:
         mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
         return build_operand_model(mma, None, None, op, cc.atom, cc.type, cc.smem, cc.align, convert=cc.convert,

@@ -54,8 +54,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from ..algebra import int_tuple as it
-from ..errors import CuteStaticAssert, SymlayoutError, TilingError
+from ..algebra._lazy import sympy
 from ..algebra.layout import Layout, function_table, slice_and_offset
+from ..algebra.symbolic import DynInt
+from ..atoms import canonical_type, value_type_bits
+from ..atoms.copy import make_copy_atom
+from ..errors import CuteStaticAssert, SymlayoutError
+from ..tiled.copy import auto_vectorizing_width, copy_calls
+from .model import cute_addresses_differ
 from .result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
 
 #: properties a global-memory copy has (in the spec's order)
@@ -264,7 +270,6 @@ def _linear(stride, sym) -> bool:
     """``stride`` is an integer or ``a * sym + b`` (the representatives' argument needs it)."""
     if isinstance(stride, int):
         return True
-    from ..algebra._lazy import sympy
     try:
         return sympy.Poly(stride, sym).degree() <= 1 and len(stride.free_symbols) <= 1
     except Exception:  # noqa: BLE001 - not a polynomial: enumerate
@@ -273,7 +278,6 @@ def _linear(stride, sym) -> bool:
 
 def _dyn_layout(gmem, params):
     """The gmem tile as CuTe sees it at compile time: symbols as dynamic ints."""
-    from ..algebra.symbolic import DynInt
 
     def conv(x):
         if isinstance(x, tuple):
@@ -291,10 +295,6 @@ def build_global_model(gc, params=None) -> GlobalCopyModel:
     """The model of a :class:`~symlayout.config.GlobalCopyConfig`.  Raises
     :class:`~symlayout.errors.CuteStaticAssert` where CuTe does not compile the copy, and
     :class:`NotModelled` for what is not modelled."""
-    from ..atoms.copy import make_copy_atom
-    from ..atoms import value_type_bits
-    from ..tiled.copy import auto_vectorizing_width, copy_calls
-    from .model import cute_addresses_differ
     params = params or {}
     smem = gc.smem
     if cute_addresses_differ(smem):
@@ -533,7 +533,7 @@ def alignment(m: GlobalCopyModel) -> Result:
     return _result("alignment", m, t0, None, checked)
 
 
-def _phase_of(lane, vb):
+def phase_of(lane, vb):
     """Shared-memory phases of a warp's vector access: 128 bytes each (16-byte accesses: 8 lanes,
     8-byte: 16 lanes), as for the vector copies of ``[copy.X]``."""
     return lane // max(1, 128 // vb) if vb > 4 else 0
@@ -561,7 +561,7 @@ def bank_conflicts(m: GlobalCopyModel) -> Result:
         for l in range(32):
             t = 32 * w + l
             if t < m.threads:
-                groups[_phase_of(l, vb)].append((l, sa[m.accesses[t][c][0]] * eb))
+                groups[phase_of(l, vb)].append((l, sa[m.accesses[t][c][0]] * eb))
         for ph, items in groups.items():
             phases += 1
             need, bank, words = wavefronts([b for _l, b in items], vb)
@@ -780,10 +780,16 @@ def _same_smem(m, partner, operand_model, gtable):
     return None, n
 
 
+def _copy_instr(om) -> str:
+    """The ``[copy.X]`` instruction's name (``ldmatrix.x4.trans``, or the atom)."""
+    if om.hw.kind in ("ldsm", "stsm"):
+        return f"{'ldmatrix' if om.hw.kind == 'ldsm' else 'stmatrix'}.x{om.hw.num}{'.trans' if om.hw.trans else ''}"
+    return om.atom.op.name
+
+
 def _register_story(om, i, got=None):
     """Where the ``[copy.X]`` copy takes smem element ``i`` to: the instruction, lane and register
     that read it, and the fragment slot where the MMA expects it (``got``: what is really there)."""
-    from .story import _instr as instr_name
     for t, exp in om.expected.items():
         for s, j in enumerate(exp):
             if j != i:
@@ -793,7 +799,7 @@ def _register_story(om, i, got=None):
                 if s in call.reg:
                     a = call.reg.index(s)
                     k = max(1, om.reg_bits_frag // om.value_bits)
-                    steps.append(f"{instr_name(om)} (call {c} of warp {t // 32}): lane {t % 32} register {a // k}")
+                    steps.append(f"{_copy_instr(om)} (call {c} of warp {t // 32}): lane {t % 32} register {a // k}")
                     break
             steps.append(f"fragment slot {s} of thread {t}, where the MMA expects {om.name(i)}"
                          + (f" and gets {got}" if got else ""))
@@ -808,7 +814,6 @@ def type_agreement(m: GlobalCopyModel, partner=None) -> Result:
     if partner is None:
         return _result("type_agreement", m, t0, None, 0,
                        detail=f"no [copy.{m.operand}] table: nothing to compare the element type with")
-    from ..atoms import canonical_type
     if canonical_type(partner.type) == canonical_type(m.value_type):
         return _result("type_agreement", m, t0, None, 1)
     if m.kind == "g2s":

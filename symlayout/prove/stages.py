@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import time
 
+from ..algebra import int_tuple as it
 from ..algebra.layout import function_table
+from ..atoms import value_type_bits
 from .result import PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
 
 #: bytes of shared memory one block may use (opt-in maximum), by the MMA atom's architecture
@@ -38,7 +40,6 @@ def _capacity(mma_atom: str) -> tuple[str, int]:
 def staged_buffers(cfg) -> dict:
     """``operand -> (staged layout, stages, value bits)`` for the A/B buffers that have stages
     (a ``[g2s.X]`` with its own smem counts when no ``[copy.X]`` gives one)."""
-    from ..atoms import value_type_bits
     out = {}
     for op in ("A", "B"):
         for table in (cfg.copies, cfg.g2s):
@@ -65,8 +66,6 @@ def prove_stages(cfg, props, refuted=frozenset()) -> list:
         t0 = time.perf_counter()
         table = function_table(staged)
         S = len(table) // n
-        M = 1
-        from ..algebra import int_tuple as it
         M = it.product(staged.shape[0])
         total += int(staged.cosize() * eb)
         label = f"stages.{op}"
