@@ -115,6 +115,10 @@ def main(argv=None):
                              "ld family (in process)", "CLI, fresh process", "CuTe C++: g++ -O2 compile",
                              "CuTe C++: run (partitions only)"], rows)
     print(table)
+    import os
+    load = os.getloadavg()
+    table += (f"\n\nLoad average during the run: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1/5/15 min) on "
+              f"{os.cpu_count()} cores: times are wall clock, other processes included.\n")
     if not a.no_append:
         common.append_results("bench/datapath.py — SM80 whole data path (issue 14)", table,
                               command="python bench/datapath.py --repeat %d" % a.repeat)
