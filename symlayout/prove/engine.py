@@ -18,6 +18,7 @@ from ..tiled.copy import make_tiled_copy_X
 from .model import (CuteRejects, OperandModel, build_operand_model, copy_vector_width, cute_addresses_differ,
                     cute_build_check, stand_in_tile)
 from .obligations import CHECKS, PROPERTIES, fragment_width_mismatch
+from .datapath import prove_datapath
 from .expect import apply_expectations
 from .suggest import TOO_FEW_VALS, too_few_vals_fix
 from .result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
@@ -235,7 +236,7 @@ def prove_config(cfg, properties=None, method: str = "auto", timeout_s: float | 
                 rs, rejected = prove_copy(cfg, mma, cc, props, refuted, method, timeout_s)
                 rep.results.extend(rs)
                 rep.rejected |= rejected
-            from .datapath import prove_datapath; rep.results.extend(prove_datapath(cfg, properties))  # noqa: E702
+            rep.results.extend(prove_datapath(cfg, properties))      # [g2s.X], [s2g.C], [stages] (version 2)
         for r in rep.results:                 # the last guard: no PROVED without obligations
             if r.status == PROVED and r.checked == 0:
                 r.status = VACUOUS

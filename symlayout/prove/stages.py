@@ -108,8 +108,7 @@ def prove_stages(cfg, props, refuted=frozenset()) -> list:
             cex = Counterexample(f"the staged shared-memory buffers ({', '.join(f'{op}: {n} stages' for op, (_, n, _) in sorted(bufs.items()))}) "
                                  f"take {total} bytes; an {arch} block may use at most {cap}",
                                  extra={"bytes": total, "capacity": cap})
-            for r in out:
+            for r in out:                     # every staged buffer takes its part of the total
                 if r.property == "in_bounds" and r.status != UNKNOWN:
                     r.status, r.counterexample = REFUTED, cex
-                    break
     return out
