@@ -20,9 +20,22 @@ def test_harness_imports_without_cupy_or_z3():
     assert out.stdout.strip().splitlines()[-1] == "[]"
 
 
-def test_have_gpu_is_a_bool():
+def test_have_gpu_needs_cupy_and_a_device(monkeypatch):
+    import types
+
     from symlayout.harness import have_gpu
-    assert have_gpu() in (True, False)
+    monkeypatch.setitem(sys.modules, "cupy", None)                     # CuPy not importable
+    assert have_gpu() is False
+
+    def fake(count):
+        def get():
+            if isinstance(count, Exception):
+                raise count
+            return count
+        return types.SimpleNamespace(cuda=types.SimpleNamespace(runtime=types.SimpleNamespace(getDeviceCount=get)))
+    for count, want in ((0, False), (RuntimeError("no driver"), False), (2, True)):
+        monkeypatch.setitem(sys.modules, "cupy", fake(count))
+        assert have_gpu() is want, count
 
 
 # ---------------------------------------------------------------------------

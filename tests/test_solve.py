@@ -3,7 +3,6 @@ layout-synthesis issue (docs/solve/examples/), Z3 against enumeration through th
 from __future__ import annotations
 
 import contextlib
-import doctest
 import io
 from pathlib import Path
 
@@ -297,9 +296,3 @@ def test_cli_timeout_exit_3(tmp_path):
 # ---------------------------------------------------------------- docstrings
 
 
-@pytest.mark.parametrize("mod", ["symlayout.solve", "symlayout.solve.spec", "symlayout.solve.queries",
-                                 "symlayout.solve.cegis", "symlayout.solve.search", "symlayout.cli.solve"])
-def test_doctests(mod):
-    import importlib
-    res = doctest.testmod(importlib.import_module(mod))
-    assert res.failed == 0 and res.attempted > 0

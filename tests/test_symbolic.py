@@ -15,7 +15,6 @@
 """
 from __future__ import annotations
 
-import doctest
 import random
 import zlib
 
@@ -23,7 +22,6 @@ import pytest
 import sympy
 import z3
 
-from symlayout.algebra import symbolic
 from symlayout.errors import AlgebraError, ConditionError, SymlayoutError
 from symlayout.algebra.layout import (Layout, coalesce, complement, composition, left_inverse, logical_divide,
                               logical_product, make_layout, raked_product, right_inverse, tile_to_shape, upcast,
@@ -43,9 +41,6 @@ HI = {1: 64, 2: 16}                                  # Z3: symbols range over [1
 #: condition (at m=5 the weak-condition result (2,2):(3,5) is excluded; issue 12 item 16).
 
 
-def test_doctests():
-    res = doctest.testmod(symbolic)
-    assert res.failed == 0 and res.attempted > 0
 
 
 # ---------------------------------------------------------------- helpers

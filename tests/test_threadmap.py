@@ -7,7 +7,6 @@ Sources of the expected values:
 """
 from __future__ import annotations
 
-import doctest
 import json
 import os
 from pathlib import Path
@@ -16,7 +15,6 @@ import pytest
 import z3
 
 import symlayout.conformance.threadmap as ops_mod
-import symlayout.threadmap.maps as tm_mod
 from symlayout.errors import ConfigError, NotationError, SymlayoutError, TilingError
 from symlayout.threadmap.maps import (
     OffsetThreadMap,
@@ -100,14 +98,6 @@ def test_ops_table_and_parse_pair():
             ops_mod.parse_pair(bad)
     with pytest.raises(TilingError):
         ops_mod.OPS["pitch_linear_stripmined"](["(64,8)", 24, 1])
-
-
-# ---------------------------------------------------------------- doctests
-
-@pytest.mark.parametrize("mod", [tm_mod, ops_mod], ids=lambda m: m.__name__)
-def test_doctests(mod):
-    res = doctest.testmod(mod)
-    assert res.failed == 0 and res.attempted > 0
 
 
 # ---------------------------------------------------------------- section 8 examples

@@ -200,7 +200,7 @@ class CopyAtom:
     ('((8,4),4):((4,0),1)', '(32,1):(1,1)', 4, 1)
     >>> CopyAtom("SM75_U32x4_LDSM_N", "double")
     Traceback (most recent call last):
-    symlayout.errors.AtomError: Copy_Atom<SM75_U32x4_LDSM_N,double>: 64-bit values cannot feed the atom: ValLayoutDst (16,(1,4)):(1,(1,16)) covers 16 threads, ThrID has 32
+    symlayout.errors.CuteStaticAssert: Copy_Atom<SM75_U32x4_LDSM_N,double>: 64-bit values cannot feed the atom: ValLayoutDst (16,(1,4)):(1,(1,16)) covers 16 threads, ThrID has 32
     """
     op: CopyOp
     value_type: str

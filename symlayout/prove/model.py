@@ -334,7 +334,7 @@ def cute_build_check(mma, operand: str, copy_op, value_type: str, smem, convert:
 
     >>> cute_build_check("SM80_16x8x16_F16F16F16F16_TN", "A", "SM75_U32x4_LDSM_N", "half_t", "(32,16):(1,32)")
     Traceback (most recent call last):
-    symlayout.prove.model.CuteRejects: copy_unpack: src view ((8)):((32)) of 16-bit values is 8 uint128_t registers after recast, SM75_U32x4_LDSM_N takes 1
+    symlayout.prove.model.CuteRejects: copy_unpack: src view ((8,1)):((32,0)) of 16-bit values is 8 uint128_t registers after recast, SM75_U32x4_LDSM_N takes 1
     """
     from ..atoms.copy import make_copy_atom
     from ..atoms import value_type_bits
