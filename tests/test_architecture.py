@@ -17,7 +17,7 @@ LAYERS = [
     {"prove"},
     {"solve", "harness", "conformance"},
     {"extract", "cute_dsl"},
-    {"cli", "pytest_plugin"},
+    {"cli", "api", "pytest_plugin", "__main__"},
 ]
 
 
@@ -84,6 +84,8 @@ def _cycles(graph: dict) -> list:
 
 
 def _layer(module: str) -> int | None:
+    if module.endswith(".__main__"):                    # ``python -m`` entries sit with the command line
+        return len(LAYERS) - 1
     top = module.split(".")[1] if "." in module else None
     for k, names in enumerate(LAYERS):
         if top in names:
