@@ -34,6 +34,7 @@ symlayout.errors.ConfigError: ...seed.toml:2: [copy.A]: unknown key 'smme' (did 
 from __future__ import annotations
 
 import difflib
+import importlib
 import math
 import os
 import re
@@ -788,8 +789,6 @@ class _Loader:
         """SM90 GMMA (wgmma) atoms read A/B through shared-memory descriptors shared by a
         warpgroup; until those are modelled, no verdict is given on them."""
         mod = self.atoms_module("mma")
-        if mod is None:
-            return
         pm = getattr(mod.get_mma_atom(atom), "ptx_model", None) or {}
         if pm.get("instr") == "wgmma":
             self.fail(keys, f"[mma] atom {atom!r}: not supported: SM90 GMMA (wgmma) atoms read their operands "
@@ -1262,32 +1261,23 @@ class _Loader:
 
     def check_threadmap_model(self, tm: ThreadMapConfig):
         try:
-            import symlayout.threadmap.maps  # noqa: F401
-        except ModuleNotFoundError:
-            return
-        try:
             tm.build()
         except SymlayoutError as e:
             where = ("threadmap", "offset") if tm.kind == "offset" else ("threadmap",)
             self.fail(where, f"[threadmap]: {e}")
 
-    # -- atoms (checked only when the atoms package is importable)
+    # -- atoms
     @staticmethod
     def atoms_module(name):
-        try:
-            import importlib
-            return importlib.import_module(f"symlayout.atoms.{name}")
-        except ModuleNotFoundError:
-            return None
+        """``symlayout.atoms.mma`` or ``.copy``, imported when a configuration names an atom (they import sympy)."""
+        return importlib.import_module(f"symlayout.atoms.{name}")
 
     def check_atom(self, atom, keys, kind):
         if not atom.strip():
             self.fail(keys, f"{self.where(keys)} is empty")
         from .errors import AtomError
         mod = self.atoms_module("mma" if kind == "mma" else "copy")
-        fn = getattr(mod, "get_mma_atom" if kind == "mma" else "get_copy_op", None) if mod else None
-        if fn is None:
-            return
+        fn = getattr(mod, "get_mma_atom" if kind == "mma" else "get_copy_op")
         try:
             fn(atom)
         except AtomError as e:
@@ -1300,8 +1290,6 @@ class _Loader:
         into shared memory: an atom that moves data the other way (ldmatrix for C,
         stmatrix for A/B) or between global and shared memory (cp.async) is not that copy."""
         mod = self.atoms_module("copy")
-        if mod is None:
-            return
         kind = mod.get_copy_op(atom).kind
         store = op == "C"
         if kind == "cp_async":
@@ -1327,11 +1315,9 @@ class _Loader:
             self.fail(keys, f"{self.where(keys)}: {e}")
 
     def check_copy_atom_type(self, atom, typ, keys):
-        """A value type whose width cannot feed the atom (needs the atoms package)."""
+        """A value type whose width cannot feed the atom."""
         mod = self.atoms_module("copy")
-        fn = getattr(mod, "make_copy_atom", None) if mod else None
-        if fn is None:
-            return
+        fn = mod.make_copy_atom
         from .errors import CuteStaticAssert
         try:
             fn(atom, typ)
@@ -1341,13 +1327,8 @@ class _Loader:
             self.fail(keys + ("type",), f"{self.where(keys + ('type',))}: {e}")
 
     def check_tiles(self, cfg: Config):
-        """TiledMMA buildable and each smem tile a multiple of its tile (needs atoms + tiled)."""
-        if self.atoms_module("mma") is None:
-            return
-        try:
-            from .tiled.mma import make_tiled_mma
-        except ModuleNotFoundError:
-            return
+        """TiledMMA buildable and each smem tile a multiple of its tile."""
+        from .tiled.mma import make_tiled_mma
         try:
             mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout,
                                  list(cfg.mma.permutation) if cfg.mma.permutation is not None else None)

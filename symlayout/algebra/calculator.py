@@ -306,7 +306,7 @@ def _match_brackets(ex: _Expr) -> dict[int, int]:
     return match
 
 
-def _split_args(ex: _Expr, lo: int, hi: int, match) -> list[tuple[int, int]]:
+def split_args(ex: _Expr, lo: int, hi: int, match) -> list[tuple[int, int]]:
     """Top-level comma-separated spans of text[lo:hi] (brackets and Sw<...> respected)."""
     text = ex.text
     spans, start, i, angle = [], lo, lo, 0
@@ -357,7 +357,7 @@ def _parse(ex: _Expr, lo: int, hi: int, match, depth: int) -> _Node:
         if close != hi - 1:
             ex.fail(close + 1, f"unexpected text after {name}(...)")
         inner = text[open_ + 1:close]
-        spans = [] if not inner.strip() else _split_args(ex, open_ + 1, close, match)
+        spans = [] if not inner.strip() else split_args(ex, open_ + 1, close, match)
         args = [_parse(ex, a, b, match, depth + 1) for a, b in spans]
         return _Node(lo, name=name, args=args)
     return _Node(lo, span=(lo, hi))

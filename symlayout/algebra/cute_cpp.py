@@ -58,7 +58,7 @@ class _Unbalanced(Exception):
     """A bracket that is never closed (the calculator then reports it with its column)."""
 
 
-def _split_args(s: str) -> list:
+def split_args(s: str) -> list:
     """Split at top-level commas (brackets ``<>``, ``()``, ``{}`` nest)."""
     out, depth, cur = [], 0, []
     for c in s:
@@ -125,7 +125,7 @@ def _rewrite(s: str) -> str:
             continue
         open_c, close_c = ("<", ">") if br == "<" else ("(", ")")
         k = _close(s, j - 1, open_c, close_c)
-        args = [_rewrite(a) for a in _split_args(s[j:k])] if s[j:k].strip() else []
+        args = [_rewrite(a) for a in split_args(s[j:k])] if s[j:k].strip() else []
         i = k + 1
         while i < len(s) and s[i] == " ":
             i += 1

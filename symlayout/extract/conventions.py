@@ -327,10 +327,10 @@ class _Builder:
         the contiguous mode)."""
         sm = self.member(roles.get(f"{x}.stride"), ("type",), f"{x}.stride") if roles.get(f"{x}.stride") else None
         if sm is not None:
-            from .cute_cpp import _split_args
+            from .cute_cpp import split_args
             t = value_type_name(sm["type"])
             if t.startswith("tuple<"):
-                args = _split_args(t[len("tuple<"):-1])
+                args = split_args(t[len("tuple<"):-1])
                 ones = [i for i, a in enumerate(args[:2]) if a in ("C<1>", "_1", "Int<1>")]
                 if len(ones) == 1:
                     return ones[0], f"{sm.path} = {t}"

@@ -83,7 +83,8 @@ def pretty_type(text: str) -> str:
     return (m.group(1) if m else text).strip()
 
 
-def _split_args(s: str) -> list[str]:
+def split_args(s: str) -> list[str]:
+    """Split a C++ template argument list at top-level commas (``<>`` nest); empty trailing parts dropped."""
     out, depth, cur = [], 0, ""
     for ch in s:
         if ch == "<":
@@ -113,7 +114,7 @@ def value_type_name(text: str) -> str:
         return _FUNDAMENTAL[t]
     if "<" in t:
         head, rest = t.split("<", 1)
-        args = _split_args(rest[:-1])
+        args = split_args(rest[:-1])
         return f"{head}<{','.join(value_type_name(a) for a in args)}>"
     return t
 
@@ -137,7 +138,7 @@ def op_name(text: str) -> str:
     t = " ".join(pretty_type(text).split())
     gmma = re.match(r"(?:cute::)?SM90::GMMA::MMA_(\w+)(?:<(.*)>)?$", t)
     if gmma:
-        args = [a for a in _split_args(gmma.group(2) or "") if not a.endswith("ScaleIn::One")]
+        args = [a for a in split_args(gmma.group(2) or "") if not a.endswith("ScaleIn::One")]
         majors = [re.sub(r".*Major::", "GMMA::Major::", a) for a in args if "Major::" in a]
         base = f"SM90_{gmma.group(1)}"
         return f"{base}<{','.join(majors)}>" if majors else base
@@ -145,7 +146,7 @@ def op_name(text: str) -> str:
     if "<" not in t:
         return t
     head, rest = t.split("<", 1)
-    args = [value_type_name(a) for a in _split_args(rest[:-1])]
+    args = [value_type_name(a) for a in split_args(rest[:-1])]
     if head == "AutoVectorizingCopyWithAssumedAlignment" and args in (["128"], ["8"]):
         return {"128": "AutoVectorizingCopy", "8": "DefaultCopy"}[args[0]]   # CuTe's two aliases
     if len(args) == 2 and args[0] == args[1]:

@@ -86,8 +86,8 @@ def cpp_from_spelling(raw: str) -> str | None:
     if not m:
         from ..algebra.notation import parse
         return cpp_layout(parse(text))
-    from ..algebra.cute_cpp import _split_args
-    args = [_cpp_arg(a) for a in _split_args(m.group(2))]
+    from ..algebra.cute_cpp import split_args
+    args = [_cpp_arg(a) for a in split_args(m.group(2))]
     return f"{m.group(1)}({', '.join(args)})"
 
 
@@ -95,8 +95,8 @@ def _cpp_arg(a: str) -> str:
     from ..algebra.notation import parse
     m = re.fullmatch(r"\s*(\w+)\s*\((.*)\)\s*", a, re.S)
     if m:
-        from ..algebra.cute_cpp import _split_args
-        return f"{m.group(1)}({', '.join(_cpp_arg(x) for x in _split_args(m.group(2)))})"
+        from ..algebra.cute_cpp import split_args
+        return f"{m.group(1)}({', '.join(_cpp_arg(x) for x in split_args(m.group(2)))})"
     v = parse(a)
     if hasattr(v, "shape") or getattr(v, "is_composed", False):
         return cpp_layout(v)
