@@ -46,7 +46,7 @@ from .extract.document import ConfigDoc, gmem_tile, stage_slice, strip_static
 from .extract.recover import (bytes_swizzle_to_elements, format_val, same_function, thr_val_from_tv,
                               tiler_extents, transpose_thr_val)
 
-__all__ = ["DslError", "DslConfig", "DslReport", "mma_name", "copy_name", "dtype_name", "import_dsl"]
+__all__ = ["DslError", "DslConfig", "DslReport", "mma_name", "copy_name", "dtype_name", "import_dsl", "trace"]
 
 
 class DslError(SymlayoutError):
@@ -93,6 +93,21 @@ def import_dsl():
         except ImportError:
             pass
     raise DslError("the CuTe DSL is not installed: pip install 'symlayout[dsl]' (nvidia-cutlass-dsl)")
+
+
+def trace(fn):
+    """``fn()`` called while a ``@cute.jit`` function is being traced (the only time the DSL
+    builds layouts); its return value, e.g. :class:`DslConfig` objects.  ``fn`` may itself be
+    a ``@cute.jit`` function.  This is how ``symlayout dsl FILE.py`` calls ``symlayout_configs()``."""
+    cute = import_dsl()
+    out = []
+
+    @cute.jit
+    def _symlayout_trace():
+        out.append(fn())
+
+    _symlayout_trace()
+    return out[0]
 
 
 def dtype_name(dtype) -> str:
@@ -493,6 +508,11 @@ class DslConfig:
             d.comments = ["built by symlayout.cute_dsl from CuTe DSL objects at trace time"]
         return d
 
+    @property
+    def name(self) -> str:
+        """The configuration's ``name`` (given, or made of the DSL labels)."""
+        return self._named_doc().name
+
     def toml(self) -> str:
         """The configuration (contract version 2 where the kernel needs it)."""
         return self._named_doc().to_toml()
@@ -500,10 +520,12 @@ class DslConfig:
     def to_dict(self) -> dict:
         return self._named_doc().to_dict()
 
-    def prove(self, properties=None, version: str | int = "auto", expect_refuted=()) -> DslReport:
+    def prove(self, properties=None, version: str | int = "auto", expect_refuted=(), method: str = "auto",
+              timeout_s: float | None = None) -> DslReport:
         """Prove the configuration.  ``version="auto"``: the whole file when the prover reads
         every table of it, else its version-1 part (the report lists what that leaves out).
-        ``expect_refuted``: properties that must come out refuted (a regression of a known pitfall)."""
+        ``expect_refuted``: properties that must come out refuted (a regression of a known pitfall).
+        ``method``, ``timeout_s``: as for :func:`symlayout.prove.engine.prove_config`."""
         from .config import loads_config
         from .errors import ConfigError
         from .prove.engine import prove_config
@@ -527,7 +549,7 @@ class DslConfig:
                 cfg = loads_config(text, path="<cute_dsl>")
             except ConfigError as e:
                 return DslReport(text, 1, [], left, error=str(e), names=dict(self.names))
-        rep = prove_config(cfg, properties=properties)
+        rep = prove_config(cfg, properties=properties, method=method, timeout_s=timeout_s)
         results = [self._dsl_words(r) for r in rep.results]
         return DslReport(text, used, results, left, error=rep.error, names=dict(self.names))
 

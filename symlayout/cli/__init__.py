@@ -11,6 +11,7 @@ Commands::
     symlayout gpu [CONFIG...] [--atoms] [--json] [--out DIR] [--prover FILE]
     symlayout solve CONFIG [--all] [--minimize EXPR]
     symlayout extract HEADER --type "Traits<...>" [-I DIR]... [-o FILE]
+    symlayout dsl FILE.py [--function NAME] [--toml] [--json] [-q]
 
 One module per command (``symlayout/cli/<command>.py``), each with its own
 ``--help`` and exit codes.
@@ -35,8 +36,9 @@ Configurations are loaded (and validated) here, once, before any command runs:
 the command functions receive ``args.configs`` (``prove``, ``gpu``: a list of
 :class:`symlayout.config.Config`; ``prove`` also ``args.load_errors``, a list of
 ``(path, message)``, and ``args.skipped``, files that are not configurations)
-or ``args.cfg`` (``show``, ``explain``, ``cute``: one Config).  ``solve`` and
-``extract`` read their own inputs (a solve file holds unknowns; a header is C++).
+or ``args.cfg`` (``show``, ``explain``, ``cute``: one Config).  ``solve``,
+``extract`` and ``dsl`` read their own inputs (a solve file holds unknowns; a header is C++;
+a DSL file is Python).
 
 >>> main(["layout", "composition((6,2):(8,2), (4,3):(3,1))", "--no-table"])
 ((2,2),3):((24,2),8)
@@ -49,7 +51,7 @@ import os
 import sys
 
 from ..errors import SymlayoutError
-from . import atoms, cute, explain, extract, gpu, layout, prove, show, solve
+from . import atoms, cute, dsl, explain, extract, gpu, layout, prove, show, solve
 from .common import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_USAGE, PROG,
                      Parser, UsageError, exit_codes_text, one_line, print_error)
 
@@ -58,7 +60,7 @@ __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_REFUTED", "EXIT_USAGE", "EXI
 
 #: the commands, in the order ``--help`` lists them
 COMMANDS = {"prove": prove, "show": show, "explain": explain, "layout": layout, "atoms": atoms, "cute": cute,
-            "gpu": gpu, "solve": solve, "extract": extract}
+            "gpu": gpu, "solve": solve, "extract": extract, "dsl": dsl}
 
 EPILOG = exit_codes_text({
     EXIT_OK: "success (prove: every result as expected)",
@@ -80,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of the ``symlayout`` command (one-line usage errors).
 
     >>> sorted(build_parser()._subparsers._group_actions[0].choices)[:3]
-    ['atoms', 'cute', 'explain']
+    ['atoms', 'cute', 'dsl']
     """
     p = Parser(prog=PROG, description="Prove CuTe/CUTLASS GPU tiling configurations correct.",
                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -1,0 +1,202 @@
+"""``symlayout dsl FILE.py``: prove the configurations a CuTe DSL script builds.
+
+The file is imported (its directory first on ``sys.path``, as for a script) after
+the CuTe DSL (``pip install 'symlayout[dsl]'``).  Its configurations are, in this
+order of preference:
+
+1. what ``symlayout_configs()`` (or ``--function NAME``) returns -- a
+   :class:`~symlayout.cute_dsl.DslConfig`, a list of them or a dict ``{key: DslConfig}``;
+   the function is called while a ``@cute.jit`` function is being traced
+   (:func:`symlayout.cute_dsl.trace`), so it is plain DSL setup code (it may also be
+   a ``@cute.jit`` function itself);
+2. otherwise the module's global :class:`~symlayout.cute_dsl.DslConfig` objects (a
+   script that traces when imported).
+
+Each configuration is proved (:meth:`DslConfig.prove`, counterexamples worded with
+the DSL's names) and reported as ``symlayout prove`` reports a file, under
+``FILE::key``.  Tables the prover does not read yet are named under
+``not proved here``.  ``--toml`` prints the configurations instead (what
+``symlayout prove`` reads).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+
+from .common import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_USAGE, Style, UsageError, one_line, \
+    positive_seconds, property_name, properties, use_colour
+
+HELP = "prove the configurations a CuTe DSL script builds (symlayout_configs() or its DslConfig objects)"
+DESCRIPTION = """Prove the configurations a CuTe DSL script builds (pip install 'symlayout[dsl]').
+
+FILE.py is imported after the CuTe DSL. Its configurations: what symlayout_configs() (or
+--function NAME) returns -- a DslConfig, a list of them or a dict {key: DslConfig} -- called while a
+@cute.jit function is being traced; else the module's global DslConfig objects. Each is proved and
+reported as 'symlayout prove' reports a file, under FILE::key, counterexamples in the DSL's names;
+tables the prover does not read yet are listed under 'not proved here'. See docs/frontends.md."""
+EXIT_CODES = {
+    EXIT_OK: "every result as expected (--toml: written)",
+    EXIT_REFUTED: "some result not as expected (a property refuted, or vacuous); the UNMET lines name each",
+    EXIT_USAGE: "bad input: the DSL not installed, a file that does not import or trace (FILE:LINE: the error), "
+                "no DslConfig found, an operation symlayout does not model ('not supported: <op>')",
+    EXIT_UNKNOWN: "some result unknown (e.g. a solver timeout) and none unmet",
+}
+
+FUNCTION = "symlayout_configs"
+
+
+def add_arguments(sp) -> None:
+    sp.add_argument("file", metavar="FILE.py", help="a Python file that builds CuTe DSL objects")
+    sp.add_argument("--function", default=None, metavar="NAME",
+                    help=f"the function that returns the DslConfig objects (default: {FUNCTION}, if defined)")
+    sp.add_argument("--toml", action="store_true", help="print the configurations as TOML instead of proving them")
+    sp.add_argument("--json", action="store_true", help="print one JSON document (as symlayout prove --json)")
+    sp.add_argument("-q", "--quiet", action="store_true",
+                    help="print only refutations, unmet expectations and errors (and the summary)")
+    sp.add_argument("--method", choices=("auto", "exhaustive", "z3"), default="auto",
+                    help="decide by exhaustive evaluation (auto) or with Z3")
+    sp.add_argument("--timeout", type=positive_seconds, default=None, metavar="S", help="per-property timeout in seconds")
+    sp.add_argument("--property", dest="property", action="append", type=property_name, default=None,
+                    metavar="P", help="prove only this property (repeatable): " + ", ".join(properties()))
+    sp.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                    help="colour the verdicts (auto: on a terminal, unless NO_COLOR is set)")
+
+
+# ---------------------------------------------------------------- the user's file
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _user_error(path: str, shown: str, exc: BaseException) -> UsageError:
+    """``FILE:LINE: <error>`` -- the line of ``path`` (shown as ``shown``) deepest in the traceback."""
+    line = exc.lineno if isinstance(exc, SyntaxError) and exc.filename == path else None
+    tb = exc.__traceback__
+    while tb is not None:
+        if os.path.abspath(tb.tb_frame.f_code.co_filename) == path:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    from ..errors import SymlayoutError
+    kind = "" if isinstance(exc, SymlayoutError) else f"{type(exc).__name__}: "
+    msg = one_line(_ANSI.sub("", str(exc))) if str(exc).strip() else type(exc).__name__
+    if "CALL_OUTSIDE_JIT" in msg:
+        msg = f"DSL objects exist only at trace time: build them in {FUNCTION}() -- {msg}"
+    where = f"{shown}:{line}" if line else shown
+    return UsageError(f"{where}: {kind}{msg[:400]}")
+
+
+def _import(path: str, shown: str):
+    import importlib.util
+    name = "symlayout_dsl_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise UsageError(f"{shown}: not a Python file")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    sys.path.insert(0, os.path.dirname(path))
+    try:
+        spec.loader.exec_module(mod)
+    except Exception as e:  # noqa: BLE001 (the user's code: reported with its line)
+        raise _user_error(path, shown, e) from None
+    finally:
+        if os.path.dirname(path) in sys.path:
+            sys.path.remove(os.path.dirname(path))
+    return mod
+
+
+def _named(value, what: str) -> list:
+    """``[(key, DslConfig)]`` from a DslConfig, a list/tuple or a dict of them."""
+    from ..cute_dsl import DslConfig
+    if isinstance(value, DslConfig):
+        return [("", value)]
+    if isinstance(value, dict):
+        items = [(str(k), v) for k, v in value.items()]
+    elif isinstance(value, (list, tuple)):
+        items = [(str(i), v) for i, v in enumerate(value)]
+    else:
+        raise UsageError(f"{what} returned {type(value).__name__}: expected DslConfig objects (one, a list or a dict)")
+    bad = [k for k, v in items if not isinstance(v, DslConfig)]
+    if bad:
+        raise UsageError(f"{what}: entry {bad[0]} is {type(dict(items)[bad[0]]).__name__}, not a DslConfig")
+    return items
+
+
+def load_dsl_configs(path: str, function: str | None = None) -> list:
+    """``[(key, DslConfig)]`` of the CuTe DSL file ``path`` (see the module's docstring)."""
+    from ..cute_dsl import DslConfig, DslError, import_dsl, trace
+    try:
+        import_dsl()
+    except DslError as e:
+        raise UsageError(str(e)) from None
+    shown, path = path, os.path.abspath(path)
+    if not os.path.isfile(path):
+        raise UsageError(f"{shown}: no such file")
+    mod = _import(path, shown)
+    name = function or (FUNCTION if hasattr(mod, FUNCTION) else None)
+    if name is not None:
+        fn = getattr(mod, name, None)
+        if not callable(fn):
+            raise UsageError(f"{shown}: no function {name}()")
+        try:
+            value = trace(fn)
+        except UsageError:
+            raise
+        except Exception as e:  # noqa: BLE001 (the user's code: reported with its line)
+            raise _user_error(path, shown, e) from None
+        items = _named(value, f"{shown}: {name}()")
+    else:
+        items = [(k, v) for k, v in vars(mod).items() if isinstance(v, DslConfig)]
+    if not items:
+        raise UsageError(f"{shown}: no DslConfig found: define {FUNCTION}() returning DslConfig objects "
+                         "(see 'symlayout dsl --help')")
+    return items
+
+
+# ---------------------------------------------------------------- proving
+
+
+def prove_dsl(path: str, items, properties=None, method: str = "auto", timeout_s=None) -> list:
+    """``[(ConfigReport, DslReport)]``: each configuration proved, reported under ``path::key``."""
+    from ..prove.engine import ConfigReport
+    out = []
+    for key, cfg in items:
+        t0 = time.perf_counter()
+        rep = cfg.prove(properties, method=method, timeout_s=timeout_s)
+        where = f"{path}::{key}" if key else path
+        out.append((ConfigReport(where, cfg.name, results=rep.results, error=rep.error,
+                                 seconds=time.perf_counter() - t0), rep))
+    return out
+
+
+def run(args) -> int:
+    from ..prove.summary import exit_code
+    from .prove import format_text, json_document
+    t0 = time.perf_counter()
+    shown = args.file
+    items = load_dsl_configs(args.file, args.function)
+    if args.toml:
+        for i, (key, cfg) in enumerate(items):
+            print(f"# ---- {shown}{'::' + key if key else ''} ({i + 1} of {len(items)})")
+            print(cfg.toml())
+        return EXIT_OK
+    pairs = prove_dsl(shown, items, args.property or None, args.method, args.timeout)
+    reports = [r for r, _ in pairs]
+    code = exit_code(reports)
+    if args.json:
+        doc = json_document(reports)
+        for entry, (_, rep) in zip(doc["configs"], pairs):
+            entry["dsl"] = {"version": rep.version, "not_proved_here": list(rep.left_out)}
+        print(json.dumps(doc, indent=1))
+        return code
+    style = Style(use_colour(sys.stdout, args.color))
+    print(format_text(reports, quiet=args.quiet, style=style))
+    for r, rep in pairs:
+        if rep.left_out and not args.quiet:
+            print(f"{r.path}: version {rep.version} of the configuration proved; not proved here:")
+            for x in rep.left_out:
+                print(f"  {x}")
+    print(f"# {len(reports)} configuration(s) from {shown} in {time.perf_counter() - t0:.2f} s, exit {code}")
+    return code
