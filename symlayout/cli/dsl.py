@@ -194,7 +194,10 @@ def run(args) -> int:
     style = Style(use_colour(sys.stdout, args.color))
     print(format_text(reports, quiet=args.quiet, style=style))
     for r, rep in pairs:
-        if rep.left_out and not args.quiet:
+        if rep.left_out and args.quiet:
+            print(f"{r.path}: version {rep.version} proved; {len(rep.left_out)} parts not proved here "
+                  "(without -q: which)")
+        elif rep.left_out:
             print(f"{r.path}: version {rep.version} of the configuration proved; not proved here:")
             for x in rep.left_out:
                 print(f"  {x}")

@@ -49,6 +49,9 @@ def test_the_bundled_example_is_proved(capsys):
     assert doc["summary"]["refuted"] == doc["summary"]["unmet"] == doc["summary"]["errors"] == 0
     rc, out, _ = run(capsys, "dsl", EXAMPLE)
     assert rc == 0 and "0 refuted" in out and out.rstrip().endswith("exit 0")
+    rc, out, _ = run(capsys, "dsl", EXAMPLE, "-q")   # -q still says that parts were not proved
+    assert rc == 0 and "PROVED" not in out
+    assert ("parts not proved here" in out) == (doc["configs"][0]["dsl"]["version"] == 1)
 
 
 @needs_dsl
