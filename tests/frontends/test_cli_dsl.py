@@ -122,6 +122,7 @@ def test_function_option_and_module_level_configs(tmp_path, capsys):
 
 
 @needs_dsl
+@pytest.mark.filterwarnings("ignore:Passing None as MLIR Context:RuntimeWarning")   # the DSL's, outside a trace
 @pytest.mark.parametrize("text,message", [
     ("import cutlass\nx = 1\n", "mine.py: no DslConfig found: define symlayout_configs()"),
     ("def symlayout_configs():\n    return 42\n", "mine.py: symlayout_configs() returned int: expected DslConfig"),
