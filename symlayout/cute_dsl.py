@@ -413,7 +413,8 @@ class DslConfig:
         self._stages(text)
         return self
 
-    def _global(self, kind, x, tiled_copy, smem, swizzle, gmem, label, smem_label, contiguous, ld, transposed=False):
+    def _global(self, kind, x, tiled_copy, smem, swizzle, gmem, label, smem_label, contiguous, ld, transposed=False,
+                ld_multiple_of=None):
         label = label or f"{kind} {x}"
         atom, typ = copy_name(tiled_copy), dtype_name(tiled_copy.value_type)
         from .atoms import value_type_bits
@@ -468,6 +469,12 @@ class DslConfig:
                 why = "as given"
             ld = ld or f"ld{x}"
             gkeys, rng, ld_note = gmem_tile(shape, cmode, ld, atom, typ)
+            if ld_multiple_of is not None:
+                if ld_multiple_of % rng["multiple_of"]:
+                    raise DslError(f"{label}: ld_multiple_of={ld_multiple_of} is not a multiple of the copy's vector "
+                                   f"({rng['multiple_of']} elements)")
+                rng = dict(rng, multiple_of=int(ld_multiple_of))
+                ld_note = f"{ld} = the leading dimension, assumed a multiple of {ld_multiple_of} elements (as given)"
             keys.update(gkeys)
             self.doc.params[ld] = rng
             note = f"the {x} tile, {_OPERAND_MODES[x][cmode]}-contiguous ({why}); {ld_note}"
@@ -477,26 +484,31 @@ class DslConfig:
             f"DSL: {label} = make_tiled_copy_tv({desc}, {typ}, thr, val)"
             + (f", writing {smem_label or 'the smem tile'} whose transpose [copy.{x}] reads" if transposed else ""),
             f"gmem: {note}"]
-        self.names.setdefault(f"{kind}.{x}", _Names(copy=label, op=desc, atom=atom, smem=smem_label or ""))
+        smem_name = smem_label or (self.names[x].smem if x in self.names else "") or f"the smem tile of {x}"
+        self.names.setdefault(f"{kind}.{x}", _Names(copy=label, op=desc, atom=atom, smem=smem_name))
         return self
 
     def g2s(self, operand: str, tiled_copy, smem=None, *, swizzle=None, gmem: str | None = None, label=None,
             smem_label=None, contiguous: str | None = None, ld: str | None = None,
-            transposed: bool = False) -> "DslConfig":
+            transposed: bool = False, ld_multiple_of: int | None = None) -> "DslConfig":
         """The global -> shared copy of A or B (``[g2s.X]``).  ``gmem``: the gmem tile in the
         contract's notation (default: the smem tile's shape, ``contiguous`` mode of stride 1 --
         by default the mode the copy's vectors run along -- and leading dimension ``ld``).
         ``transposed=True``: the copy fills ``smem``, the transpose of the tile ``[copy.X]`` reads
-        (flash-attention's V, read as V^T); it is written in ``[copy.X]``'s coordinates."""
+        (flash-attention's V, read as V^T); it is written in ``[copy.X]``'s coordinates.
+        ``ld_multiple_of``: what the kernel assumes of the leading dimension, in elements (default: the
+        copy's vector, its own alignment requirement; ``coalescing`` needs rows on the 32-byte sector grid)."""
         x = _operand(operand)
         if x == "C":
             raise DslError("g2s: C is stored (use s2g)")
-        return self._global("g2s", x, tiled_copy, smem, swizzle, gmem, label, smem_label, contiguous, ld, transposed)
+        return self._global("g2s", x, tiled_copy, smem, swizzle, gmem, label, smem_label, contiguous, ld, transposed,
+                            ld_multiple_of)
 
     def s2g(self, tiled_copy, smem=None, *, swizzle=None, gmem: str | None = None, label=None, smem_label=None,
-            contiguous: str | None = None, ld: str | None = None) -> "DslConfig":
-        """The shared -> global copy of C (``[s2g.C]``)."""
-        return self._global("s2g", "C", tiled_copy, smem, swizzle, gmem, label, smem_label, contiguous, ld)
+            contiguous: str | None = None, ld: str | None = None, ld_multiple_of: int | None = None) -> "DslConfig":
+        """The shared -> global copy of C (``[s2g.C]``); arguments as for :meth:`g2s`."""
+        return self._global("s2g", "C", tiled_copy, smem, swizzle, gmem, label, smem_label, contiguous, ld,
+                            ld_multiple_of=ld_multiple_of)
 
     # ---- output
     def _named_doc(self) -> ConfigDoc:

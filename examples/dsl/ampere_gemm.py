@@ -33,6 +33,10 @@ CTA_TILE = (128, 128, 32)       # bM, bN, bK
 STAGES = 3
 MMA_SHAPE = (16, 8, 16)
 COPY_BITS = 128                 # every global-memory copy moves 16 bytes
+# The kernel needs leading dimensions that are multiples of 8 elements (16-byte vectors); a warp's
+# copies touch the fewest 32-byte sectors only when every row starts on that grid: the proof of
+# coalescing assumes multiples of 16 elements (ldA = 40 costs 20 sectors for 512 bytes, not 16).
+LD_MULTIPLE = 16
 
 
 def smem_layout_ab(dtype, k_major: bool, rows: int):
@@ -106,9 +110,9 @@ def ampere_gemm(ab=cutlass.Float16, acc=cutlass.Float32, c=cutlass.Float16, a_ma
     cfg.copy("B", tiled_copy_s2r_B, sB_layout, label="tiled_copy_s2r_B", smem_label="sB_layout")
     cfg.copy("C", "AutoVectorizingCopy", sC_layout, dtype=c, label="autovec_copy(tCrD, tCsC)",
              smem_label="sC_layout")
-    cfg.g2s("A", tiled_copy_A, label="tiled_copy_A")
-    cfg.g2s("B", tiled_copy_B, label="tiled_copy_B")
-    cfg.s2g(tiled_copy_C, label="tiled_copy_C")
+    cfg.g2s("A", tiled_copy_A, label="tiled_copy_A", ld_multiple_of=LD_MULTIPLE)
+    cfg.g2s("B", tiled_copy_B, label="tiled_copy_B", ld_multiple_of=LD_MULTIPLE)
+    cfg.s2g(tiled_copy_C, label="tiled_copy_C", ld_multiple_of=LD_MULTIPLE)
     return cfg
 
 
