@@ -452,6 +452,15 @@ class ExpectConfig:
         """Whether the result of ``prop`` on ``operand`` is expected REFUTED."""
         return prop in self.refuted or (prop, operand) in self.refuted_operands
 
+    @property
+    def refuted_somewhere(self) -> frozenset:
+        """The properties expected REFUTED on some operand (version 1 and 2 entries).
+
+        >>> sorted(ExpectConfig(frozenset({"alignment"}), frozenset({("coverage", "A")})).refuted_somewhere)
+        ['alignment', 'coverage']
+        """
+        return self.refuted | {p for p, _op in self.refuted_operands}
+
 
 @dataclass(frozen=True)
 class Config:

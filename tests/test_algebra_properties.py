@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
 from symlayout.algebra import int_tuple as it
@@ -106,6 +106,10 @@ def strongly_functional(A, B) -> bool:
     right-distributivity, e.g. ``(1,2,1):(0,0,1) o (2,2):(1,1) = (2,2):(0,0)`` while ``A(B(3)) = 1``.)"""
     if not is_injective(filter(B)):
         return False
+    # past size(A), A(x) extends A's last mode, while CuTe composes mode by mode inside coalesce_x(A):
+    # the two agree only when A is a single leaf (e.g. (1,6,1):(0,0,1) o (3,2):(2,3) = (3,2):(0,0), A(B(5)) = A(7) = 1)
+    if max(B(i) for i in range(B.size())) >= A.size() and len(it.flatten_leaves(A.shape)) > 1:
+        return False
     flat = coalesce_x(A)
     LS = it.flatten_leaves(flat.shape)
     for rs, rd in zip(it.flatten_leaves(B.shape), it.flatten_leaves(B.stride)):
@@ -174,6 +178,7 @@ def test_filter_keeps_the_image_and_nullspace_is_the_kernel(L):
 
 @PROP
 @given(layouts(), layouts(strides=st.integers(-2, 24), max_leaves=3))
+@example(Layout((1, 6, 1), (0, 0, 1)), Layout((3, 2), (2, 3)))     # B reaches 7, past size(A) = 6
 def test_composition_is_functional_where_cute_guarantees_it(A, B):
     try:
         R = composition(A, B)

@@ -381,3 +381,22 @@ def test_gpu_seed000_via_cli(tmp_path):
     from symlayout.cli.gpu import main
     assert main([SEED000, "--out", str(tmp_path), "--json"]) == 0
     assert (tmp_path / "configs.md").read_text().count("pass") >= 2
+
+
+def test_parametric_instances_substitute_version2_keys():
+    # a data-path family's instances bind the leading dimensions of [g2s.X] gmem (not the residue's mode name)
+    from symlayout.config import load_config
+    cfg = load_config("proofs/sm80_datapath/cutlass_sm80_f16_tn_3stage.toml")
+    values = PL.instance_values(cfg)
+    assert values and all(set(v) == set(cfg.params) for v in values)
+    spec = "proofs/sm80_datapath/cutlass_sm80_f16_tn_3stage.toml@" + ",".join(f"{k}={v}" for k, v in values[0].items())
+    inst = PL.load_spec(spec)
+    assert not inst.params and set(inst.g2s) == {"A", "B"}
+
+
+def test_version2_expectations_reach_the_isolation_rule():
+    # refuted = ["coverage[A]"] is an expected refutation for the harness too (its own process, reported)
+    from symlayout.config import load_config
+    cfg = load_config("proofs/pitfalls/swizzle_offset16_ldsm_x4.toml")
+    assert cfg.expect.refuted_somewhere == {"coverage", "slot_agreement"}
+    assert ISO.isolated(cfg)

@@ -132,7 +132,7 @@ def models_of(path):
     from ..config import load_config
     from ..prove.g2s import build_global_model
     cfg = load_config(path)
-    if cfg.expect.refuted & {"alignment", "in_bounds", "exactly_once", "coverage"}:
+    if cfg.expect.refuted_somewhere & {"alignment", "in_bounds", "exactly_once", "coverage"}:
         return []
     out = []
     for gc in list(cfg.g2s.values()) + list(cfg.s2g.values()):

@@ -23,7 +23,7 @@ SAFE_REFUTATIONS = frozenset({"bank_conflicts", "coalescing"})
 def isolated(cfg) -> bool:
     """Whether a configuration runs in its own process: it expects a refutation
     that can fault the GPU (anything but ``bank_conflicts``/``coalescing``)."""
-    return bool(set(cfg.expect.refuted) - SAFE_REFUTATIONS)
+    return bool(set(cfg.expect.refuted_somewhere) - SAFE_REFUTATIONS)
 
 
 def _child_main(paths: Sequence[str]) -> int:
@@ -112,14 +112,14 @@ def run_paths(paths: Sequence[str], *, isolate: bool = True, jobs: int | None = 
             why = ("thread map: no GPU check" if cfg.mma is None else
                    "no [copy.*] table: TiledMMA only (coverage is the prover's)")
             results.append({"path": f, "name": cfg.name, "status": "skipped", "reason": why, "marker": {},
-                            "expect_refuted": sorted(cfg.expect.refuted)})
+                            "expect_refuted": sorted(cfg.expect.refuted_somewhere)})
             continue
         specs = [f]
         if cfg.params:
             specs = [f + "@" + ",".join(f"{k}={v}" for k, v in d.items()) for d in instance_values(cfg)]
             if not specs:
                 results.append({"path": f, "name": cfg.name, "status": "skipped", "marker": {},
-                                "reason": "parametric: no admissible instance", "expect_refuted": sorted(cfg.expect.refuted)})
+                                "reason": "parametric: no admissible instance", "expect_refuted": sorted(cfg.expect.refuted_somewhere)})
         for sp in specs:
             (alone if (isolate and isolated(cfg)) else normal).append(sp)
     jobs = max(1, jobs or min(8, os.cpu_count() or 1))

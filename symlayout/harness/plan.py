@@ -308,8 +308,9 @@ MAX_INSTANCE_TILE_BYTES = 32 * 1024
 
 
 def instance_text(cfg, values: dict) -> str:
-    """The configuration's text with ``[params]`` removed and the symbols of its
-    ``smem``/``layout``/``permutation`` strings replaced by ``values``."""
+    """The configuration's text with ``[params]`` removed and the symbols of its layout-valued
+    keys (``smem``, ``layout``, ``permutation``, the version-2 ``gmem``, ``thr``/``val``,
+    ``tv``/``tiler``, ``box``, ``count``) replaced by ``values``."""
     import re
     out, skip = [], False
     for line in cfg.text.splitlines():
@@ -318,7 +319,7 @@ def instance_text(cfg, values: dict) -> str:
             skip = st.replace(" ", "").startswith("[params]")
         if skip:
             continue
-        if re.match(r"\s*(smem|layout|permutation)\s*=", line):
+        if re.match(r"\s*(smem|layout|permutation|gmem|thr|val|tv|tiler|box|count)\s*=", line):
             for k, v in values.items():
                 line = re.sub(rf"\b{re.escape(k)}\b", str(int(v)), line)
         out.append(line)
@@ -395,7 +396,7 @@ def plan_config(cfg) -> ConfigPlan:
             errors[op] = str(e)
     plan = ConfigPlan(path=str(cfg.path), name=cfg.name or "", cfg=cfg, mma=mma, threads=mma.size(),
                       operands=operands, compute=None, compute_skip=None,
-                      expect_refuted=tuple(sorted(cfg.expect.refuted)), model_errors=errors)
+                      expect_refuted=tuple(sorted(cfg.expect.refuted_somewhere)), model_errors=errors)
     if errors:
         plan.compute_skip = "the model of " + ", ".join(f"[copy.{o}]" for o in errors) + " could not be built"
     else:
