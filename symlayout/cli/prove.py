@@ -55,21 +55,11 @@ def add_arguments(sp) -> None:
 # ---------------------------------------------------------------- proving
 
 
-def _prove_one(item):
-    cfg, props, timeout, method = item
-    from ..prove.engine import prove_config
-    return prove_config(cfg, props, method=method, timeout_s=timeout)
-
-
 def prove_configs(configs, properties=None, jobs: int = 1, timeout_s=None, method="auto") -> list:
-    """Prove loaded configurations (in ``jobs`` processes); one ConfigReport each, in order."""
-    work = [(cfg, properties, timeout_s, method) for cfg in configs]
-    if jobs > 1 and len(work) > 1:
-        import multiprocessing as mp
-        ctx = mp.get_context("fork")
-        with ctx.Pool(min(jobs, len(work))) as pool:
-            return pool.map(_prove_one, work, chunksize=max(1, len(work) // (4 * jobs)))
-    return [_prove_one(w) for w in work]
+    """Prove loaded configurations (in ``jobs`` processes, piece by piece: :func:`symlayout.prove.engine.prove_many`);
+    one ConfigReport each, in order."""
+    from ..prove.engine import prove_many
+    return prove_many(list(configs), properties, jobs, timeout_s, method)
 
 
 def error_reports(failures) -> list:

@@ -212,42 +212,164 @@ def _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s):
     return out
 
 
-def prove_config(cfg, properties=None, method: str = "auto", timeout_s: float | None = None) -> ConfigReport:
-    """Prove every requested property of a loaded :class:`~symlayout.config.Config`."""
+def config_parts(cfg, props, split: bool = False, properties=None) -> list:
+    """The independent pieces of one configuration's proof, in report order: the thread map, the
+    TiledMMA's coverage (no copies), one ``[copy.X]`` with its properties -- with ``split``, one
+    piece per property of a copy of a parametric configuration, so that a pool runs its queries side
+    by side (each query is independent: :func:`_prove_by_z3`) -- and the data path (``[g2s.X]``,
+    ``[s2g.C]``, ``[stages]``: :func:`~symlayout.prove.datapath.prove_datapath` of the requested
+    ``properties``)."""
+    if cfg.threadmap is not None:
+        return [("threadmap", None, props)]
+    if cfg.mma is None:
+        return []
+    out = [] if cfg.copies else [("mma", None, props)]
+    for op, cc in sorted(cfg.copies.items()):
+        if split and cfg.params:
+            out += [("copy", op, [p]) for p in props]
+        else:
+            out.append(("copy", op, props))
+    out.append(("datapath", None, properties))
+    return out
+
+
+def prove_part(cfg, part, method="auto", timeout_s=None):
+    """``(results, rejected operands, error or None, seconds)`` of one piece (:func:`config_parts`)."""
     t0 = time.perf_counter()
-    rep = ConfigReport(cfg.path, cfg.name or "")
-    props = list(properties or cfg.prove.properties or PROPERTIES)
+    kind, op, props = part
     refuted = cfg.expect.refuted
-    timeout_s = timeout_s if timeout_s is not None else cfg.prove.timeout_s
+    results, rejected = [], set()
     try:
-        if cfg.threadmap is not None:
+        if kind == "threadmap":
             from .threadmaps import prove_threadmap
-            rep.results.extend(prove_threadmap(cfg, props, method=method, timeout_s=timeout_s))
-        elif cfg.mma is not None:
+            results = prove_threadmap(cfg, props, method=method, timeout_s=timeout_s)
+        else:
             from ..tiled.mma import make_tiled_mma
             mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
-            if not cfg.copies:
+            if kind == "datapath":
+                results = prove_datapath(cfg, props)
+            elif kind == "mma":
                 if "coverage" in props:
-                    for op in ("A", "B", "C"):
-                        r = mma_coverage(mma, op)
+                    for o in ("A", "B", "C"):
+                        r = mma_coverage(mma, o)
                         r.expected = REFUTED if "coverage" in refuted else PROVED
-                        rep.results.append(r)
-            for op, cc in sorted(cfg.copies.items()):
-                rs, rejected = prove_copy(cfg, mma, cc, props, refuted, method, timeout_s)
-                rep.results.extend(rs)
-                rep.rejected |= rejected
-            rep.results.extend(prove_datapath(cfg, properties))      # [g2s.X], [s2g.C], [stages] (version 2)
-        for r in rep.results:                 # the last guard: no PROVED without obligations
-            if r.status == PROVED and r.checked == 0:
-                r.status = VACUOUS
-        apply_expectations(rep.results, cfg.expect, rep.rejected)    # [expect], per operand, max_bank_degree
-        for p in refuted:
-            if rep.rejected:                  # CuTe refused the configuration: the rest is not checked
+                        results.append(r)
+            else:
+                results, rejected = prove_copy(cfg, mma, cfg.copies[op], props, refuted, method, timeout_s)
+    except SymlayoutError as e:
+        return results, rejected, f"{cfg.path}: {e}", time.perf_counter() - t0
+    return results, rejected, None, time.perf_counter() - t0
+
+
+def assemble(cfg, parts, done) -> ConfigReport:
+    """The report of ``cfg`` from its pieces' answers (``done``, in the order of ``parts``): results
+    in report order up to the first error; a copy that CuTe rejects reported once."""
+    rep = ConfigReport(cfg.path, cfg.name or "")
+    refuted = cfg.expect.refuted
+    seen_rejected = set()
+    for (kind, op, _props), (results, rejected, error, seconds) in zip(parts, done):
+        rep.seconds += seconds
+        if rejected:
+            if op in seen_rejected:            # (every property piece of a rejected copy says the same)
                 continue
-            if not any(r.property == p for r in rep.results):
-                rep.results.append(Result(p, ERROR, detail=f"[expect] names {p!r}, which does not apply here",
-                                          expected=REFUTED))
+            seen_rejected |= rejected
+        rep.results.extend(results)
+        rep.rejected |= rejected
+        if error is not None:
+            rep.error = error
+            return rep
+    for r in rep.results:                     # the last guard: no PROVED without obligations
+        if r.status == PROVED and r.checked == 0:
+            r.status = VACUOUS
+    try:
+        apply_expectations(rep.results, cfg.expect, rep.rejected)    # [expect], per operand, max_bank_degree
     except SymlayoutError as e:
         rep.error = f"{cfg.path}: {e}"
-    rep.seconds = time.perf_counter() - t0
+        return rep
+    for p in refuted:
+        if rep.rejected:                      # CuTe refused the configuration: the rest is not checked
+            continue
+        if not any(r.property == p for r in rep.results):
+            rep.results.append(Result(p, ERROR, detail=f"[expect] names {p!r}, which does not apply here",
+                                      expected=REFUTED))
     return rep
+
+
+def prove_config(cfg, properties=None, method: str = "auto", timeout_s: float | None = None) -> ConfigReport:
+    """Prove every requested property of a loaded :class:`~symlayout.config.Config`."""
+    props = list(properties or cfg.prove.properties or PROPERTIES)
+    timeout_s = timeout_s if timeout_s is not None else cfg.prove.timeout_s
+    parts = config_parts(cfg, props, properties=properties)
+    done = []
+    for part in parts:
+        done.append(prove_part(cfg, part, method, timeout_s))
+        if done[-1][2] is not None:
+            break
+    return assemble(cfg, parts[:len(done)], done)
+
+
+_POOL_WORK: list = []
+
+
+def _pool_part(job):
+    i, part, method, timeout_s = job
+    cfg = _POOL_WORK[i]
+    return i, part, prove_part(cfg, part, method, timeout_s)
+
+
+def prove_many(configs, properties=None, jobs: int = 1, timeout_s=None, method="auto") -> list:
+    """Prove loaded configurations, one ConfigReport each in their order, in ``jobs`` worker processes.
+
+    The work is the configurations' pieces (:func:`config_parts`; a parametric copy split per
+    property), handed out one at a time, largest first (parametric pieces, then by tile size), so
+    no Z3 query waits behind another file's.  Reports are the same as :func:`prove_config`'s."""
+    if jobs <= 1 or len(configs) == 0:
+        return [prove_config(c, properties, method, timeout_s) for c in configs]
+    plans = []
+    for cfg in configs:
+        props = list(properties or cfg.prove.properties or PROPERTIES)
+        tmo = timeout_s if timeout_s is not None else cfg.prove.timeout_s
+        plans.append((config_parts(cfg, props, split=True, properties=properties), tmo))
+    jobs_list = [(i, part, method, tmo) for i, (parts, tmo) in enumerate(plans) for part in parts]
+    if len(jobs_list) <= 1:
+        return [prove_config(c, properties, method, timeout_s) for c in configs]
+    jobs_list.sort(key=lambda j: -_cost(configs[j[0]], j[1]))
+    if any(c.params for c in configs):       # import the solver once, before the workers fork
+        from . import z3backend  # noqa: F401
+        try:
+            import z3  # noqa: F401
+        except ImportError:
+            pass
+    import multiprocessing as mp
+    global _POOL_WORK
+    _POOL_WORK = list(configs)               # (inherited by the forked workers)
+    answers = {}
+    try:
+        with mp.get_context("fork").Pool(min(jobs, len(jobs_list))) as pool:
+            for i, part, ans in pool.imap_unordered(_pool_part, jobs_list, chunksize=1):
+                answers[(i, repr(part))] = ans
+    finally:
+        _POOL_WORK = []
+    out = []
+    for cfg, (parts, _tmo) in zip(configs, plans):
+        done = []
+        for part in parts:
+            done.append(answers[(len(out), repr(part))])
+            if done[-1][2] is not None:
+                break
+        out.append(assemble(cfg, parts[:len(done)], done))
+    return out
+
+
+def _cost(cfg, part) -> float:
+    """A rough size of a piece, for the order pieces are handed out (largest first)."""
+    if cfg.params or part[0] == "threadmap":
+        return 1e12
+    if part[0] == "datapath":
+        return 1e6
+    cc = cfg.copies.get(part[1]) if part[1] else None
+    try:
+        n = cc.smem.size() if cc is not None else 0
+        return float(n) if isinstance(n, int) else 1e12
+    except Exception:                         # (a size that is not a number: order only)
+        return 0.0

@@ -19,7 +19,7 @@ smem layout's domain (colexicographic, ``0 <= i < size(smem)``); their address
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from ..algebra import int_tuple as it
 from ..arch import ptx
@@ -29,6 +29,7 @@ from ..algebra.int_tuple import _
 from ..algebra.notation import parse, parse_layout
 from ..tiled.copy import auto_vectorizing_calls, auto_vectorizing_width, copy_calls, make_tiled_copy_X
 from ..tiled.mma import TiledMMA, make_tiled_mma
+from . import tables
 
 
 class CuteRejects(CuteStaticAssert):
@@ -180,6 +181,10 @@ class OperandModel:
     def addr_table(self) -> list:
         """``smem(i)`` for every index of the smem tile (element offsets); an index
         outside the tile (a broken atom or tiling) is evaluated as CuTe would."""
+        tb = tables.of(self)
+        if tb is not None:                  # (its indices were checked against the tile)
+            table = tb.addr[:tb.n].tolist()
+            return _AddrTable(table, self.smem, self.stray) if self.stray else table
         table = function_table(self.smem)
         n = len(table)
         if not self.stray and \
@@ -346,8 +351,11 @@ def cute_build_check(mma, operand: str, copy_op, value_type: str, smem, convert:
         if hasattr(copy_op, "val_layout_src"):
             atom = copy_op
         else:                      # the registers' fill is checked below, where CuTe checks it
-            from ..atoms.copy import CopyAtom
-            atom = CopyAtom(copy_op, value_type, strict=False)
+            try:
+                atom = _loose_atom(copy_op, value_type)
+            except TypeError:      # (an operation object that is not hashable)
+                from ..atoms.copy import CopyAtom
+                atom = CopyAtom(copy_op, value_type, strict=False)
         tc = tiled_copy_for(atom, mma, operand, tiled)
         _check_swizzle_slices(mma, tc, operand, smem)
         if _is_auto_vectorizing(atom):
@@ -371,6 +379,14 @@ def cute_build_check(mma, operand: str, copy_op, value_type: str, smem, convert:
         raise
     except CuteStaticAssert as e:
         raise _reject(e, mma, operand, value_type, frag_t) from None
+
+
+@lru_cache(maxsize=1024)
+def _loose_atom(copy_op: str, value_type: str):
+    """``Copy_Atom<copy_op, value_type>`` without the register-fill check (cached: one TiledCopy per atom
+    and TiledMMA, see :func:`~symlayout.tiled.copy.make_tiled_copy_X`)."""
+    from ..atoms.copy import CopyAtom
+    return CopyAtom(copy_op, value_type, strict=False)
 
 
 def _check_swizzle_slices(mma, tc, operand, smem):
@@ -486,9 +502,19 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
     nV = tmode[0].size()
     nA = tmode[1][0].size() if it.is_tuple(tmode.shape[1]) else tmode[1].size()
     thr_tab = function_table(thr_mode)
-    for t in range(tc.tiled_num_thr):
+    T = tc.tiled_num_thr
+    poffs = []
+    for t in range(T):
         v = mma.thr_vmnk_ints(t)
-        poff = ttab[v[0] + nV * (v[sel[0]] + nA * v[sel[1]])]
+        poffs.append(ttab[v[0] + nV * (v[sel[0]] + nA * v[sel[1]])])
+    arrays = tables.route(base, thr_tab, poffs, ft, pt, T)      # the same tables, whole-tile (numpy)
+    if arrays is not None:
+        sm_a, rg_a, exp_a = arrays
+        expected = dict(enumerate(exp_a.tolist()))
+        sm_l, rg_l = sm_a.tolist(), rg_a.tolist()
+        calls = {t: [Call(sm, rg) for sm, rg in zip(sm_l[t], rg_l[t])] for t in range(T)}
+    for t in range(T) if arrays is None else ():
+        poff = poffs[t]
         expected[t] = [0] * fs
         exp = expected[t]
         for k in range(fs):
@@ -497,6 +523,7 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
         calls[t] = [Call([i + coff for i in sm], list(rg)) for sm, rg in base]
     stray = {}
     if cute_addresses_differ(smem):
+        arrays = None                          # (the route is CuTe's partitions' below, not the plan's)
         # name each address CuTe's partitions dereference by the element stored there (placeholder
         # indices past the tile for addresses that hold none)
         index = {}
@@ -526,12 +553,15 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
     else:
         smem_bits = src_reg_bits if direction == "load" else dst_reg_bits
         frag_bits = dst_reg_bits if direction == "load" else src_reg_bits
-    return OperandModel(
+    model = OperandModel(
         operand=operand, mma=mma, tiled_copy=tc, atom=atom, smem=smem, value_type=value_type,
         value_bits=vbits, align=align, direction=direction, hw=hardware_of(atom), calls=calls,
         frag_size=frag_size, expected=expected, reg_bits_smem=smem_bits, reg_bits_frag=frag_bits,
         mma_value_type=mvt, mma_value_bits=type_bits(mvt) if mvt else 0, frag_type=frag_t, vector_width=width,
         stray=stray, tiled=tiled)
+    if arrays is not None:
+        tables.attach(model, sm_a, rg_a, exp_a)
+    return model
 
 
 def _k_blocks(ret, operand):

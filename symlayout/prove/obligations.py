@@ -19,7 +19,7 @@ from ..arch import ptx
 from ..atoms import canonical_type, exact_conversion, reinterpretation, value_type_info
 from .model import OperandModel
 from .result import Counterexample, Result, verdict
-from . import story
+from . import story, tables
 
 PROPERTIES = ("coverage", "alignment", "exactly_once", "slot_agreement", "bank_conflicts", "in_bounds",
               "type_agreement")
@@ -69,6 +69,9 @@ def tv_coverage(mma, operand: str):
     >>> tv_coverage(make_tiled_mma("SM80_16x8x16_F16F16F16F16_TN", "(2,2,1)"), "A")
     (1024, None)
     """
+    memo = mma.__dict__.setdefault("_tv_coverage_ok", {})     # a TiledMMA's answer, once it holds
+    if operand in memo:
+        return memo[operand], None
     tv = mma.get_layout_TV(operand)
     vm = mma.thr_layout_vmnk
     rep = {"A": vm[2].size(), "B": vm[1].size(), "C": vm[3].size()}[operand]
@@ -98,6 +101,7 @@ def tv_coverage(mma, operand: str):
                 f"tile element {operand}({el[0]},{el[1]}) is owned {counts[e]} times by the TiledMMA, expected {rep}"
                 + (f" (by thread/value {owners[e]})" if owners[e] else ""),
                 element=el, thread=owners[e][0][0] if owners[e] else None)
+    memo[operand] = checked
     return checked, None
 
 
@@ -131,6 +135,9 @@ def coverage(m: OperandModel) -> Result:
     checked, cex = tv_coverage(m.mma, m.operand)
     if cex is not None:
         return _result("coverage", m, t0, cex, checked)
+    tb = tables.of(m)
+    if tb is not None and tables.coverage_holds(m, tb):
+        return _result("coverage", m, t0, None, checked + tb.n)
     touched = set()
     for a, _where in hardware_elements(m):
         touched.add(a)
@@ -162,6 +169,9 @@ def alignment(m: OperandModel) -> Result:
     addr = m.addr_table
     eb = m.elem_bytes
     checked = 0
+    tb = tables.of(m)
+    if tb is not None and tables.alignment_holds(m, tb):
+        return _result("alignment", m, t0, None, tb.vector_starts().size)
     if m.align % vb and vb > 1:
         cex = Counterexample(f"smem base alignment {m.align} B is less than the {vb}-byte vector width of {m.atom.name}",
                              address_bytes=m.align)
@@ -200,6 +210,9 @@ def in_bounds(m: OperandModel) -> Result:
     limit = int(m.smem.cosize() * eb)
     addr = m.addr_table
     checked = 0
+    tb = tables.of(m)
+    if tb is not None and tables.in_bounds_holds(m, tb):
+        return _result("in_bounds", m, t0, None, tb.vector_starts().size)
     for w, c, l, t, r, idx in access_vectors(m):
         sm = m.calls[t][c].smem
         a0 = int(addr[sm[idx[0]]] * eb)
@@ -263,6 +276,9 @@ def exactly_once(m: OperandModel) -> Result:
     writes (:func:`hardware_elements`)."""
     t0 = time.perf_counter()
     checked = 0
+    tb = tables.of(m)
+    if tb is not None and tables.exactly_once_holds(m, tb):
+        return _result("exactly_once", m, t0, None, m.threads * m.frag_size if m.direction == "load" else tb.n)
     if m.direction == "load":
         fs = m.frag_size
         for t in range(m.threads):
@@ -330,7 +346,21 @@ def mma_route(atom, operand: str):
     """Check the MMA atom's CuTe layout for ``operand`` against the PTX ISA's
     mma.sync fragment: value ``v`` of thread ``t`` (register ``v // k``, position
     ``v % k``) is the element ``mma.sync`` reads there.  Returns ``(checked,
-    counterexample or None)``; ``(0, None)`` for atoms without a PTX model."""
+    counterexample or None)``; ``(0, None)`` for atoms without a PTX model.  An atom's
+    agreement is remembered once it holds (it depends on the atom alone)."""
+    hit = _MMA_ROUTE_OK.get((id(atom), operand))
+    if hit is not None and hit[0] is atom:
+        return hit[1], None
+    checked, cex = _mma_route(atom, operand)
+    if cex is None:
+        _MMA_ROUTE_OK[(id(atom), operand)] = (atom, checked)
+    return checked, cex
+
+
+_MMA_ROUTE_OK: dict = {}
+
+
+def _mma_route(atom, operand: str):
     pm = getattr(atom, "ptx_model", None) or {}
     if pm.get("instr") != "mma":
         return 0, None
@@ -369,6 +399,16 @@ def slot_agreement(m: OperandModel) -> Result:
     storage of the MMA fragment (consecutive slots starting at a register
     boundary)."""
     t0 = time.perf_counter()
+    tb = tables.of(m)
+    if tb is not None and tables.slot_agreement_holds(m, tb):
+        mma_checked, cex = mma_route(m.mma.atom, m.operand)
+        if cex is None:
+            T, C, R = tb.reg.shape
+            stats = {"fragment_slots": T * C * R,
+                     "packed_bindings": T * C * (R // max(1, m.reg_bits_frag // m.value_bits))}
+            if mma_checked:
+                stats["mma_fragment_values"] = mma_checked
+            return _result("slot_agreement", m, t0, None, T * C * R, stats=stats)
     addr = m.addr_table
     slots = 0
     k = max(1, m.reg_bits_smem // m.value_bits)
@@ -429,36 +469,56 @@ def bank_phases(m: OperandModel):
     return vb, groups
 
 
+def _phase_banks(m: OperandModel, key, items, vb):
+    """One phase's wavefronts: ``(need, minimum, banks)``, ``banks``: bank -> word -> first lane."""
+    addr = m.addr_table
+    eb = m.elem_bytes
+    banks = defaultdict(dict)          # bank -> word -> lane
+    for l, t, idx in items:
+        sm = m.calls[t][key[1]].smem
+        b0 = int(addr[sm[idx[0]]] * eb)
+        for wd in range(b0 // 4, (b0 + vb + 3) // 4):
+            banks[wd % 32].setdefault(wd, l)
+    need = max(len(ws) for ws in banks.values())
+    # the minimum is what the phase's bytes need when the vectors are aligned: one
+    # wavefront (phases are formed as at most 128 bytes, see bank_phases)
+    minimum = max(1, -(-(len(items) * vb) // 128))
+    return need, minimum, banks
+
+
 def bank_conflicts(m: OperandModel) -> Result:
     """Per instruction phase, the shared-memory wavefronts needed (max over the
     32 4-byte banks of the distinct words a bank serves) equal the minimum (one
     wavefront per 128 bytes of the phase, which misaligned vectors exceed).
-    Refuted with the degree and the colliding lanes and addresses."""
+    Refuted with the degree and the colliding lanes and addresses (the worst phase,
+    the first of them in issue order)."""
     t0 = time.perf_counter()
+    tb = tables.of(m)
+    if tb is not None:
+        if tables.bank_conflicts_holds(m, tb):
+            return _result("bank_conflicts", m, t0, None, tables.phase_count(m, tb))
+        key, items = tables.worst_phase(m, tb)          # found on the tables, told from its vectors
+        vb = max(m.reg_bits_smem, m.value_bits) // 8
+        need, minimum, banks = _phase_banks(m, key, items, vb)
+        if need > minimum:
+            bank = max(banks, key=lambda b: len(banks[b]))
+            return _bank_refutation(m, t0, (need / minimum, need, minimum, key, bank, banks[bank]),
+                                    tables.phase_count(m, tb))
     vb, groups = bank_phases(m)
-    addr = m.addr_table
-    eb = m.elem_bytes
     worst = None
     phases = 0
     for key, items in groups.items():
         phases += 1
-        banks = defaultdict(dict)          # bank -> word -> lane
-        words = set()
-        for l, t, idx in items:
-            sm = m.calls[t][key[1]].smem
-            b0 = int(addr[sm[idx[0]]] * eb)
-            for wd in range(b0 // 4, (b0 + vb + 3) // 4):
-                words.add(wd)
-                banks[wd % 32].setdefault(wd, l)
-        need = max(len(ws) for ws in banks.values())
-        # the minimum is what the phase's bytes need when the vectors are aligned: one
-        # wavefront (phases are formed as at most 128 bytes, see bank_phases)
-        minimum = max(1, -(-(len(items) * vb) // 128))
+        need, minimum, banks = _phase_banks(m, key, items, vb)
         if need > minimum and (worst is None or need / minimum > worst[0]):
             bank = max(banks, key=lambda b: len(banks[b]))
             worst = (need / minimum, need, minimum, key, bank, banks[bank])
     if worst is None:
         return _result("bank_conflicts", m, t0, None, phases)
+    return _bank_refutation(m, t0, worst, phases)
+
+
+def _bank_refutation(m, t0, worst, phases):
     ratio, need, minimum, (w, c, r, ph), bank, ws = worst
     lanes = sorted(set(ws.values()))
     addrs = [wd * 4 for wd in sorted(ws)]

@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..algebra import int_tuple as it
-from ..errors import CuteStaticAssert, TilingError
-from ..algebra.layout import (Layout, coalesce, composition, group, is_layout, logical_product, make_layout, nullspace,
+from ..errors import AlgebraError, CuteStaticAssert, TilingError
+from ..algebra.layout import (Layout, coalesce, composition, function_table, group, is_layout, logical_product,
+                              make_layout, nullspace,
                       raked_product, right_inverse, slice_, slice_and_offset, upcast, zip_layouts, zipped_divide)
 from ..algebra.int_tuple import _
 from ..algebra.symbolic import DynInt
+from .mma import per_layout
 
 
 class TiledCopy:
@@ -66,10 +68,10 @@ class TiledCopy:
         return slice_((( _, _), _), tv)
 
     def tidfrg_S(self, L):
-        return self.tile2thrfrg(zipped_divide(L, self.tiler_mn), self.ref2src)
+        return per_layout(self, "tidfrg_S", L, lambda: self.tile2thrfrg(zipped_divide(L, self.tiler_mn), self.ref2src))
 
     def tidfrg_D(self, L):
-        return self.tile2thrfrg(zipped_divide(L, self.tiler_mn), self.ref2dst)
+        return per_layout(self, "tidfrg_D", L, lambda: self.tile2thrfrg(zipped_divide(L, self.tiler_mn), self.ref2dst))
 
     def get_layoutS_TV(self):
         ref = Layout((self.tiler_mn, 1))
@@ -81,6 +83,9 @@ class TiledCopy:
 
     def retile(self, X: Layout) -> Layout:
         """``retile_S`` == ``retile_D``: regroup a thread fragment to ((AtomVal, RestVal), Rest...)."""
+        return per_layout(self, "retile", X, lambda: self._retile(X))
+
+    def _retile(self, X: Layout) -> Layout:
         R = X.rank()
         V = X[0].size() if it.is_tuple(X.shape) else X.size()
         frg_mn = upcast(composition(right_inverse(self.tiled_layout_tv), Layout(self.tiler_mn)), self.tiled_num_thr * V)
@@ -143,8 +148,9 @@ def make_tiled_copy_C(atom, mma) -> TiledCopy:
 
 
 def make_tiled_copy_X(atom, mma, operand: str) -> TiledCopy:
-    """The copy for operand ``"A"``, ``"B"`` or ``"C"``."""
-    return {"A": make_tiled_copy_A, "B": make_tiled_copy_B, "C": make_tiled_copy_C}[operand](atom, mma)
+    """The copy for operand ``"A"``, ``"B"`` or ``"C"`` (one per atom object and TiledMMA)."""
+    return per_layout(mma, ("tiled_copy", operand), atom,
+                      lambda: {"A": make_tiled_copy_A, "B": make_tiled_copy_B, "C": make_tiled_copy_C}[operand](atom, mma))
 
 
 def make_tiled_copy(atom, thr_layout: Layout, val_layout: Layout = None) -> TiledCopy:
@@ -249,8 +255,32 @@ def _copy(atom, src, dst, out, bits=None, first_only=False):
     dc = _sub(dn, ((_, 0), (0, _)))
     sc = _sub(sn, ((_, 0), (0, _)))
     n = dc[0][1].size()
-    for i in range(1 if first_only else n):
-        _call(atom, _sub(sc, (_, i)), _sub(dc, (_, i)), out, bits, first_only)
+    shifts = None if first_only or n == 1 else _rest_offsets(sc, dc, n)
+    if shifts is None:
+        for i in range(1 if first_only else n):
+            _call(atom, _sub(sc, (_, i)), _sub(dc, (_, i)), out, bits, first_only)
+        return
+    # plain layouts: iteration i slices the same modes at offsets L_rest(i), so its calls are the first
+    # iteration's, shifted (slice_and_offset((_, i), L) = (L<0>, L<1>(i)))
+    first: list = []
+    _call(atom, _sub(sc, (_, 0)), _sub(dc, (_, 0)), first, bits, first_only)
+    for ds, dd in shifts:
+        out.extend(AtomCall((c.src[0], c.src[1] + ds), (c.dst[0], c.dst[1] + dd),
+                            tuple(x + ds for x in c.src_regs), tuple(x + dd for x in c.dst_regs)) for c in first)
+
+
+def _rest_offsets(sc, dc, n):
+    """``[(src offset, dst offset) of iteration i - those of iteration 0]`` when both views are plain
+    layouts with integer rest modes of ``n`` iterations (else None: every slice is taken)."""
+    if getattr(sc[0], "is_composed", False) or getattr(dc[0], "is_composed", False) or sc[0][1].size() != n:
+        return None
+    try:
+        so, do = function_table(sc[0][1]), function_table(dc[0][1])
+    except AlgebraError:
+        return None
+    if not all(type(x) is int for x in so + do):
+        return None
+    return [(so[i] - so[0], do[i] - do[0]) for i in range(n)]
 
 
 _RESHAPED: dict = {}

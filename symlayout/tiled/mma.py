@@ -22,6 +22,23 @@ from ..algebra.notation import parse
 from ..algebra.symbolic import DynInt
 
 
+def per_layout(owner, key, L, f):
+    """``f()`` memoised on ``owner`` for ``key`` and the layout *object* ``L`` (the same object, kept
+    alive with the answer: a static and a dynamic stride print alike, so equal-looking layouts are not
+    shared).  One configuration's checks and model slice the same smem layout several times; this
+    computes each partition once.  At most 64 answers per owner."""
+    memo = owner.__dict__.setdefault("_per_layout", {})
+    k = (key, id(L))
+    hit = memo.get(k)
+    if hit is not None and hit[0] is L:
+        return hit[1]
+    if len(memo) >= 64:
+        memo.clear()
+    v = f()
+    memo[k] = (L, v)
+    return v
+
+
 def _as_layout(x, what):
     if isinstance(x, str):
         x = parse(x)
@@ -95,6 +112,9 @@ class TiledMMA:
 
     # -- thrfrg
     def _thrfrg(self, L, i0, i1, atom_tv, t0, t1):
+        return per_layout(self, ("thrfrg", i0, i1), L, lambda: self._thrfrg_impl(L, i0, i1, atom_tv, t0, t1))
+
+    def _thrfrg_impl(self, L, i0, i1, atom_tv, t0, t1):
         t_tensor = logical_divide(L, (self.permutation_mnk(i0), self.permutation_mnk(i1)))
         a_tile = (Layout(self.atom.shape_mnk[i0]), Layout(self.atom.shape_mnk[i1]))
         a_tensor = zipped_divide(t_tensor, a_tile)
@@ -242,10 +262,15 @@ class ThrMMA:
         return self._partition(self.mma.thrfrg_B, L, 2, 3)
 
     def partition(self, operand, L):
-        return {"A": self.partition_A, "B": self.partition_B, "C": self.partition_C}[operand](L)
+        return per_layout(self.mma, ("partition", operand, int(self.thr_idx)), L,
+                          lambda: {"A": self.partition_A, "B": self.partition_B, "C": self.partition_C}[operand](L))
 
     def partition_fragment(self, operand, L):
         """``partition_fragment_X(L)``: the register fragment's layout."""
+        return per_layout(self.mma, ("fragment", operand, int(self.thr_idx)), L,
+                          lambda: self._partition_fragment(operand, L))
+
+    def _partition_fragment(self, operand, L):
         p, _off = self.partition(operand, L)
         if operand == "C":
             return Layout(p.shape)
@@ -270,7 +295,33 @@ def make_tiled_mma(atom, atom_layout=None, permutation=None) -> TiledMMA:
     sequence of up to 3 entries (``"_"``, an extent, or a layout) or a string
     like ``"(32,32,16)"``.
     """
+    if isinstance(atom, str) and _plain(atom_layout) and _plain(permutation):
+        key = (atom, _frozen(atom_layout), _frozen(permutation))
+        hit = _NAMED.get(key)
+        if hit is None:
+            if len(_NAMED) >= 256:
+                _NAMED.clear()
+            from ..atoms.mma import get_mma_atom
+            hit = _NAMED[key] = TiledMMA(get_mma_atom(atom), atom_layout, permutation)
+        return hit
     if isinstance(atom, str):
         from ..atoms.mma import get_mma_atom
         atom = get_mma_atom(atom)
     return TiledMMA(atom, atom_layout, permutation)
+
+
+def _plain(x):
+    """A spelling (names, plain ints, nested tuples of them) that identifies a tiling by value."""
+    if x is None or isinstance(x, str) or type(x) is int:
+        return True
+    return isinstance(x, (list, tuple)) and all(_plain(e) for e in x)
+
+
+def _frozen(x):
+    """A hashable key of a spelling (lists and tuples kept apart: TiledMMA reads them differently)."""
+    return (type(x).__name__,) + tuple(_frozen(e) for e in x) if isinstance(x, (list, tuple)) else x
+
+
+#: one TiledMMA per spelling: configurations naming the same tiling share its layouts, TV layouts and
+#: partitions (a TiledMMA is not changed after it is built)
+_NAMED: dict = {}
