@@ -17,8 +17,8 @@ from functools import cached_property
 from ..algebra import int_tuple as it
 from ..errors import AlgebraError, CuteStaticAssert, TilingError
 from ..algebra.layout import (Layout, coalesce, composition, function_table, group, is_layout, logical_product,
-                              make_layout, nullspace,
-                      raked_product, right_inverse, slice_, slice_and_offset, upcast, zip_layouts, zipped_divide)
+                              make_layout, nullspace, raked_product, right_inverse, slice_, slice_and_offset, upcast,
+                              zip_layouts, zipped_divide)
 from ..algebra.int_tuple import _
 from ..algebra.symbolic import DynInt
 from .mma import per_layout
