@@ -20,6 +20,7 @@ path and a REFUTED (with its witness) always from the reference path.  :func:`of
 call plans, indices outside the table, or with ``SYMLAYOUT_NO_TABLES=1`` (used by the tests that
 compare both paths).
 
+>>> import numpy                       # (once numpy is loaded every model gets its tables)
 >>> from symlayout.prove.model import build_operand_model
 >>> m = build_operand_model("SM80_16x8x16_F16F16F16F16_TN", "(2,2,1)", None, "A",
 ...                         "SM75_U32x2_LDSM_N", "half_t", "(32,16):(16,1)")
