@@ -44,5 +44,6 @@ def test_an_error_in_one_piece_ends_the_report_where_the_serial_one_ends():
 def test_a_parametric_copy_is_split_per_property():
     cfg = load_config(PROOFS / "parametric" / "row_pitch.toml")
     parts = config_parts(cfg, ["coverage", "alignment"], split=True)
-    assert [p[2] for p in parts] == [["coverage"], ["alignment"]] * len(cfg.copies)
-    assert len(config_parts(cfg, ["coverage", "alignment"])) == len(cfg.copies)
+    assert [p[2] for p in parts if p[0] == "copy"] == [["coverage"], ["alignment"]] * len(cfg.copies)
+    assert len([p for p in config_parts(cfg, ["coverage", "alignment"]) if p[0] == "copy"]) == len(cfg.copies)
+    assert parts[-1][0] == "datapath"          # (the data path after the copies, as one piece)
