@@ -286,13 +286,18 @@ def _rest_offsets(sc, dc, n):
 _RESHAPED: dict = {}
 
 
+def _signature(x):
+    """An IntTuple with each leaf's kind: ``8`` and a dynamic ``8`` print alike but CuTe treats them apart."""
+    return tuple(_signature(y) for y in x) if isinstance(x, tuple) else (type(x).__name__, str(x))
+
+
 def _reshaped(L, key, f):
     """``f(L)`` for a reshaping (group, zipped_divide) of the domain, memoised on the layout: it acts on a
     ComposedLayout's inner layout only, keeping the swizzle and offset (so every thread's partition of a
     swizzled tensor shares the work)."""
     if getattr(L, "is_composed", False):
         return L.map_inner(lambda B: _reshaped(B, key, f))
-    k = (key, str(L))
+    k = (key, _signature(L.shape), _signature(L.stride))     # static and dynamic (DynInt) entries print alike
     hit = _RESHAPED.get(k)
     if hit is None:
         if len(_RESHAPED) > 4096:
