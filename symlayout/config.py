@@ -55,6 +55,8 @@ __all__ = [
 #: property names of the spec, in the spec's order
 PROPERTIES = ("coverage", "alignment", "exactly_once", "slot_agreement", "bank_conflicts", "in_bounds",
               "type_agreement", "coalescing")
+#: Version 2, Hopper: ``descriptor`` (GMMA shared-memory descriptors) and ``tma`` (TMA boxes)
+PROPERTIES = PROPERTIES + ("descriptor", "tma")
 
 #: operands a ``[copy.X]`` table may name
 OPERANDS = ("A", "B", "C")
@@ -79,6 +81,10 @@ MAX_ALIGN = 1 << 16
 MAX_TIMEOUT_S = 7 * 24 * 3600.0
 
 _TOP_KEYS = ("name", "mma", "copy", "g2s", "s2g", "stages", "threadmap", "params", "prove", "expect")
+_TOP_KEYS = _TOP_KEYS + ("smem", "tma")                    # Version 2, Hopper
+_SMEM_KEYS = ("type", "layout", "align")
+_TMA_KEYS = ("atom", "multicast", "gmem", "box", "swizzle")
+_TMA_ATOMS = ("SM90_TMA_LOAD", "SM90_TMA_LOAD_MULTICAST")
 _MMA_KEYS = ("atom", "layout", "permutation")
 _COPY_KEYS = ("atom", "type", "smem", "align", "convert", "thr", "val", "tv", "tiler")
 # [g2s.X] / [s2g.C] (version 2): a TiledCopy between global and shared memory
@@ -373,6 +379,40 @@ class GlobalCopyConfig:
 
 
 @dataclass(frozen=True)
+class SmemConfig:
+    """``[smem.A|B]``: the shared-memory tile a GMMA operand is read from by descriptors.
+
+    ``layout`` is a :class:`~symlayout.atoms.gmma.GmmaSmemLayout` (the swizzle on byte
+    addresses, CuTe's ``smem_ptr`` form), or a Layout / element-swizzled ComposedLayout
+    as written without the pointer marker; rank 2 ``(MN,K)`` or 3 ``(MN,K,PIPE)``, the
+    PIPE mode of ``[stages] count`` already appended.
+    """
+    operand: str
+    type: str
+    layout: Any
+    align: int
+    raw_layout: str
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class TmaConfig:
+    """``[tma.A|B]``: ``make_tma_copy(atom, gmem tensor, smem layout of one stage, box, multicast)``.
+
+    ``gmem`` is the parsed global layout (symbols allowed), ``box`` the CTA tile (a
+    tuple of ints), ``swizzle`` a hand-encoded TMA swizzle (a Swizzle) or None.
+    """
+    operand: str
+    atom: str
+    multicast: int
+    gmem: Any
+    box: tuple
+    swizzle: Any
+    raw_gmem: str
+    line: int = 0
+
+
+@dataclass(frozen=True)
 class ThreadMapConfig:
     """``[threadmap]``: a CUTLASS 2.x thread map (or a custom ``offset`` formula).
 
@@ -490,6 +530,8 @@ class Config:
     #: version 2: ``[stages] count`` (or the PIPE size of staged smem layouts); None when absent
     stages: int | None = field(default=None, compare=False)
     lines: KeyLines | None = field(default=None, repr=False, compare=False)
+    smem: dict = field(default_factory=dict)          # [smem.A|B] -> SmemConfig (Version 2, Hopper)
+    tma: dict = field(default_factory=dict)           # [tma.A|B] -> TmaConfig
 
     @property
     def kind(self) -> str:
@@ -721,9 +763,11 @@ class _Loader:
                                       "map ([threadmap]), not both: split it into two files")
         prove = self.load_prove(data)
         expect = self.load_expect(data, prove)
+        smem = self.load_smem_tables(data, symbols, mma, stages)
+        tma = self.load_tma_tables(data, symbols, smem)
         cfg = Config(path=self.path, name=name, mma=mma, copies=copies, threadmap=threadmap, params=params,
                      prove=prove, expect=expect, text=self.text, data=data, lines=self.lines,
-                     g2s=g2s, s2g=s2g, stages=stages)
+                     g2s=g2s, s2g=s2g, stages=stages, smem=smem, tma=tma)
         if mma is not None:
             self.check_tiles(cfg)
         if threadmap is not None:
@@ -785,7 +829,6 @@ class _Loader:
         self.check_keys(t, keys, _MMA_KEYS)
         atom = self.get_str(t, keys + ("atom",), required=True, max_len=200)
         self.check_atom(atom, keys + ("atom",), "mma")
-        self.check_supported_mma(atom, keys + ("atom",))
         raw_layout = self.get_str(t, keys + ("layout",), default="(1,1,1)")
         lay = self.notation(raw_layout, keys + ("layout",), symbols, "an AtomLayoutMNK")
         self.check_atom_layout(lay, raw_layout, keys + ("layout",))
@@ -794,15 +837,137 @@ class _Loader:
             perm, raw_perm = self.load_permutation(t["permutation"], keys + ("permutation",), symbols)
         return MMAConfig(atom, lay, perm, raw_layout, raw_perm, self.lines.line(*keys))
 
-    def check_supported_mma(self, atom, keys):
-        """SM90 GMMA (wgmma) atoms read A/B through shared-memory descriptors shared by a
-        warpgroup; until those are modelled, no verdict is given on them."""
+    # -- Version 2, Hopper: [smem.X], [tma.X] ([stages] count: load_stages, shared with the data path)
+    def gmma_sources(self, atom) -> dict | None:
+        """``{"A": "smem"|"reg", "B": "smem"}`` of a GMMA atom, None for other atoms."""
         mod = self.atoms_module("mma")
         pm = getattr(mod.get_mma_atom(atom), "ptx_model", None) or {}
-        if pm.get("instr") == "wgmma":
-            self.fail(keys, f"[mma] atom {atom!r}: not supported: SM90 GMMA (wgmma) atoms read their operands "
-                            "through shared-memory descriptors shared by a warpgroup, which symlayout does not "
-                            "model yet")
+        if pm.get("instr") != "wgmma":
+            return None
+        return {"A": "smem" if pm.get("a_source") == "smem" else "reg", "B": "smem"}
+
+    def check_supported_mma(self, mma, copies, smem):
+        """GMMA atoms read A (SS) and B from shared memory through descriptors: those
+        operands need ``[smem.X]``; ``[smem.X]`` needs a GMMA atom reading X from smem."""
+        src = self.gmma_sources(mma.atom) if mma is not None else None
+        for op in ("A", "B"):
+            reads_smem = src is not None and src[op] == "smem"
+            if reads_smem and op in copies:
+                self.fail(("copy", op), f"[copy.{op}]: not supported: {mma.atom} reads {op} from shared memory "
+                                        f"through a GMMA descriptor, not through a copy; describe the tile in "
+                                        f"[smem.{op}]")
+            if reads_smem and op not in smem:
+                self.fail(("mma", "atom"), f"[mma] atom {mma.atom!r} reads {op} from shared memory through a GMMA "
+                                           f"descriptor: the configuration needs an [smem.{op}] table (type, layout)")
+            if op in smem and not reads_smem:
+                what = "is not an SM90 GMMA atom" if src is None else f"reads {op} from registers (RS)"
+                self.fail(("smem", op), f"[smem.{op}]: [mma] atom {mma.atom if mma else None!r} {what}; [smem.X] "
+                                        "describes an operand a GMMA atom reads from shared memory")
+        if src is not None and src["A"] == "reg" and "A" in copies:
+            self.fail(("copy", "A"), "[copy.A]: not supported yet with a register-sourced (RS) GMMA atom")
+
+    def load_smem_tables(self, data, symbols, mma, stages) -> dict:
+        out = {}
+        if "smem" in data:
+            t = self.table(data["smem"], ("smem",))
+            for op, spec in t.items():
+                keys = ("smem", op)
+                if op not in ("A", "B"):
+                    self.fail(keys, f"[smem.{op}]: unknown operand {op!r}; GMMA reads [smem.A] and [smem.B]")
+                if not isinstance(spec, dict):
+                    self.fail(keys, f"smem.{op} must be a table [smem.{op}], not {_type_name(spec)} {_short(spec)}")
+                self.check_keys(spec, keys, _SMEM_KEYS)
+                typ = self.get_str(spec, keys + ("type",), required=True, max_len=100)
+                raw = self.get_str(spec, keys + ("layout",), required=True)
+                align = self.get_align(spec, keys + ("align",), 128)
+                bits = self.check_type(typ, keys + ("type",))
+                layout = self.smem_layout(raw, keys + ("layout",), symbols, bits, stages)
+                out[op] = SmemConfig(op, typ, layout, align, raw, self.lines.line(*keys))
+        if mma is not None:
+            self.check_supported_mma(mma, self.copies_seen, out)
+        return out
+
+    def smem_layout(self, raw, keys, symbols, bits, stages):
+        """``Sw<B,M,S> o smem_ptr[Nb](unset) o L`` (a GmmaSmemLayout) or a plain / element-swizzled layout."""
+        from .errors import AtomError
+        w = self.where(keys)
+        self.check_ascii(raw, keys)
+        if "smem_ptr" in raw:
+            from .atoms.gmma import parse_smem_layout
+            try:
+                lay = parse_smem_layout(raw)
+            except (AtomError, SymlayoutError) as e:
+                self.fail(keys, f"{w}: {e}")
+            if lay.bits != bits:
+                self.fail(keys, f"{w}: the layout is for {lay.bits}-bit elements (smem_ptr[{lay.bits}b]) but the "
+                                f"type has {bits} bits")
+            inner = lay.layout
+        else:
+            lay = self.notation(raw, keys, symbols, "a layout")
+            if not hasattr(lay, "shape") or getattr(lay, "is_swizzle", False):
+                self.fail(keys, f"{w} must be a layout, got {raw!r}")
+            inner = lay.inner if getattr(lay, "is_composed", False) else lay
+        from .int_tuple import flatten_leaves
+        leaves = list(flatten_leaves(inner.shape)) + list(flatten_leaves(inner.stride))
+        if not all(isinstance(x, int) for x in leaves):
+            self.fail(keys, f"{w}: not supported: symbols in a GMMA shared-memory layout (the descriptor fields "
+                            "are compile-time constants in CuTe)")
+        rank = inner.rank()
+        if rank not in (2, 3):
+            self.fail(keys, f"{w} {raw!r} has rank {rank}; a GMMA operand tile is (MN,K) or (MN,K,PIPE)")
+        if stages is not None:
+            if rank == 3:
+                pipe = inner.shape[2]
+                n = pipe if isinstance(pipe, int) else None
+                if n is None or n != stages:
+                    self.fail(keys, f"{w}: its PIPE mode has {pipe} stages but [stages] count = {stages}")
+            else:
+                lay = _append_pipe(lay, stages)
+        nbytes = int(inner.cosize()) * bits // 8 * (stages if stages and rank == 2 else 1)
+        if nbytes > MAX_SMEM_BYTES:
+            self.fail(keys, f"{w} {raw!r} spans {nbytes} bytes, beyond the 32-bit shared-memory address space")
+        return lay
+
+    def load_tma_tables(self, data, symbols, smem) -> dict:
+        if "tma" not in data:
+            return {}
+        t = self.table(data["tma"], ("tma",))
+        out = {}
+        for op, spec in t.items():
+            keys = ("tma", op)
+            if op not in ("A", "B"):
+                self.fail(keys, f"[tma.{op}]: unknown operand {op!r}; TMA loads [tma.A] and [tma.B]")
+            if not isinstance(spec, dict):
+                self.fail(keys, f"tma.{op} must be a table [tma.{op}], not {_type_name(spec)} {_short(spec)}")
+            if op not in smem:
+                self.fail(keys, f"[tma.{op}] loads the tile of [smem.{op}], which the configuration does not have")
+            self.check_keys(spec, keys, _TMA_KEYS)
+            atom = self.get_str(spec, keys + ("atom",), default="SM90_TMA_LOAD", max_len=100)
+            if atom not in _TMA_ATOMS:
+                self.fail(keys + ("atom",), f"[tma.{op}] atom {atom!r}: expected one of {', '.join(_TMA_ATOMS)}"
+                                            f"{_suggest(atom, _TMA_ATOMS)}")
+            mc = self.get_int(spec, keys + ("multicast",), default=1, lo=1, hi=16)
+            if mc > 1 and atom != "SM90_TMA_LOAD_MULTICAST":
+                self.fail(keys + ("multicast",), f"[tma.{op}] multicast = {mc} needs atom = 'SM90_TMA_LOAD_MULTICAST'")
+            raw_g = self.get_str(spec, keys + ("gmem",), required=True)
+            gmem = self.notation(raw_g, keys + ("gmem",), symbols, "a layout")
+            if not hasattr(gmem, "shape") or getattr(gmem, "is_composed", False) or getattr(gmem, "is_swizzle", False):
+                self.fail(keys + ("gmem",), f"[tma.{op}] gmem must be a layout 'shape:stride', got {raw_g!r}")
+            raw_b = self.get_str(spec, keys + ("box",), required=True)
+            box = self.notation(raw_b, keys + ("box",), {}, "an int tuple")
+            box = box.shape if hasattr(box, "shape") and not isinstance(box, tuple) else box
+            box = box if isinstance(box, tuple) else (box,)
+            if not all(isinstance(x, int) and x > 0 for x in box):
+                self.fail(keys + ("box",), f"[tma.{op}] box must be a tuple of positive integers like '(128,64)', "
+                                           f"got {raw_b!r}")
+            sw = None
+            if "swizzle" in spec:
+                raw_s = self.get_str(spec, keys + ("swizzle",))
+                sw = self.notation(raw_s, keys + ("swizzle",), {}, "a swizzle")
+                if not getattr(sw, "is_swizzle", False):
+                    self.fail(keys + ("swizzle",), f"[tma.{op}] swizzle must be written 'Sw<B,M,S>', got {raw_s!r}")
+            out[op] = TmaConfig(op, atom, mc, gmem, tuple(box), sw, raw_g, self.lines.line(*keys))
+        return out
 
     def check_atom_layout(self, lay, raw, keys):
         from .algebra.int_tuple import flatten_leaves, is_tuple
@@ -885,10 +1050,11 @@ class _Loader:
         return tuple(out), tuple(raw)
 
     def load_copies(self, data, symbols, mma) -> dict:
+        self.copies_seen = {}
         if "copy" not in data:
             return {}
         t = self.table(data["copy"], ("copy",))
-        out = {}
+        out = self.copies_seen = {}
         for op, spec in t.items():
             keys = ("copy", op)
             if op not in OPERANDS:
@@ -1389,6 +1555,19 @@ def staged_layout(smem, count: int):
         return smem.map_inner(lambda _L: staged)
     return staged
 
+
+def _append_pipe(lay, stages: int):
+    """``lay`` with a PIPE mode ``stages : cosize`` appended (stages laid out one after another)."""
+    from .algebra.layout import Layout
+    from .atoms.gmma import GmmaSmemLayout
+    inner = lay.layout if isinstance(lay, GmmaSmemLayout) else lay.inner if getattr(lay, "is_composed", False) else lay
+    piped = Layout(tuple(inner.shape) + (stages,), tuple(inner.stride) + (int(inner.cosize()),))
+    if isinstance(lay, GmmaSmemLayout):
+        return GmmaSmemLayout(lay.swizzle, lay.bits, piped)
+    if getattr(lay, "is_composed", False):
+        from .algebra.composed import ComposedLayout
+        return ComposedLayout(lay.swizzle, lay.offset, piped)
+    return piped
 
 
 def read_text(path: str) -> str:

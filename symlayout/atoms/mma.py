@@ -160,7 +160,33 @@ def get_mma_atom(name: str) -> MMAAtom:
     >>> get_mma_atom("UniversalFMA<half_t>").name
     'UniversalFMA<half_t,half_t,half_t,half_t>'
     """
-    return _build(_catalog().lookup(name))
+    try:
+        return _build(_catalog().lookup(name))
+    except AtomError:
+        if not name.strip().replace("cute::", "").replace("SM90::GMMA::", "").startswith("SM90_64x"):
+            raise
+        from .gmma import gmma_mma_atom        # tf32, fp8 and 8-bit integer GMMA atoms, from the trait definitions
+        try:
+            a = gmma_mma_atom(name)
+        except AtomError:
+            raise AtomError(f"unknown MMA atom {name!r}") from None
+        if "_TN" not in a.name:          # CuTe names every non-16-bit GMMA operation ..._TN (K-major only)
+            raise AtomError(f"unknown MMA atom {name!r}: CuTe's {a.val_type_a} GMMA operations are K-major only, "
+                            f"named ..._{'SS' if '_SS' in a.name else 'RS'}_TN")
+        return _with_wgmma_model(a)
+
+
+def _with_wgmma_model(a: MMAAtom) -> MMAAtom:
+    """A GMMA atom built by :func:`~symlayout.atoms.gmma.gmma_mma_atom` with the catalog's ``ptx_model`` keys."""
+    from dataclasses import replace
+    from .gmma import gmma_majors
+    n = a.shape_mnk
+    ptx = a.ptx.split(".")
+    ma, mb = gmma_majors(a.name)
+    pm = {"instr": "wgmma", "shape": f"m{n[0]}n{n[1]}k{n[2]}", "atype": ptx[-2], "btype": ptx[-1], "ctype": ptx[-3],
+          "a_source": "smem" if a.frg_type_a.startswith("GMMA::smem_desc") else "reg",
+          "tnspA": f"GMMA::Major::{ma}", "tnspB": f"GMMA::Major::{mb}"}
+    return replace(a, ptx_model=MappingProxyType(pm))
 
 
 def mma_atom_names() -> list[str]:

@@ -223,7 +223,11 @@ def config_parts(cfg, props, split: bool = False, properties=None) -> list:
         return [("threadmap", None, props)]
     if cfg.mma is None:
         return []
-    out = [] if cfg.copies else [("mma", None, props)]
+    from .hopper import HOPPER_PROPERTIES, is_gmma_atom
+    if is_gmma_atom(cfg.mma.atom):           # SM90 GMMA: descriptor operands, TMA, accumulators (prove/hopper.py)
+        out = [("hopper", None, list(properties or cfg.prove.properties or HOPPER_PROPERTIES))]
+    else:
+        out = [] if cfg.copies else [("mma", None, props)]
     for op, cc in sorted(cfg.copies.items()):
         if split and cfg.params:
             out += [("copy", op, [p]) for p in props]
@@ -248,6 +252,9 @@ def prove_part(cfg, part, method="auto", timeout_s=None):
             mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
             if kind == "datapath":
                 results = prove_datapath(cfg, props)
+            elif kind == "hopper":
+                from .hopper import prove_hopper
+                results = prove_hopper(cfg, mma, props, refuted)
             elif kind == "mma":
                 if "coverage" in props:
                     for o in ("A", "B", "C"):

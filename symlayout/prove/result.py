@@ -69,6 +69,7 @@ class Result:
     detail: str = ""
     expected: str = "proved"
     stats: dict = field(default_factory=dict)
+    via: str = ""            # Hopper: "wgmma" (descriptor reads) or "tma" (TMA writes) of the same operand
 
     @property
     def as_expected(self) -> bool:
@@ -78,6 +79,8 @@ class Result:
         d = {"property": self.property, "status": self.status, "seconds": round(self.seconds, 6)}
         if self.operand:
             d["operand"] = self.operand
+        if self.via:
+            d["via"] = self.via
         if self.checked is not None:
             d["checked"] = self.checked
         if self.method:

@@ -1,0 +1,465 @@
+"""Hopper (SM90) obligations: GMMA descriptor operands, register fragments, accumulators, TMA.
+
+Reads the models of :mod:`symlayout.tiled.gmma` (what every warpgroup's ``wgmma``
+reads through its descriptors, CuTe's view and the PTX ISA's) and
+:mod:`symlayout.tiled.tma` (where every TMA box element lands) and decides, by
+enumerating every obligation:
+
+* ``descriptor`` [A|B]: CuTe builds every descriptor (``make_gmma_desc`` compiles:
+  canonical K-/MN-major INTER/SW32/SW64/SW128 form, the swizzle on the pointer), the
+  descriptor can say it (start address on the 16-byte grid for every base the
+  alignment allows, LBO/SBO in the 14-bit fields, MN-major only for 16-bit types);
+* ``slot_agreement`` [A|B]: for every warpgroup, fragment element (MN-block, K-block,
+  stage) and instruction element ``(row, k)``, the byte ``wgmma`` reads through the
+  descriptor (PTX ISA, checked on the H200) is the byte where CuTe's partition of the
+  smem tensor keeps that element; [A] of an RS atom: CuTe's ``ALayout_64xK`` against
+  the PTX A fragment of every thread; [C]: ``CLayout_64xN`` against the PTX accumulator;
+* ``coverage`` [A|B] every byte of the smem tile is read by some ``wgmma``; [C] the
+  accumulators own the C tile (TiledMMA TV layout); ``exactly_once`` [A|B] no
+  warpgroup reads one byte twice (overlapping stages or broadcast modes);
+  ``in_bounds`` [A|B] every byte read lies in the tile's buffer;
+* via TMA (``via = "tma"``): ``tma`` (CuTe's ``make_tma_copy`` succeeds, the driver
+  would encode the map, global strides multiples of 16 bytes, destinations 128-byte
+  aligned, the map's swizzle is the smem layout's, and every box element lands on the
+  byte where the smem layout keeps it), ``coverage`` (every byte of every stage is
+  written), ``exactly_once`` (no byte written twice, multicast slices included),
+  ``in_bounds`` (every write inside the buffer).
+
+What CuTe rejects at compile time is never PROVED: a ``make_gmma_desc`` that does not
+compile refutes ``descriptor`` and nothing else of that operand is checked.
+"""
+from __future__ import annotations
+
+import time
+
+from ..arch import gmma as arch
+from ..arch import tma as arch_tma
+from ..atoms import value_type_info
+from ..atoms.gmma import arch_descriptor
+from ..atoms.tma import tma_swizzle
+from ..tiled.gmma import WARPGROUP, gmma_operand_model
+from ..tiled.tma import tma_model
+from .result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
+
+#: properties of a GMMA configuration, in report order
+HOPPER_PROPERTIES = ("descriptor", "slot_agreement", "coverage", "exactly_once", "in_bounds", "tma")
+_DESC_PROPS = ("descriptor", "slot_agreement", "coverage", "exactly_once", "in_bounds")
+_TMA_PROPS = ("tma", "coverage", "exactly_once", "in_bounds")
+
+
+def is_gmma_atom(name: str) -> bool:
+    """True for the name of an SM90 GMMA (wgmma) MMA atom."""
+    from ..atoms.mma import get_mma_atom
+    return ((get_mma_atom(name).ptx_model or {}).get("instr")) == "wgmma"
+
+
+def is_gmma(mma) -> bool:
+    """True for a TiledMMA of an SM90 GMMA (wgmma) atom."""
+    pm = getattr(mma.atom, "ptx_model", None) or {}
+    return pm.get("instr") == "wgmma"
+
+
+def _bases(align: int, period: int) -> list[int]:
+    """Smem base addresses that stand for every base aligned to ``align``: the verdicts
+    depend on the base only modulo ``period`` (the descriptor's 16-byte grid, TMA's
+    128-byte destination rule; the swizzles act on absolute addresses on both sides)."""
+    if align >= period:
+        return [0]
+    return [align * j for j in range(period // align)]
+
+
+def _res(prop, op, t0, cex=None, checked=None, method="exhaustive", via="", detail="", status=None):
+    st = status or verdict(cex, checked)
+    return Result(prop, st, operand=op, checked=checked, method=method, counterexample=cex, via=via,
+                  detail=detail, seconds=time.perf_counter() - t0)
+
+
+def _el(op, coord) -> str:
+    names = ("m", "k") if op == "A" else ("n", "k")
+    s = f"{op}({names[0]}={coord[0]},{names[1]}={coord[1]})"
+    return s + (f" of stage {coord[2]}" if len(coord) > 2 else "")
+
+
+def _where(m, rd) -> str:
+    blk = rd.block
+    mn = "M" if m.operand == "A" else "N"
+    s = f"warpgroup {rd.warpgroup} (threads {rd.thread}-{rd.thread + WARPGROUP - 1}), {mn}-block {blk[0]}, K-block {blk[1]}"
+    return s + (f", stage {blk[2]}" if len(blk) > 2 else "")
+
+
+def _desc_text(d) -> str:
+    return (f"descriptor start {d.start_address}, LBO {d.leading_byte_offset}, SBO {d.stride_byte_offset}, "
+            f"swizzle {d.swizzle}")
+
+
+# ---------------------------------------------------------------------------
+# Descriptor operands
+# ---------------------------------------------------------------------------
+
+
+def descriptor_results(mma, sc, props) -> list:
+    """``descriptor``, ``slot_agreement``, ``coverage``, ``exactly_once``, ``in_bounds`` of [smem.X]."""
+    op = sc.operand
+    t0 = time.perf_counter()
+    m = gmma_operand_model(mma, op, sc.type, sc.layout)
+    out = []
+    if m.error is not None:
+        cex = Counterexample(f"[smem.{op}] {sc.raw_layout}: CuTe does not compile this descriptor operand: {m.error}",
+                             extra={"cute_static_assert": str(m.error)})
+        out.append(_res("descriptor", op, t0, cex, 1, method="cute",
+                            detail="CuTe rejects the configuration at compile time; the other properties of this "
+                                   "operand are not checked"))
+        return out
+    bases = _bases(sc.align, 16)
+    if "descriptor" in props:
+        out.append(_descriptor(m, sc, bases, op, time.perf_counter()))
+    if "slot_agreement" in props:
+        out.append(_slot_agreement(m, bases, op, time.perf_counter()))
+    if "coverage" in props:
+        out.append(_coverage(m, op, time.perf_counter()))
+    if "exactly_once" in props:
+        out.append(_exactly_once(m, op, time.perf_counter()))
+    if "in_bounds" in props:
+        out.append(_in_bounds(m, op, time.perf_counter()))
+    for r in out:
+        r.via = "wgmma"
+    return out
+
+
+def _descriptor(m, sc, bases, op, t0):
+    checked = 0
+    if m.major == "MN" and not arch.supports_mn_major(m.atype):
+        return _res("descriptor", op, t0, Counterexample(
+            f"[smem.{op}] is MN-major, but the PTX ISA has no MN-major (transposed) wgmma operand for .{m.atype} "
+            "(only .f16/.bf16)"), 1)
+    seen = set()
+    for rd in m.reads:
+        key = (rd.desc.start_address, rd.desc.leading_byte_offset, rd.desc.stride_byte_offset)
+        for base in bases:
+            checked += 1
+            start = base + rd.desc.start_address
+            if start % 16:
+                return _res("descriptor", op, t0, Counterexample(
+                    f"{_where(m, rd)}: the descriptor's start address is smem byte {start} (base {base}, aligned to "
+                    f"{sc.align} bytes, + offset {rd.desc.start_address}), not a multiple of 16: the descriptor "
+                    f"holds {start >> 4} x 16 and wgmma reads from byte {start & ~15}", thread=rd.thread,
+                    address_bytes=start, extra={"base": base}), checked)
+            if (key, base) in seen:
+                continue
+            seen.add((key, base))
+            ad = arch_descriptor(rd.desc._replace(start_address=start))
+            probs = [p for p in ad.problems() if not p.startswith("start_address")]
+            if probs:
+                return _res("descriptor", op, t0, Counterexample(
+                    f"{_where(m, rd)}: {_desc_text(ad)}: {'; '.join(probs)}", thread=rd.thread), checked)
+    return _res("descriptor", op, t0, None, checked,
+                detail=f"{len(m.reads)} descriptors ({m.major}-major, {m.reads[0].desc.layout_type}) x "
+                       f"{len(bases)} base(s) mod 16")
+
+
+def _slot_agreement(m, bases, op, t0):
+    checked = 0
+    rows = m.rows
+    for rd in m.reads:
+        for base in bases:
+            for v in range(rows * m.kin):
+                checked += 1
+                got = m.ptx_address(rd, base, v)
+                want = m.cute_address(base, rd.offsets[v])
+                if got != want:
+                    coord = m.coord(rd.elements[v])
+                    d = arch_descriptor(rd.desc._replace(start_address=(base + rd.desc.start_address) & ~15))
+                    return _res("slot_agreement", op, t0, Counterexample(
+                        f"{_where(m, rd)}: wgmma reads {_el(op, coord)} (instruction row {v % rows}, k {v // rows}) "
+                        f"from smem byte {got} through the {_desc_text(d)}, but CuTe's partition of [smem.{op}] "
+                        f"keeps it at byte {want}", thread=rd.thread, value=v, element=coord, address_bytes=got,
+                        extra={"base": base, "cute_address_bytes": want}), checked)
+    return _res("slot_agreement", op, t0, None, checked,
+                detail=f"every (row, k) of {len(m.reads)} wgmma operand reads, PTX descriptor decoding vs CuTe's "
+                       "partition")
+
+
+def _read_bytes(m, base=0):
+    for rd in m.reads:
+        for v in range(m.rows * m.kin):
+            yield rd, v, m.ptx_address(rd, base, v)
+
+
+def _coverage(m, op, t0):
+    read = set(a for _rd, _v, a in _read_bytes(m))
+    L = m.smem.layout
+    from ..layout import function_table
+    tab = function_table(L)
+    checked = 0
+    for e, o in enumerate(tab):
+        checked += 1
+        a = m.cute_address(0, int(o))
+        if a not in read:
+            return _res("coverage", op, t0, Counterexample(
+                f"{_el(op, m.coord(e))} (smem byte {a}) is never read by any wgmma of the TiledMMA",
+                element=m.coord(e), address_bytes=a), checked)
+    return _res("coverage", op, t0, None, checked)
+
+
+def _exactly_once(m, op, t0):
+    seen = {}
+    checked = 0
+    for rd, v, a in _read_bytes(m):
+        checked += 1
+        key = (rd.warpgroup, a)
+        if key in seen:
+            rd0, v0 = seen[key]
+            c0, c1 = m.coord(rd0.elements[v0]), m.coord(rd.elements[v])
+            return _res("exactly_once", op, t0, Counterexample(
+                f"warpgroup {rd.warpgroup} reads smem byte {a} twice: as {_el(op, c0)} ({_where(m, rd0)}) and as "
+                f"{_el(op, c1)} ({_where(m, rd)})", thread=rd.thread, element=c1, address_bytes=a), checked)
+        seen[key] = (rd, v)
+    return _res("exactly_once", op, t0, None, checked)
+
+
+def _in_bounds(m, op, t0):
+    hi = m.cosize_bytes()
+    checked = 0
+    for rd, v, a in _read_bytes(m):
+        checked += 1
+        if not (0 <= a and a + m.bytes <= hi):
+            c = m.coord(rd.elements[v])
+            return _res("in_bounds", op, t0, Counterexample(
+                f"{_where(m, rd)}: wgmma reads {_el(op, c)} at smem byte {a}, outside the tile's {hi} bytes",
+                thread=rd.thread, element=c, address_bytes=a), checked)
+    return _res("in_bounds", op, t0, None, checked)
+
+
+# ---------------------------------------------------------------------------
+# Register operands: RS A fragment, accumulators
+# ---------------------------------------------------------------------------
+
+
+def rs_fragment_result(mma) -> Result:
+    """``slot_agreement[A]`` of an RS atom: CuTe's ALayout_64xK vs the PTX A fragment, every thread."""
+    t0 = time.perf_counter()
+    a = mma.atom
+    atype = value_type_info(a.val_type_a)["ptx"]
+    n = arch.a_fragment_count(atype)
+    checked = 0
+    for T in range(mma.size()):
+        t = T % WARPGROUP
+        for i in range(n):
+            checked += 1
+            m, k = arch.a_fragment_elem(atype, t, i)
+            c = int(a.a_layout((t, i)))
+            if c != m + 64 * k:
+                return _res("slot_agreement", "A", t0, Counterexample(
+                    f"thread {T}: A register element {i} holds A(m={c % 64},k={c // 64}) of the atom in CuTe's "
+                    f"ALayout_64xK, but wgmma reads it as A(m={m},k={k})", thread=T, slot=i), checked)
+    return _res("slot_agreement", "A", t0, None, checked, via="registers",
+                detail="RS: the A register fragment CuTe partitions vs the PTX ISA's wgmma A fragment")
+
+
+def accumulator_results(mma, props) -> list:
+    from .properties import tv_coverage
+    out = []
+    if "slot_agreement" in props:
+        t0 = time.perf_counter()
+        a = mma.atom
+        n = a.shape_mnk[1]
+        checked, cex = 0, None
+        for T in range(mma.size()):
+            t = T % WARPGROUP
+            for i in range(arch.accumulator_count(n)):
+                checked += 1
+                m, nn = arch.accumulator_elem(t, i)
+                c = int(a.c_layout((t, i)))
+                if c != m + 64 * nn:
+                    cex = Counterexample(f"thread {T}: accumulator element {i} is C(m={c % 64},n={c // 64}) of the "
+                                         f"atom in CuTe's CLayout_64xN, but wgmma writes C(m={m},n={nn})",
+                                         thread=T, slot=i)
+                    break
+            if cex:
+                break
+        out.append(_res("slot_agreement", "C", t0, cex, checked, via="registers",
+                        detail="the accumulator fragment CuTe partitions vs the PTX ISA's wgmma D fragment"))
+    if "coverage" in props:
+        t0 = time.perf_counter()
+        checked, cex = tv_coverage(mma, "C")
+        out.append(_res("coverage", "C", t0, cex, checked, via="registers"))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# TMA
+# ---------------------------------------------------------------------------
+
+
+def tma_results(cfg, sc, tc, props) -> list:
+    op = tc.operand
+    t0 = time.perf_counter()
+    m = tma_model(sc.type, tc.gmem, sc.layout, tc.box, tc.multicast, tc.atom, tc.swizzle)
+    out = []
+    if m.error is not None:
+        cex = Counterexample(f"[tma.{op}]: CuTe's make_tma_copy fails: {m.error}", extra={"cute_assert": str(m.error)})
+        out.append(_res("tma", op, t0, cex, 1, method="cute", via="tma",
+                        detail="CuTe rejects this TMA copy; its coverage is not checked"))
+        return out
+    bases = _bases(sc.align, arch_tma.SMEM_ALIGN)
+    if "tma" in props:
+        out.append(_tma(cfg, m, tc, sc, bases, op, time.perf_counter()))
+    written = None
+    if any(p in props for p in ("coverage", "exactly_once", "in_bounds")):
+        written = [(w, c, t, a) for w in m.writes for c, t, a in m.elements(w)]
+    if "coverage" in props:
+        t1 = time.perf_counter()
+        got = set(a for _w, _c, _t, a in written)
+        from ..layout import function_table
+        cex, checked = None, 0
+        for e, o in enumerate(function_table(m.smem.layout)):
+            checked += 1
+            a = m.smem.swizzle(int(o) * m.bytes)
+            if a not in got:
+                coord = _coord(e, _flat(m.smem.layout))
+                cex = Counterexample(f"{_el(op, coord)} (smem byte {a}) is never written by the TMA loads of "
+                                     f"[tma.{op}]", element=coord, address_bytes=a)
+                break
+        out.append(_res("coverage", op, t1, cex, checked, via="tma"))
+    if "exactly_once" in props:
+        t1 = time.perf_counter()
+        seen, cex, checked = {}, None, 0
+        for w, c, t, a in written:
+            checked += 1
+            if a in seen:
+                w0, c0 = seen[a]
+                cex = Counterexample(f"smem byte {a} is written twice: by box element {c0} of {_wtext(w0, m)} and by "
+                                     f"box element {c} of {_wtext(w, m)}", address_bytes=a)
+                break
+            seen[a] = (w, c)
+        out.append(_res("exactly_once", op, t1, cex, checked, via="tma"))
+    if "in_bounds" in props:
+        t1 = time.perf_counter()
+        hi = int(m.smem.layout.cosize()) * m.bytes
+        cex, checked = None, 0
+        for w, c, t, a in written:
+            checked += 1
+            if not 0 <= a <= hi - m.bytes:
+                cex = Counterexample(f"box element {c} of {_wtext(w, m)} is written to smem byte {a}, outside the "
+                                     f"[smem.{op}] buffer of {hi} bytes", address_bytes=a)
+                break
+        out.append(_res("in_bounds", op, t1, cex, checked, via="tma"))
+    return out
+
+
+def _flat(L):
+    from .. import int_tuple as it
+    return tuple(int(it.product(s)) for s in L.shape)
+
+
+def _coord(e, shape):
+    out = []
+    for s in shape:
+        out.append(e % s)
+        e //= s
+    return tuple(out)
+
+
+def _wtext(w, m) -> str:
+    s = f"box {w.box}"
+    if m.copy.multicast > 1:
+        s += f" (multicast slice {w.slice} of {m.copy.multicast})"
+    return s + (f" of stage {w.stage}" if len(m.stage_offsets) > 1 else "")
+
+
+def _tma(cfg, m, tc, sc, bases, op, t0):
+    copy = m.copy
+    checked = 1
+    probs = copy.encode_problems()
+    if probs:
+        return _res("tma", op, t0, Counterexample(f"[tma.{op}]: cuTensorMapEncodeTiled would reject the map: "
+                                                  f"{'; '.join(probs)}"), checked, via="tma")
+    # global strides of run-time (symbolic) extents: multiples of 16 bytes for every parameter value
+    r = _symbolic_strides(cfg, copy, op, t0)
+    if r is not None:
+        return r
+    want = tma_swizzle(m.smem.swizzle)
+    if m.swizzle != want:
+        return _res("tma", op, t0, Counterexample(
+            f"[tma.{op}]: the tensor map swizzles {m.swizzle} but [smem.{op}] ({m.smem.swizzle} on byte addresses) "
+            f"is a {want} layout: the boxes land permuted", extra={"tma_swizzle": m.swizzle, "smem_swizzle": want}),
+            checked, via="tma")
+    for w in m.writes:
+        for base in bases:
+            checked += 1
+            if (base + w.dst) % arch_tma.SMEM_ALIGN:
+                return _res("tma", op, t0, Counterexample(
+                    f"{_wtext(w, m)}: the TMA destination is smem byte {base + w.dst} (base {base}, aligned to "
+                    f"{sc.align} bytes), not {arch_tma.SMEM_ALIGN}-byte aligned as cp.async.bulk.tensor requires",
+                    address_bytes=base + w.dst, extra={"base": base}), checked, via="tma")
+    for w in m.writes:
+        for c, t, a in m.elements(w):
+            checked += 1
+            if t is None:
+                return _res("tma", op, t0, Counterexample(
+                    f"box element {c} of {_wtext(w, m)} (box {copy.box_dim}) lies outside the {m.tile_shape} tile",
+                    address_bytes=a), checked, via="tma")
+            want_a = m.cute_address(0, w.stage, t)
+            if a != want_a:
+                coord = t + ((w.stage,) if len(m.stage_offsets) > 1 else ())
+                return _res("tma", op, t0, Counterexample(
+                    f"{_wtext(w, m)}: TMA writes {_el(op, coord)} (box element {c} of box {copy.box_dim}, "
+                    f"swizzle {m.swizzle}) to smem byte {a}, but [smem.{op}] keeps it at byte {want_a}",
+                    element=coord, address_bytes=a, extra={"cute_address_bytes": want_a}), checked, via="tma")
+    return _res("tma", op, t0, None, checked, via="tma",
+                detail=f"box {copy.box_dim} swizzle {m.swizzle}, {len(m.writes)} box loads"
+                       + (f" (multicast {copy.multicast})" if copy.multicast > 1 else ""))
+
+
+def _symbolic_strides(cfg, copy, op, t0):
+    from .._lazy import sympy
+    from ..symbolic import decide
+    for i, s in enumerate(copy.global_strides, start=1):
+        if isinstance(s, int):
+            continue
+        expr = sympy.sympify(s)
+        subs = {}
+        for name, p in cfg.params.items():
+            if p.multiple_of > 1:
+                subs[p.symbol] = p.multiple_of * sympy.Symbol(f"_{name}_q", integer=True, positive=True)
+        ok = decide(sympy.Eq(sympy.Mod(expr.subs(subs), 16), 0))
+        if ok:
+            continue
+        # look for a value that breaks it
+        syms = sorted(expr.free_symbols, key=str)
+        if len(syms) == 1 and str(syms[0]) in cfg.params:
+            p = cfg.params[str(syms[0])]
+            for v in p.values()[:4096]:
+                if int(expr.subs(syms[0], v)) % 16:
+                    return _res("tma", op, t0, Counterexample(
+                        f"[tma.{op}]: global stride {i} is {int(expr.subs(syms[0], v))} bytes for {p.name} = {v}, "
+                        "not a multiple of 16 (cuTensorMapEncodeTiled rejects the map)", params={p.name: v}),
+                        1, via="tma")
+        return _res("tma", op, t0, None, None, method="exhaustive", via="tma", status=UNKNOWN,
+                    detail=f"global stride {i} = {expr} bytes: cannot decide that it is a multiple of 16")
+    return None
+
+
+# ---------------------------------------------------------------------------
+# The configuration
+# ---------------------------------------------------------------------------
+
+
+def prove_hopper(cfg, mma, props, refuted) -> list:
+    """Every Hopper obligation of a GMMA configuration (``props`` filters, in order)."""
+    out = []
+    src = (mma.atom.ptx_model or {}).get("a_source")
+    for op in ("A", "B"):
+        sc = cfg.smem.get(op)
+        if sc is not None:
+            out.extend(r for r in descriptor_results(mma, sc, props) if r.property in props or r.method == "cute")
+        elif op == "A" and src == "reg" and "slot_agreement" in props:
+            out.append(rs_fragment_result(mma))
+        tc = cfg.tma.get(op)
+        if tc is not None and sc is not None:
+            out.extend(r for r in tma_results(cfg, sc, tc, props) if r.property in props or r.method == "cute")
+    if "C" not in cfg.copies:
+        out.extend(accumulator_results(mma, props))
+    for r in out:
+        r.expected = REFUTED if r.property in refuted else PROVED
+    return out

@@ -1,0 +1,208 @@
+"""TMA loads of a shared-memory tile: which smem byte every box element lands on.
+
+``make_tma_copy`` (:mod:`symlayout.atoms.tma`, CuTe's derivation) cuts the CTA tile
+into boxes: the box is the leading modes of the smem layout's inverse (smem offset
+-> tile coordinate), so box instruction ``b`` fills the smem offsets
+``[b*B, (b+1)*B)``; with multicast, each of the ``m`` CTAs of the cluster loads one
+``B/m`` slice of every box and writes it into every CTA's smem.  The hardware
+(:mod:`symlayout.arch.tma`, checked on the H200) writes box element ``c`` of a load
+whose destination is ``dst`` to ``smem_address(dst + box_smem_offset(c))`` (rows
+padded to the swizzle span, the swizzle on the absolute address) and reads it from
+the global element ``origin + c`` along the box's global modes.  CuTe expects the
+tile element at coordinate ``t`` at ``Sw(base + L(t) * bytes)``.  This module lists
+every write, with both views; :mod:`symlayout.prove.hopper` compares them.
+
+>>> from symlayout.atoms.gmma import layout_atom
+>>> sA = layout_atom("K_SW128", "half_t").tile_to_shape((128, 64, 2))
+>>> t = tma_model("half_t", ((1024, 512), (512, 1)), sA, (128, 64))
+>>> t.copy.box_dim, len(t.writes), t.writes[0].dst, t.writes[-1].dst
+((64, 128), 2, 0, 16384)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import int_tuple as it
+from ..arch import tma as arch_tma
+from ..atoms import value_type_bits
+from ..atoms.gmma import GmmaSmemLayout
+from ..atoms.tma import TmaCopy, TmaCopyError, make_tma_copy, tma_swizzle
+from ..errors import SymlayoutError
+from ..layout import Layout, function_table, slice_and_offset
+from ..notation import _
+from ..swizzle import Swizzle
+from ..symbolic import DynInt
+
+
+@dataclass
+class Write:
+    """One box slice: stage, box instruction ``b``, multicast slice ``c``; ``dst`` its
+    (unswizzled) destination byte offset from the smem base, ``origin`` the tile
+    coordinate of its first element."""
+    stage: int
+    box: int
+    slice: int
+    dst: int
+    origin: tuple
+
+
+@dataclass
+class TmaModel:
+    """Every TMA write into the tile of one operand (all stages)."""
+    value_type: str
+    bits: int
+    smem: GmmaSmemLayout
+    copy: TmaCopy | None
+    swizzle: str                        # the swizzle the tensor map is encoded with
+    writes: list = field(default_factory=list)
+    stage_offsets: tuple = ()           # element offset of each stage
+    tile_shape: tuple = ()              # (MN, K) of one stage
+    error: SymlayoutError | None = None
+    _box: list | None = field(default=None, repr=False)
+    _tab: list | None = field(default=None, repr=False)
+    _merged_strides: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def bytes(self) -> int:
+        return self.bits // 8
+
+    def stage_layout(self) -> Layout:
+        return _stage0(self.smem.layout)[0]
+
+    def _box_table(self):
+        """Per box element (flat, dimension 0 fastest): (box coordinate, tile displacement,
+        unswizzled byte offset from the destination)."""
+        if self._box is None:
+            box = self.copy.box_dim
+            out = []
+            for flat in range(_prod(box)):
+                c, r = [], flat
+                for b in box:
+                    c.append(r % b)
+                    r //= b
+                disp = [0] * len(self.tile_shape)
+                for d, cd in enumerate(c):
+                    for j, k in self._disp(d, cd):
+                        if j < len(disp):
+                            disp[j] += k
+                out.append((tuple(c), tuple(disp), arch_tma.box_smem_offset(box, self.bytes, tuple(c), self.swizzle)))
+            self._box = out
+        return self._box
+
+    def elements(self, w: Write):
+        """``(box coordinate, tile coordinate or None, TMA byte address from base 0)`` of
+        every element the slice ``w`` writes (the tile coordinate None: outside the tile)."""
+        for c, disp, off in self._box_table():
+            t = tuple(o + d for o, d in zip(w.origin, disp))
+            inside = all(0 <= x < s for x, s in zip(t, self.tile_shape))
+            yield c, (t if inside else None), arch_tma.smem_address(w.dst + off, self.swizzle)
+
+    def _disp(self, d: int, cd: int):
+        """Tile-coordinate displacement along the global modes box dimension ``d`` walks."""
+        js = self.copy.basis[d]
+        if len(js) == 1:
+            return [(js[0], cd)]
+        # modes merged by CuTe (static strides only): decompose the element offset
+        strides = self._merged_strides[d]
+        off = cd * min(strides.values())
+        out = []
+        for j in sorted(js, key=lambda j: -strides[j]):
+            out.append((j, off // strides[j]))
+            off %= strides[j]
+        return out
+
+    def cute_address(self, base: int, stage: int, coord: tuple) -> int:
+        """Where CuTe's smem tensor keeps tile element ``coord`` of ``stage``."""
+        if self._tab is None:
+            self._tab = function_table(self.stage_layout())
+        i, s = 0, 1
+        for x, n in zip(coord, self.tile_shape):
+            i += x * s
+            s *= n
+        return self.smem.swizzle(base + (self.stage_offsets[stage] + int(self._tab[i])) * self.bytes)
+
+
+def _prod(xs) -> int:
+    p = 1
+    for x in xs:
+        p *= x
+    return p
+
+
+def _stage0(L: Layout):
+    """(the rank-2 layout of stage 0, element offset of each stage)."""
+    if L.rank() == 2:
+        return L, (0,)
+    n = int(it.product(L.shape[2]))
+    offs = []
+    L0 = None
+    for s in range(n):
+        Ls, o = slice_and_offset((_, _, s), L)
+        L0 = L0 or Ls
+        offs.append(int(o))
+    return L0, tuple(offs)
+
+
+def _dynamic(x):
+    """A gmem extent or stride as CuTe sees a run-time value (1 stays the static ``_1``)."""
+    if isinstance(x, tuple):
+        return tuple(_dynamic(y) for y in x)
+    if type(x) is int and x != 1:
+        return DynInt(x)
+    return x
+
+
+def tma_model(value_type: str, gmem, smem, box, multicast: int = 1, atom: str = "SM90_TMA_LOAD",
+              swizzle: Swizzle | None = None) -> TmaModel:
+    """The writes of ``make_tma_copy(atom, gmem, stage layout, box, multicast)`` into every
+    stage of ``smem`` (a GmmaSmemLayout or a layout, rank 2 or 3); ``swizzle``: a TMA
+    swizzle encoded by hand instead of CuTe's.  CuTe's refusal is kept in ``error``."""
+    bits = value_type_bits(value_type)
+    if not isinstance(smem, GmmaSmemLayout):
+        if getattr(smem, "is_composed", False):
+            sm = smem
+            smem = GmmaSmemLayout(smem.swizzle, bits, smem.inner)
+        else:
+            sm = smem = GmmaSmemLayout(Swizzle(0, 4, 3), bits, smem)
+    else:
+        sm = None
+    L0, offs = _stage0(smem.layout)
+    shape = tuple(int(it.product(s)) for s in L0.shape)
+    m = TmaModel(value_type, bits, smem, None, "none", stage_offsets=offs, tile_shape=shape)
+    if gmem is None:
+        return m
+    gshape, gstride = (tuple(gmem.shape), tuple(gmem.stride)) if hasattr(gmem, "shape") else gmem
+    try:
+        src = GmmaSmemLayout(smem.swizzle, bits, L0) if sm is None or isinstance(sm, GmmaSmemLayout) else sm
+        if sm is not None and getattr(sm, "is_composed", False):
+            from ..swizzle import ComposedLayout
+            src = ComposedLayout(sm.swizzle, sm.offset, L0)
+        tc = make_tma_copy(value_type, (_dynamic(gshape), _dynamic(gstride)), src, tuple(box), multicast, atom)
+    except (TmaCopyError, SymlayoutError) as e:
+        m.error = e
+        return m
+    m.copy = tc
+    m.swizzle = tma_swizzle(swizzle) if swizzle is not None else tc.swizzle
+    m._merged_strides = {d: {j: int(gstride[j]) for j in js} for d, js in enumerate(tc.basis) if len(js) > 1}
+    # smem offset -> tile coordinate (CuTe's right_inverse of the stage layout)
+    n = _prod(shape)
+    inv = {}
+    for i, o in enumerate(function_table(L0)):
+        inv.setdefault(int(o), i)
+    full = _prod(tc.box_dim) * multicast
+    part = full // multicast
+    for s in range(len(offs)):
+        for b in range(n // full):
+            for c in range(multicast):
+                o = b * full + c * part
+                if o not in inv:
+                    m.error = SymlayoutError(f"not supported: the smem layout {L0} is not a bijection onto "
+                                             f"[0, {n}) (offset {o} holds no tile element)")
+                    return m
+                i = inv[o]
+                origin = []
+                for sz in shape:
+                    origin.append(i % sz)
+                    i //= sz
+                m.writes.append(Write(s, b, c, (offs[s] + o) * bits // 8, tuple(origin)))
+    return m
