@@ -106,9 +106,9 @@ def descriptor_results(mma, sc, props) -> list:
     if m.error is not None:
         cex = Counterexample(f"[smem.{op}] {sc.raw_layout}: CuTe does not compile this descriptor operand: {m.error}",
                              extra={"cute_static_assert": str(m.error)})
-        out.append(_res("descriptor", op, t0, cex, 1, method="cute",
-                            detail="CuTe rejects the configuration at compile time; the other properties of this "
-                                   "operand are not checked"))
+        out.append(_res("descriptor", op, t0, cex, 1, method="cute", via="wgmma",
+                        detail="CuTe rejects the configuration at compile time; the other properties of this "
+                               "operand are not checked"))
         return out
     bases = _bases(sc.align, 16)
     if "descriptor" in props:
@@ -116,11 +116,11 @@ def descriptor_results(mma, sc, props) -> list:
     if "slot_agreement" in props:
         out.append(_slot_agreement(m, bases, op, time.perf_counter()))
     if "coverage" in props:
-        out.append(_coverage(m, op, time.perf_counter()))
+        out.append(_coverage(m, op, bases, time.perf_counter()))
     if "exactly_once" in props:
-        out.append(_exactly_once(m, op, time.perf_counter()))
+        out.append(_exactly_once(m, op, bases, time.perf_counter()))
     if "in_bounds" in props:
-        out.append(_in_bounds(m, op, time.perf_counter()))
+        out.append(_in_bounds(m, op, bases, time.perf_counter()))
     for r in out:
         r.via = "wgmma"
     return out
@@ -179,54 +179,64 @@ def _slot_agreement(m, bases, op, t0):
                        "partition")
 
 
-def _read_bytes(m, base=0):
-    for rd in m.reads:
-        for v in range(m.rows * m.kin):
-            yield rd, v, m.ptx_address(rd, base, v)
+def _read_bytes(m, bases):
+    """(base, read, value, byte read relative to the base) of every wgmma operand element."""
+    for base in bases:
+        for rd in m.reads:
+            for v, a in enumerate(m.ptx_addresses(rd, base)):
+                yield base, rd, v, a - base
 
 
-def _coverage(m, op, t0):
-    read = set(a for _rd, _v, a in _read_bytes(m))
-    L = m.smem.layout
+def _coverage(m, op, bases, t0):
     from ..layout import function_table
-    tab = function_table(L)
+    tab = function_table(m.smem.layout)
     checked = 0
-    for e, o in enumerate(tab):
-        checked += 1
-        a = m.cute_address(0, int(o))
-        if a not in read:
-            return _res("coverage", op, t0, Counterexample(
-                f"{_el(op, m.coord(e))} (smem byte {a}) is never read by any wgmma of the TiledMMA",
-                element=m.coord(e), address_bytes=a), checked)
+    for base in bases:
+        read = set(a for _b, _rd, _v, a in _read_bytes(m, [base]))
+        for e, o in enumerate(tab):
+            checked += 1
+            a = m.cute_address(base, int(o)) - base
+            if a not in read:
+                return _res("coverage", op, t0, Counterexample(
+                    f"{_el(op, m.coord(e))} (smem byte {base + a}, base {base}) is never read by any wgmma of the "
+                    "TiledMMA", element=m.coord(e), address_bytes=base + a, extra={"base": base}), checked)
     return _res("coverage", op, t0, None, checked)
 
 
-def _exactly_once(m, op, t0):
+def _exactly_once(m, op, bases, t0):
+    """Every byte wgmma reads holds one tile element: no two elements (stages included)
+    are read from the same byte, by any warpgroup (warpgroups that share an operand
+    slice read the same elements, which is not a violation)."""
     seen = {}
     checked = 0
-    for rd, v, a in _read_bytes(m):
+    for base, rd, v, a in _read_bytes(m, bases):
         checked += 1
-        key = (rd.warpgroup, a)
-        if key in seen:
-            rd0, v0 = seen[key]
-            c0, c1 = m.coord(rd0.elements[v0]), m.coord(rd.elements[v])
+        e = rd.elements[v]
+        key = (base, a)
+        hit = seen.get(key)
+        if hit is None:
+            seen[key] = (rd, v)
+            continue
+        rd0, v0 = hit
+        if rd0.elements[v0] != e:
+            c0, c1 = m.coord(rd0.elements[v0]), m.coord(e)
             return _res("exactly_once", op, t0, Counterexample(
-                f"warpgroup {rd.warpgroup} reads smem byte {a} twice: as {_el(op, c0)} ({_where(m, rd0)}) and as "
-                f"{_el(op, c1)} ({_where(m, rd)})", thread=rd.thread, element=c1, address_bytes=a), checked)
-        seen[key] = (rd, v)
+                f"smem byte {base + a} is read as two tile elements: as {_el(op, c0)} by {_where(m, rd0)} and as "
+                f"{_el(op, c1)} by {_where(m, rd)}", thread=rd.thread, element=c1, address_bytes=base + a), checked)
     return _res("exactly_once", op, t0, None, checked)
 
 
-def _in_bounds(m, op, t0):
+def _in_bounds(m, op, bases, t0):
     hi = m.cosize_bytes()
     checked = 0
-    for rd, v, a in _read_bytes(m):
+    for base, rd, v, a in _read_bytes(m, bases):
         checked += 1
         if not (0 <= a and a + m.bytes <= hi):
             c = m.coord(rd.elements[v])
             return _res("in_bounds", op, t0, Counterexample(
-                f"{_where(m, rd)}: wgmma reads {_el(op, c)} at smem byte {a}, outside the tile's {hi} bytes",
-                thread=rd.thread, element=c, address_bytes=a), checked)
+                f"{_where(m, rd)}: wgmma reads {_el(op, c)} at smem byte {base + a}, outside the tile's bytes "
+                f"[{base}, {base + hi})", thread=rd.thread, element=c, address_bytes=base + a,
+                extra={"base": base}), checked)
     return _res("in_bounds", op, t0, None, checked)
 
 
@@ -302,8 +312,12 @@ def tma_results(cfg, sc, tc, props) -> list:
                         detail="CuTe rejects this TMA copy; its coverage is not checked"))
         return out
     bases = _bases(sc.align, arch_tma.SMEM_ALIGN)
-    if "tma" in props:
-        out.append(_tma(cfg, m, tc, sc, bases, op, time.perf_counter()))
+    r = _tma(cfg, m, tc, sc, bases, op, time.perf_counter())
+    if "tma" in props or r.stats.get("runs") is False:
+        out.append(r)
+    if r.stats.pop("runs", True) is False:     # the driver or the instruction refuses it: nothing is written
+        r.detail = (r.detail + "; " if r.detail else "") + "the load does not run: its coverage is not checked"
+        return out
     written = None
     if any(p in props for p in ("coverage", "exactly_once", "in_bounds")):
         written = [(w, c, t, a) for w in m.writes for c, t, a in m.elements(w)]
@@ -372,8 +386,8 @@ def _tma(cfg, m, tc, sc, bases, op, t0):
     checked = 1
     probs = copy.encode_problems()
     if probs:
-        return _res("tma", op, t0, Counterexample(f"[tma.{op}]: cuTensorMapEncodeTiled would reject the map: "
-                                                  f"{'; '.join(probs)}"), checked, via="tma")
+        return _norun(_res("tma", op, t0, Counterexample(f"[tma.{op}]: cuTensorMapEncodeTiled would reject the map: "
+                                                         f"{'; '.join(probs)}"), checked, via="tma"))
     # global strides of run-time (symbolic) extents: multiples of 16 bytes for every parameter value
     r = _symbolic_strides(cfg, copy, op, t0)
     if r is not None:
@@ -388,10 +402,10 @@ def _tma(cfg, m, tc, sc, bases, op, t0):
         for base in bases:
             checked += 1
             if (base + w.dst) % arch_tma.SMEM_ALIGN:
-                return _res("tma", op, t0, Counterexample(
+                return _norun(_res("tma", op, t0, Counterexample(
                     f"{_wtext(w, m)}: the TMA destination is smem byte {base + w.dst} (base {base}, aligned to "
                     f"{sc.align} bytes), not {arch_tma.SMEM_ALIGN}-byte aligned as cp.async.bulk.tensor requires",
-                    address_bytes=base + w.dst, extra={"base": base}), checked, via="tma")
+                    address_bytes=base + w.dst, extra={"base": base}), checked, via="tma"))
     for w in m.writes:
         for c, t, a in m.elements(w):
             checked += 1
@@ -409,6 +423,11 @@ def _tma(cfg, m, tc, sc, bases, op, t0):
     return _res("tma", op, t0, None, checked, via="tma",
                 detail=f"box {copy.box_dim} swizzle {m.swizzle}, {len(m.writes)} box loads"
                        + (f" (multicast {copy.multicast})" if copy.multicast > 1 else ""))
+
+
+def _norun(r: Result) -> Result:
+    r.stats["runs"] = False
+    return r
 
 
 def _symbolic_strides(cfg, copy, op, t0):
@@ -431,10 +450,10 @@ def _symbolic_strides(cfg, copy, op, t0):
             p = cfg.params[str(syms[0])]
             for v in p.values()[:4096]:
                 if int(expr.subs(syms[0], v)) % 16:
-                    return _res("tma", op, t0, Counterexample(
+                    return _norun(_res("tma", op, t0, Counterexample(
                         f"[tma.{op}]: global stride {i} is {int(expr.subs(syms[0], v))} bytes for {p.name} = {v}, "
                         "not a multiple of 16 (cuTensorMapEncodeTiled rejects the map)", params={p.name: v}),
-                        1, via="tma")
+                        1, via="tma"))
         return _res("tma", op, t0, None, None, method="exhaustive", via="tma", status=UNKNOWN,
                     detail=f"global stride {i} = {expr} bytes: cannot decide that it is a multiple of 16")
     return None
