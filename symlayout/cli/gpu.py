@@ -54,6 +54,25 @@ def run_on_gpu(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None
     if prover:
         with open(prover) as f:
             prov = json.load(f)
+    hopper = []
+    if paths:                                 # SM90 GMMA/TMA configurations run through the SM90 probe machinery
+        from .hopper_run import split_hopper
+        paths, hopper = split_hopper(paths)
+    if hopper:
+        from . import hopper_run as H
+        hres = H.run_hopper(hopper, log=sys.stderr if log else None)
+        doc["hopper"] = hres
+        hmd = H.report_markdown(hres)
+        if out_dir:
+            os.makedirs(out_dir, exist_ok=True)
+            with open(os.path.join(out_dir, "hopper_configs.json"), "w") as f:
+                json.dump(hres, f, indent=1, default=str)
+            with open(os.path.join(out_dir, "hopper_configs.md"), "w") as f:
+                f.write(hmd)
+        if not as_json:
+            print(hmd)
+        if not H.hopper_ok(hres):
+            rc = 1
     if paths:
         from ..harness.isolation import run_paths
         from ..harness.report import report_markdown
@@ -88,6 +107,22 @@ def run_on_gpu(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None
         summ = P.summarize(ares)
         if summ.get("disagree", 0) or summ.get("error", 0):
             rc = 1
+        from .cuda import compute_capability
+        if tuple(compute_capability()) >= (9, 0):   # wgmma and TMA, model-free, with negative controls
+            from . import probe_sm90 as S
+            sres = S.run_sm90_probe(log=sys.stderr if log else None)
+            doc["sm90"] = sres
+            smd = S.report_markdown(sres)
+            if out_dir:
+                with open(os.path.join(out_dir, "sm90.json"), "w") as f:
+                    json.dump(sres, f, indent=1, default=str)
+                with open(os.path.join(out_dir, "sm90.md"), "w") as f:
+                    f.write(smd)
+            if not as_json:
+                print(smd)
+            if any(r.get("status") != "agree" for r in sres["results"]) or \
+                    any(c.get("status") != "agree" for c in sres.get("encode", [])):
+                rc = 1
     doc["seconds"] = round(time.perf_counter() - t0, 2)
     if as_json:
         print(json.dumps(doc, indent=1, default=str))

@@ -1,0 +1,241 @@
+"""Hopper (SM90) configurations: [smem.X] / [tma.X] / [stages], the GMMA descriptor and TMA
+obligations, their counterexamples, bad input, and the verdicts against CuTe C++ ground
+truth (tests/data/sm90/configs.jsonl, made by configs_generate.py)."""
+from __future__ import annotations
+
+import doctest
+import importlib
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from symlayout.config import loads_config
+from symlayout.prove.engine import prove_config
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "tests" / "data" / "sm90"
+GMMA_PROPS = ("descriptor", "slot_agreement", "coverage", "exactly_once", "in_bounds")
+
+
+@pytest.mark.parametrize("mod", ["symlayout.tiled.gmma", "symlayout.tiled.tma", "symlayout.prove.hopper"])
+def test_doctests(mod):
+    res = doctest.testmod(importlib.import_module(mod), optionflags=doctest.ELLIPSIS)
+    assert res.failed == 0
+
+
+def _verdicts(rep, via=None):
+    out = {}
+    for r in rep.results:
+        if via is not None and r.via != via:
+            continue
+        out.setdefault(r.operand, {})[r.property] = r.status
+    return out
+
+
+# ---------------------------------------------------------------------------
+# CuTe C++ ground truth for whole configurations
+# ---------------------------------------------------------------------------
+
+
+def _oracle_cases():
+    p = DATA / "configs.jsonl"
+    if not p.exists():
+        return []
+    rows = [json.loads(x) for x in p.read_text().splitlines()]
+    return [pytest.param(r, id=r["id"]) for r in rows]
+
+
+@pytest.mark.parametrize("case", _oracle_cases())
+def test_verdicts_agree_with_cute_cpp(case):
+    """Every descriptor-operand verdict equals the one computed from what CuTe C++ builds
+    (its descriptors and partitions) and the PTX ISA's wgmma reads; a configuration CuTe
+    does not compile is refuted by ``descriptor`` and nothing else of that operand."""
+    cfg = loads_config(case["toml"], case["id"])
+    rep = prove_config(cfg, properties=list(GMMA_PROPS))
+    assert rep.error is None, rep.error
+    got = _verdicts(rep, via="wgmma")
+    for op, truth in case["truth"].items():
+        mine = got.get(op, {})
+        if not case["compiles"]:
+            assert mine.get("descriptor") == "refuted", (op, mine)
+            assert [r.method for r in rep.results if r.operand == op and r.via == "wgmma"] == ["cute"]
+            continue
+        for p, want in truth.items():
+            if mine.get(p) == "refuted" or want == "refuted":
+                pass
+            assert mine.get(p) == want, (case["id"], op, p, mine.get(p), want)
+
+
+def test_oracle_campaign_has_both_verdicts():
+    rows = [json.loads(x) for x in (DATA / "configs.jsonl").read_text().splitlines()]
+    statuses = [s for r in rows for v in r["truth"].values() for s in v.values()]
+    assert len(rows) >= 50
+    assert statuses.count("refuted") >= 10 and statuses.count("proved") >= 100
+    assert sum(not r["compiles"] for r in rows) >= 3
+
+
+# ---------------------------------------------------------------------------
+# Failing cases, counterexamples in the user's terms
+# ---------------------------------------------------------------------------
+
+
+def _prove(path, **kw):
+    from symlayout.config import load_config
+    return prove_config(load_config(REPO / path), **kw)
+
+
+def test_pitfalls_refute_with_reasons():
+    rep = _prove("proofs/hopper/pitfalls/misaligned_base.toml")
+    assert rep.ok
+    by = {(r.property, r.operand, r.via): r for r in rep.results}
+    d = by[("descriptor", "A", "wgmma")]
+    assert d.status == "refuted" and "not a multiple of 16" in d.counterexample.message
+    s = by[("slot_agreement", "A", "wgmma")]
+    assert s.counterexample.element == (0, 0) and s.counterexample.address_bytes == 0
+    assert "keeps it at byte 8" in s.counterexample.message
+    t = by[("tma", "A", "tma")]
+    assert "128-byte aligned" in t.counterexample.message
+    assert ("coverage", "A", "tma") not in by            # the load does not run: nothing else is checked
+    assert by[("descriptor", "B", "wgmma")].status == "proved"
+
+    rep = _prove("proofs/hopper/pitfalls/mn_major_tf32.toml")
+    d = [r for r in rep.results if r.operand == "A"]
+    assert [(r.property, r.status, r.method) for r in d] == [("descriptor", "refuted", "cute")]
+    assert "Not a canonical GMMA_K Layout" in d[0].counterexample.message
+
+    rep = _prove("proofs/hopper/pitfalls/tma_swizzle_mismatch.toml")
+    t = [r for r in rep.results if r.via == "tma" and r.status == "refuted"]
+    assert [r.property for r in t] == ["tma"] and "swizzles none" in t[0].counterexample.message
+
+    rep = _prove("proofs/hopper/pitfalls/overlapping_stages.toml")
+    eo = [r for r in rep.results if r.property == "exactly_once" and r.operand == "A"]
+    assert {r.via: r.status for r in eo} == {"wgmma": "refuted", "tma": "refuted"}
+    assert "stage 1" in eo[0].counterexample.message and "stage 0" in eo[0].counterexample.message
+
+    rep = _prove("proofs/hopper/pitfalls/sw128_short_k_tile.toml")
+    t = {(r.property, r.via): r for r in rep.results if r.operand == "A"}
+    assert "lands" not in t[("tma", "tma")].counterexample.message
+    assert "byte 144" in t[("tma", "tma")].counterexample.message      # row 1 at the 128-byte pitch, swizzled
+    assert t[("in_bounds", "tma")].status == "refuted"
+
+
+_MMA = '[mma]\natom = "SM90_64x64x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>"\n'
+_SMEM = ('[smem.A]\ntype = "half_t"\nlayout = "Sw<3,4,3> o smem_ptr[16b](unset) o ((8,8),(64,1)):((64,512),(1,0))"\n'
+         '[smem.B]\ntype = "half_t"\nlayout = "Sw<3,4,3> o smem_ptr[16b](unset) o ((8,8),(64,1)):((64,512),(1,0))"\n')
+
+
+def test_broadcast_k_mode_refutes_exactly_once():
+    """A K mode of stride 0 (two K-blocks in the same bytes) compiles in CuTe; wgmma then
+    reads one byte as two tile elements."""
+    smem = _SMEM.replace("((8,8),(64,1)):((64,512),(1,0))", "((8,8),(64,2)):((64,512),(1,0))", 1)
+    rep = prove_config(loads_config(_MMA + smem))
+    v = _verdicts(rep, via="wgmma")
+    assert v["A"]["exactly_once"] == "refuted" and v["A"]["slot_agreement"] == "proved"
+    assert v["B"]["exactly_once"] == "proved"
+
+
+def test_register_fragment_checks_can_fail(monkeypatch):
+    """slot_agreement of the RS A fragment and of the accumulators compares CuTe's atom
+    layouts with the PTX fragments: a wrong atom layout is refuted."""
+    from symlayout.notation import parse_layout
+    from symlayout.prove import hopper
+    from symlayout.tiled.mma import make_tiled_mma
+    mma = make_tiled_mma("SM90_64x64x16_F32F16F16_RS<GMMA::Major::K,GMMA::Major::K>", (1, 1, 1))
+    assert hopper.rs_fragment_result(mma).status == "proved"
+    assert [r.status for r in hopper.accumulator_results(mma, ("slot_agreement", "coverage"))] == ["proved"] * 2
+    bad = replace(mma.atom, a_layout=parse_layout("((4,8,4),(2,2,2)):((128,1,16),(64,512,8))"),
+                  c_layout=parse_layout("((4,8,4),(2,2,8)):((128,1,16),(8,64,512))"))
+    mma.atom = bad
+    r = hopper.rs_fragment_result(mma)
+    assert r.status == "refuted" and r.counterexample.thread is not None
+    r = hopper.accumulator_results(mma, ("slot_agreement",))[0]
+    assert r.status == "refuted" and "accumulator element" in r.counterexample.message
+
+
+def test_symbolic_gmem_stride_not_16_bytes():
+    text = _MMA + _SMEM + ('[params]\nK = { min = 64, max = 4096 }\n'
+                           '[tma.A]\ngmem = "(4096,K):(K,1)"\nbox = "(64,64)"\n')
+    rep = prove_config(loads_config(text))
+    t = [r for r in rep.results if r.property == "tma"][0]
+    assert t.status == "refuted" and t.counterexample.params == {"K": 65}
+    ok = prove_config(loads_config(text.replace("max = 4096 }", "max = 4096, multiple_of = 8 }")))
+    assert [r.status for r in ok.results if r.property == "tma"] == ["proved"]
+
+
+def test_json_carries_via():
+    rep = _prove("proofs/hopper/pitfalls/tma_swizzle_mismatch.toml")
+    js = rep.to_json()
+    vias = {r.get("via") for r in js["results"]}
+    assert vias == {"wgmma", "tma", "registers"}
+
+
+# ---------------------------------------------------------------------------
+# Bad input: one line, the key's line
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, msg", [
+    (_MMA, "needs an [smem.A] table"),
+    (_MMA + _SMEM + '[copy.A]\natom = "SM75_U32x4_LDSM_N"\ntype = "half_t"\nsmem = "(64,64):(64,1)"\n',
+     "reads A from shared memory through a GMMA descriptor"),
+    ('[mma]\natom = "SM80_16x8x16_F16F16F16F16_TN"\n' + _SMEM.split("[smem.B]")[0], "is not an SM90 GMMA atom"),
+    (_MMA + _SMEM.replace("smem_ptr[16b]", "smem_ptr[32b]", 1), "32-bit elements"),
+    (_MMA + _SMEM + '[tma.C]\ngmem = "(64,64):(64,1)"\nbox = "(64,64)"\n', "unknown operand 'C'"),
+    (_MMA + _SMEM + '[tma.A]\natom = "SM90_TMA_LOAD_MULTICAST_X"\ngmem = "(64,64):(64,1)"\nbox = "(64,64)"\n',
+     "expected one of"),
+    (_MMA + _SMEM + '[tma.A]\nmulticast = 2\ngmem = "(64,64):(64,1)"\nbox = "(64,64)"\n', "needs atom"),
+    (_MMA + _SMEM + '[stages]\ncount = 0\n', "count"),
+    ('[mma]\natom = "SM90_64x64x8_F32TF32TF32_SS<GMMA::Major::MN,GMMA::Major::K>"\n', "K-major only"),
+])
+def test_bad_hopper_input(text, msg):
+    from symlayout.errors import ConfigError
+    with pytest.raises(ConfigError) as ei:
+        loads_config(text, "x.toml")
+    s = str(ei.value)
+    assert msg in s and "\n" not in s and s.startswith("x.toml:")
+
+
+def test_stages_adds_the_pipe_mode():
+    cfg = loads_config(_MMA + _SMEM + "[stages]\ncount = 3\n")
+    assert str(cfg.smem["A"].layout.layout) == "((8,8),(64,1),3):((64,512),(1,0),4096)"
+    rep = prove_config(cfg, properties=["descriptor"])
+    assert [r.checked for r in rep.results] == [12, 12]          # 4 K-blocks x 3 stages per operand
+
+
+# ---------------------------------------------------------------------------
+# The GPU run of a Hopper configuration (planned here; run by `symlayout gpu`)
+# ---------------------------------------------------------------------------
+
+
+def _plan_diffs(path):
+    from symlayout.config import load_config
+    from symlayout.harness import hopper_run as H
+    from symlayout.harness import probe_sm90 as P
+    p = H.plan(load_config(REPO / path))
+    w = [len(P.compare_wgmma(P.predict_wgmma(wc), P.predict_wgmma(wc, addr=fn))) for wc, fn, _n in p.wgmma]
+    t = [sum(a != b for a, b in zip(P.predict_tma(e), P.predict_tma(e, landing=lambda *a, _l=land: dict(_l))))
+         for e, land, _n in p.tma]
+    return w, t, p.skipped
+
+
+def test_gpu_plan_separates_what_the_prover_refutes():
+    """The experiments of a proved configuration: the PTX model predicts exactly CuTe's
+    layout (the GPU must then agree with both); of a refuted one, visibly wrong data."""
+    w, t, skipped = _plan_diffs("proofs/hopper/fa3_fwd_hd64_pv_rs.toml")
+    assert w == [0, 0] and t == [0, 0] and not skipped
+    w, t, skipped = _plan_diffs("proofs/hopper/pitfalls/misaligned_base.toml")
+    assert all(x > 0 for x in w) and not t
+    assert any("128-byte aligned" in why for _w, why in skipped)      # never launched: it would fault
+    w, t, _s = _plan_diffs("proofs/hopper/pitfalls/tma_swizzle_mismatch.toml")
+    assert w == [0, 0] and all(x > 0 for x in t)
+    w, t, skipped = _plan_diffs("proofs/hopper/pitfalls/sw128_short_k_tile.toml")
+    assert not w and all(x > 0 for x in t) and len(skipped) == 2
+
+
+def test_split_hopper():
+    from symlayout.harness.hopper_run import split_hopper
+    other, hopper = split_hopper([str(REPO / "proofs" / "hopper" / "pitfalls"),
+                                  str(REPO / "proofs" / "seeds" / "seed_000_A_x2.toml")])
+    assert len(hopper) == 5 and [Path(o).name for o in other] == ["seed_000_A_x2.toml"]
