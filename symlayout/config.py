@@ -907,7 +907,7 @@ class _Loader:
             if not hasattr(lay, "shape") or getattr(lay, "is_swizzle", False):
                 self.fail(keys, f"{w} must be a layout, got {raw!r}")
             inner = lay.inner if getattr(lay, "is_composed", False) else lay
-        from .int_tuple import flatten_leaves
+        from .algebra.int_tuple import flatten_leaves
         leaves = list(flatten_leaves(inner.shape)) + list(flatten_leaves(inner.stride))
         if not all(isinstance(x, int) for x in leaves):
             self.fail(keys, f"{w}: not supported: symbols in a GMMA shared-memory layout (the descriptor fields "

@@ -163,7 +163,7 @@ def plan(cfg) -> HopperPlan:
 
 def _concrete(gmem, cfg):
     """The gmem layout with every symbol replaced by a small admissible value (>= 256)."""
-    from ..layout import Layout
+    from ..algebra.layout import Layout
     if gmem is None or not cfg.params:
         return gmem
     subs = {}

@@ -188,7 +188,7 @@ def _read_bytes(m, bases):
 
 
 def _coverage(m, op, bases, t0):
-    from ..layout import function_table
+    from ..algebra.layout import function_table
     tab = function_table(m.smem.layout)
     checked = 0
     for base in bases:
@@ -267,7 +267,7 @@ def rs_fragment_result(mma) -> Result:
 
 
 def accumulator_results(mma, props) -> list:
-    from .properties import tv_coverage
+    from .obligations import tv_coverage
     out = []
     if "slot_agreement" in props:
         t0 = time.perf_counter()
@@ -324,7 +324,7 @@ def tma_results(cfg, sc, tc, props) -> list:
     if "coverage" in props:
         t1 = time.perf_counter()
         got = set(a for _w, _c, _t, a in written)
-        from ..layout import function_table
+        from ..algebra.layout import function_table
         cex, checked = None, 0
         for e, o in enumerate(function_table(m.smem.layout)):
             checked += 1
@@ -362,7 +362,7 @@ def tma_results(cfg, sc, tc, props) -> list:
 
 
 def _flat(L):
-    from .. import int_tuple as it
+    from ..algebra import int_tuple as it
     return tuple(int(it.product(s)) for s in L.shape)
 
 
@@ -431,8 +431,8 @@ def _norun(r: Result) -> Result:
 
 
 def _symbolic_strides(cfg, copy, op, t0):
-    from .._lazy import sympy
-    from ..symbolic import decide
+    from ..algebra._lazy import sympy
+    from ..algebra.symbolic import decide
     for i, s in enumerate(copy.global_strides, start=1):
         if isinstance(s, int):
             continue

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from ..arch import gmma as arch
 from ..atoms import value_type_bits, value_type_info
 from ..atoms.gmma import GmmaDesc, GmmaDescriptorError, GmmaSmemLayout, arch_descriptor, descriptor_fragment, gmma_majors
-from ..layout import Layout, function_table
-from ..swizzle import Swizzle
+from ..algebra.layout import Layout, function_table
+from ..algebra.composed import Swizzle
 
 WARPGROUP = arch.WARPGROUP_SIZE
 
@@ -121,7 +121,7 @@ def as_gmma_smem(layout, bits: int):
 
 
 def _flat_shape(L) -> tuple:
-    from .. import int_tuple as it
+    from ..algebra import int_tuple as it
     return tuple(int(it.product(s)) for s in (L.shape if isinstance(L.shape, tuple) else (L.shape,)))
 
 

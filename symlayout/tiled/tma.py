@@ -22,16 +22,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .. import int_tuple as it
+from ..algebra import int_tuple as it
 from ..arch import tma as arch_tma
 from ..atoms import value_type_bits
 from ..atoms.gmma import GmmaSmemLayout
 from ..atoms.tma import TmaCopy, TmaCopyError, make_tma_copy, tma_swizzle
 from ..errors import SymlayoutError
-from ..layout import Layout, function_table, slice_and_offset
-from ..notation import _
-from ..swizzle import Swizzle
-from ..symbolic import DynInt
+from ..algebra.layout import Layout, function_table, slice_and_offset
+from ..algebra.notation import _
+from ..algebra.composed import Swizzle
+from ..algebra.symbolic import DynInt
 
 
 @dataclass
@@ -175,7 +175,7 @@ def tma_model(value_type: str, gmem, smem, box, multicast: int = 1, atom: str = 
     try:
         src = GmmaSmemLayout(smem.swizzle, bits, L0) if sm is None or isinstance(sm, GmmaSmemLayout) else sm
         if sm is not None and getattr(sm, "is_composed", False):
-            from ..swizzle import ComposedLayout
+            from ..algebra.composed import ComposedLayout
             src = ComposedLayout(sm.swizzle, sm.offset, L0)
         tc = make_tma_copy(value_type, (_dynamic(gshape), _dynamic(gstride)), src, tuple(box), multicast, atom)
     except (TmaCopyError, SymlayoutError) as e:

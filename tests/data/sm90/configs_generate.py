@@ -42,7 +42,7 @@ from symlayout.arch import gmma as arch  # noqa: E402
 from symlayout.atoms import value_type_bits, value_type_info  # noqa: E402
 from symlayout.atoms.gmma import GmmaSmemLayout, gmma_majors, layout_atom  # noqa: E402
 from symlayout.config import loads_config  # noqa: E402
-from symlayout.layout import Layout  # noqa: E402
+from symlayout.algebra.layout import Layout  # noqa: E402
 from symlayout.tiled.mma import make_tiled_mma  # noqa: E402
 
 PROPS = ("descriptor", "slot_agreement", "coverage", "exactly_once", "in_bounds")
