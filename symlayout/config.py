@@ -893,39 +893,48 @@ class _Loader:
         w = self.where(keys)
         self.check_ascii(raw, keys)
         if "smem_ptr" in raw:
-            from .atoms.gmma import parse_smem_layout
-            try:
-                lay = parse_smem_layout(raw)
-            except (AtomError, SymlayoutError) as e:
-                self.fail(keys, f"{w}: {e}")
-            if lay.bits != bits:
-                self.fail(keys, f"{w}: the layout is for {lay.bits}-bit elements (smem_ptr[{lay.bits}b]) but the "
+            from .atoms.gmma import _SMEM_RE, GmmaSmemLayout
+            from .algebra.composed import Swizzle
+            mm = _SMEM_RE.match(raw)
+            if not mm:
+                self.fail(keys, f"{w}: not a GMMA smem layout (expected 'Sw<B,M,S> o smem_ptr[Nb](unset) o L'): "
+                                f"{raw!r}")
+            b, m_, s_, lbits = (int(mm.group(i)) for i in range(1, 5))
+            if lbits != bits:
+                self.fail(keys, f"{w}: the layout is for {lbits}-bit elements (smem_ptr[{lbits}b]) but the "
                                 f"type has {bits} bits")
-            inner = lay.layout
+            inner = self.notation(mm.group(5), keys, symbols, "a layout")
+            if not hasattr(inner, "shape") or getattr(inner, "is_composed", False) or \
+                    getattr(inner, "is_swizzle", False):
+                self.fail(keys, f"{w}: after 'smem_ptr[{lbits}b](unset) o' a layout 'shape:stride' is expected")
+            lay = GmmaSmemLayout(Swizzle(b, m_, s_), bits, inner)
         else:
             lay = self.notation(raw, keys, symbols, "a layout")
             if not hasattr(lay, "shape") or getattr(lay, "is_swizzle", False):
                 self.fail(keys, f"{w} must be a layout, got {raw!r}")
             inner = lay.inner if getattr(lay, "is_composed", False) else lay
-        from .algebra.int_tuple import flatten_leaves
-        leaves = list(flatten_leaves(inner.shape)) + list(flatten_leaves(inner.stride))
-        if not all(isinstance(x, int) for x in leaves):
-            self.fail(keys, f"{w}: not supported: symbols in a GMMA shared-memory layout (the descriptor fields "
-                            "are compile-time constants in CuTe)")
+        from .algebra.int_tuple import flatten_leaves, product
+        if not all(isinstance(x, int) for x in flatten_leaves(inner.stride)):
+            self.fail(keys, f"{w}: not supported: symbols in the strides of a GMMA shared-memory layout (the "
+                            "descriptor fields are compile-time constants in CuTe)")
+        syms = [x for x in flatten_leaves(inner.shape) if not isinstance(x, int)]
+        if any(not getattr(x, "is_Symbol", False) for x in syms) or len(set(syms)) != len(syms):
+            self.fail(keys, f"{w}: not supported: a GMMA shared-memory layout takes a parameter only as the whole "
+                            "extent of a mode, each parameter once (a family over stages or K tiles)")
         rank = inner.rank()
         if rank not in (2, 3):
             self.fail(keys, f"{w} {raw!r} has rank {rank}; a GMMA operand tile is (MN,K) or (MN,K,PIPE)")
         if stages is not None:
             if rank == 3:
-                pipe = inner.shape[2]
-                n = pipe if isinstance(pipe, int) else None
-                if n is None or n != stages:
+                pipe = product(inner.shape[2])
+                if not isinstance(pipe, int) or pipe != stages:
                     self.fail(keys, f"{w}: its PIPE mode has {pipe} stages but [stages] count = {stages}")
             else:
                 lay = _append_pipe(lay, stages)
-        nbytes = int(inner.cosize()) * bits // 8 * (stages if stages and rank == 2 else 1)
-        if nbytes > MAX_SMEM_BYTES:
-            self.fail(keys, f"{w} {raw!r} spans {nbytes} bytes, beyond the 32-bit shared-memory address space")
+        if not syms:
+            nbytes = int(inner.cosize()) * bits // 8 * (stages if stages and rank == 2 else 1)
+            if nbytes > MAX_SMEM_BYTES:
+                self.fail(keys, f"{w} {raw!r} spans {nbytes} bytes, beyond the 32-bit shared-memory address space")
         return lay
 
     def load_tma_tables(self, data, symbols, smem) -> dict:

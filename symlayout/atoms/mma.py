@@ -162,17 +162,19 @@ def get_mma_atom(name: str) -> MMAAtom:
     """
     try:
         return _build(_catalog().lookup(name))
-    except AtomError:
+    except AtomError as err:
         if not name.strip().replace("cute::", "").replace("SM90::GMMA::", "").startswith("SM90_64x"):
             raise
         from .gmma import gmma_mma_atom        # tf32, fp8 and 8-bit integer GMMA atoms, from the trait definitions
         try:
             a = gmma_mma_atom(name)
         except AtomError:
-            raise AtomError(f"unknown MMA atom {name!r}") from None
-        if "_TN" not in a.name:          # CuTe names every non-16-bit GMMA operation ..._TN (K-major only)
+            raise err from None
+        if a.val_type_a in ("half_t", "bfloat16_t"):
+            raise                              # the catalog holds every 16-bit GMMA atom: its message stands
+        if "_TN" not in a.name:                # CuTe names every non-16-bit GMMA operation ..._TN (K-major only)
             raise AtomError(f"unknown MMA atom {name!r}: CuTe's {a.val_type_a} GMMA operations are K-major only, "
-                            f"named ..._{'SS' if '_SS' in a.name else 'RS'}_TN")
+                            f"named ..._{'SS' if '_SS' in a.name else 'RS'}_TN") from None
         return _with_wgmma_model(a)
 
 

@@ -71,7 +71,15 @@ def plan(cfg) -> HopperPlan:
     from ..tiled.gmma import gmma_operand_model
     from ..tiled.mma import make_tiled_mma
     from ..tiled.tma import tma_model
+    from dataclasses import replace
+
+    from ..prove.hopper import _substitute, _symbols_of
     out = HopperPlan(cfg.path, cfg.name or "")
+    syms = _symbols_of(cfg)
+    if syms:                                   # a family: its smallest member runs
+        env = {x: cfg.params[str(x)].values()[0] for x in syms if str(x) in cfg.params}
+        cfg = replace(cfg, smem={op: replace(sc, layout=_substitute(sc.layout, env)) for op, sc in cfg.smem.items()})
+        out.skipped.append(("family", "the member with " + ", ".join(f"{k} = {v}" for k, v in env.items()) + " runs"))
     mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
     if not is_gmma(mma):
         out.skipped.append(("config", "not an SM90 GMMA configuration"))

@@ -464,7 +464,168 @@ def _symbolic_strides(cfg, copy, op, t0):
 # ---------------------------------------------------------------------------
 
 
+#: largest number of parameter combinations enumerated when the translation argument does not apply
+FAMILY_ENUM_LIMIT = 16
+#: the largest swizzle period (Sw<3,4,3> on bytes): translates by multiples of it change no verdict
+PERIOD_BYTES = 1024
+
+
+def _leaves(t):
+    if isinstance(t, tuple):
+        out = []
+        for x in t:
+            out.extend(_leaves(x))
+        return out
+    return [t]
+
+
+def _smem_inner(lay):
+    from ..atoms.gmma import GmmaSmemLayout
+    if isinstance(lay, GmmaSmemLayout):
+        return lay.layout
+    return lay.inner if getattr(lay, "is_composed", False) else lay
+
+
+def _substitute(lay, values: dict):
+    """``lay`` with its symbolic extents replaced by ``values`` (symbol -> int)."""
+    from ..algebra.composed import ComposedLayout
+    from ..algebra.layout import Layout
+    from ..atoms.gmma import GmmaSmemLayout
+
+    def sub(t):
+        if isinstance(t, tuple):
+            return tuple(sub(x) for x in t)
+        return t if isinstance(t, int) else int(t.subs(values))
+    inner = _smem_inner(lay)
+    new = Layout(sub(inner.shape), inner.stride)
+    if isinstance(lay, GmmaSmemLayout):
+        return GmmaSmemLayout(lay.swizzle, lay.bits, new)
+    if getattr(lay, "is_composed", False):
+        return ComposedLayout(lay.swizzle, lay.offset, new)
+    return new
+
+
+def _symbols_of(cfg) -> list:
+    out = []
+    for sc in cfg.smem.values():
+        for x in _leaves(_smem_inner(sc.layout).shape):
+            if not isinstance(x, int) and x not in out:
+                out.append(x)
+    return out
+
+
+def _translation_argument(cfg, mma, syms) -> str | None:
+    """Why every member of the family has the verdicts of the member with every parameter 1,
+    or None when the argument does not apply.  Each parameter must be the outermost extent of
+    a mode whose stride is a multiple of the 1024-byte swizzle period, the parameter-1 tile along
+    that mode a whole number of TiledMMA tiles, and the translates must not overlap: then a member
+    is disjoint translates of the parameter-1 tile, read (and loaded) by translated descriptors
+    (and boxes), and the swizzles, the 16-byte grid and TMA's 128-byte rule do not see the shift."""
+    from .. import algebra  # noqa: F401
+    ones = {x: 1 for x in syms}
+    tile = mma.tile_shape()
+    why = []
+    for op, sc in cfg.smem.items():
+        inner = _smem_inner(sc.layout)
+        e = sc.layout.bits // 8 if hasattr(sc.layout, "bits") else None
+        from ..atoms import value_type_bits
+        e = value_type_bits(sc.type) // 8
+        shape = inner.shape if isinstance(inner.shape, tuple) else (inner.shape,)
+        stride = inner.stride if isinstance(inner.stride, tuple) else (inner.stride,)
+        mine = []
+        for t, (sh, st) in enumerate(zip(shape, stride)):
+            ls, ld = _leaves(sh), _leaves(st)
+            for i, (x, d) in enumerate(zip(ls, ld)):
+                if isinstance(x, int):
+                    continue
+                if i != len(ls) - 1:
+                    return None
+                if (d * e) % PERIOD_BYTES:
+                    return None
+                ext1 = 1
+                for y in ls[:-1]:
+                    ext1 *= y if isinstance(y, int) else 1
+                need = (tile[0] if op == "A" else tile[1]) if t == 0 else tile[2] if t == 1 else 1
+                if t < 2 and ext1 % need:
+                    return None
+                if t < 2 and op in cfg.tma:
+                    return None            # the TMA box is the whole stage tile: a K or MN family changes it
+                p = cfg.params.get(str(x))
+                if p is None:
+                    return None
+                mine.append((d, x, p))
+        block = _substitute(sc.layout, ones)
+        reach = int(_smem_inner(block).cosize())
+        for d, x, p in sorted(mine, key=lambda z: z[0]):
+            if reach > d:
+                return None                # translates would overlap
+            reach = (p.max - 1) * d + reach
+            why.append(f"{x}: [smem.{op}] is {x} translates by {d * e} bytes (a multiple of {PERIOD_BYTES})")
+    return "; ".join(why)
+
+
 def prove_hopper(cfg, mma, props, refuted) -> list:
+    """Every Hopper obligation of a GMMA configuration; a family (parameters as extents of
+    smem modes: stages, K tiles) by the translation argument, or member by member."""
+    syms = _symbols_of(cfg)
+    if not syms:
+        return _prove_hopper_member(cfg, mma, props, refuted)
+    from dataclasses import replace
+    params = {str(x): cfg.params[str(x)] for x in syms if str(x) in cfg.params}
+    why = _translation_argument(cfg, mma, syms)
+    if why is not None:
+        member = replace(cfg, smem={op: replace(sc, layout=_substitute(sc.layout, {x: 1 for x in syms}))
+                                    for op, sc in cfg.smem.items()})
+        out = _prove_hopper_member(member, mma, props, refuted)
+        for r in out:
+            if r.counterexample is not None:
+                r.counterexample.params = {n: p.values()[0] if p.count() <= 1_000_000 else p.min
+                                           for n, p in params.items()}
+            if r.via in ("wgmma", "tma"):
+                r.method = (r.method + ", " if r.method else "") + "translation"
+                r.detail = (r.detail + "; " if r.detail else "") + \
+                    f"every member of the family is the member with {', '.join(params)} = 1, translated ({why})"
+        return out
+    import itertools
+    combos = 1
+    for p in params.values():
+        combos *= p.count()
+    if combos > FAMILY_ENUM_LIMIT:
+        out = []
+        for op in cfg.smem:
+            for p in props:
+                if p in _DESC_PROPS or p == "tma" and op in cfg.tma:
+                    out.append(Result(p, UNKNOWN, operand=op, via="wgmma" if p != "tma" else "tma",
+                                      detail=f"a family of {combos} members whose tiles are not translates by "
+                                             f"multiples of {PERIOD_BYTES} bytes: not decided"))
+        out.extend(accumulator_results(mma, props) if "C" not in cfg.copies else [])
+        for r in out:
+            r.expected = REFUTED if r.property in refuted else PROVED
+        return out
+    merged: dict = {}
+    names = list(params)
+    for vals in itertools.product(*(params[n].values() for n in names)):
+        env = {x: v for x, v in zip(syms, vals) if str(x) in params}
+        member = replace(cfg, smem={op: replace(sc, layout=_substitute(sc.layout, env)) for op, sc in cfg.smem.items()})
+        for r in _prove_hopper_member(member, mma, props, refuted):
+            key = (r.property, r.operand, r.via)
+            prev = merged.get(key)
+            if prev is None or (prev.status != REFUTED and r.status == REFUTED):
+                if r.counterexample is not None:
+                    r.counterexample.params = dict(zip(names, vals))
+                if prev is not None and prev.checked is not None and r.checked is not None and r.status != REFUTED:
+                    r.checked += prev.checked
+                merged[key] = r
+            elif prev.status != REFUTED and prev.checked is not None and r.checked is not None:
+                prev.checked += r.checked
+    out = list(merged.values())
+    for r in out:
+        if r.via in ("wgmma", "tma"):
+            r.detail = (r.detail + "; " if r.detail else "") + f"each of the {combos} members of the family"
+    return out
+
+
+def _prove_hopper_member(cfg, mma, props, refuted) -> list:
     """Every Hopper obligation of a GMMA configuration (``props`` filters, in order)."""
     out = []
     src = (mma.atom.ptx_model or {}).get("a_source")

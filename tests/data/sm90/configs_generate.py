@@ -184,11 +184,13 @@ def cpp_smem_layout(lay) -> str:
     return f"{_cpp_layout2(lay)}{{}}"
 
 
-def case_source(cfg) -> str:
+def case_source(cfg, ops=None) -> str:
     mma = cfg.mma
     al = mma.layout if isinstance(mma.layout, tuple) else tuple(mma.layout.shape)
     body = [f"  auto mma = make_tiled_mma({mma.atom}{{}}, Layout<{_cpp_tuple(tuple(al))}>{{}});"]
     for op, sc in sorted(cfg.smem.items()):
+        if ops is not None and op not in ops:
+            continue
         body.append(f"""  {{ using T = {sc.type};
     auto sl = {cpp_smem_layout(sc.layout)};
     T* p = (T*)((char*)g_buf + {sc.align % 1024 if sc.align < 1024 else 0});
@@ -330,6 +332,11 @@ def main() -> int:
             continue
         if not cfg.smem:
             continue
+        if any(not isinstance(x, int) for sc in cfg.smem.values()
+               for x in __import__("symlayout.prove.hopper", fromlist=["_leaves"])._leaves(
+                   (sc.layout.layout if isinstance(sc.layout, GmmaSmemLayout) else
+                    getattr(sc.layout, "inner", sc.layout)).shape)):
+            continue                           # a family: its members are what CuTe compiles
         cases.append((cid, text, cfg))
     rows_out = []
     with tempfile.TemporaryDirectory() as d:
@@ -349,21 +356,39 @@ def main() -> int:
             if i in predicted_bad:
                 progs.append((f"one{i}" if _build([(i, src)], tmp, flags, f"one{i}") else None, [i]))
         exe = {i: name for name, ids in progs for i in ids}
-        for i, (cid, text, cfg) in enumerate(cases):
-            if exe[i] is None:
-                rows_out.append({"id": cid, "toml": text, "compiles": False,
-                                 "truth": {op: {"descriptor": "refuted"} for op in cfg.smem}})
+        # a configuration CuTe refuses: which operand (each compiled alone, numbered 1000*i + k)
+        per_op = {}
+        for i, (_cid, _t, cfg) in enumerate(cases):
+            if exe[i] is not None:
                 continue
-            r = subprocess.run([str(tmp / exe[i]), str(i)], capture_output=True, text=True, timeout=600)
-            rows = [json.loads(x[2:]) for x in r.stdout.splitlines() if x.startswith("@@")]
-            rows_out.append({"id": cid, "toml": text, "compiles": True, "truth": truth(cfg, rows),
+            for k, op in enumerate(sorted(cfg.smem)):
+                j = 1000 * i + k
+                per_op[i, op] = (f"op{j}" if _build([(j, case_source(cfg, {op}))], tmp, flags, f"op{j}") else None, j)
+        for i, (cid, text, cfg) in enumerate(cases):
+            rows, compiles = [], {}
+            if exe[i] is not None:
+                r = subprocess.run([str(tmp / exe[i]), str(i)], capture_output=True, text=True, timeout=600)
+                rows = [json.loads(x[2:]) for x in r.stdout.splitlines() if x.startswith("@@")]
+                compiles = {op: True for op in cfg.smem}
+            else:
+                for op in sorted(cfg.smem):
+                    name, j = per_op[i, op]
+                    compiles[op] = name is not None
+                    if name is not None:
+                        r = subprocess.run([str(tmp / name), str(j)], capture_output=True, text=True, timeout=600)
+                        rows += [json.loads(x[2:]) for x in r.stdout.splitlines() if x.startswith("@@")]
+            tr = truth(cfg, rows)
+            for op, ok in compiles.items():
+                if not ok:
+                    tr[op] = {"descriptor": "refuted"}
+            rows_out.append({"id": cid, "toml": text, "compiles": compiles, "truth": tr,
                              "descs": {op: [x["descs"][:4] for x in rows if x["op"] == op] for op in cfg.smem}})
     with open(HERE / "configs.jsonl", "w") as f:
         for r in rows_out:
             f.write(json.dumps(r, separators=(",", ":")) + "\n")
     n_ref = sum(1 for r in rows_out for v in r["truth"].values() for s in v.values() if s == "refuted")
-    print(f"configs.jsonl: {len(rows_out)} configurations, {sum(not r['compiles'] for r in rows_out)} rejected by "
-          f"CuTe, {n_ref} refuted verdicts")
+    n_rej = sum(not ok for r in rows_out for ok in r["compiles"].values())
+    print(f"configs.jsonl: {len(rows_out)} configurations, {n_rej} operands rejected by CuTe, {n_ref} refuted verdicts")
     return 0
 
 
