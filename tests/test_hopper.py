@@ -298,3 +298,12 @@ def test_family_verdicts_equal_member_verdicts(kw, method):
     for r in got.values():
         if r.status == "refuted":
             assert set(r.counterexample.params) == {"P", "k"}
+
+
+def test_tiles_beyond_the_descriptor_range_are_refuted():
+    """A descriptor's start address is 14 bits of 16-byte units: an operand read beyond
+    256 KiB cannot be described (and no SM90 block has that much shared memory)."""
+    rep = prove_config(loads_config(_MMA + _SMEM + "[stages]\ncount = 40\n"), properties=["descriptor"])
+    d = {r.operand: r for r in rep.results}
+    assert d["A"].status == "refuted" and "256 KiB" in d["A"].counterexample.message
+    assert d["A"].counterexample.address_bytes >= 1 << 18

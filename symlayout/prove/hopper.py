@@ -147,6 +147,12 @@ def _descriptor(m, sc, bases, op, t0):
             if (key, base) in seen:
                 continue
             seen.add((key, base))
+            top = max(m.ptx_addresses(rd, base)) + m.bytes
+            if top > arch.ENCODE_MASK + 1:
+                return _res("descriptor", op, t0, Counterexample(
+                    f"{_where(m, rd)}: the operand reaches smem byte {top - 1} (base {base}); descriptor addresses are "
+                    f"14-bit fields of 16-byte units: nothing beyond {arch.ENCODE_MASK + 1} bytes (256 KiB) can be "
+                    "read", thread=rd.thread, address_bytes=top - 1, extra={"base": base}), checked)
             ad = arch_descriptor(rd.desc._replace(start_address=start))
             probs = [p for p in ad.problems() if not p.startswith("start_address")]
             if probs:
@@ -560,6 +566,8 @@ def _translation_argument(cfg, mma, syms) -> str | None:
             if reach > d:
                 return None                # translates would overlap
             reach = (p.max - 1) * d + reach
+            if (sc.align if sc.align < 1024 else 0) + reach * e > arch.ENCODE_MASK + 1:
+                return None                # the largest members do not fit the descriptor's 256 KiB
             why.append(f"{x}: [smem.{op}] is {x} translates by {d * e} bytes (a multiple of {PERIOD_BYTES})")
     return "; ".join(why)
 
