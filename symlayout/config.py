@@ -863,8 +863,6 @@ class _Loader:
                 what = "is not an SM90 GMMA atom" if src is None else f"reads {op} from registers (RS)"
                 self.fail(("smem", op), f"[smem.{op}]: [mma] atom {mma.atom if mma else None!r} {what}; [smem.X] "
                                         "describes an operand a GMMA atom reads from shared memory")
-        if src is not None and src["A"] == "reg" and "A" in copies:
-            self.fail(("copy", "A"), "[copy.A]: not supported yet with a register-sourced (RS) GMMA atom")
 
     def load_smem_tables(self, data, symbols, mma, stages) -> dict:
         out = {}
