@@ -307,3 +307,35 @@ def test_tiles_beyond_the_descriptor_range_are_refuted():
     d = {r.operand: r for r in rep.results}
     assert d["A"].status == "refuted" and "256 KiB" in d["A"].counterexample.message
     assert d["A"].counterexample.address_bytes >= 1 << 18
+
+
+def _tma_oracle_cases():
+    p = DATA / "configs_tma.jsonl"
+    if not p.exists():
+        return []
+    return [pytest.param(r, id=f"{r['id']}-{r['operand']}") for r in map(json.loads, p.read_text().splitlines())]
+
+
+@pytest.mark.parametrize("case", _tma_oracle_cases())
+def test_tma_copy_agrees_with_cute_cpp(case):
+    """make_tma_copy of every [tma.X] (proofs/hopper and a generated campaign): the tensor map
+    symlayout derives is the one CuTe C++ encodes, and where CuTe does not compile or asserts,
+    ``tma`` is refuted by CuTe's reason."""
+    from symlayout.arch import tma as arch_tma
+    from symlayout.harness.hopper_run import _concrete
+    from symlayout.tiled.tma import tma_model
+    cfg = loads_config(case["toml"], case["id"])
+    sc, tc = cfg.smem[case["operand"]], cfg.tma[case["operand"]]
+    m = tma_model(sc.type, _concrete(tc.gmem, cfg), sc.layout, tc.box, tc.multicast, tc.atom)
+    if not case["compiles"] or case.get("aborts"):
+        assert m.error is not None, case.get("assertion")
+        return
+    assert m.error is None, m.error
+    enc, c = case["encode"], m.copy
+    assert enc["data_type"] == arch_tma.DATA_TYPES[c.data_type][0]
+    assert enc["rank"] == c.rank
+    assert enc["global_dim"] == list(c.global_dim)
+    assert enc["global_strides"] == list(c.global_strides)
+    assert enc["box_dim"] == list(c.box_dim)
+    assert enc["element_strides"] == list(c.element_strides)
+    assert enc["swizzle"] == arch_tma.SWIZZLE_ENUM[c.swizzle]

@@ -286,10 +286,11 @@ def report_markdown(res: dict) -> str:
              "| --- | --- | --- | --- | --- | --- |"]
     for r in res["results"]:
         for x in r["experiments"]:
-            lines.append(f"| {r['name']} | {x['kind']} {x['name'].split(' ')[-2:] if x['kind'] == 'tma' else x['name'].split('#')[-1]} "
-                         f"| {x['status']} | {x.get('model', '-')} | {x.get('cute_mismatches', '-')} | {x.get('note', '')} |")
+            label = x["name"][len(r["name"]):].strip() or x["name"]
+            lines.append(f"| {r['name']} | {x['kind']} {label} | {x['status']} | {x.get('model', '-')} "
+                         f"| {x.get('cute_mismatches', '-')} | {x.get('note', '')} |")
         for what, why in r["skipped"]:
-            lines.append(f"| {r['name']} | {what} | not run | - | - | {why} |")
+            lines.append(f"| {r['name']} | {what} | {'(family)' if what == 'family' else 'not run'} | - | - | {why} |")
     return "\n".join(lines) + "\n"
 
 

@@ -138,6 +138,44 @@ def campaign(n: int = 48, seed: int = 15) -> list[tuple[str, str]]:
     return out
 
 
+def tma_campaign(n: int = 40, seed: int = 90) -> list[tuple[str, str]]:
+    """(id, TOML) of ``n`` random configurations with ``[tma.A]``: types, K-/MN-major swizzle
+    atoms, tile orders, stages, global tensors of either majorness (a mismatch is CuTe's run-time
+    assert), multicast 1/2/4, and now and then a hand-encoded swizzle."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        t = rng.choice(["half_t", "bfloat16_t", "tfloat32_t", "float_e4m3_t"])
+        code = {"half_t": ("F32F16F16", 16), "bfloat16_t": ("F32BF16BF16", 16), "tfloat32_t": ("F32TF32TF32", 8),
+                "float_e4m3_t": ("F32E4M3E4M3", 32)}[t]
+        mj = rng.choice(["K", "MN"]) if t in ("half_t", "bfloat16_t") else "K"
+        atom = (f"SM90_64x64x{code[1]}_{code[0]}_SS<GMMA::Major::{mj},GMMA::Major::K>" if code[1] == 16
+                else f"SM90_64x64x{code[1]}_{code[0]}_SS_TN")
+        sw = rng.choice(["INTER", "SW32", "SW64", "SW128"])
+        kind = f"{mj}_{sw}"
+        a = layout_atom(kind, t)
+        ar, ac = a.layout.shape
+        mn = max(64, ar) * rng.choice([1, 2])
+        k = max(ac, code[1]) * rng.choice([1, 2])
+        st = rng.choice([1, 2])
+        order = (1, 2, 3) if mj == "K" else rng.choice([(1, 2, 3), (2, 1, 3)])
+        lay = a.tile_to_shape((mn, k, st), order)
+        M, K = mn * rng.choice([2, 3]), k * rng.choice([2, 4])
+        kmajor_g = (mj == "K") != (rng.random() < 0.15)
+        gmem = f"({M},{K}):({K},1)" if kmajor_g else f"({M},{K}):(1,{M})"
+        mc = rng.choice([1, 1, 2, 4])
+        tma = f'[tma.A]\natom = "{"SM90_TMA_LOAD_MULTICAST" if mc > 1 else "SM90_TMA_LOAD"}"\n'
+        tma += f'multicast = {mc}\ngmem = "{gmem}"\nbox = "({mn},{k})"\n'
+        if rng.random() < 0.1:
+            tma += f'swizzle = "Sw<{rng.choice([0, 1, 2, 3])},4,3>"\n'
+        b = layout_atom("K_SW128", t).tile_to_shape((64, max(k, layout_atom("K_SW128", t).layout.shape[1])))
+        text = (f'name = "tma campaign {i}"\n[mma]\natom = "{atom}"\n'
+                f'[smem.A]\ntype = "{t}"\nlayout = "{lay}"\nalign = 1024\n'
+                f'[smem.B]\ntype = "{t}"\nlayout = "{b}"\nalign = 1024\n' + tma)
+        out.append((f"tma-campaign-{i:03d}", text))
+    return out
+
+
 def proof_files() -> list[tuple[str, str]]:
     out = []
     for p in sorted((ROOT / "proofs" / "hopper").rglob("*.toml")):
@@ -317,12 +355,79 @@ def _compiling(srcs, tmp, flags, name):
     return _compiling(srcs[:h], tmp, flags, name + "a") + _compiling(srcs[h:], tmp, flags, name + "b")
 
 
+# ---------------------------------------------------------------------------
+# TMA: what make_tma_copy encodes for each [tma.X] (configs_tma.jsonl)
+# ---------------------------------------------------------------------------
+
+def _cpp_gmem(gmem) -> tuple[str, str]:
+    """(shape, stride) expressions: stride 1 static, everything else a run-time int."""
+    sh = ", ".join(f"int({int(x)})" for x in gmem.shape)
+    st = ", ".join("Int<1>{}" if int(x) == 1 else f"int({int(x)})" for x in gmem.stride)
+    return f"make_shape({sh})", f"make_stride({st})"
+
+
+def tma_case_source(cfg, op) -> str:
+    from symlayout.harness.hopper_run import _concrete
+    from symlayout.tiled.tma import _stage0
+    sc, tc = cfg.smem[op], cfg.tma[op]
+    lay = sc.layout
+    L0, _offs = _stage0(lay.layout if isinstance(lay, GmmaSmemLayout) else lay)
+    stage = GmmaSmemLayout(lay.swizzle, lay.bits, L0) if isinstance(lay, GmmaSmemLayout) else L0
+    g = _concrete(tc.gmem, cfg)
+    gs, gd = _cpp_gmem(g)
+    tiler = "make_shape(" + ",".join(f"Int<{b}>{{}}" for b in tc.box) + ")"
+    atom = tc.atom + "{}"
+    return f"""  {{ using T = {sc.type};
+    auto sl = {cpp_smem_layout(stage)};
+    Tensor g = make_tensor(make_gmem_ptr((T*)g_buf), {gs}, {gd});
+    g_tma.clear();
+    auto tma = make_tma_copy({atom}, g, sl, {tiler}, Int<{tc.multicast}>{{}});
+    printf("@@{{%s}}\\n", g_tma.c_str());
+  }}"""
+
+
+def tma_main(cases, flags, tmp) -> list:
+    """Each [tma.X] in its own process (CuTe asserts at run time): the encode arguments or the assertion."""
+    out = []
+    srcs = []
+    texts = {}
+    for cid, text, cfg in cases:
+        texts[cid] = text
+        for op in sorted(cfg.tma):
+            srcs.append((len(srcs), (cid, op, tma_case_source(cfg, op))))
+    prog = [(i, src) for i, (_c, _o, src) in srcs]
+    built = _compiling(prog, tmp, flags, "tma")
+    exe = {i: name for name, ids in built for i in ids}
+    for i, (cid, op, _src) in srcs:
+        if exe.get(i) is None:
+            out.append({"id": cid, "operand": op, "toml": texts[cid], "compiles": False})
+            continue
+        r = subprocess.run([str(tmp / exe[i]), str(i)], capture_output=True, text=True, timeout=600)
+        got = [json.loads(x[2:]) for x in r.stdout.splitlines() if x.startswith("@@")]
+        if r.returncode == 0 and got:
+            out.append({"id": cid, "operand": op, "toml": texts[cid], "compiles": True, "encode": got[0]})
+        else:
+            import re
+            m = re.search(r"Assertion `(.+)' failed\.", r.stdout + r.stderr)
+            out.append({"id": cid, "operand": op, "toml": texts[cid], "compiles": True, "aborts": True,
+                        "assertion": m.group(1) if m else (r.stdout + r.stderr)[-300:]})
+    return out
+
+
+def _write_tma(tma_rows) -> None:
+    with open(HERE / "configs_tma.jsonl", "w") as f:
+        for r in tma_rows:
+            f.write(json.dumps(r, separators=(",", ":")) + "\n")
+    print(f"configs_tma.jsonl: {len(tma_rows)} TMA copies, {sum(bool(r.get('aborts')) for r in tma_rows)} abort")
+
+
 def main() -> int:
     from symlayout.tiled.gmma import gmma_operand_model
     flags = include_flags()
     cases = []
     only = os.environ.get("SYMLAYOUT_ORACLE_ONLY")
-    for cid, text in proof_files() + campaign():
+    extra = tma_campaign() if os.environ.get("SYMLAYOUT_ORACLE_TMA_ONLY") else []
+    for cid, text in proof_files() + campaign() + extra:
         if only and only not in cid:
             continue
         try:
@@ -344,6 +449,10 @@ def main() -> int:
         (tmp / "prelude.hpp").write_text(PRELUDE_CASES)
         subprocess.run(["g++", *CXXFLAGS, *flags, "-x", "c++-header", str(tmp / "prelude.hpp"), "-o",
                         str(tmp / "prelude.hpp.gch")], check=True)
+        if os.environ.get("SYMLAYOUT_ORACLE_TMA_ONLY"):      # regenerate configs_tma.jsonl alone
+            tma_rows = tma_main([c for c in cases if c[2].tma], flags, tmp)
+            _write_tma(tma_rows)
+            return 0
         # symlayout's prediction only decides which cases are tried together first
         predicted_bad = set()
         for i, (_cid, _t, cfg) in enumerate(cases):
@@ -383,6 +492,8 @@ def main() -> int:
                     tr[op] = {"descriptor": "refuted"}
             rows_out.append({"id": cid, "toml": text, "compiles": compiles, "truth": tr,
                              "descs": {op: [x["descs"][:4] for x in rows if x["op"] == op] for op in cfg.smem}})
+        tma_rows = tma_main([c for c in cases if c[2].tma], flags, tmp)
+    _write_tma(tma_rows)
     with open(HERE / "configs.jsonl", "w") as f:
         for r in rows_out:
             f.write(json.dumps(r, separators=(",", ":")) + "\n")
