@@ -37,6 +37,7 @@ from ..arch import tma as arch_tma
 from ..atoms import value_type_info
 from ..atoms.gmma import arch_descriptor
 from ..atoms.tma import tma_swizzle
+from ..algebra.layout import function_table
 from ..tiled.gmma import WARPGROUP, gmma_operand_model
 from ..tiled.tma import tma_model
 from .result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
@@ -258,16 +259,17 @@ def rs_fragment_result(mma) -> Result:
     atype = value_type_info(a.val_type_a)["ptx"]
     n = arch.a_fragment_count(atype)
     checked = 0
-    for T in range(mma.size()):
-        t = T % WARPGROUP
+    tab = function_table(a.a_layout)                 # (t, i) -> m + 64 k, t fastest
+    for t in range(WARPGROUP):                       # every warpgroup's thread t runs the same atom
         for i in range(n):
             checked += 1
             m, k = arch.a_fragment_elem(atype, t, i)
-            c = int(a.a_layout((t, i)))
+            c = int(tab[t + WARPGROUP * i])
             if c != m + 64 * k:
                 return _res("slot_agreement", "A", t0, Counterexample(
-                    f"thread {T}: A register element {i} holds A(m={c % 64},k={c // 64}) of the atom in CuTe's "
-                    f"ALayout_64xK, but wgmma reads it as A(m={m},k={k})", thread=T, slot=i), checked)
+                    f"thread {t} (and every thread {t} + 128 w): A register element {i} holds "
+                    f"A(m={c % 64},k={c // 64}) of the atom in CuTe's ALayout_64xK, but wgmma reads it as "
+                    f"A(m={m},k={k})", thread=t, slot=i), checked)
     return _res("slot_agreement", "A", t0, None, checked, via="registers",
                 detail="RS: the A register fragment CuTe partitions vs the PTX ISA's wgmma A fragment")
 
@@ -280,16 +282,16 @@ def accumulator_results(mma, props) -> list:
         a = mma.atom
         n = a.shape_mnk[1]
         checked, cex = 0, None
-        for T in range(mma.size()):
-            t = T % WARPGROUP
+        tab = function_table(a.c_layout)
+        for t in range(WARPGROUP):                   # every warpgroup's thread t runs the same atom
             for i in range(arch.accumulator_count(n)):
                 checked += 1
                 m, nn = arch.accumulator_elem(t, i)
-                c = int(a.c_layout((t, i)))
+                c = int(tab[t + WARPGROUP * i])
                 if c != m + 64 * nn:
-                    cex = Counterexample(f"thread {T}: accumulator element {i} is C(m={c % 64},n={c // 64}) of the "
-                                         f"atom in CuTe's CLayout_64xN, but wgmma writes C(m={m},n={nn})",
-                                         thread=T, slot=i)
+                    cex = Counterexample(f"thread {t} (and every thread {t} + 128 w): accumulator element {i} is "
+                                         f"C(m={c % 64},n={c // 64}) of the atom in CuTe's CLayout_64xN, but wgmma "
+                                         f"writes C(m={m},n={nn})", thread=t, slot=i)
                     break
             if cex:
                 break
