@@ -223,7 +223,7 @@ def run_hopper(paths, *, log=None) -> dict:
 
     from ..config import load_configs
     from . import cuda
-    cp = cuda._cupy()
+    cp = cuda.load_cupy()
     t0 = time.time()
     cfgs = [c for c in load_configs(paths) if getattr(c, "smem", None)]
     plans = [plan(c) for c in cfgs]
