@@ -54,11 +54,7 @@ def test_proof_file_expectations_are_cute_cpp_verdicts(case):
     cfg = loads_config(case["toml"], case["id"])
     for op, truth in case["truth"].items():
         for p, want in truth.items():
-            if cfg.expect.refuted_ops or cfg.expect.refuted_all is not None:
-                whole = cfg.expect.refuted_all if cfg.expect.refuted_all is not None else cfg.expect.refuted
-                expected = "refuted" if p in whole or (p, op) in cfg.expect.refuted_ops else "proved"
-            else:
-                expected = "refuted" if p in cfg.expect.refuted else "proved"
+            expected = "refuted" if cfg.expect.refutes(p, op) else "proved"
             if not case["compiles"][op] and p != "descriptor":
                 continue
             assert expected == want, (case["id"], op, p)

@@ -56,10 +56,10 @@ def run_on_gpu(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None
             prov = json.load(f)
     hopper = []
     if paths:                                 # SM90 GMMA/TMA configurations run through the SM90 probe machinery
-        from .hopper_run import split_hopper
+        from ..harness.hopper_run import split_hopper
         paths, hopper = split_hopper(paths)
     if hopper:
-        from . import hopper_run as H
+        from ..harness import hopper_run as H
         hres = H.run_hopper(hopper, log=sys.stderr if log else None)
         doc["hopper"] = hres
         hmd = H.report_markdown(hres)
@@ -107,9 +107,9 @@ def run_on_gpu(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None
         summ = P.summarize(ares)
         if summ.get("disagree", 0) or summ.get("error", 0):
             rc = 1
-        from .cuda import compute_capability
+        from ..harness.cuda import compute_capability
         if tuple(compute_capability()) >= (9, 0):   # wgmma and TMA, model-free, with negative controls
-            from . import probe_sm90 as S
+            from ..harness import probe_sm90 as S
             sres = S.run_sm90_probe(log=sys.stderr if log else None)
             doc["sm90"] = sres
             smd = S.report_markdown(sres)

@@ -121,7 +121,7 @@ def format_text(reports, verbose: bool = False, quiet: bool = False, style: Styl
                 extra.append(f"{r.checked} checked")
             for k, v in (r.stats or {}).items():
                 extra.append(f"{v} {k.replace('_', ' ')}")
-            op = f"[{r.operand}]" if r.operand else ""
+            op = (f"[{r.operand}]" if r.operand else "") + (f" via {r.via}" if getattr(r, "via", "") else "")
             lines.append(f"  {tag} {r.property + op:20s} {r.seconds * 1000:8.1f} ms  {', '.join(extra)}{note}")
             if r.detail:
                 lines.append(f"           {r.detail}")
