@@ -11,6 +11,7 @@ Data: ``symlayout/atoms/data/mma.json``.  Layout conventions (CuTe's): ALayout m
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -19,7 +20,7 @@ from ..errors import AtomError
 from ..algebra.layout import Layout
 from ..algebra.notation import parse_layout
 from .catalog import Catalog
-from .types import Registers, canonical_type
+from .types import Registers, canonical_type, value_type_bits, value_type_info
 
 
 @functools.lru_cache(maxsize=None)
@@ -165,7 +166,6 @@ def get_mma_atom(name: str) -> MMAAtom:
     except AtomError as err:
         if not name.strip().replace("cute::", "").replace("SM90::GMMA::", "").startswith("SM90_64x"):
             raise
-        from .gmma import gmma_mma_atom        # tf32, fp8 and 8-bit integer GMMA atoms, from the trait definitions
         try:
             a = gmma_mma_atom(name)
         except AtomError:
@@ -181,7 +181,6 @@ def get_mma_atom(name: str) -> MMAAtom:
 def _with_wgmma_model(a: MMAAtom) -> MMAAtom:
     """A GMMA atom built by :func:`~symlayout.atoms.gmma.gmma_mma_atom` with the catalog's ``ptx_model`` keys."""
     from dataclasses import replace
-    from .gmma import gmma_majors
     n = a.shape_mnk
     ptx = a.ptx.split(".")
     ma, mb = gmma_majors(a.name)
@@ -199,3 +198,100 @@ def mma_atom_names() -> list[str]:
     (True, True, 249)
     """
     return _catalog().names()
+
+
+# ---------------------------------------------------------------------------
+# GMMA MMA atoms of every type, from the trait definitions (mma_traits_sm90_gmma.hpp)
+# ---------------------------------------------------------------------------
+
+_NAME_RE = re.compile(r"^(?:cute::)?(?:SM90::GMMA::)?SM90_64x(\d+)x(\d+)_([A-Z0-9]+?)_(SS|RS)(_TN)?(_SATURATE)?"
+                      r"\s*(?:<(.*)>)?\s*$")
+_TYPE_CODES = {"F16": "half_t", "BF16": "bfloat16_t", "F32": "float", "TF32": "tfloat32_t", "E4M3": "float_e4m3_t",
+               "E5M2": "float_e5m2_t", "S32": "int32_t", "S8": "int8_t", "U8": "uint8_t"}
+
+
+def _split_types(code: str) -> list[str]:
+    out = []
+    while code:
+        for c in sorted(_TYPE_CODES, key=len, reverse=True):
+            if code.startswith(c):
+                out.append(c)
+                code = code[len(c):]
+                break
+        else:
+            raise AtomError(f"GMMA atom: cannot read the type code {code!r}")
+    return out
+
+
+def _a_rs_layout(k: int) -> str:
+    return {16: "((4,8,4),(2,2,2)):((128,1,16),(64,8,512))", 8: "((4,8,4),(2,2)):((64,1,16),(8,256))",
+            32: "((4,8,4),(4,2,2)):((256,1,16),(64,8,1024))"}[k]
+
+
+def _ab_layout(mn: int, k: int) -> str:
+    return f"(128,({mn},{k})):(0,(1,{mn}))"
+
+
+def _c_layout(n: int) -> str:
+    return f"((4,8,4),(2,2,{n // 8})):((128,1,16),(64,8,512))"
+
+
+@functools.lru_cache(maxsize=None)
+def gmma_mma_atom(name: str):
+    """The :class:`~symlayout.atoms.mma.MMAAtom` of any SM90 GMMA atom (16-bit,
+    tf32, fp8 and 8-bit integer; SS and RS), from the trait definitions
+    (``ABLayout``, ``ALayout_64xK``, ``CLayout_64xN``).
+
+    >>> a = gmma_mma_atom("SM90_64x128x32_F32E4M3E5M2_SS_TN")
+    >>> a.shape_mnk, str(a.b_layout), a.val_type_b, a.c_regs
+    ((64, 128, 32), '(128,(128,32)):(0,(1,128))', 'float_e5m2_t', Registers(type='float', count=64))
+    >>> str(gmma_mma_atom("SM90_64x16x8_F32TF32TF32_RS_TN").a_layout)
+    '((4,8,4),(2,2)):((64,1,16),(8,256))'
+    """
+    m = _NAME_RE.match(name)
+    if not m:
+        raise AtomError(f"not an SM90 GMMA atom name: {name!r}")
+    n, k = int(m.group(1)), int(m.group(2))
+    codes = _split_types(m.group(3))
+    if len(codes) != 3:
+        raise AtomError(f"GMMA atom {name!r}: expected three type codes (D, A, B)")
+    td, ta, tb = (_TYPE_CODES[c] for c in codes)
+    ss = m.group(4) == "SS"
+    tn = bool(m.group(5))
+    args = [a.strip() for a in (m.group(7) or "").split(",") if a.strip()]
+    majors = ["GMMA::Major::K", "GMMA::Major::K"]
+    if not tn:
+        for i, a in enumerate(args[:2]):
+            majors[i] = "GMMA::Major::" + a.split("::")[-1]
+    if not ss and majors[0] != "GMMA::Major::K":
+        raise AtomError(f"{name}: register-sourced A must be K-major")
+    bits = value_type_bits(ta)
+    if 32 * 8 // bits != k or not 8 <= n <= 256 or n % 8:
+        raise AtomError(f"{name}: shape 64x{n}x{k} does not fit {ta}")
+    f16acc = td == "half_t"
+    creg = Registers("uint32_t", n // 4) if f16acc else Registers("uint32_t" if td == "int32_t" else "float", n // 2)
+    base = f"SM90_64x{n}x{k}_{m.group(3)}_{m.group(4)}{m.group(5) or ''}{m.group(6) or ''}"
+    shown = base if tn or not args else f"{base}<{majors[0]},{majors[1]}>"
+    ptx = (f"wgmma.mma_async.sync.aligned.m64n{n}k{k}.{value_type_info(td)['ptx']}."
+           f"{value_type_info(ta)['ptx']}.{value_type_info(tb)['ptx']}")
+    return MMAAtom(
+        name=shown, shape_mnk=(64, n, k), thr_id=parse_layout("128:1"),
+        a_layout=parse_layout(_ab_layout(64, k) if ss else _a_rs_layout(k)),
+        b_layout=parse_layout(_ab_layout(n, k)), c_layout=parse_layout(_c_layout(n)),
+        val_type_d=canonical_type(td), val_type_a=canonical_type(ta), val_type_b=canonical_type(tb),
+        val_type_c=canonical_type(td),
+        frg_type_a=f"GMMA::smem_desc<{majors[0]}>" if ss else canonical_type(ta),
+        frg_type_b=f"GMMA::smem_desc<{majors[1]}>",
+        d_regs=None, a_regs=Registers("uint64_t", 1) if ss else Registers("uint32_t", 4),
+        b_regs=Registers("uint64_t", 1), c_regs=creg, ptx=ptx, arch="sm_90a")
+
+
+def gmma_majors(name: str) -> tuple[str, str]:
+    """``(major A, major B)`` ("K"/"MN") of a GMMA atom name (``_TN`` atoms are K, K).
+
+    >>> gmma_majors("SM90_64x64x16_F16F16F16_SS<GMMA::Major::MN,GMMA::Major::K>"), gmma_majors("SM90_64x8x8_F32TF32TF32_SS_TN")
+    (('MN', 'K'), ('K', 'K'))
+    """
+    a = gmma_mma_atom(name)
+    return tuple("MN" if f.endswith("MN>") else "K" for f in (a.frg_type_a if a.frg_type_a.startswith("GMMA") else
+                                                               "GMMA::smem_desc<GMMA::Major::K>", a.frg_type_b))
