@@ -60,6 +60,10 @@ _PREC_ATOM = 4
 # Expression tree
 # --------------------------------------------------------------------------
 
+
+#: the operators whose meaning is the same in every target algebra (sympy, Z3)
+_RING = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}
+
 class Expr:
     """Base class of the immutable expression tree.
 
@@ -236,21 +240,12 @@ class Expr:
             raise SymlayoutError(f"to_sympy: mod must be 'Mod' or 'floor', got {mod!r}")
 
         def leaf(node: Expr):
-            if isinstance(node, Const):
-                return sympy.Integer(node.value)
-            try:
-                return symbols[node.name]
-            except KeyError:
-                raise SymlayoutError(f"{self}: no sympy symbol for variable {node.name!r}") from None
+            return self._leaf(node, sympy.Integer, symbols, "sympy symbol")
 
         def binop(node: BinOp, a, b):
             op = node.op
-            if op == "+":
-                return a + b
-            if op == "-":
-                return a - b
-            if op == "*":
-                return a * b
+            if op in _RING:
+                return _RING[op](a, b)
             if b.is_zero:
                 raise SymlayoutError(f"{self}: division by zero in {node}")
             if op == "//":
@@ -286,21 +281,12 @@ class Expr:
         import z3
 
         def leaf(node: Expr):
-            if isinstance(node, Const):
-                return z3.IntVal(node.value)
-            try:
-                return env[node.name]
-            except KeyError:
-                raise SymlayoutError(f"{self}: no Z3 term for variable {node.name!r}") from None
+            return self._leaf(node, z3.IntVal, env, "Z3 term")
 
         def binop(node: BinOp, a, b):
             op = node.op
-            if op == "+":
-                return a + b
-            if op == "-":
-                return a - b
-            if op == "*":
-                return a * b
+            if op in _RING:
+                return _RING[op](a, b)
             if node.right.variables():
                 if divisors is None:
                     raise SymlayoutError(
@@ -316,6 +302,15 @@ class Expr:
             return q if op == "//" else a - b * q
 
         return self._fold(leaf, lambda node, a: -a, binop)
+
+    def _leaf(self, node: Expr, const, env: dict, what: str):
+        """A leaf as a term of the target algebra: ``const(value)`` or the variable's term in ``env``."""
+        if isinstance(node, Const):
+            return const(node.value)
+        try:
+            return env[node.name]
+        except KeyError:
+            raise SymlayoutError(f"{self}: no {what} for variable {node.name!r}") from None
 
     def variables(self) -> set[str]:
         """Names of the variables the expression uses.
