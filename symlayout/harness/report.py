@@ -44,6 +44,10 @@ def outcome(r: dict) -> str:
     bad = [f"marker {op}" for op, x in sorted(r.get("marker", {}).items()) if x.get("status") != "pass"]
     if r.get("compute") and r["compute"].get("status") != "pass":
         bad.append("compute")
+    w = r.get("whole") or {}
+    for mode in ("marker", "compute"):
+        if w.get(mode) and w[mode].get("status") != "pass":
+            bad.append(f"whole path ({mode})")
     if bad:
         masked = any((x.get("masked") or {}).get("explained_by_masked_address") for x in r.get("marker", {}).values())
         return "data differs from the model in " + ", ".join(bad) + (" (silently masked address)" if masked else "")
@@ -92,6 +96,22 @@ def report_markdown(results: dict, prover: dict | None = None) -> str:
                  f"prover; " + ("every one of them passed marker and compute mode." if not gate_fail else
                                 f"{len(gate_fail)} did not: {', '.join(gate_fail)}."))
         L.append("")
+    whole = [r for r in rs if r.get("whole")]
+    if whole:
+        L.append("## The whole data path as one kernel (G2S -> S2R -> mma.sync -> convert -> R2S -> S2G)")
+        L.append("")
+        L.append("| instance | stages | M x N x K per stage | route | marker | compute (exact vs numpy) |")
+        L.append("| --- | --- | --- | --- | --- | --- |")
+        for r in whole:
+            w = r["whole"]
+
+            def cell(x):
+                if not x:
+                    return (f"fault: {w['error']['message'][:80]}" if w.get("error") else w.get("reason", "-"))
+                return f"{x['status']} ({x['mismatches']}/{x['elements']} differ)"
+            L.append(f"| `{r['path']}` | {w.get('stages', '-')} | {w.get('M', '-')}x{w.get('N', '-')}x{w.get('K', '-')} | "
+                     f"{w.get('route', '-')} | {cell(w.get('marker'))} | {cell(w.get('compute'))} |")
+        L.append("")
     L.append("## Details")
     L.append("")
     for r in rs:
@@ -138,6 +158,21 @@ def report_markdown(results: dict, prover: dict | None = None) -> str:
                 L.append(f"  - {json.dumps(e)}")
         elif r.get("compute_skip"):
             L.append(f"- compute: not run: {r['compute_skip']}")
+        w = r.get("whole")
+        if w:
+            L.append(f"- whole data path (one kernel, {w.get('stages', 1)} stage(s), {w.get('M')}x{w.get('N')}x"
+                     f"{w.get('K')} per stage): {w.get('status')}" + (f": {w.get('reason')}" if w.get("reason") else ""))
+            if w.get("route"):
+                L.append(f"  - route: {w['route']}")
+            for mode in ("marker", "compute"):
+                x = w.get(mode)
+                if x:
+                    L.append(f"  - {mode}: {x.get('status')}: {x.get('mismatches')} of {x.get('elements')} C elements "
+                             f"differ ({x.get('output')}), stray writes {x.get('stray_writes', '-')}"
+                             + "".join(f", {op}: {x.get('mismatches_' + op)} of {x.get('slots_' + op)} fragment slots differ"
+                                       for op in "AB" if ('slots_' + op) in x))
+                    for pb in x.get("problems", [])[:4]:
+                        L.append(f"    - {pb}")
         for op, msg in (r.get("model_errors") or {}).items():
             L.append(f"- [copy.{op}]: the model could not be built: {msg}")
         if r.get("error"):

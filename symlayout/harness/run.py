@@ -496,8 +496,25 @@ def run_config(cfg_or_path) -> dict:
         res["error"] = {"stage": stage, "message": msg[:2000], "sticky": is_sticky(msg)}
     res["launches"] = r.launches if r is not None else 0
     res["status"] = _status(res, plan)
+    if not (res.get("error") or {}).get("sticky"):
+        _run_whole_path(plan.cfg, res)
     res["seconds"] = round(time.perf_counter() - t0, 3)
     return res
+
+
+def _run_whole_path(cfg, res: dict) -> None:
+    """A configuration with global-memory copies also runs its whole data path as one kernel
+    (:mod:`.wholepath`); its outcome joins the status (``res["whole"]``)."""
+    from .wholepath import applies, run_whole
+    if not applies(cfg):
+        return
+    w = run_whole(cfg)
+    res["whole"] = w
+    if w["status"] == "error":
+        res["status"] = "error"
+        res.setdefault("error", w["error"])
+    elif w["status"] == "fail" and res["status"] != "error":
+        res["status"] = "fail"
 
 
 def _status(res: dict, plan: ConfigPlan) -> str:

@@ -1,0 +1,766 @@
+"""The whole SM80 data path of a configuration as ONE kernel (issue 14, "Hardware confirmation").
+
+For a configuration with an ``[mma]`` and global-memory copies (``[g2s.A|B]``, ``[s2g.C]``), one
+kernel runs what the kernel's author wrote, instruction by instruction:
+
+1. **G2S** -- every thread issues its ``cp.async`` (or vector ``ld.global`` + ``st.shared``) from a
+   global tile (poison everywhere else in the allocation) to the shared buffer, for every pipeline
+   stage (``[stages] count``), committed as one group per stage;
+2. per stage: ``cp.async.wait_group`` of that stage, then **S2R** -- the ``[copy.X]`` instruction
+   (``ldmatrix`` [``.trans``], vector ``ld.shared``) fills the fragment slots, then ``mma.sync`` for
+   every ``(m, n, k)`` rest coordinate of the fragments (CuTe's ``gemm`` order);
+3. **epilogue** -- the accumulators converted to the stored type (``[copy.C] convert``), **R2S** by
+   ``[copy.C]``'s instruction, then **S2G** by ``[s2g.C]``'s vector ``ld.shared`` + ``st.global``.
+
+Compute mode puts random small integers (exact in every type on the way) in A ``(M, stages*K)``,
+B ``(N, stages*K)`` and C; the global output image must hold ``D = A @ B^T + C`` in the stored type
+at every element's offset and poison everywhere else (numpy computes ``D``).  Marker mode runs the
+same kernel without the MMA: the global tiles hold element ids, every fragment slot of every stage
+is read back and compared with the slot the MMA expects (``expected`` of the ``[copy.X]`` model),
+and the C fragment's ids must land at the gmem offset of their element.
+
+Nothing here computes a layout: the G2S/S2G accesses are :func:`symlayout.prove.g2s.build_global_model`'s,
+the shared-memory addresses and fragment slots of ``[copy.X]`` are
+:func:`symlayout.prove.model.build_operand_model`'s (through :func:`symlayout.harness.plan.plan_operand`),
+the stage addresses are the staged smem layout's (``smem_staged``), the MMA's issue tables are
+:func:`symlayout.harness.plan.plan_compute`'s.  Stage ``s`` of an operand reads the ``s``-th
+K block of A/B from its own copy of the gmem tile (at ``s`` times the tile's span, so every leading
+dimension the configuration admits can run).
+
+Parametric configurations run at an instance (``path@ldA=64``, :func:`symlayout.harness.plan.load_spec`).
+
+GPU side imports: the prover's model modules (no z3), numpy, CuPy (inside functions).
+
+>>> from symlayout.harness.wholepath import applies
+>>> from symlayout.config import load_config
+>>> applies(load_config("proofs/sm80_datapath/fa2_fwd_hd64_pv.toml"))
+True
+"""
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .values import HarnessError, compute_poison, decode, encode, exact_limit, reg_bits, round_up, type_bits, \
+    type_kind, uint_c, uint_np
+
+#: seed of the compute-mode operands
+SEED = 20261201
+#: shared-memory regions start on this boundary (plus the copy's ``align`` modulo it)
+REGION_ALIGN = 1024
+#: bytes of poison after each global tile and between the tiles of two stages
+GMEM_PAD = 1024
+
+
+def applies(cfg) -> bool:
+    """A configuration whose data path runs as one kernel: an ``[mma]`` and a global-memory copy."""
+    return cfg.mma is not None and bool(cfg.g2s or cfg.s2g)
+
+
+@dataclass
+class OperandPath:
+    """The route of operand A or B: its G2S copy (or none), its S2R copy (or none: the fragment comes
+    from the TiledMMA's partition, as FA2's P), and the stage addresses of both."""
+    op: str
+    g2s: Any = None               # GlobalCopyModel
+    copy: Any = None              # OperandPlan of [copy.X]
+    rows: int = 0                 # M or N of the tile
+    kt: int = 0                   # K of one stage's tile
+    stage_table: list = field(default_factory=list)   # staged smem layout: element offset of (i, stage s) at s*S + i
+    span: int = 0                 # elements of the staged smem image
+    g_table: list = field(default_factory=list)       # gmem element offset of tile element i
+    g_span: int = 0               # elements between two stages' gmem tiles
+    g_base: int = 0               # bytes from a 1024-byte boundary to the tile's base (``gmem_align``)
+    bits: int = 0
+
+    @property
+    def size(self) -> int:
+        return self.rows * self.kt
+
+
+@dataclass
+class WholePlan:
+    path: str
+    name: str
+    cfg: Any
+    mma: Any
+    threads: int
+    stages: int
+    compute: Any                  # ComputePlan
+    ops: dict                     # "A"/"B" -> OperandPath
+    c_copy: Any = None            # OperandPlan of [copy.C]
+    s2g: Any = None               # GlobalCopyModel of [s2g.C]
+    smem_layout: dict = field(default_factory=dict)
+    smem_bytes: int = 0
+    source: str = ""
+    expect_refuted: tuple = ()
+
+
+# ---------------------------------------------------------------------------------------- plan
+
+
+def _staged_table(cc, gc):
+    """Element offsets of the whole staged buffer (stage 0 alone without stages), and the stage count."""
+    from ..algebra.layout import function_table
+    for c in (cc, gc):
+        if c is not None and getattr(c, "smem_staged", None) is not None and c.stages > 1:
+            return [int(x) for x in function_table(c.smem_staged)], int(c.stages)
+    src = cc if cc is not None else gc
+    return [int(x) for x in function_table(src.smem)], 1
+
+
+def plan_whole(cfg) -> WholePlan:
+    """The whole-path plan of ``cfg`` (a :class:`~symlayout.config.Config`, a path or ``path@sym=v``).
+    Raises :class:`HarnessError` for what the kernel does not run (the reason is the message)."""
+    from ..errors import SymlayoutError
+    from ..prove.g2s import build_global_model
+    from ..prove.model import build_operand_model
+    from ..tiled.mma import make_tiled_mma
+    from .plan import load_spec, plan_compute, plan_operand
+    if isinstance(cfg, (str, os.PathLike)):
+        cfg = load_spec(str(cfg))
+    if not applies(cfg):
+        raise HarnessError("no [mma] with a [g2s.X] / [s2g.C]: no whole data path to run")
+    if getattr(cfg, "params", None):
+        raise HarnessError("parametric configuration ([params]): run an instance (path@sym=value)")
+    mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
+    T = mma.size()
+    operands = {}
+    try:
+        for op, cc in sorted(cfg.copies.items()):
+            m = build_operand_model(mma, None, None, op, cc.atom, cc.type, cc.smem, cc.align, convert=cc.convert,
+                                    tiled=cc.tiled)
+            operands[op] = plan_operand(m)
+        globals_ = {op: build_global_model(gc, {}) for op, gc in cfg.g2s.items()}
+        s2g = build_global_model(cfg.s2g["C"], {}) if "C" in cfg.s2g else None
+    except SymlayoutError as e:
+        raise HarnessError(f"the model does not build: {e}") from None
+    compute, why = plan_compute(mma, operands)
+    if compute is None:
+        raise HarnessError(why)
+    stages = 1
+    ops = {}
+    for op in ("A", "B"):
+        cc, gc, gm = cfg.copies.get(op), cfg.g2s.get(op), globals_.get(op)
+        rows = compute.M if op == "A" else compute.N
+        path = OperandPath(op=op, g2s=gm, copy=operands.get(op), rows=rows, kt=compute.K,
+                           bits=compute.frag_bits[op])
+        if gm is not None and cc is None:
+            raise HarnessError(f"[g2s.{op}] without [copy.{op}]: no instruction reads the tile into registers")
+        if cc is not None:
+            path.stage_table, n = _staged_table(cc, gc)
+            stages = max(stages, n)
+            S = path.size
+            if path.stage_table[:S] != [int(x) for x in path.copy.model.addr_table]:
+                raise HarnessError(f"[copy.{op}]: stage 0 of the staged buffer is not the copy's smem layout")
+            path.span = max(path.stage_table) + 1
+        if gm is not None:
+            if gm.threads > T:
+                raise HarnessError(f"[g2s.{op}] has {gm.threads} threads, the TiledMMA {T}")
+            if gm.shape != (rows, compute.K):
+                raise HarnessError(f"[g2s.{op}] tile {gm.shape} is not the [copy.{op}] tile {(rows, compute.K)}")
+            if gm.value_bits != path.bits:
+                raise HarnessError(f"[g2s.{op}] moves {gm.value_bits}-bit values into a {path.bits}-bit operand")
+            path.g_table = [int(x) for x in gm.gmem.table({})]
+            if min(path.g_table) < 0:
+                raise HarnessError(f"[g2s.{op}] gmem has negative offsets")
+            path.g_span = round_up(max(path.g_table) + gm.k + GMEM_PAD * 8 // gm.value_bits, REGION_ALIGN)
+            path.g_base = gm.gmem_align % REGION_ALIGN   # the least-aligned base the configuration admits
+        ops[op] = path
+    for op, path in ops.items():
+        if path.copy is not None and len(path.stage_table) != stages * path.size:
+            raise HarnessError(f"[copy.{op}] has {len(path.stage_table) // path.size} stages, the configuration {stages}")
+    cpl = operands.get("C")
+    if s2g is not None:
+        if cpl is None:
+            raise HarnessError("[s2g.C] without [copy.C]: nothing stores the accumulators to shared memory")
+        if [int(x) for x in s2g.smem_addr] != [int(x) for x in cpl.model.addr_table]:
+            raise HarnessError("[s2g.C] and [copy.C] give different smem layouts (slot_agreement refutes it)")
+        if s2g.threads > T:
+            raise HarnessError(f"[s2g.C] has {s2g.threads} threads, the TiledMMA {T}")
+        if s2g.atom.op.kind == "cp_async":
+            raise HarnessError("[s2g.C] with a cp.async atom: cp.async copies global -> shared only")
+    wp = WholePlan(path=str(cfg.path), name=cfg.name or "", cfg=cfg, mma=mma, threads=T, stages=stages,
+                   compute=compute, ops=ops, c_copy=cpl, s2g=s2g,
+                   expect_refuted=tuple(sorted(cfg.expect.refuted_somewhere)))
+    _layout_smem(wp)
+    wp.source = whole_source(wp)
+    return wp
+
+
+def _layout_smem(wp: WholePlan) -> None:
+    """Region byte offsets: A, B (all stages), C; each ``align`` past a 1024-byte boundary."""
+    off, lay = 0, {}
+    for op, path in wp.ops.items():
+        if path.copy is None:
+            continue
+        lay[op] = round_up(off, REGION_ALIGN) + path.copy.align % REGION_ALIGN
+        off = lay[op] + path.span * path.bits // 8 + 512
+    if wp.c_copy is not None:
+        lay["C"] = round_up(off, REGION_ALIGN) + wp.c_copy.align % REGION_ALIGN
+        off = lay["C"] + wp.c_copy.span * wp.c_copy.bits // 8 + 512
+    wp.smem_layout = lay
+    wp.smem_bytes = round_up(max(off, 16), 16)
+
+
+# ---------------------------------------------------------------------------------------- tables
+
+
+def g2s_tables(path: OperandPath, stages: int):
+    """``(goff, soff)``: per stage, thread and access, the gmem and smem element offsets of the
+    access's first element (thread-major; threads past the copy's issue nothing)."""
+    m = path.g2s
+    S = path.size
+    goff, soff = [], []
+    for s in range(stages):
+        for t in range(m.threads):
+            for a in m.accesses[t]:
+                goff.append(s * path.g_span + path.g_table[a[0]])
+                soff.append(path.stage_table[s * S + a[0]])
+    return goff, soff
+
+
+def copy_tables(path: OperandPath, stages: int):
+    """``(addr, slot)`` of ``[copy.X]`` per stage: byte addresses in the staged buffer of every vector of
+    every call (the model's calls, read through the staged layout), and the calls' fragment slots."""
+    p = path.copy
+    m = p.model
+    S = path.size
+    eb = p.bits // 8
+    addr = []
+    for s in range(stages):
+        for t in range(p.threads):
+            for c in m.calls[t]:
+                addr.append([path.stage_table[s * S + c.smem[j * p.vec_vals]] * eb for j in range(p.nvec)])
+    slot = [list(x) for t in range(p.threads) for x in p.slot[t]]
+    return addr, slot
+
+
+def s2g_tables(wp: WholePlan):
+    """``(goff, soff)`` of ``[s2g.C]`` (element offsets of each access's first element)."""
+    m = wp.s2g
+    G = m.gmem.table({})
+    goff, soff = [], []
+    for t in range(m.threads):
+        for a in m.accesses[t]:
+            goff.append(int(G[a[0]]))
+            soff.append(int(m.smem_addr[a[0]]))
+    return goff, soff
+
+
+# ---------------------------------------------------------------------------------------- CUDA source
+
+
+def _g2s_function(wp: WholePlan, path: OperandPath) -> str:
+    """``g2s_X(t, tile, g, goff, soff)``: every access of thread ``t`` for one stage."""
+    m = path.g2s
+    eb, vb = m.eb, m.vb
+    nacc = len(m.accesses[0])
+    if m.atom.op.kind == "cp_async":
+        cg = "cg" if "CACHEGLOBAL" in m.atom.op.name else "ca"
+        body = (f'    asm volatile("cp.async.{cg}.shared.global [%0], [%1], {vb};\\n" :: "r"(tile + soff[j] * {eb}), '
+                f'"l"(g + (long long)goff[j] * {eb}) : "memory");')
+    else:
+        V = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "uint2", 16: "uint4"}[vb]
+        body = (f"    {{ {V} v = *(const {V}*)(g + (long long)goff[j] * {eb});\n"
+                f"      *({V}*)(dyn_base + (tile - sbase0) + soff[j] * {eb}) = v; }}")
+    return "\n".join([
+        f"__device__ __forceinline__ void g2s_{path.op}(int t, u32 tile, const unsigned char* __restrict__ g, "
+        f"const int* __restrict__ goff, const int* __restrict__ soff, unsigned char* dyn_base, u32 sbase0) {{",
+        f"  if (t >= {m.threads}) return;",
+        "#pragma unroll 1",
+        f"  for (int c = 0; c < {nacc}; ++c) {{",
+        f"    const int j = t * {nacc} + c;",
+        body,
+        "  }",
+        "}"])
+
+
+def _s2g_function(wp: WholePlan) -> str:
+    m = wp.s2g
+    eb, vb = m.eb, m.vb
+    nacc = len(m.accesses[0])
+    V = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "uint2", 16: "uint4"}[vb]
+    return "\n".join([
+        "__device__ __forceinline__ void s2g_C(int t, const unsigned char* tile, unsigned char* __restrict__ g, "
+        "const int* __restrict__ goff, const int* __restrict__ soff) {",
+        f"  if (t >= {m.threads}) return;",
+        "#pragma unroll 1",
+        f"  for (int c = 0; c < {nacc}; ++c) {{",
+        f"    const int j = t * {nacc} + c;",
+        f"    *({V}*)(g + (long long)goff[j] * {eb}) = *(const {V}*)(tile + soff[j] * {eb});",
+        "  }",
+        "}"])
+
+
+def _kernel(wp: WholePlan, marker: bool) -> str:
+    """``whole_compute`` / ``whole_marker``: the kernel of the module docstring."""
+    from .codegen import _c_reg_decl, _regs_list
+    cpl = wp.compute
+    T, n = wp.threads, wp.stages
+    E = {o: uint_c(cpl.frag_bits[o]) for o in ("A", "B", "C")}
+    params, lines = [], []
+    lines += ["  extern __shared__ __align__(1024) unsigned char dyn[];",
+              "  const int t = threadIdx.x;",
+              "  const u32 sbase = (u32)__cvta_generic_to_shared(dyn);"]
+    for op, path in wp.ops.items():
+        fs = cpl.frag[op]
+        lines.append(f"  {E[op]} f{op}[{fs}]; int n{op}[{fs}];")
+        if path.copy is not None:
+            params += [f"const int* __restrict__ addr{op}", f"const int* __restrict__ slot{op}"]
+            if path.g2s is not None:
+                params += [f"const unsigned char* __restrict__ g{op}", f"const int* __restrict__ goff{op}",
+                           f"const int* __restrict__ soff{op}"]
+            else:
+                params += [f"const {E[op]}* __restrict__ img{op}"]
+                lines.append(f"  {{ {E[op]}* s = ({E[op]}*)(dyn + {wp.smem_layout[op]}); "
+                             f"for (int i = t; i < {path.span}; i += blockDim.x) s[i] = img{op}[i]; }}")
+        else:
+            params.append(f"const {E[op]}* __restrict__ dir{op}")
+        if marker and path.copy is not None:
+            params.append(f"{E[op]}* __restrict__ frag{op}_out")
+    lines.append("  __syncthreads();")
+    # G2S: one commit group per stage, all in flight at once
+    for s in range(n):
+        for op, path in wp.ops.items():
+            if path.g2s is not None:
+                na = len(path.g2s.accesses[0])
+                lines.append(f"  g2s_{op}(t, sbase + {wp.smem_layout[op]}, g{op}, goff{op} + {s * path.g2s.threads * na}, "
+                             f"soff{op} + {s * path.g2s.threads * na}, dyn, sbase);")
+        lines.append('  asm volatile("cp.async.commit_group;\\n" ::: "memory");')
+    fsc = cpl.frag["C"]
+    params.append(f"const {E['C']}* __restrict__ dirC")
+    lines.append(f"  {E['C']} fC[{fsc}];")
+    lines.append(f"  _Pragma(\"unroll 1\") for (int q = 0; q < {fsc}; ++q) fC[q] = dirC[t * {fsc} + q];")
+    NI = len(cpl.issues)
+    VA, VB, VC = (len(cpl.issues[0][i]) for i in range(3))
+    tabs = []
+    for name, idx, v in (("IA", 0, VA), ("IB", 1, VB), ("IC", 2, VC)):
+        flat = ", ".join(str(x) for iss in cpl.issues for x in iss[idx])
+        tabs.append(f"__device__ const short W{name}[{NI * v}] = {{{flat}}};")
+    params.append("int* __restrict__ cntAB")
+    fa, fb = cpl.frag["A"], cpl.frag["B"]
+    for s in range(n):
+        lines.append(f"  // ---- stage {s}")
+        lines.append(f'  asm volatile("cp.async.wait_group {n - 1 - s};\\n" ::: "memory");')
+        lines.append("  __syncthreads();")
+        for op, path in wp.ops.items():
+            fs = cpl.frag[op]
+            lines.append(f"  _Pragma(\"unroll 1\") for (int q = 0; q < {fs}; ++q) n{op}[q] = 0;")
+            if path.copy is not None:
+                p = path.copy
+                lines.append(f"  copy_{op}(t, sbase + {wp.smem_layout[op]}, 0u, addr{op} + {s * p.threads * p.ncalls * p.nvec}, "
+                             f"slot{op}, f{op}, n{op}, 0);")
+            else:
+                lines.append(f"  _Pragma(\"unroll 1\") for (int q = 0; q < {fs}; ++q) "
+                             f"{{ f{op}[q] = dir{op}[({s} * {T} + t) * {fs} + q]; n{op}[q] = 1; }}")
+        lines.append(f"  _Pragma(\"unroll 1\") for (int q = 0; q < {fa}; ++q) cntAB[({s} * {T} + t) * {fa + fb} + q] = nA[q];")
+        lines.append(f"  _Pragma(\"unroll 1\") for (int q = 0; q < {fb}; ++q) cntAB[({s} * {T} + t) * {fa + fb} + {fa} + q] = nB[q];")
+        if marker:
+            for op, path in wp.ops.items():
+                if path.copy is not None:
+                    fs = cpl.frag[op]
+                    lines.append(f"  _Pragma(\"unroll 1\") for (int q = 0; q < {fs}; ++q) frag{op}_out[({s} * {T} + t) * {fs} + q] = f{op}[q];")
+        else:
+            lines += _mma_loop(wp)
+        lines.append("  __syncthreads();")
+    # epilogue
+    if wp.c_copy is not None:
+        p = wp.c_copy
+        EO = uint_c(p.bits)
+        params += ["const int* __restrict__ addrC", "const int* __restrict__ slotC", f"{EO} poisonC",
+                   "int* __restrict__ cntC"]
+        lines.append(f"  {EO} fO[{fsc}]; int nO[{fsc}];")
+        if marker or cpl.convert is None:
+            conv = f"fO[q] = ({EO})fC[q];"
+        else:
+            conv = {"f32->f16": ('{ unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(__uint_as_float(fC[q]))); '
+                                 'fO[q] = h; }'),
+                    "f32->bf16": ('{ unsigned short h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(__uint_as_float(fC[q]))); '
+                                  'fO[q] = h; }'),
+                    "f16->f32": ('{ float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"((unsigned short)fC[q])); '
+                                 'fO[q] = __float_as_uint(f); }'),
+                    "s32->f32": "fO[q] = __float_as_uint((float)(int)fC[q]);"}[cpl.convert]
+        lines.append(f"  _Pragma(\"unroll 1\") for (int q = 0; q < {fsc}; ++q) {{ {conv} nO[q] = 0; }}")
+        lines.append(f"  {{ {EO}* s = ({EO}*)(dyn + {wp.smem_layout['C']}); for (int i = t; i < {p.span}; i += blockDim.x) s[i] = poisonC; }}")
+        lines.append("  __syncthreads();")
+        lines.append(f"  copy_C(t, sbase + {wp.smem_layout['C']}, 0u, addrC, slotC, fO, nO, 0);")
+        lines.append("  __syncthreads();")
+        if wp.s2g is not None:
+            params += ["unsigned char* __restrict__ gC", "const int* __restrict__ goffC", "const int* __restrict__ soffC"]
+            lines.append(f"  s2g_C(t, dyn + {wp.smem_layout['C']}, gC, goffC, soffC);")
+        else:
+            params.append(f"{EO}* __restrict__ outC")
+            lines.append(f"  {{ {EO}* s = ({EO}*)(dyn + {wp.smem_layout['C']}); for (int i = t; i < {p.span}; i += blockDim.x) outC[i] = s[i]; }}")
+        lines.append(f"  _Pragma(\"unroll 1\") for (int q = 0; q < {fsc}; ++q) cntC[t * {fsc} + q] = nO[q];")
+    else:
+        params.append(f"{E['C']}* __restrict__ outC")
+        lines.append(f"  _Pragma(\"unroll 1\") for (int q = 0; q < {fsc}; ++q) outC[t * {fsc} + q] = fC[q];")
+    kname = "whole_marker" if marker else "whole_compute"
+    head = f'extern "C" __global__ void __launch_bounds__({T}) {kname}({", ".join(params)}) {{'
+    return ("\n".join(tabs) if not marker else "") + "\n" + head + "\n" + "\n".join(lines) + "\n}"
+
+
+def _mma_loop(wp: WholePlan) -> list:
+    """The ``mma.sync`` issue loop over one stage's fragments (the registers from the fragment slots)."""
+    from .codegen import _c_reg_decl, _regs_list
+    cpl = wp.compute
+    atom = wp.mma.atom
+    NI = len(cpl.issues)
+    VA, VB, VC = (len(cpl.issues[0][i]) for i in range(3))
+    body = ["#pragma unroll 1", f"  for (int i = 0; i < {NI}; ++i) {{"]
+    cons = {}
+    for op, (rt, n, per), V in (("A", cpl.regs["A"], VA), ("B", cpl.regs["B"], VB), ("C", cpl.regs["C"], VC)):
+        decl, letter = _c_reg_decl(rt)
+        cons[op] = letter
+        bits = cpl.frag_bits[op]
+        nw = max(1, n * reg_bits(rt) // 32)
+        body.append(f"    u32 w{op}[{nw}];")
+        body.append(f"    for (int w = 0; w < {nw}; ++w) w{op}[w] = 0u;")
+        body.append(f"    for (int v = 0; v < {V}; ++v) sl_put(w{op}, v, {bits}, (u64)f{op}[WI{op}[i * {V} + v]]);")
+        body.append(f"    {decl} r{op}[{n}];")
+        if decl == "u32":
+            body.append(f"    for (int j = 0; j < {n}; ++j) r{op}[j] = w{op}[j];")
+        elif decl == "float":
+            body.append(f"    for (int j = 0; j < {n}; ++j) r{op}[j] = __uint_as_float(w{op}[j]);")
+        else:
+            body.append(f"    for (int j = 0; j < {n}; ++j) r{op}[j] = __longlong_as_double((long long)((u64)w{op}[2 * j] | ((u64)w{op}[2 * j + 1] << 32)));")
+    (_, na, _), (_, nb, _), (tc, nc, _) = cpl.regs["A"], cpl.regs["B"], cpl.regs["C"]
+    declc, letc = _c_reg_decl(tc)
+    body.append(f"    {declc} rD[{nc}];")
+    idx, groups = 0, []
+    for k in (nc, na, nb, nc):
+        groups.append(_regs_list(k, idx))
+        idx += k
+    outs = ", ".join(f'"={letc}"(rD[{j}])' for j in range(nc))
+    ins = ", ".join([f'"{cons["A"]}"(rA[{j}])' for j in range(na)] + [f'"{cons["B"]}"(rB[{j}])' for j in range(nb)]
+                    + [f'"{cons["C"]}"(rC[{j}])' for j in range(nc)])
+    body.append(f'    asm volatile("{atom.ptx} {groups[0]}, {groups[1]}, {groups[2]}, {groups[3]};\\n" : {outs} : {ins});')
+    wn = max(1, nc * reg_bits(tc) // 32)
+    body.append(f"    u32 wD[{wn}];")
+    if declc == "u32":
+        body.append(f"    for (int j = 0; j < {nc}; ++j) wD[j] = rD[j];")
+    elif declc == "float":
+        body.append(f"    for (int j = 0; j < {nc}; ++j) wD[j] = __float_as_uint(rD[j]);")
+    else:
+        body.append(f"    for (int j = 0; j < {nc}; ++j) {{ u64 x = (u64)__double_as_longlong(rD[j]); wD[2 * j] = (u32)x; wD[2 * j + 1] = (u32)(x >> 32); }}")
+    body.append(f"    for (int v = 0; v < {VC}; ++v) fC[WIC[i * {VC} + v]] = ({uint_c(cpl.frag_bits['C'])})sl_get(wD, v, {cpl.frag_bits['C']});")
+    body.append("  }")
+    return body
+
+
+def whole_source(wp: WholePlan) -> str:
+    """The CUDA C++ of the whole path: the ``[copy.X]`` device functions (the harness's own, see
+    :mod:`.codegen`), ``g2s_X`` / ``s2g_C``, and the kernels ``whole_compute`` and ``whole_marker``."""
+    from .codegen import _PRELUDE, _copy_function
+    parts = [f"// symlayout whole data path: {wp.path}\n// {wp.name}\n", _PRELUDE]
+    for op, path in wp.ops.items():
+        if path.copy is not None:
+            parts.append(_copy_function(wp, path.copy))
+        if path.g2s is not None:
+            parts.append(_g2s_function(wp, path))
+    if wp.c_copy is not None:
+        parts.append(_copy_function(wp, wp.c_copy))
+    if wp.s2g is not None:
+        parts.append(_s2g_function(wp))
+    parts.append(_kernel(wp, marker=False))
+    parts.append(_kernel(wp, marker=True))
+    return "\n\n".join(parts) + "\n"
+
+
+# ---------------------------------------------------------------------------------------- host data
+
+
+def _rand(rng, shape, t: str, r: int):
+    k = type_kind(t)
+    lo = 0 if k and k.startswith("u") else -r
+    return rng.integers(lo, r + 1, size=shape)
+
+
+def compute_inputs(wp: WholePlan) -> dict:
+    """Random small integers A ``(M, stages*K)``, B ``(N, stages*K)``, C ``(M, N)``, exact in every
+    type on the way, and ``ref = A @ B^T + C`` (int64)."""
+    import numpy as np
+    cpl = wp.compute
+    M, N, K = cpl.M, cpl.N, cpl.K * wp.stages
+    limit = min(exact_limit(cpl.ctype), exact_limit(cpl.out_type))
+    cr = 2 if limit > 64 else 0
+    rv = max(1, min(3, int(math.isqrt(max(1, (limit - cr) // max(1, K))))))
+    rng = np.random.default_rng(SEED)
+    A = _rand(rng, (M, K), cpl.atype, rv)
+    B = _rand(rng, (N, K), cpl.btype, rv)
+    C0 = _rand(rng, (M, N), cpl.ctype, cr)
+    ref = A.astype(np.int64) @ B.astype(np.int64).T + C0
+    return {"A": A, "B": B, "C": C0, "ref": ref, "rv": rv, "cr": cr}
+
+
+def operand_values(wp: WholePlan, op: str, X, marker: bool):
+    """Raw bits of tile element ``i`` of stage ``s`` at ``[s][i]``: ``X[i % rows, s*K + i // rows]``
+    encoded in the operand's type, or (marker) the id ``s*S + i``."""
+    import numpy as np
+    path = wp.ops[op]
+    S, rows, kt = path.size, path.rows, path.kt
+    U = uint_np(path.bits)
+    i = np.arange(S)
+    if marker:
+        if wp.stages * S >= (1 << path.bits) - 1:
+            raise HarnessError(f"marker mode: {wp.stages * S} element ids do not fit {path.bits}-bit values")
+        return np.array([s * S + i for s in range(wp.stages)], dtype=U)
+    t = wp.compute.atype if op == "A" else wp.compute.btype
+    return np.array([encode(X[i % rows, s * kt + i // rows], t) for s in range(wp.stages)]).astype(U)
+
+
+def gmem_image(path: OperandPath, vals, stages: int, poison: int):
+    """The global allocation of a G2S operand: stage ``s``'s tile at ``s * g_span`` elements, poison elsewhere."""
+    import numpy as np
+    img = np.full(stages * path.g_span + GMEM_PAD, poison, dtype=uint_np(path.bits))
+    g = np.asarray(path.g_table, dtype=np.int64)
+    for s in range(stages):
+        img[s * path.g_span + g] = vals[s]
+    return img
+
+
+def smem_image(path: OperandPath, vals, stages: int, poison: int):
+    """The staged shared image of an operand without G2S (filled by the kernel's first loop)."""
+    import numpy as np
+    img = np.full(path.span, poison, dtype=uint_np(path.bits))
+    S = path.size
+    for s in range(stages):
+        img[np.asarray(path.stage_table[s * S:(s + 1) * S], dtype=np.int64)] = vals[s]
+    return img
+
+
+def direct_fragments(wp: WholePlan, op: str, X, marker: bool):
+    """``[stages][T][FS]`` fragment bits of an operand without a copy (the TiledMMA's partition)."""
+    import numpy as np
+    cpl = wp.compute
+    dm = cpl.direct[op]
+    T = wp.threads
+    rows = X.shape[0]
+    kt = cpl.K
+    t_ = {"A": cpl.atype, "B": cpl.btype}[op]
+    fr = np.array([[[X[e % rows, s * kt + e // rows] for e in dm[t]] for t in range(T)] for s in range(wp.stages)])
+    return encode(fr, t_).astype(uint_np(cpl.frag_bits[op]))
+
+
+def c_fragments(wp: WholePlan, C0, marker: bool):
+    """``[T][FS]`` initial accumulator bits: ``C`` by the C partition, or (marker) the element ids."""
+    import numpy as np
+    cpl = wp.compute
+    dm = cpl.direct["C"]
+    T, M = wp.threads, cpl.M
+    if marker:
+        return np.array([dm[t] for t in range(T)], dtype=uint_np(cpl.frag_bits["C"]))
+    fr = np.array([[C0[e % M, e // M] for e in dm[t]] for t in range(T)])
+    return encode(fr, cpl.ctype).astype(uint_np(cpl.frag_bits["C"]))
+
+
+# ---------------------------------------------------------------------------------------- run and check
+
+
+def run_plan(wp: WholePlan, marker: bool, cuda=None, module=None) -> dict:
+    """Launch the whole-path kernel once (compute or marker mode) and check its outputs."""
+    import numpy as np
+    from . import cuda as _cuda
+    cuda = cuda or _cuda
+    cp = cuda.load_cupy()
+    if module is None:
+        module = cuda.compile_module(wp.source, name=os.path.basename(wp.path.split("@")[0]) + ".whole.cu")
+    cpl = wp.compute
+    T, n = wp.threads, wp.stages
+    inp = compute_inputs(wp)
+    args, keep = [], {}
+
+    def dev(a, dt):
+        return cp.asarray(np.ascontiguousarray(np.asarray(a, dtype=dt))).ravel()
+    for op, path in wp.ops.items():
+        X = inp[op]
+        if path.copy is not None:
+            addr, slot = copy_tables(path, n)
+            args += [dev(addr, np.int32), dev(slot, np.int32)]
+            vals = operand_values(wp, op, X, marker)
+            poison = (1 << path.bits) - 1
+            if path.g2s is not None:
+                goff, soff = g2s_tables(path, n)
+                raw = np.concatenate([np.zeros(path.g_base, np.uint8), gmem_image(path, vals, n, poison).view(np.uint8)])
+                args += [dev(raw, np.uint8)[path.g_base:], dev(goff, np.int32), dev(soff, np.int32)]
+            else:
+                args.append(dev(smem_image(path, vals, n, poison), uint_np(path.bits)))
+        else:
+            args.append(dev(direct_fragments(wp, op, X, marker), uint_np(cpl.frag_bits[op])))
+        if marker and path.copy is not None:
+            keep[op] = cp.full(n * T * cpl.frag[op], (1 << path.bits) - 1, dtype=uint_np(path.bits))
+            args.append(keep[op])
+    args.append(dev(c_fragments(wp, inp["C"], marker), uint_np(cpl.frag_bits["C"])))
+    fab = cpl.frag["A"] + cpl.frag["B"]
+    cnt = cp.full(n * T * fab, -7, dtype=cp.int32)
+    args.append(cnt)
+    fsc = cpl.frag["C"]
+    cntc = gout = None
+    if wp.c_copy is not None:
+        p = wp.c_copy
+        U = uint_np(p.bits)
+        pz = (1 << p.bits) - 1 if marker else compute_poison(p.model.value_type)
+        addr = [x for t in range(T) for x in p.addr[t]]
+        slot = [x for t in range(T) for x in p.slot[t]]
+        cntc = cp.full(T * fsc, -7, dtype=cp.int32)
+        args += [dev(addr, np.int32), dev(slot, np.int32), U(pz), cntc]
+        if wp.s2g is not None:
+            goff, soff = s2g_tables(wp)
+            ng = max(goff) + wp.s2g.k + GMEM_PAD
+            gb = wp.s2g.gmem_align % REGION_ALIGN
+            graw = cp.full(ng + gb * 8 // p.bits + 1, pz, dtype=U)
+            gout = graw[gb * 8 // p.bits:gb * 8 // p.bits + ng]
+            args += [gout.view(cp.uint8), dev(goff, np.int32), dev(soff, np.int32)]
+        else:
+            gout = cp.full(p.span, (pz + 1) // 2, dtype=U)
+            args.append(gout)
+    else:
+        pz = compute_poison(cpl.ctype)
+        gout = cp.full(T * fsc, pz, dtype=uint_np(cpl.frag_bits["C"]))
+        args.append(gout)
+    if wp.smem_bytes > 48 * 1024:
+        module.function("whole_marker" if marker else "whole_compute").max_dynamic_shared_size_bytes = wp.smem_bytes
+    cuda.launch(module, "whole_marker" if marker else "whole_compute", 1, T, tuple(args), shared_mem=wp.smem_bytes)
+    got = {op: cp.asnumpy(k).reshape(n, T, cpl.frag[op]) for op, k in keep.items()}
+    return check(wp, marker, inp, got, cp.asnumpy(cnt).reshape(n, T, fab), cp.asnumpy(gout),
+                 None if cntc is None else cp.asnumpy(cntc))
+
+
+def _out_targets(wp: WholePlan):
+    """``(offsets, element index)`` of every C element in the output: gmem offsets (S2G), smem offsets
+    (R2S alone) or ``[T][FS]`` slots (no C copy)."""
+    import numpy as np
+    if wp.s2g is not None:
+        G = np.asarray(wp.s2g.gmem.table({}), dtype=np.int64)
+        return G, np.arange(len(G)), "gmem (through [copy.C] and [s2g.C])"
+    if wp.c_copy is not None:
+        offs = np.asarray(wp.c_copy.model.addr_table, dtype=np.int64)
+        return offs, np.arange(len(offs)), "smem (through [copy.C])"
+    dm = wp.compute.direct["C"]
+    fsc = wp.compute.frag["C"]
+    els = np.array([e for t in range(wp.threads) for e in dm[t]], dtype=np.int64)
+    return np.arange(len(els)), els, "the thread's C partition (no [copy.C])"
+
+
+def check(wp: WholePlan, marker: bool, inp: dict, frags: dict, cnt, out, cntc) -> dict:
+    """Compare one launch's outputs with the model (marker) or numpy (compute)."""
+    import numpy as np
+    cpl = wp.compute
+    M = cpl.M
+    res: dict[str, Any] = {"mode": "marker" if marker else "compute", "stages": wp.stages}
+    problems = []
+    fa = cpl.frag["A"]
+    for op, path in wp.ops.items():
+        c = cnt[:, :, :fa] if op == "A" else cnt[:, :, fa:]
+        if not (c == 1).all():
+            problems.append(f"{op}: some fragment slot written {sorted(set(np.unique(c).tolist()) - {1})} times")
+    if cntc is not None and not (cntc == 1).all():
+        problems.append("C: some fragment slot read by [copy.C] other than once")
+    if marker:
+        for op, got in frags.items():
+            path = wp.ops[op]
+            m = path.copy.model
+            S = path.size
+            exp = np.array([[[s * S + e for e in m.expected[t]] for t in range(wp.threads)] for s in range(wp.stages)])
+            g = got.astype(np.int64)
+            bad = g != exp
+            res[f"slots_{op}"] = int(bad.size)
+            res[f"mismatches_{op}"] = int(bad.sum())
+            if bad.any():
+                s, t, q = (int(x[0]) for x in np.nonzero(bad))
+                gi = int(g[s, t, q])
+                problems.append(f"{op}: stage {s} thread {t} slot {q} holds "
+                                f"{'poison' if gi == (1 << path.bits) - 1 else m.name(gi % S) + f' of stage {gi // S}'}, "
+                                f"the MMA expects {m.name(int(exp[s, t, q]) % S)}")
+    offs, els, where = _out_targets(wp)
+    res["output"] = where
+    o = out.astype(np.int64)
+    if marker:
+        pz = (1 << (wp.c_copy.bits if wp.c_copy is not None else cpl.frag_bits["C"])) - 1
+        if wp.c_copy is None:
+            want = els
+            got = o[offs]
+        else:
+            want = els
+            got = o[offs]
+        bad = got != want
+    else:
+        pz = compute_poison(cpl.out_type if wp.c_copy is not None else cpl.ctype)
+        t = cpl.out_type if wp.c_copy is not None else cpl.ctype
+        vals = np.asarray(decode(o[offs], t), dtype=np.float64)
+        want = inp["ref"][els % M, els // M]
+        bad = (o[offs] == pz) | ~np.isfinite(vals) | (vals != want)
+        res["value_range"], res["c_range"] = inp["rv"], inp["cr"]
+        res["K_total"] = cpl.K * wp.stages
+    res["elements"] = int(bad.size)
+    res["mismatches"] = int(bad.sum())
+    if bad.any():
+        i = int(np.nonzero(bad)[0][0])
+        problems.append(f"C element ({els[i] % M},{els[i] // M}) at offset {int(offs[i])}: gpu {int(o[offs[i]])} "
+                        f"(raw), want {int(want[i])}")
+    if wp.c_copy is not None:
+        stray = np.ones(o.shape, dtype=bool)
+        stray[offs] = False
+        nstray = int((o[stray] != pz).sum())
+        res["stray_writes"] = nstray
+        if nstray:
+            problems.append(f"{nstray} output words outside the tile's offsets are not poison")
+    res["problems"] = problems
+    res["status"] = "pass" if not problems else "fail"
+    return res
+
+
+def run_whole(spec) -> dict:
+    """Plan, compile and run one configuration instance (marker mode, then compute mode)."""
+    from . import cuda
+    from .run import is_sticky
+    t0 = time.perf_counter()
+    out: dict[str, Any] = {"path": str(getattr(spec, "path", spec))}
+    try:
+        wp = plan_whole(spec)
+    except HarnessError as e:
+        out.update(status="skipped", reason=str(e))
+        return out
+    out.update(stages=wp.stages, threads=wp.threads, smem_bytes=wp.smem_bytes, M=wp.compute.M, N=wp.compute.N,
+               K=wp.compute.K, route=route_text(wp))
+    stage = "compile"
+    try:
+        mod = cuda.compile_module(wp.source, name=os.path.basename(out["path"].split("@")[0]) + ".whole.cu")
+        for marker in (True, False):
+            stage = "marker" if marker else "compute"
+            out[stage] = run_plan(wp, marker, cuda, mod)
+    except Exception as e:  # noqa: BLE001 - a fault is a result (refutations that fault run in their own process)
+        msg = f"{type(e).__name__}: " + " ".join(str(e).split())
+        out["error"] = {"stage": stage, "message": msg[:1500], "sticky": is_sticky(msg)}
+    parts = [out.get("marker"), out.get("compute")]
+    out["status"] = ("error" if out.get("error") else
+                     "pass" if all(p and p["status"] == "pass" for p in parts) else "fail")
+    out["seconds"] = round(time.perf_counter() - t0, 3)
+    return out
+
+
+def route_text(wp: WholePlan) -> str:
+    """One line naming the instructions of the path, in order."""
+    steps = []
+    for op, path in wp.ops.items():
+        if path.g2s is not None:
+            m = path.g2s
+            ins = f"cp.async.{'cg' if 'CACHEGLOBAL' in m.atom.op.name else 'ca'} {m.vb}B" if m.atom.op.kind == "cp_async" \
+                else f"ld.global+st.shared {m.vb}B"
+            steps.append(f"{op}: {ins}")
+        if path.copy is not None:
+            steps.append(f"{op}: {path.copy.ptx}")
+        else:
+            steps.append(f"{op}: registers (TiledMMA partition)")
+    steps.append(wp.mma.atom.ptx.split()[0] if wp.mma.atom.ptx else wp.mma.atom.name)
+    if wp.c_copy is not None:
+        if wp.compute.convert:
+            steps.append(f"cvt {wp.compute.convert}")
+        steps.append(f"C: {wp.c_copy.ptx}")
+    if wp.s2g is not None:
+        steps.append(f"C: ld.shared+st.global {wp.s2g.vb}B")
+    return " -> ".join(steps) + (f" ({wp.stages} stages)" if wp.stages > 1 else "")

@@ -1,0 +1,217 @@
+"""The whole-path kernel of ``symlayout gpu`` (harness/wholepath.py): plan, tables and CUDA source on the CPU.
+
+The marker-mode check runs against a CPU emulation of the kernel: every instruction the kernel issues
+(``cp.async``/vector copies, ``ldmatrix`` [``.trans``] as the PTX ISA describes it, ``st.shared``,
+``ld.shared`` + ``st.global``) applied byte by byte to the very tables the kernel receives.  The
+emulation of ``ldmatrix`` is written here from the PTX ISA (not from ``symlayout.arch.ptx``), so a
+table that disagrees with the hardware's semantics fails here before it fails on the GPU.
+The GPU run itself is in ``test_harness_configs.py``-style tests that skip without a GPU.
+"""
+from __future__ import annotations
+
+import glob
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from symlayout.config import load_config
+from symlayout.harness import wholepath as W
+from symlayout.harness.plan import instance_values
+from symlayout.harness.values import HarnessError, uint_np
+
+CONFIGS = sorted(glob.glob("proofs/sm80_datapath/*.toml"))
+
+
+def instance(path, k=0):
+    vals = instance_values(load_config(path))
+    return path + "@" + ",".join(f"{a}={b}" for a, b in vals[k].items())
+
+
+# ------------------------------------------------------------------ a CPU emulation of the kernel
+
+
+def ldmatrix(smem: np.ndarray, lane_addr, num: int, trans: bool):
+    """``ldmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16`` of one warp (PTX ISA): row ``r`` of matrix
+    ``j`` is the 16 bytes at the address of lane ``8 j + r``; lane ``l`` receives, in register ``j``, the
+    16-bit elements (row l/4, cols 2(l%4), 2(l%4)+1) of matrix j, or with .trans (rows 2(l%4), 2(l%4)+1, col l/4)."""
+    out = np.zeros((32, num), dtype=np.uint32)
+    for j in range(num):
+        rows = [int(lane_addr[8 * j + r]) for r in range(8)]
+        assert all(a % 16 == 0 for a in rows), "ldmatrix row address not 16-byte aligned"
+        half = lambda r, c: int(smem[rows[r] + 2 * c]) | (int(smem[rows[r] + 2 * c + 1]) << 8)   # noqa: E731
+        for l in range(32):
+            if trans:
+                lo, hi = half(2 * (l % 4), l // 4), half(2 * (l % 4) + 1, l // 4)
+            else:
+                lo, hi = half(l // 4, 2 * (l % 4)), half(l // 4, 2 * (l % 4) + 1)
+            out[l, j] = lo | (hi << 16)
+    return out
+
+
+def get_val(words, v, bits):
+    if bits == 64:
+        return int(words[2 * v]) | (int(words[2 * v + 1]) << 32)
+    b = v * bits
+    w = int(words[b >> 5]) >> (b & 31)
+    return w if bits == 32 else w & ((1 << bits) - 1)
+
+
+def emulate_marker(wp):
+    """The marker kernel's outputs: ``{op: [stages][T][FS] fragment ids}``, the write counts, the output."""
+    cpl = wp.compute
+    T, n = wp.threads, wp.stages
+    inp = W.compute_inputs(wp)
+    smem = np.zeros(wp.smem_bytes + 64, dtype=np.uint8)
+    frags, cnt = {}, np.zeros((n, T, cpl.frag["A"] + cpl.frag["B"]), dtype=np.int64)
+    for op, path in wp.ops.items():
+        if path.copy is None:
+            continue
+        base = wp.smem_layout[op]
+        vals = W.operand_values(wp, op, inp[op], True)
+        eb = path.bits // 8
+        addr, slot = W.copy_tables(path, n)
+        p = path.copy
+        frags[op] = np.full((n, T, cpl.frag[op]), (1 << path.bits) - 1, dtype=np.int64)
+        for s in range(n):
+            if path.g2s is not None:                 # cp.async: k elements from gmem offset to smem offset
+                gimg = W.gmem_image(path, vals, n, (1 << path.bits) - 1).view(np.uint8)
+                goff, soff = W.g2s_tables(path, n)
+                m = path.g2s
+                na = len(m.accesses[0])
+                for j in range(s * m.threads * na, (s + 1) * m.threads * na):
+                    src, dst = goff[j] * eb, base + soff[j] * eb
+                    assert src % m.vb == 0 and dst % m.vb == 0
+                    smem[dst:dst + m.vb] = gimg[src:src + m.vb]
+            else:
+                img = W.smem_image(path, vals, n, (1 << path.bits) - 1).view(np.uint8)
+                smem[base:base + img.size] = img
+            off = (cpl.frag["A"] if op == "B" else 0)
+            for w in range(T // 32):
+                for c in range(p.ncalls):
+                    rows = [addr[(s * T + 32 * w + l) * p.ncalls + c] for l in range(32)]
+                    if p.kind == "ldsm":
+                        regs = ldmatrix(smem, [base + r[0] for r in rows], p.model.hw.num, p.model.hw.trans)
+                    else:
+                        assert p.kind == "vld"
+                        regs = np.array([np.concatenate([smem[base + a:base + a + p.vec_bytes].view(np.uint32)
+                                                         for a in r]) for r in rows])
+                    for l in range(32):
+                        t = 32 * w + l
+                        for v, q in enumerate(p.slot[t][c]):
+                            frags[op][s, t, q] = get_val(regs[l], v, path.bits)
+                            cnt[s, t, off + q] += 1
+    for op, path in wp.ops.items():
+        if path.copy is None:
+            off = cpl.frag["A"] if op == "B" else 0
+            cnt[:, :, off:off + cpl.frag[op]] = 1
+    # epilogue: the C fragment holds element ids; R2S by [copy.C], S2G by [s2g.C]
+    fc = W.c_fragments(wp, inp["C"], True).astype(np.int64)
+    cntc = None
+    if wp.c_copy is None:
+        return frags, cnt, fc.ravel(), None
+    p = wp.c_copy
+    U = uint_np(p.bits)
+    pz = (1 << p.bits) - 1
+    base = wp.smem_layout["C"]
+    eb = p.bits // 8
+    smem[base:base + p.span * eb] = np.full(p.span, pz, dtype=U).view(np.uint8)
+    cntc = np.zeros((T, cpl.frag["C"]), dtype=np.int64)
+    for t in range(T):
+        for c in range(p.ncalls):
+            vals = [int(fc[t, q]) for q in p.slot[t][c]]
+            for q in p.slot[t][c]:
+                cntc[t, q] += 1
+            raw = np.array(vals, dtype=U).view(np.uint8)
+            for j, a in enumerate(p.addr[t][c]):
+                smem[base + a:base + a + p.vec_bytes] = raw[j * p.vec_bytes:(j + 1) * p.vec_bytes]
+    if wp.s2g is None:
+        return frags, cnt, smem[base:base + p.span * eb].view(U).copy(), cntc.ravel()
+    goff, soff = W.s2g_tables(wp)
+    m = wp.s2g
+    out = np.full(max(goff) + m.k + W.GMEM_PAD, pz, dtype=U).view(np.uint8)
+    for g, s_ in zip(goff, soff):
+        out[g * eb:g * eb + m.vb] = smem[base + s_ * eb:base + s_ * eb + m.vb]
+    return frags, cnt, out.view(U).copy(), cntc.ravel()
+
+
+# ------------------------------------------------------------------ tests
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.split("/")[-1])
+def test_marker_emulated_whole_path_is_exact(path):
+    wp = W.plan_whole(instance(path))
+    frags, cnt, out, cntc = emulate_marker(wp)
+    res = W.check(wp, True, W.compute_inputs(wp), frags, cnt, out, cntc)
+    assert res["status"] == "pass", res["problems"]
+    assert res["mismatches"] == 0 and res["elements"] == wp.compute.M * wp.compute.N
+    assert all(res[f"mismatches_{op}"] == 0 for op in frags)
+
+
+def test_wrong_table_is_caught_by_the_emulation(monkeypatch):
+    """B's ldmatrix with the row addresses of lanes 0 and 1 swapped (one call): the marker check fails on B."""
+    wp = W.plan_whole(instance("proofs/sm80_datapath/fa2_fwd_hd64_qk.toml"))
+    real = W.copy_tables
+
+    def swapped(path, n):
+        addr, slot = real(path, n)
+        if path.op == "B":
+            nc = path.copy.ncalls
+            addr[0], addr[nc] = addr[nc], addr[0]
+        return addr, slot
+    monkeypatch.setattr(W, "copy_tables", swapped)
+    frags, cnt, out, cntc = emulate_marker(wp)
+    res = W.check(wp, True, W.compute_inputs(wp), frags, cnt, out, cntc)
+    assert res["status"] == "fail" and res["mismatches_B"] > 0 and res["mismatches_A"] == 0
+
+
+def test_plan_reads_the_models():
+    wp = W.plan_whole(instance("proofs/sm80_datapath/cutlass_sm80_f16_tn_3stage.toml"))
+    assert wp.stages == 3 and wp.threads == 128
+    a = wp.ops["A"]
+    assert len(a.stage_table) == 3 * a.size and a.g2s.threads == 128
+    goff, soff = W.g2s_tables(a, 3)
+    assert len(goff) == 3 * 128 * len(a.g2s.accesses[0])
+    assert len(set(zip(goff, soff))) == len(goff)              # no access twice
+    assert "cp.async.ca.shared.global" in wp.source and "cp.async.wait_group 2;" in wp.source
+    assert wp.source.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 3     # once per stage
+    pv = W.plan_whole(instance("proofs/sm80_datapath/fa2_fwd_hd64_pv.toml"))
+    assert pv.compute.convert == "f32->f16" and "cvt.rn.f16.f32" in pv.source and "s2g_C(" in pv.source
+    assert "trans" in pv.ops["B"].copy.ptx and pv.ops["A"].copy is None
+    assert W.route_text(pv).startswith("A: registers")
+
+
+def test_compute_reference_is_exact_in_the_types():
+    wp = W.plan_whole(instance("proofs/sm80_datapath/fa2_fwd_hd128_pv.toml"))
+    inp = W.compute_inputs(wp)
+    assert np.abs(inp["ref"]).max() <= 2048                  # exact in half (the stored type)
+    vals = W.operand_values(wp, "B", inp["B"], False)
+    assert vals.shape == (1, wp.ops["B"].size)
+
+
+def test_not_runnable_is_a_reason():
+    with pytest.raises(HarnessError, match="without \\[copy.A\\]"):
+        W.plan_whole(instance("proofs/sm80_datapath/pitfalls/cutlass_tf32_base_aligned_4.toml"))
+    with pytest.raises(HarnessError, match="parametric"):
+        W.plan_whole("proofs/sm80_datapath/fa2_fwd_hd64_qk.toml")
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+@pytest.mark.parametrize("path", CONFIGS[:1] + CONFIGS[-1:], ids=lambda p: p.split("/")[-1])
+def test_source_compiles(path, tmp_path):
+    wp = W.plan_whole(instance(path))
+    cu = tmp_path / "w.cu"
+    cu.write_text(wp.source)
+    r = subprocess.run(["nvcc", "-arch=sm_80", "-cubin", "-o", str(tmp_path / "w.cubin"), str(cu)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_whole_path_on_the_gpu():
+    from symlayout.harness import have_gpu
+    if not have_gpu():
+        pytest.skip("no GPU")
+    for path in CONFIGS:
+        res = W.run_whole(instance(path))
+        assert res["status"] == "pass", res
