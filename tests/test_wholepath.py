@@ -22,6 +22,8 @@ from symlayout.harness.plan import instance_values
 from symlayout.harness.values import HarnessError, uint_np
 
 CONFIGS = sorted(glob.glob("proofs/sm80_datapath/*.toml"))
+#: pitfalls whose data path runs (the GPU faults or not; the emulation checks the tables)
+PITFALLS = [p for p in sorted(glob.glob("proofs/sm80_datapath/pitfalls/*.toml")) if "without_transpose" not in p]
 
 
 def instance(path, k=0):
@@ -66,6 +68,15 @@ def emulate_marker(wp):
     smem = np.zeros(wp.smem_bytes + 64, dtype=np.uint8)
     frags, cnt = {}, np.zeros((n, T, cpl.frag["A"] + cpl.frag["B"]), dtype=np.int64)
     for op, path in wp.ops.items():
+        if path.copy is None and path.g2s is not None:       # G2S only: the shared image is read back
+            base, eb, m = wp.smem_layout[op], path.bits // 8, path.g2s
+            smem[base:base + path.span * eb] = 0xFF
+            gimg = W.gmem_image(path, W.operand_values(wp, op, inp[op], True), n, (1 << path.bits) - 1).view(np.uint8)
+            goff, soff = W.g2s_tables(path, n)
+            for g, s_ in zip(goff, soff):
+                smem[base + s_ * eb:base + s_ * eb + m.vb] = gimg[g * eb:g * eb + m.vb]
+            frags["img_" + op] = smem[base:base + path.span * eb].view(uint_np(path.bits)).astype(np.int64)
+            continue
         if path.copy is None:
             continue
         base = wp.smem_layout[op]
@@ -103,7 +114,7 @@ def emulate_marker(wp):
                             frags[op][s, t, q] = get_val(regs[l], v, path.bits)
                             cnt[s, t, off + q] += 1
     for op, path in wp.ops.items():
-        if path.copy is None:
+        if path.copy is None:                                  # registers or G2S only: the kernel counts 1
             off = cpl.frag["A"] if op == "B" else 0
             cnt[:, :, off:off + cpl.frag[op]] = 1
     # epilogue: the C fragment holds element ids; R2S by [copy.C], S2G by [s2g.C]
@@ -139,14 +150,18 @@ def emulate_marker(wp):
 # ------------------------------------------------------------------ tests
 
 
-@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.split("/")[-1])
+@pytest.mark.parametrize("path", CONFIGS + PITFALLS, ids=lambda p: p.split("/")[-1])
 def test_marker_emulated_whole_path_is_exact(path):
     wp = W.plan_whole(instance(path))
     frags, cnt, out, cntc = emulate_marker(wp)
+    ops = [k for k in frags if not k.startswith("img_")]
+    imgs = [k[4:] for k in frags if k.startswith("img_")]
     res = W.check(wp, True, W.compute_inputs(wp), frags, cnt, out, cntc)
     assert res["status"] == "pass", res["problems"]
     assert res["mismatches"] == 0 and res["elements"] == wp.compute.M * wp.compute.N
-    assert all(res[f"mismatches_{op}"] == 0 for op in frags)
+    assert all(res[f"mismatches_{op}"] == 0 for op in ops)
+    assert all(res[f"mismatches_smem_{op}"] == 0 and res[f"stray_smem_{op}"] == 0 for op in imgs)
+    assert bool(imgs) == bool(wp.marker_only)
 
 
 def test_wrong_table_is_caught_by_the_emulation(monkeypatch):
@@ -190,9 +205,15 @@ def test_compute_reference_is_exact_in_the_types():
     assert vals.shape == (1, wp.ops["B"].size)
 
 
+def test_g2s_without_copy_is_marker_only_at_the_admitted_base():
+    wp = W.plan_whole(instance("proofs/sm80_datapath/pitfalls/cutlass_tf32_base_aligned_4.toml"))
+    assert "without [copy.A]" in wp.marker_only and "whole_compute" not in wp.source
+    assert wp.ops["A"].g_base == 4            # gmem_align = 4: the tile starts 4 bytes past a 1024-byte boundary
+
+
 def test_not_runnable_is_a_reason():
-    with pytest.raises(HarnessError, match="without \\[copy.A\\]"):
-        W.plan_whole(instance("proofs/sm80_datapath/pitfalls/cutlass_tf32_base_aligned_4.toml"))
+    with pytest.raises(HarnessError, match="does not build"):
+        W.plan_whole(instance("proofs/sm80_datapath/pitfalls/fa2_hd64_v_without_transpose.toml"))
     with pytest.raises(HarnessError, match="parametric"):
         W.plan_whole("proofs/sm80_datapath/fa2_fwd_hd64_qk.toml")
 

@@ -184,6 +184,63 @@ def patterns(seed: int = 14) -> list:
     return pats
 
 
+#: wavefronts the total counter ``l1tex__data_pipe_lsu_wavefronts_mem_shared`` reads beyond the instructions'
+#: in every one-warp measuring kernel (ld, st and ldmatrix alike: 99 of 99, run 2026-12-01 07:26); the "+1 per
+#: ldmatrix" of the 06:20 run was this constant, which the per-op / ``cmd_read`` counters do not have
+KERNEL_CONSTANT = 1
+#: ldmatrix variants: (num, reps, rows per bank group).  (Repeating the instruction in one kernel does not
+#: measure anything: ptxas merges identical ldmatrix of one address, run 2026-12-01 07:26.)
+LDSM_VARIANTS = [(num, 1, k) for num in (1, 2) for k in (1, 2, 8)]
+
+
+def ldsm_variant_items() -> list:
+    """``.x1/.x2`` ldmatrix, conflict-free (one row per 16 bytes), 2 and 8 rows per bank group; plus
+    ``ld.shared.v4`` under the total counter (its constant is the kernel's, not ldmatrix's)."""
+    items = []
+    for num, reps, k in LDSM_VARIANTS:
+        addrs = [(l * k * 16) % 16384 for l in range(32)]
+        per = predicted_wavefronts("ldsm", 16, addrs[:8 * num])
+        items.append({"name": f"ldsmv_x{num}_r{reps}_rows{k}", "kind": "ldsm", "vb": 16, "addrs": addrs, "num": num,
+                      "reps": reps, "per_instruction": per, "predicted": per * reps})
+    for reps in (1,):
+        addrs = [l * 16 for l in range(32)]
+        per = predicted_wavefronts("ld", 16, addrs)
+        # the total counter: the instructions' wavefronts plus one per kernel (KERNEL_CONSTANT)
+        items.append({"name": f"ld16v_r{reps}", "kind": "ldtotal", "vb": 16, "addrs": addrs, "num": 0, "reps": reps,
+                      "per_instruction": per, "predicted": per * reps + KERNEL_CONSTANT})
+    return items
+
+
+def ldsm_variant_source() -> str:
+    ks = []
+    for num in (1, 2):
+        outs = ", ".join(f'"=r"(r[{i}])' for i in range(num))
+        regs = "{" + ",".join(f"%{i}" for i in range(num)) + "}"
+        for reps in (1,):
+            body = "\n".join(f'  asm volatile("ldmatrix.sync.aligned.m8n8.x{num}.shared.b16 {regs}, [%{num}];\\n" : {outs} : "r"(a));'
+                             f"\n  for (int i = 0; i < {num}; ++i) acc ^= r[i];" for _ in range(reps))
+            ks.append(f'''
+extern "C" __global__ void pat_ldsmv_x{num}_r{reps}(const int* addr, unsigned* sink) {{
+  extern __shared__ __align__(1024) unsigned char raw[];
+  unsigned a = (unsigned)__cvta_generic_to_shared(raw + addr[threadIdx.x]);
+  unsigned r[{num}], acc = 0;
+{body}
+  sink[threadIdx.x] = acc;
+}}''')
+    for reps in (1,):
+        body = "\n".join('  asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\\n" : "=r"(x[0]), "=r"(x[1]), "=r"(x[2]), "=r"(x[3]) : "r"(a));'
+                         "\n  acc ^= x[0] ^ x[1] ^ x[2] ^ x[3];" for _ in range(reps))
+        ks.append(f'''
+extern "C" __global__ void pat_ld16v_r{reps}(const int* addr, unsigned* sink) {{
+  extern __shared__ __align__(1024) unsigned char raw[];
+  unsigned a = (unsigned)__cvta_generic_to_shared(raw + addr[threadIdx.x]);
+  unsigned x[4], acc = 0;
+{body}
+  sink[threadIdx.x] = acc;
+}}''')
+    return "\n".join(ks)
+
+
 def pattern_source() -> str:
     """One kernel per instruction kind: lane ``l`` accesses shared memory at byte ``addr[l]``."""
     regs = {4: ("%0", 1), 8: ("{%0,%1}", 2), 16: ("{%0,%1,%2,%3}", 4)}
@@ -212,6 +269,14 @@ extern "C" __global__ void pat_st{vb}(const int* addr, unsigned* sink) {{
   asm volatile("st.shared.{sfx[vb]} [%0], {st_regs};\\n" :: "r"(a), {ins} : "memory");
 }}''')
     ks.append('''
+extern "C" __global__ void pat_ldgsts(const int* addr, unsigned* sink) {
+  extern __shared__ __align__(1024) unsigned char raw[];
+  unsigned a = (unsigned)__cvta_generic_to_shared(raw + addr[threadIdx.x]);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\\n" :: "r"(a), "l"(sink + 4 * threadIdx.x) : "memory");
+  asm volatile("cp.async.commit_group;\\n" ::: "memory");
+  asm volatile("cp.async.wait_all;\\n" ::: "memory");
+}''')
+    ks.append('''
 extern "C" __global__ void pat_ldsm(const int* addr, unsigned* sink) {
   extern __shared__ __align__(1024) unsigned char raw[];
   unsigned a = (unsigned)__cvta_generic_to_shared(raw + addr[threadIdx.x]);
@@ -229,6 +294,11 @@ def plan(paths) -> dict:
     for name, kind, vb, addrs in patterns():
         items.append({"name": name, "kind": kind, "vb": vb, "addrs": addrs,
                       "predicted": predicted_wavefronts(kind, vb, addrs)})
+    items += ldsm_variant_items()
+    for name, kind, vb, addrs in patterns():
+        if kind == "st" and vb == 16:            # the same 16-byte patterns written by cp.async (LDGSTS)
+            items.append({"name": "ldgsts" + name[4:], "kind": "ldgsts", "vb": 16, "addrs": addrs,
+                          "predicted": predicted_wavefronts("st", 16, addrs)})
     for p in paths:
         for m, asg in models_of(p):
             if m.kind == "g2s" and m.atom.op.kind == "cp_async":
@@ -255,11 +325,18 @@ def launch_all(pl: dict) -> None:
     import numpy as np
     from .cuda import compile_module, launch
     pm = compile_module(pattern_source())
+    vm = compile_module(ldsm_variant_source())
     sink = cp.zeros(32, dtype=cp.uint32)
+    sink2 = cp.zeros(32 * 4, dtype=cp.uint32)         # cp.async sources: 16 bytes per lane
     for it in pl["items"]:
+        if "reps" in it:
+            k = (f"pat_ldsmv_x{it['num']}_r{it['reps']}" if it["kind"] == "ldsm" else f"pat_ld16v_r{it['reps']}")
+            launch(vm, k, 1, 32, (cp.asarray(np.array(it["addrs"], dtype=np.int32)), sink), shared_mem=20480)
+            continue
         if "addrs" in it:
-            k = "pat_ldsm" if it["kind"] == "ldsm" else f"pat_{it['kind']}{it['vb']}"
-            launch(pm, k, 1, 32, (cp.asarray(np.array(it["addrs"], dtype=np.int32)), sink), shared_mem=20480)
+            k = "pat_ldsm" if it["kind"] == "ldsm" else "pat_ldgsts" if it["kind"] == "ldgsts" else f"pat_{it['kind']}{it['vb']}"
+            launch(pm, k, 1, 32, (cp.asarray(np.array(it["addrs"], dtype=np.int32)), sink2 if k == "pat_ldgsts" else sink),
+                   shared_mem=20480)
             continue
         for m, asg in models_of(it["path"]):
             if m.name != it["copy"]:
@@ -275,16 +352,163 @@ def launch_all(pl: dict) -> None:
                     np.int32(len(m.accesses[0])), np.int32(0)), shared_mem=nsm * m.value_bits // 8)
 
 
-#: the Nsight Compute counter of each instruction kind's shared-memory wavefronts.  Nsight Compute
-#: 2025.3 on the H200 has per-op wavefront counters for ld/st only; ldmatrix (LDSM) and cp.async
-#: (LDGSTS) are counted in the total, which the measuring kernels make theirs alone (``nfill = 0``:
-#: no other shared-memory instruction runs)
+# ---------------------------------------------------------------- cp.async bank conflicts by timing
+
+
+#: repetitions of a timed access sequence, and launches per measurement (the median is kept)
+TIMING_REPS = 256
+TIMING_RUNS = 7
+
+
+def timing_items(paths, seed: int = 14) -> list:
+    """Timed shared-memory writes: ``{name, kind ("ldgsts" | "st16"), threads, saddr [T][n], gaddr [T][n],
+    predicted (wavefronts of one pass), twin}``.  Each 16-byte pattern of :func:`patterns` (one warp, one
+    access), as a ``cp.async`` and as an ``st.shared.v4`` (whose wavefronts Nsight Compute confirms, the
+    calibration), and every ``[g2s.X]`` cp.async copy of ``paths`` with its conflict-free twin (the same
+    accesses, each warp instruction's 32 destinations made contiguous)."""
+    from ..prove.g2s import phase_of, wavefronts
+    items = []
+    for name, kind, vb, addrs in patterns(seed):
+        if kind != "st" or vb != 16:
+            continue
+        pred = predicted_wavefronts("st", 16, addrs)
+        # 4 warps, each issuing the pattern 8 times per pass: enough in flight that the shared-memory
+        # side, not the latency of one instruction, sets the time (one warp, one instruction: latency-bound,
+        # the same time for every pattern, run 2026-12-01 07:26)
+        for k in ("ldgsts", "st16"):
+            items.append({"name": f"{k}_{name[4:]}", "kind": k, "threads": 128,
+                          "saddr": [[addrs[t % 32]] * 8 for t in range(128)],
+                          "gaddr": [[16 * (c * 128 + t) for c in range(8)] for t in range(128)], "predicted": 32 * pred})
+    for p in paths:
+        for m, asg in models_of(p):
+            if not (m.kind == "g2s" and m.atom.op.kind == "cp_async" and m.vb == 16):
+                continue
+            n = len(m.accesses[0])
+            T = m.threads
+            sa = [[m.smem_addr[m.accesses[t][c][0]] * m.eb for c in range(n)] for t in range(T)]
+            twin = [[((c * ((T + 31) // 32) + t // 32) * 32 + t % 32) * 16 for c in range(n)] for t in range(T)]
+            ga = [[(c * T + t) * 16 for c in range(n)] for t in range(T)]
+
+            def pred_of(tab):
+                tot = 0
+                for w, c in m.requests():
+                    groups = {}
+                    for l in range(32):
+                        t = 32 * w + l
+                        if t < T:
+                            groups.setdefault(phase_of(l, 16), []).append(tab[t][c])
+                    tot += sum(wavefronts(g, 16)[0] for g in groups.values())
+                return tot
+            for tag, tab in (("", sa), (" (twin)", twin)):
+                items.append({"name": f"{p}:{m.name}{tag}", "kind": "ldgsts", "threads": T, "saddr": tab, "gaddr": ga,
+                              "predicted": pred_of(tab)})
+    return items
+
+
+def timing_source() -> str:
+    """``tim_ldgsts`` / ``tim_st16``: every thread issues its ``n`` 16-byte shared-memory writes ``reps`` times
+    (cp.async: one commit group per pass, all waited for at the end); thread 0 reads ``clock64`` around it."""
+    return r'''
+#define MAXN 16
+extern "C" __global__ void tim_ldgsts(const unsigned char* g, const int* saddr, const int* gaddr, int n, int reps,
+                                      long long* cyc) {
+  extern __shared__ __align__(1024) unsigned char raw[];
+  const int t = threadIdx.x;
+  const unsigned sb = (unsigned)__cvta_generic_to_shared(raw);
+  unsigned sa[MAXN]; const unsigned char* ga[MAXN];
+  #pragma unroll
+  for (int c = 0; c < MAXN; ++c) if (c < n) { sa[c] = sb + saddr[t * n + c]; ga[c] = g + gaddr[t * n + c]; }
+  #pragma unroll
+  for (int c = 0; c < MAXN; ++c) if (c < n)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" :: "r"(sa[c]), "l"(ga[c]) : "memory");
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+  __syncthreads();
+  long long t0 = clock64();
+  for (int r = 0; r < reps; ++r) {
+    #pragma unroll
+    for (int c = 0; c < MAXN; ++c) if (c < n)
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" :: "r"(sa[c]), "l"(ga[c]) : "memory");
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+  }
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+  __syncthreads();
+  long long t1 = clock64();
+  if (t == 0) cyc[0] = t1 - t0;
+}
+extern "C" __global__ void tim_st16(const unsigned char* g, const int* saddr, const int* gaddr, int n, int reps,
+                                    long long* cyc) {
+  extern __shared__ __align__(1024) unsigned char raw[];
+  const int t = threadIdx.x;
+  const unsigned sb = (unsigned)__cvta_generic_to_shared(raw);
+  unsigned sa[MAXN];
+  #pragma unroll
+  for (int c = 0; c < MAXN; ++c) if (c < n) sa[c] = sb + saddr[t * n + c];
+  __syncthreads();
+  long long t0 = clock64();
+  for (int r = 0; r < reps; ++r) {
+    #pragma unroll
+    for (int c = 0; c < MAXN; ++c) if (c < n)
+      asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};\n" :: "r"(sa[c]), "r"(r), "r"(t), "r"(c), "r"(r ^ t) : "memory");
+  }
+  __syncthreads();
+  long long t1 = clock64();
+  if (t == 0) cyc[0] = t1 - t0;
+}
+'''
+
+
+def run_timing(items: list) -> list:
+    """Cycles of every timed item (median of :data:`TIMING_RUNS` launches), per pass and per predicted
+    wavefront."""
+    import cupy as cp
+    import numpy as np
+    from .cuda import compile_module, launch
+    mod = compile_module(timing_source())
+    g = cp.zeros(1 << 20, dtype=cp.uint8)
+    cyc = cp.zeros(1, dtype=cp.int64)
+    out = []
+    for it in items:
+        n = len(it["saddr"][0])
+        if n > 16:
+            out.append({**{k: it[k] for k in ("name", "kind", "predicted")}, "error": "more than 16 accesses"})
+            continue
+        sa = cp.asarray(np.array(it["saddr"], dtype=np.int32).ravel())
+        ga = cp.asarray(np.array(it["gaddr"], dtype=np.int32).ravel())
+        smem = max(max(r) for r in it["saddr"]) + 64
+        vals = []
+        for _ in range(TIMING_RUNS):
+            launch(mod, f"tim_{it['kind']}", 1, it["threads"], (g, sa, ga, np.int32(n), np.int32(TIMING_REPS), cyc),
+                   shared_mem=int(smem))
+            vals.append(int(cp.asnumpy(cyc)[0]))
+        med = sorted(vals)[len(vals) // 2]
+        out.append({"name": it["name"], "kind": it["kind"], "threads": it["threads"], "predicted": it["predicted"],
+                    "cycles": med, "cycles_per_pass": med / TIMING_REPS, "runs": vals})
+    return out
+
+
+#: the Nsight Compute counter of each instruction kind's shared-memory wavefronts (Nsight Compute 2025.3.1,
+#: H200; `ncu --query-metrics`): ld/st have per-op counters; ldmatrix is counted by the read wavefronts
+#: (``cmd_read``: the total counter reads one more wavefront per kernel, ld.shared kernels included, run
+#: 2026-12-01 07:26); LDGSTS shared-memory writes are in neither the total nor ``cmd_write`` -- only the
+#: SASS-attributed counter ``sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts`` names them
 METRICS = {
     "ld": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
     "st": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-    "ldsm": "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
-    "ldgsts": "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+    "ldsm": "l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_read.sum",
+    "ldgsts": "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+    "ldtotal": "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
 }
+#: more counters read for every kernel (reported next to the one compared): the total (every shared-memory
+#: wavefront of the kernel: one more than the instructions' in every kernel measured, ld.shared included),
+#: the SASS-attributed ldmatrix / LDGSTS wavefronts and bank conflicts
+EXTRA_METRICS = ("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+                 "l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum",
+                 "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
+                 "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum",
+                 "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
+                 "sm__sass_inst_executed_op_ldgsts.sum",
+                 "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum")
 
 
 def parse_ncu_csv(text: str) -> list:
@@ -314,12 +538,13 @@ def parse_ncu_csv(text: str) -> list:
 
 
 def compare(pl: dict, measured: list) -> list:
-    """Rows ``(name, kind, predicted, measured, agree)``."""
+    """Rows ``(name, kind, predicted, measured, agree, every counter read)``."""
     rows = []
     for it, m in zip(pl["items"], measured):
         v = m.get(METRICS[it["kind"]])
         rows.append((it["name"], it["kind"], it["predicted"], None if v is None else int(v),
-                     v is not None and int(v) == it["predicted"]))
+                     v is not None and int(v) == it["predicted"],
+                     {k: (None if x is None else int(x)) for k, x in m.items() if k != "kernel"}))
     return rows
 
 
@@ -344,14 +569,34 @@ def main(argv=None) -> int:
         with open(rest[0]) as f:
             launch_all(json.load(f))
         return 0
+    if cmd == "metrics":
+        print(",".join(dict.fromkeys(list(METRICS.values()) + list(EXTRA_METRICS))))
+        return 0
+    if cmd == "timing":
+        res = run_timing(timing_items(rest[1:]))
+        with open(rest[0], "w") as f:
+            json.dump(res, f, indent=1)
+        for r in res:
+            print(r["name"], r["kind"], r["predicted"], r.get("cycles_per_pass"), sep=" | ")
+        return 0
     if cmd == "compare":
         with open(rest[0]) as f:
             pl = json.load(f)
         with open(rest[1]) as f:
             meas = parse_ncu_csv(f.read())
         rows = compare(pl, meas)
+        short = {"l1tex__data_pipe_lsu_wavefronts_mem_shared.sum": "total",
+                 "l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_read.sum": "read",
+                 "l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum": "write",
+                 "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum": "sass_ldsm",
+                 "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum": "sass_ldsm_conflicts",
+                 "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum": "sass_ldgsts",
+                 "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum": "sass_ldgsts_conflicts",
+                 "sm__sass_inst_executed_op_ldgsts.sum": "ldgsts_inst",
+                 "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum": "ldgsts_conflicts"}
         for r in rows:
-            print(" | ".join(str(x) for x in r))
+            ex = " ".join(f"{short[k]}={v}" for k, v in r[5].items() if k in short)
+            print(" | ".join(str(x) for x in r[:5]) + " | " + ex)
         return 0 if all(r[4] for r in rows) else 1
     raise SystemExit(f"unknown command {cmd!r}")
 

@@ -108,7 +108,7 @@ def run_paths(paths: Sequence[str], *, isolate: bool = True, jobs: int | None = 
         except Exception as e:
             results.append({"path": f, "status": "skipped", "reason": f"cannot load: {e}", "marker": {}})
             continue
-        if cfg.mma is None or not cfg.copies:
+        if cfg.mma is None or not (cfg.copies or cfg.g2s or cfg.s2g):
             why = ("thread map: no GPU check" if cfg.mma is None else
                    "no [copy.*] table: TiledMMA only (coverage is the prover's)")
             results.append({"path": f, "name": cfg.name, "status": "skipped", "reason": why, "marker": {},

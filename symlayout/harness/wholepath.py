@@ -97,6 +97,7 @@ class WholePlan:
     smem_bytes: int = 0
     source: str = ""
     expect_refuted: tuple = ()
+    marker_only: str = ""         # why compute mode does not apply (empty: it does)
 
 
 # ---------------------------------------------------------------------------------------- plan
@@ -143,13 +144,19 @@ def plan_whole(cfg) -> WholePlan:
         raise HarnessError(why)
     stages = 1
     ops = {}
+    marker_only = []
     for op in ("A", "B"):
         cc, gc, gm = cfg.copies.get(op), cfg.g2s.get(op), globals_.get(op)
         rows = compute.M if op == "A" else compute.N
         path = OperandPath(op=op, g2s=gm, copy=operands.get(op), rows=rows, kt=compute.K,
                            bits=compute.frag_bits[op])
-        if gm is not None and cc is None:
-            raise HarnessError(f"[g2s.{op}] without [copy.{op}]: no instruction reads the tile into registers")
+        if gm is not None and cc is None:          # nothing reads the tile into registers: marker mode only
+            path.rows, path.kt = gm.shape
+            path.stage_table, n = _staged_table(None, gc)
+            stages = max(stages, n)
+            path.span = max(path.stage_table) + 1
+            marker_only.append(f"[g2s.{op}] without [copy.{op}]: nothing reads the tile into registers, so the "
+                               "kernel copies it to shared memory and reads the image back (marker mode only)")
         if cc is not None:
             path.stage_table, n = _staged_table(cc, gc)
             stages = max(stages, n)
@@ -160,7 +167,7 @@ def plan_whole(cfg) -> WholePlan:
         if gm is not None:
             if gm.threads > T:
                 raise HarnessError(f"[g2s.{op}] has {gm.threads} threads, the TiledMMA {T}")
-            if gm.shape != (rows, compute.K):
+            if gm.shape != (path.rows, path.kt):
                 raise HarnessError(f"[g2s.{op}] tile {gm.shape} is not the [copy.{op}] tile {(rows, compute.K)}")
             if gm.value_bits != path.bits:
                 raise HarnessError(f"[g2s.{op}] moves {gm.value_bits}-bit values into a {path.bits}-bit operand")
@@ -171,7 +178,7 @@ def plan_whole(cfg) -> WholePlan:
             path.g_base = gm.gmem_align % REGION_ALIGN   # the least-aligned base the configuration admits
         ops[op] = path
     for op, path in ops.items():
-        if path.copy is not None and len(path.stage_table) != stages * path.size:
+        if path.stage_table and len(path.stage_table) != stages * path.size:
             raise HarnessError(f"[copy.{op}] has {len(path.stage_table) // path.size} stages, the configuration {stages}")
     cpl = operands.get("C")
     if s2g is not None:
@@ -185,7 +192,7 @@ def plan_whole(cfg) -> WholePlan:
             raise HarnessError("[s2g.C] with a cp.async atom: cp.async copies global -> shared only")
     wp = WholePlan(path=str(cfg.path), name=cfg.name or "", cfg=cfg, mma=mma, threads=T, stages=stages,
                    compute=compute, ops=ops, c_copy=cpl, s2g=s2g,
-                   expect_refuted=tuple(sorted(cfg.expect.refuted_somewhere)))
+                   expect_refuted=tuple(sorted(cfg.expect.refuted_somewhere)), marker_only="; ".join(marker_only))
     _layout_smem(wp)
     wp.source = whole_source(wp)
     return wp
@@ -195,9 +202,10 @@ def _layout_smem(wp: WholePlan) -> None:
     """Region byte offsets: A, B (all stages), C; each ``align`` past a 1024-byte boundary."""
     off, lay = 0, {}
     for op, path in wp.ops.items():
-        if path.copy is None:
+        if not path.stage_table:
             continue
-        lay[op] = round_up(off, REGION_ALIGN) + path.copy.align % REGION_ALIGN
+        align = path.copy.align if path.copy is not None else path.g2s.smem_align
+        lay[op] = round_up(off, REGION_ALIGN) + align % REGION_ALIGN
         off = lay[op] + path.span * path.bits // 8 + 512
     if wp.c_copy is not None:
         lay["C"] = round_up(off, REGION_ALIGN) + wp.c_copy.align % REGION_ALIGN
@@ -309,7 +317,12 @@ def _kernel(wp: WholePlan, marker: bool) -> str:
     for op, path in wp.ops.items():
         fs = cpl.frag[op]
         lines.append(f"  {E[op]} f{op}[{fs}]; int n{op}[{fs}];")
-        if path.copy is not None:
+        if path.copy is None and path.g2s is not None:          # G2S only: poison the region, read it back
+            params += [f"const unsigned char* __restrict__ g{op}", f"const int* __restrict__ goff{op}",
+                       f"const int* __restrict__ soff{op}", f"{E[op]}* __restrict__ simg{op}_out"]
+            lines.append(f"  {{ {E[op]}* s = ({E[op]}*)(dyn + {wp.smem_layout[op]}); "
+                         f"for (int i = t; i < {path.span}; i += blockDim.x) s[i] = ({E[op]})~0u; }}")
+        elif path.copy is not None:
             params += [f"const int* __restrict__ addr{op}", f"const int* __restrict__ slot{op}"]
             if path.g2s is not None:
                 params += [f"const unsigned char* __restrict__ g{op}", f"const int* __restrict__ goff{op}",
@@ -354,6 +367,8 @@ def _kernel(wp: WholePlan, marker: bool) -> str:
                 p = path.copy
                 lines.append(f"  copy_{op}(t, sbase + {wp.smem_layout[op]}, 0u, addr{op} + {s * p.threads * p.ncalls * p.nvec}, "
                              f"slot{op}, f{op}, n{op}, 0);")
+            elif path.g2s is not None:
+                lines.append(f"  _Pragma(\"unroll 1\") for (int q = 0; q < {fs}; ++q) n{op}[q] = 1;")
             else:
                 lines.append(f"  _Pragma(\"unroll 1\") for (int q = 0; q < {fs}; ++q) "
                              f"{{ f{op}[q] = dir{op}[({s} * {T} + t) * {fs} + q]; n{op}[q] = 1; }}")
@@ -367,6 +382,10 @@ def _kernel(wp: WholePlan, marker: bool) -> str:
         else:
             lines += _mma_loop(wp)
         lines.append("  __syncthreads();")
+    for op, path in wp.ops.items():
+        if path.copy is None and path.g2s is not None:
+            lines.append(f"  {{ const {E[op]}* s = (const {E[op]}*)(dyn + {wp.smem_layout[op]}); "
+                         f"for (int i = t; i < {path.span}; i += blockDim.x) simg{op}_out[i] = s[i]; }}")
     # epilogue
     if wp.c_copy is not None:
         p = wp.c_copy
@@ -466,7 +485,8 @@ def whole_source(wp: WholePlan) -> str:
         parts.append(_copy_function(wp, wp.c_copy))
     if wp.s2g is not None:
         parts.append(_s2g_function(wp))
-    parts.append(_kernel(wp, marker=False))
+    if not wp.marker_only:
+        parts.append(_kernel(wp, marker=False))
     parts.append(_kernel(wp, marker=True))
     return "\n\n".join(parts) + "\n"
 
@@ -578,7 +598,14 @@ def run_plan(wp: WholePlan, marker: bool, cuda=None, module=None) -> dict:
         return cp.asarray(np.ascontiguousarray(np.asarray(a, dtype=dt))).ravel()
     for op, path in wp.ops.items():
         X = inp[op]
-        if path.copy is not None:
+        if path.copy is None and path.g2s is not None:
+            vals = operand_values(wp, op, X, True)
+            poison = (1 << path.bits) - 1
+            goff, soff = g2s_tables(path, n)
+            raw = np.concatenate([np.zeros(path.g_base, np.uint8), gmem_image(path, vals, n, poison).view(np.uint8)])
+            keep["img_" + op] = cp.zeros(path.span, dtype=uint_np(path.bits))
+            args += [dev(raw, np.uint8)[path.g_base:], dev(goff, np.int32), dev(soff, np.int32), keep["img_" + op]]
+        elif path.copy is not None:
             addr, slot = copy_tables(path, n)
             args += [dev(addr, np.int32), dev(slot, np.int32)]
             vals = operand_values(wp, op, X, marker)
@@ -625,7 +652,8 @@ def run_plan(wp: WholePlan, marker: bool, cuda=None, module=None) -> dict:
     if wp.smem_bytes > 48 * 1024:
         module.function("whole_marker" if marker else "whole_compute").max_dynamic_shared_size_bytes = wp.smem_bytes
     cuda.launch(module, "whole_marker" if marker else "whole_compute", 1, T, tuple(args), shared_mem=wp.smem_bytes)
-    got = {op: cp.asnumpy(k).reshape(n, T, cpl.frag[op]) for op, k in keep.items()}
+    got = {op: (cp.asnumpy(k) if op.startswith("img_") else cp.asnumpy(k).reshape(n, T, cpl.frag[op]))
+           for op, k in keep.items()}
     return check(wp, marker, inp, got, cp.asnumpy(cnt).reshape(n, T, fab), cp.asnumpy(gout),
                  None if cntc is None else cp.asnumpy(cntc))
 
@@ -661,6 +689,25 @@ def check(wp: WholePlan, marker: bool, inp: dict, frags: dict, cnt, out, cntc) -
     if cntc is not None and not (cntc == 1).all():
         problems.append("C: some fragment slot read by [copy.C] other than once")
     if marker:
+        for key in [k for k in frags if k.startswith("img_")]:
+            op = key[4:]
+            path = wp.ops[op]
+            img = frags.pop(key).astype(np.int64)
+            S = path.size
+            pos = np.asarray(path.stage_table, dtype=np.int64)
+            want = np.arange(len(pos))
+            bad = img[pos] != want
+            stray = np.ones(img.shape, dtype=bool)
+            stray[pos] = False
+            res[f"smem_{op}"] = int(bad.size)
+            res[f"mismatches_smem_{op}"] = int(bad.sum())
+            res[f"stray_smem_{op}"] = int((img[stray] != (1 << path.bits) - 1).sum())
+            if bad.any() or res[f"stray_smem_{op}"]:
+                i = int(np.nonzero(bad)[0][0]) if bad.any() else -1
+                problems.append(f"{op}: the shared image after G2S differs from the model at "
+                                f"{int(bad.sum())} of {bad.size} elements" + (f" (first: element {i % S} of stage {i // S} "
+                                f"at offset {int(pos[i])} holds {int(img[pos[i]])})" if i >= 0 else "")
+                                + f", {res[f'stray_smem_{op}']} stray writes")
         for op, got in frags.items():
             path = wp.ops[op]
             m = path.copy.model
@@ -725,18 +772,21 @@ def run_whole(spec) -> dict:
     except HarnessError as e:
         out.update(status="skipped", reason=str(e))
         return out
-    out.update(stages=wp.stages, threads=wp.threads, smem_bytes=wp.smem_bytes, M=wp.compute.M, N=wp.compute.N,
-               K=wp.compute.K, route=route_text(wp))
+    a, b = wp.ops["A"], wp.ops["B"]
+    out.update(stages=wp.stages, threads=wp.threads, smem_bytes=wp.smem_bytes, M=a.rows or wp.compute.M,
+               N=b.rows or wp.compute.N, K=a.kt or b.kt or wp.compute.K, route=route_text(wp))
     stage = "compile"
     try:
         mod = cuda.compile_module(wp.source, name=os.path.basename(out["path"].split("@")[0]) + ".whole.cu")
-        for marker in (True, False):
+        for marker in ((True,) if wp.marker_only else (True, False)):
             stage = "marker" if marker else "compute"
             out[stage] = run_plan(wp, marker, cuda, mod)
+        if wp.marker_only:
+            out["compute_skip"] = wp.marker_only
     except Exception as e:  # noqa: BLE001 - a fault is a result (refutations that fault run in their own process)
         msg = f"{type(e).__name__}: " + " ".join(str(e).split())
         out["error"] = {"stage": stage, "message": msg[:1500], "sticky": is_sticky(msg)}
-    parts = [out.get("marker"), out.get("compute")]
+    parts = [out.get("marker")] + ([] if wp.marker_only else [out.get("compute")])
     out["status"] = ("error" if out.get("error") else
                      "pass" if all(p and p["status"] == "pass" for p in parts) else "fail")
     out["seconds"] = round(time.perf_counter() - t0, 3)
@@ -754,9 +804,12 @@ def route_text(wp: WholePlan) -> str:
             steps.append(f"{op}: {ins}")
         if path.copy is not None:
             steps.append(f"{op}: {path.copy.ptx}")
+        elif path.g2s is not None:
+            steps.append(f"{op}: shared image read back (no [copy.{op}])")
         else:
             steps.append(f"{op}: registers (TiledMMA partition)")
-    steps.append(wp.mma.atom.ptx.split()[0] if wp.mma.atom.ptx else wp.mma.atom.name)
+    if not wp.marker_only:
+        steps.append(wp.mma.atom.ptx.split()[0] if wp.mma.atom.ptx else wp.mma.atom.name)
     if wp.c_copy is not None:
         if wp.compute.convert:
             steps.append(f"cvt {wp.compute.convert}")
