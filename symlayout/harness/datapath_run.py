@@ -487,6 +487,30 @@ def run_timing(items: list) -> list:
     return out
 
 
+#: the timed ratio to the conflict-free twin agrees with the predicted wavefront ratio within this factor
+TIMING_TOLERANCE = 0.10
+
+
+def timing_compare(res: list) -> list:
+    """Rows ``(name, predicted wavefronts, twin's, predicted ratio, measured time ratio, agree)`` of the
+    cp.async items: each 16-byte pattern against the contiguous pattern (``stride1``), each configuration's
+    copy against its twin.  LDGSTS is throughput-bound on the shared-memory side (about 1.6 cycles per
+    wavefront on the H200 for every pattern), so the time ratio measures the wavefront ratio."""
+    by = {r["name"]: r for r in res}
+    rows = []
+    for r in res:
+        if r["kind"] != "ldgsts" or r["name"].endswith("(twin)") or "cycles" not in r:
+            continue
+        twin = by.get(r["name"] + " (twin)") or (by.get("ldgsts__stride1") if r["name"].startswith("ldgsts__") else None)
+        if twin is None or twin is r:
+            continue
+        pr = r["predicted"] / twin["predicted"]
+        mr = r["cycles"] / twin["cycles"]
+        rows.append((r["name"], r["predicted"], twin["predicted"], round(pr, 3), round(mr, 3),
+                     abs(mr / pr - 1) <= TIMING_TOLERANCE))
+    return rows
+
+
 #: the Nsight Compute counter of each instruction kind's shared-memory wavefronts (Nsight Compute 2025.3.1,
 #: H200; `ncu --query-metrics`): ld/st have per-op counters; ldmatrix is counted by the read wavefronts
 #: (``cmd_read``: the total counter reads one more wavefront per kernel, ld.shared kernels included, run
@@ -526,7 +550,7 @@ def parse_ncu_csv(text: str) -> list:
             continue                              # the units row
         d = {}
         for k, v in zip(head, r):
-            if k.startswith(("l1tex", "smsp")):
+            if k.startswith(("l1tex", "smsp", "sm__")):
                 try:
                     d[k] = float(v.replace(",", ""))
                 except ValueError:
@@ -578,7 +602,12 @@ def main(argv=None) -> int:
             json.dump(res, f, indent=1)
         for r in res:
             print(r["name"], r["kind"], r["predicted"], r.get("cycles_per_pass"), sep=" | ")
-        return 0
+        rows = timing_compare(res)
+        print("cp.async vs conflict-free twin: name | predicted wavefronts | twin's | predicted ratio | time ratio | agree")
+        for r in rows:
+            print(" | ".join(str(x) for x in r))
+        print(f"cp.async timing: {sum(r[5] for r in rows)} of {len(rows)} agree within {TIMING_TOLERANCE:.0%}")
+        return 0 if all(r[5] for r in rows) else 1
     if cmd == "compare":
         with open(rest[0]) as f:
             pl = json.load(f)
