@@ -236,3 +236,45 @@ def test_whole_path_on_the_gpu():
     for path in CONFIGS:
         res = W.run_whole(instance(path))
         assert res["status"] == "pass", res
+
+
+# ------------------------------------------------------------------ the bank-conflict measurements' host side
+
+
+def test_ncu_counters_and_ldgsts_judged_by_timing():
+    from symlayout.harness.datapath_run import METRICS, compare, parse_ncu_csv
+    csv = ('"ID","Kernel Name","l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_read.sum",'
+           '"sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"\n'
+           '"","","",""\n"0","pat_ldsm","8","0"\n"1","pat_ldgsts","0","32"\n')
+    meas = parse_ncu_csv(csv)
+    assert meas[1][METRICS["ldgsts"]] == 32.0                   # sm__ counters are read too
+    pl = {"items": [{"name": "a", "kind": "ldsm", "predicted": 8}, {"name": "b", "kind": "ldgsts", "predicted": 8}]}
+    rows = compare(pl, meas)
+    assert rows[0][4] is True and rows[1][4] is None             # LDGSTS: reported, not judged by a counter
+
+
+def test_timing_compare_judges_ratios_to_the_twin():
+    from symlayout.harness.datapath_run import timing_compare
+    res = [{"name": "ldgsts__stride1", "kind": "ldgsts", "predicted": 128, "cycles": 1000},
+           {"name": "ldgsts__stride8", "kind": "ldgsts", "predicted": 1024, "cycles": 7800},
+           {"name": "ldgsts__random0", "kind": "ldgsts", "predicted": 320, "cycles": 1000},    # no conflict seen
+           {"name": "c:g2s.A", "kind": "ldgsts", "predicted": 1024, "cycles": 7400},
+           {"name": "c:g2s.A (twin)", "kind": "ldgsts", "predicted": 128, "cycles": 1000},
+           {"name": "st16__stride8", "kind": "st16", "predicted": 1024, "cycles": 5000}]
+    rows = {r[0]: r for r in timing_compare(res)}
+    assert set(rows) == {"ldgsts__stride8", "ldgsts__random0", "c:g2s.A"}
+    assert rows["ldgsts__stride8"][5] and rows["c:g2s.A"][5] and not rows["ldgsts__random0"][5]
+    assert rows["c:g2s.A"][3] == 8.0
+
+
+def test_timing_items_and_ldmatrix_variants():
+    from symlayout.harness.datapath_run import ldsm_variant_items, timing_items
+    v = {i["name"]: i for i in ldsm_variant_items()}
+    assert v["ldsmv_x1_r1_rows8"]["predicted"] == 8 and v["ldsmv_x2_r1_rows8"]["predicted"] == 16
+    assert v["ld16v_r1"]["predicted"] == 4 + 1                   # the total counter's per-kernel constant
+    it = {i["name"]: i for i in timing_items(["proofs/sm80_datapath/pitfalls/fa2_hd64_unswizzled_column_threads.toml"])}
+    bad = it["proofs/sm80_datapath/pitfalls/fa2_hd64_unswizzled_column_threads.toml:g2s.A"]
+    twin = it["proofs/sm80_datapath/pitfalls/fa2_hd64_unswizzled_column_threads.toml:g2s.A (twin)"]
+    assert (bad["predicted"], twin["predicted"]) == (1024, 128)
+    assert sorted(a for r in twin["saddr"] for a in r) == sorted(range(0, 16 * 128 * 8, 16))   # same bytes, contiguous
+    assert it["ldgsts__stride1"]["predicted"] == 128 and it["ldgsts__stride8"]["predicted"] == 1024

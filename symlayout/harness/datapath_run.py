@@ -562,12 +562,15 @@ def parse_ncu_csv(text: str) -> list:
 
 
 def compare(pl: dict, measured: list) -> list:
-    """Rows ``(name, kind, predicted, measured, agree, every counter read)``."""
+    """Rows ``(name, kind, predicted, measured, agree, every counter read)``; ``agree`` is None for LDGSTS (the
+    counters do not measure its bank wavefronts: :func:`timing_compare` judges it)."""
     rows = []
     for it, m in zip(pl["items"], measured):
         v = m.get(METRICS[it["kind"]])
-        rows.append((it["name"], it["kind"], it["predicted"], None if v is None else int(v),
-                     v is not None and int(v) == it["predicted"],
+        agree = v is not None and int(v) == it["predicted"]
+        if it["kind"] == "ldgsts":
+            agree = None          # no counter measures LDGSTS bank wavefronts: judged by timing (timing_compare)
+        rows.append((it["name"], it["kind"], it["predicted"], None if v is None else int(v), agree,
                      {k: (None if x is None else int(x)) for k, x in m.items() if k != "kernel"}))
     return rows
 
@@ -626,7 +629,10 @@ def main(argv=None) -> int:
         for r in rows:
             ex = " ".join(f"{short[k]}={v}" for k, v in r[5].items() if k in short)
             print(" | ".join(str(x) for x in r[:5]) + " | " + ex)
-        return 0 if all(r[4] for r in rows) else 1
+        judged = [r for r in rows if r[4] is not None]
+        print(f"counters: {sum(bool(r[4]) for r in judged)} of {len(judged)} measured = predicted "
+              f"({len(rows) - len(judged)} LDGSTS rows reported, judged by timing)")
+        return 0 if all(r[4] for r in judged) else 1
     raise SystemExit(f"unknown command {cmd!r}")
 
 
