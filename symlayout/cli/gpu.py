@@ -4,8 +4,11 @@
 (loaded :class:`~symlayout.config.Config` objects, or paths), ``args.atoms``,
 ``args.json``.  Configurations run through
 :func:`symlayout.harness.isolation.run_paths` (worker processes; the ones
-expecting a fault-prone refutation last, each alone); ``--atoms`` runs the
-model-free atom probe (:mod:`symlayout.harness.atoms_probe`).
+expecting a fault-prone refutation last, each alone); a configuration with
+global-memory copies (``[g2s.X]`` / ``[s2g.C]``) also runs its whole data path as
+one kernel -- cp.async, ldmatrix, mma.sync, conversion, R2S, S2G -- compared
+exactly with numpy and in marker mode (:mod:`symlayout.harness.wholepath`);
+``--atoms`` runs the model-free atom probe (:mod:`symlayout.harness.atoms_probe`).
 
 The module's own ``main`` adds ``--out DIR`` (write ``configs.json``,
 ``configs.md`` and, with ``--atoms``, ``atoms.json`` / ``atoms.md``) and

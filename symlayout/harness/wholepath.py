@@ -44,8 +44,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .values import HarnessError, compute_poison, decode, encode, exact_limit, reg_bits, round_up, type_bits, \
-    type_kind, uint_c, uint_np
+from .values import HarnessError, compute_poison, decode, encode, exact_limit, reg_bits, round_up, type_kind, \
+    uint_c, uint_np
 
 #: seed of the compute-mode operands
 SEED = 20261201
@@ -306,7 +306,6 @@ def _s2g_function(wp: WholePlan) -> str:
 
 def _kernel(wp: WholePlan, marker: bool) -> str:
     """``whole_compute`` / ``whole_marker``: the kernel of the module docstring."""
-    from .codegen import _c_reg_decl, _regs_list
     cpl = wp.compute
     T, n = wp.threads, wp.stages
     E = {o: uint_c(cpl.frag_bits[o]) for o in ("A", "B", "C")}
@@ -669,7 +668,6 @@ def _out_targets(wp: WholePlan):
         offs = np.asarray(wp.c_copy.model.addr_table, dtype=np.int64)
         return offs, np.arange(len(offs)), "smem (through [copy.C])"
     dm = wp.compute.direct["C"]
-    fsc = wp.compute.frag["C"]
     els = np.array([e for t in range(wp.threads) for e in dm[t]], dtype=np.int64)
     return np.arange(len(els)), els, "the thread's C partition (no [copy.C])"
 
