@@ -227,3 +227,13 @@ def launch(module: Module, kernel: str, grid: int | tuple, block: int | tuple, a
     except Exception as e:
         raise CudaError(f"launch of {kernel} failed: {e}") from e
     check(f"after {kernel}")
+
+
+_STICKY = ("misaligned", "illegal", "launch failure", "unspecified launch", "700", "716", "719",
+           "hardware stack", "illegal instruction", "exception", "poison")
+
+
+def is_sticky(msg: str) -> bool:
+    """Whether a CUDA error message names an error that poisons the context."""
+    low = msg.lower()
+    return any(s in low for s in _STICKY)

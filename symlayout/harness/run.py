@@ -54,13 +54,12 @@ import time
 from typing import Any
 
 from .plan import REGION_PAD, ConfigPlan, OperandPlan, global_offset, plan_config
+from .cuda import is_sticky  # noqa: F401 - the harness's public name for it stays here too
 from .values import HarnessError, compute_poison, decode, encode, exact_limit, type_kind, uint_np
 
 
 #: seed of the compute-mode operands
 SEED = 20261129
-
-
 
 
 def id_passes(n: int, bits: int) -> int:
@@ -441,16 +440,6 @@ def compute_check(plan: ConfigPlan, inp: dict, out, cnt_ab, cnt_c=None) -> dict:
         ok = ok and bool((np.asarray(cnt_c) == 1).all())
     res["status"] = "pass" if ok else "fail"
     return res
-
-
-_STICKY = ("misaligned", "illegal", "launch failure", "unspecified launch", "700", "716", "719",
-           "hardware stack", "illegal instruction", "exception", "poison")
-
-
-def is_sticky(msg: str) -> bool:
-    """Whether a CUDA error message names an error that poisons the context."""
-    low = msg.lower()
-    return any(s in low for s in _STICKY)
 
 
 def run_config(cfg_or_path) -> dict:

@@ -762,7 +762,7 @@ def check(wp: WholePlan, marker: bool, inp: dict, frags: dict, cnt, out, cntc) -
 def run_whole(spec) -> dict:
     """Plan, compile and run one configuration instance (marker mode, then compute mode)."""
     from . import cuda
-    from .run import is_sticky
+    from .cuda import is_sticky
     t0 = time.perf_counter()
     out: dict[str, Any] = {"path": str(getattr(spec, "path", spec))}
     try:
