@@ -28,7 +28,7 @@ from ..algebra.layout import Layout, function_table, is_layout, slice_and_offset
 from ..algebra.int_tuple import _
 from ..algebra.notation import parse, parse_layout
 from ..tiled.copy import auto_vectorizing_calls, auto_vectorizing_width, copy_calls, make_tiled_copy_X
-from ..tiled.mma import TiledMMA, make_tiled_mma
+from ..tiled.mma import TiledMMA, make_tiled_mma, value_key
 from . import tables
 
 
@@ -351,8 +351,8 @@ def cute_build_check(mma, operand: str, copy_op, value_type: str, smem, convert:
         if hasattr(copy_op, "val_layout_src"):
             atom = copy_op
         else:                      # the registers' fill is checked below, where CuTe checks it
-            try:
-                atom = _loose_atom(copy_op, value_type)
+            try:                   # (the model's own atom when it is whole: one TiledCopy for both)
+                atom = _strict_or_loose_atom(copy_op, value_type)
             except TypeError:      # (an operation object that is not hashable)
                 from ..atoms.copy import CopyAtom
                 atom = CopyAtom(copy_op, value_type, strict=False)
@@ -379,6 +379,18 @@ def cute_build_check(mma, operand: str, copy_op, value_type: str, smem, convert:
         raise
     except CuteStaticAssert as e:
         raise _reject(e, mma, operand, value_type, frag_t) from None
+
+
+def _strict_or_loose_atom(copy_op: str, value_type: str):
+    """``Copy_Atom<copy_op, value_type>`` as :func:`~symlayout.atoms.copy.make_copy_atom` builds it
+    (the atom the model uses, so the check and the model share one TiledCopy and its partitions) when
+    the registers' fill check passes, else :func:`_loose_atom` (the fill is then refuted where CuTe
+    checks it, after the checks that come first).  The two atoms have the same layouts."""
+    from ..atoms.copy import make_copy_atom
+    try:
+        return make_copy_atom(copy_op, value_type)
+    except Exception:               # (whatever it is, the loose atom's path says it as before)
+        return _loose_atom(copy_op, value_type)
 
 
 @lru_cache(maxsize=1024)
@@ -467,60 +479,47 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
     thr0 = mma.get_slice(0)
     frag = thr0.partition_fragment(operand, smem)
     fs = frag.size()
-    ft = function_table(frag)
-    part0, _o = thr0.partition(operand, ident)
-    pt = function_table(part0)
     ret = tc.retile(frag)
     cp0 = tc.get_slice(0)
     avc = _is_auto_vectorizing(atom)
     width = 0
     if avc:
         try:
-            width, base, tidfrg = _auto_vectorizing_plan(tc, cp0, ret, operand, smem, ident, value_type, frag_t,
-                                                         atom.op.vector_bits, vector_width)
+            width = vector_width if vector_width is not None else _avc_width(cp0, ret, operand, smem, value_type, frag_t, atom.op.vector_bits)
         except CuteStaticAssert as e:
             raise _reject(e, mma, operand, value_type, frag_t) from None
-    elif direction == "load":
-        sview = cp0.partition_S(ident)
-        plan = copy_calls(atom, (sview[0], 0), (ret, 0))
-        base = [([int(c.src[1] + c.src[0](i)) for i in range(c.src[0].size())],
-                 [int(c.dst[1] + c.dst[0](i)) for i in range(c.dst[0].size())]) for c in plan]
-        tidfrg = tc.tidfrg_S(ident)
-    else:
-        dview = cp0.partition_D(ident)
-        plan = copy_calls(atom, (ret, 0), (dview[0], 0))
-        base = [([int(c.dst[1] + c.dst[0](i)) for i in range(c.dst[0].size())],
-                 [int(c.src[1] + c.src[0](i)) for i in range(c.src[0].size())]) for c in plan]
-        tidfrg = tc.tidfrg_D(ident)
-    thr_mode = tidfrg[0]
-    calls, expected = {}, {}
-    # per-thread offsets of the MMA partition: the thread mode of thrfrg at the thread's (v, (m|n, k|n))
-    thrfrg = {"A": mma.thrfrg_A, "B": mma.thrfrg_B, "C": mma.thrfrg_C}[operand](ident)
-    sel = {"A": (1, 3), "B": (2, 3), "C": (1, 2)}[operand]
-    tmode = thrfrg[0]
-    ttab = function_table(tmode)
-    nV = tmode[0].size()
-    nA = tmode[1][0].size() if it.is_tuple(tmode.shape[1]) else tmode[1].size()
-    thr_tab = function_table(thr_mode)
-    T = tc.tiled_num_thr
-    poffs = []
-    for t in range(T):
-        v = mma.thr_vmnk_ints(t)
-        poffs.append(ttab[v[0] + nV * (v[sel[0]] + nA * v[sel[1]])])
-    arrays = tables.route(base, thr_tab, poffs, ft, pt, T)      # the same tables, whole-tile (numpy)
+    # the route depends on the smem layout only through its shape (the index layout) and the fragment
+    # (whose layout follows the smem strides' order): one per TiledCopy, operand, shape and fragment
+    ik, fk = value_key(ident), value_key(frag)
+    key = ("route", operand, ik, fk, width) if ik is not None and fk is not None else None
+    memo = tc.__dict__.setdefault("_routes", {}) if key is not None else {}
+    hit = memo.get(key)
+    if hit is None:
+        try:
+            hit = _route(mma, tc, atom, operand, direction, ident, frag, ret, cp0, width)
+        except CuteStaticAssert as e:
+            if not width:
+                raise
+            raise _reject(e, mma, operand, value_type, frag_t) from None
+        if key is not None and hit[3] is not None:       # (tables on: the arrays are shared, read-only)
+            if len(memo) >= 256:
+                memo.clear()
+            memo[key] = hit
+    T, ft, base, arrays, thr_tab, poffs, pt = hit
     if arrays is not None:
         sm_a, rg_a, exp_a = arrays
-        expected = dict(enumerate(exp_a.tolist()))
-        sm_l, rg_l = sm_a.tolist(), rg_a.tolist()
-        calls = {t: [Call(sm, rg) for sm, rg in zip(sm_l[t], rg_l[t])] for t in range(T)}
-    for t in range(T) if arrays is None else ():
-        poff = poffs[t]
-        expected[t] = [0] * fs
-        exp = expected[t]
-        for k in range(fs):
-            exp[ft[k]] = poff + pt[k]
-        coff = thr_tab[t]
-        calls[t] = [Call([i + coff for i in sm], list(rg)) for sm, rg in base]
+        expected = tables.LazyRows(T, lambda t: exp_a[t].tolist())
+        calls = tables.LazyRows(T, lambda t: [Call(sm, rg) for sm, rg in zip(sm_a[t].tolist(), rg_a[t].tolist())])
+    else:
+        calls, expected = {}, {}
+        for t in range(T):
+            poff = poffs[t]
+            expected[t] = [0] * fs
+            exp = expected[t]
+            for k in range(fs):
+                exp[ft[k]] = poff + pt[k]
+            coff = thr_tab[t]
+            calls[t] = [Call([i + coff for i in sm], list(rg)) for sm, rg in base]
     stray = {}
     if cute_addresses_differ(smem):
         arrays = None                          # (the route is CuTe's partitions' below, not the plan's)
@@ -562,6 +561,52 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
     if arrays is not None:
         tables.attach(model, sm_a, rg_a, exp_a)
     return model
+
+
+def _route(mma, tc, atom, operand, direction, ident, frag, ret, cp0, width):
+    """The thread-independent call plan of thread 0 on the index layout and every thread's offsets:
+    ``(threads, fragment table, plan, route arrays or None, thread offsets of the copy, of the MMA
+    partition, partition table)`` (:func:`~symlayout.prove.tables.route` gives the arrays)."""
+    ft = function_table(frag)
+    part0, _o = mma.get_slice(0).partition(operand, ident)
+    pt = function_table(part0)
+    if width:                                  # AutoVectorizingCopy: CuTe's accesses, k-block by k-block
+        idx_view = ((cp0.partition_S(ident) if direction == "load" else cp0.partition_D(ident))[0], 0)
+        base = []
+        for k in _k_blocks(ret, operand):
+            base += auto_vectorizing_calls(_k_block((ret, 0), k), _k_block(idx_view, k), width)
+        tidfrg = tc.tidfrg_S(ident) if direction == "load" else tc.tidfrg_D(ident)
+    elif direction == "load":
+        sview = cp0.partition_S(ident)
+        plan = copy_calls(atom, (sview[0], 0), (ret, 0))
+        base = [([int(c.src[1] + c.src[0](i)) for i in range(c.src[0].size())],
+                 [int(c.dst[1] + c.dst[0](i)) for i in range(c.dst[0].size())]) for c in plan]
+        tidfrg = tc.tidfrg_S(ident)
+    else:
+        dview = cp0.partition_D(ident)
+        plan = copy_calls(atom, (ret, 0), (dview[0], 0))
+        base = [([int(c.dst[1] + c.dst[0](i)) for i in range(c.dst[0].size())],
+                 [int(c.src[1] + c.src[0](i)) for i in range(c.src[0].size())]) for c in plan]
+        tidfrg = tc.tidfrg_D(ident)
+    thr_mode = tidfrg[0]
+    # per-thread offsets of the MMA partition: the thread mode of thrfrg at the thread's (v, (m|n, k|n))
+    thrfrg = {"A": mma.thrfrg_A, "B": mma.thrfrg_B, "C": mma.thrfrg_C}[operand](ident)
+    sel = {"A": (1, 3), "B": (2, 3), "C": (1, 2)}[operand]
+    tmode = thrfrg[0]
+    ttab = function_table(tmode)
+    nV = tmode[0].size()
+    nA = tmode[1][0].size() if it.is_tuple(tmode.shape[1]) else tmode[1].size()
+    thr_tab = function_table(thr_mode)
+    T = tc.tiled_num_thr
+    poffs = []
+    for t in range(T):
+        v = mma.thr_vmnk_ints(t)
+        poffs.append(ttab[v[0] + nV * (v[sel[0]] + nA * v[sel[1]])])
+    arrays = tables.route(base, thr_tab, poffs, ft, pt, T)      # the same tables, whole-tile (numpy)
+    if arrays is not None:
+        for a in arrays:
+            a.flags.writeable = False
+    return T, ft, base, arrays, thr_tab, poffs, pt
 
 
 def _k_blocks(ret, operand):
@@ -610,24 +655,6 @@ def copy_vector_width(mma, operand: str, copy_op: str, value_type: str, smem, co
     ret = tc.retile(mma.get_slice(0).partition_fragment(operand, smem))
     return _avc_width(tc.get_slice(0), ret, operand, smem, value_type,
                       fragment_type(mma, operand, value_type, convert), atom.op.vector_bits)
-
-
-def _auto_vectorizing_plan(tc, cp0, ret, operand, smem, ident, value_type, frag_t, max_vec_bits, width=None):
-    """``copy(Copy_Atom<AutoVectorizingCopy...>, src, dst)`` for thread 0 on the index layout:
-    ``(width, [(smem indices, slots) per access], tidfrg)``, k-block by k-block for A and B
-    (:func:`_k_blocks`).  The width is CuTe's choice on the real layouts (or ``width``)."""
-    load = operand != "C"
-    idx_view = ((cp0.partition_S(ident) if load else cp0.partition_D(ident))[0], 0)   # + thread offset later
-    reg_view = (ret, 0)
-    slices = _k_blocks(ret, operand)
-    part = _k_block
-    if width is None:
-        width = _avc_width(cp0, ret, operand, smem, value_type, frag_t, max_vec_bits)
-    base = []
-    for k in slices:
-        base += auto_vectorizing_calls(part(reg_view, k), part(idx_view, k), width)
-    tidfrg = tc.tidfrg_S(ident) if load else tc.tidfrg_D(ident)
-    return width, base, tidfrg
 
 
 def stand_in_tile(model: OperandModel) -> OperandModel:

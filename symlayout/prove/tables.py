@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import MutableMapping
 
 from ..algebra.layout import function_table
 from ..errors import AlgebraError
@@ -151,6 +152,53 @@ def route(base, offsets, expected_at, frag_table, part_table, threads):
     return smem, reg, exp
 
 
+class LazyRows(MutableMapping):
+    """thread -> its row (a model's ``calls`` or ``expected``), each row made from the route arrays
+    the first time it is asked for: the tables decide a property without Python lists, and a
+    counterexample or a picture reads only the threads it tells.  Replacing or deleting a row is
+    counted in ``version`` (the tables' fingerprint, :func:`forget`)."""
+
+    def __init__(self, n, make):
+        self._n, self._make, self._rows, self._gone, self._extra, self.version = n, make, {}, set(), {}, 0
+
+    def _inside(self, t) -> bool:
+        return type(t) is int and 0 <= t < self._n
+
+    def __getitem__(self, t):
+        row = self._rows.get(t)
+        if row is None:
+            if not self._inside(t) or t in self._gone:
+                return self._extra[t]
+            row = self._rows[t] = self._make(t)
+        return row
+
+    def __setitem__(self, t, row):
+        if self._inside(t):
+            self._rows[t] = row
+            self._gone.discard(t)
+        else:
+            self._extra[t] = row
+        self.version += 1
+
+    def __delitem__(self, t):
+        if self._inside(t) and t not in self._gone:
+            self._rows.pop(t, None)
+            self._gone.add(t)
+        else:
+            del self._extra[t]
+        self.version += 1
+
+    def __iter__(self):
+        yield from (t for t in range(self._n) if t not in self._gone)
+        yield from list(self._extra)
+
+    def __len__(self):
+        return self._n - len(self._gone) + len(self._extra)
+
+    def __repr__(self):
+        return repr(dict(self))
+
+
 def forget(m) -> None:
     """Drop ``m``'s tables after its calls or expectations were changed in place (tests that break a
     route on purpose); they are rebuilt from the lists when next asked for.  A model is otherwise not
@@ -189,8 +237,9 @@ def _enabled(entries: int | None = None, count: bool = False) -> bool:
 def _fingerprint(m):
     """Which call and expectation lists the tables were built from (a test that replaces a thread's
     calls after a property ran gets new tables)."""
-    return (id(m.calls), tuple(map(id, m.calls.values())), id(m.expected), tuple(map(id, m.expected.values())),
-            id(m.smem), len(m.stray))
+    def rows(d):
+        return (id(d), d.version) if isinstance(d, LazyRows) else (id(d), tuple(map(id, d.values())))
+    return rows(m.calls) + rows(m.expected) + (id(m.smem), len(m.stray))
 
 
 def _entries(m) -> int:

@@ -23,20 +23,45 @@ from ..algebra.symbolic import DynInt
 
 
 def per_layout(owner, key, L, f):
-    """``f()`` memoised on ``owner`` for ``key`` and the layout *object* ``L`` (the same object, kept
-    alive with the answer: a static and a dynamic stride print alike, so equal-looking layouts are not
-    shared).  One configuration's checks and model slice the same smem layout several times; this
-    computes each partition once.  At most 64 answers per owner."""
+    """``f()`` memoised on ``owner`` for ``key`` and the layout ``L``: by value when ``L`` is concrete
+    (every shape and stride a plain ``int``, a swizzle and offset of plain ints -- :func:`value_key`),
+    else by the layout *object* (kept alive with the answer: a static and a dynamic stride print alike,
+    so equal-looking symbolic layouts are not shared).  Configurations over the same tile shape, and
+    one configuration's checks and model slicing the same smem layout several times, compute each
+    partition once.  At most 512 answers per owner."""
     memo = owner.__dict__.setdefault("_per_layout", {})
-    k = (key, id(L))
+    vk = value_key(L)
+    k = (key, vk) if vk is not None else (key, id(L))
     hit = memo.get(k)
-    if hit is not None and hit[0] is L:
+    if hit is not None and (vk is not None or hit[0] is L):
         return hit[1]
-    if len(memo) >= 64:
+    if len(memo) >= 512:
         memo.clear()
     v = f()
     memo[k] = (L, v)
     return v
+
+
+def _ints(t) -> bool:
+    if type(t) is int:
+        return True
+    return type(t) is tuple and all(_ints(x) for x in t)
+
+
+def value_key(L):
+    """A hashable key of a concrete layout by value, or None: a ``Layout`` whose shape and stride are
+    plain ints (no ``DynInt``, no symbol), a ``Sw<B,M,S> o off o inner`` of such an inner layout and a
+    plain int offset.  Two layouts with the same key are the same function with the same static-ness,
+    so every CuTe partition of them is the same."""
+    if type(L) is Layout:
+        return ("L", L.shape, L.stride) if _ints(L.shape) and _ints(L.stride) else None
+    if type(L).__name__ == "ComposedLayout":
+        sw, off = L.swizzle, L.offset
+        if type(sw).__name__ != "Swizzle" or type(off) is not int or not _ints((sw.b, sw.m, sw.s)):
+            return None
+        inner = value_key(L.inner)
+        return None if inner is None else ("C", sw.b, sw.m, sw.s, off, inner)
+    return None
 
 
 def _as_layout(x, what):
