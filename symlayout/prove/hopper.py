@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from ..arch import gmma as arch
 from ..arch import tma as arch_tma
 from ..atoms import value_type_info
@@ -148,7 +150,7 @@ def _descriptor(m, sc, bases, op, t0):
             if (key, base) in seen:
                 continue
             seen.add((key, base))
-            top = max(m.ptx_addresses(rd, base)) + m.bytes
+            top = int(m.ptx_array(rd, base).max()) + m.bytes
             if top > arch.ENCODE_MASK + 1:
                 return _res("descriptor", op, t0, Counterexample(
                     f"{_where(m, rd)}: the operand reaches smem byte {top - 1} (base {base}); descriptor addresses are "
@@ -164,49 +166,58 @@ def _descriptor(m, sc, bases, op, t0):
                        f"{len(bases)} base(s) mod 16")
 
 
+def _ptx_reads(m, base):
+    """The bytes every read of ``m`` reads from base ``base``: ``(reads, values)``."""
+    return np.stack([m.ptx_array(rd, base) for rd in m.reads])
+
+
 def _slot_agreement(m, bases, op, t0):
-    checked = 0
-    rows = m.rows
-    for rd in m.reads:
-        for base in bases:
-            for v in range(rows * m.kin):
-                checked += 1
-                got = m.ptx_address(rd, base, v)
-                want = m.cute_address(base, rd.offsets[v])
-                if got != want:
-                    coord = m.coord(rd.elements[v])
-                    d = arch_descriptor(rd.desc._replace(start_address=(base + rd.desc.start_address) & ~15))
-                    return _res("slot_agreement", op, t0, Counterexample(
-                        f"{_where(m, rd)}: wgmma reads {_el(op, coord)} (instruction row {v % rows}, k {v // rows}) "
-                        f"from smem byte {got} through the {_desc_text(d)}, but CuTe's partition of [smem.{op}] "
-                        f"keeps it at byte {want}", thread=rd.thread, value=v, element=coord, address_bytes=got,
-                        extra={"base": base, "cute_address_bytes": want}), checked)
+    # every (read, base, value) at once, in the order the obligations are counted
+    _e, offs = m.read_arrays()
+    got = np.stack([_ptx_reads(m, base) for base in bases], axis=1)                       # (reads, bases, values)
+    want = np.stack([m.smem.swizzle(base + offs * m.bits // 8) for base in bases], axis=1)
+    bad = (got != want).ravel()
+    checked = bad.size
+    if bad.any():
+        i = int(np.argmax(bad))
+        checked = i + 1
+        vals = m.rows * m.kin
+        rd, base, v = m.reads[i // (vals * len(bases))], bases[i // vals % len(bases)], i % vals
+        got, want = m.ptx_address(rd, base, v), m.cute_address(base, rd.offsets[v])
+        coord = m.coord(rd.elements[v])
+        d = arch_descriptor(rd.desc._replace(start_address=(base + rd.desc.start_address) & ~15))
+        return _res("slot_agreement", op, t0, Counterexample(
+            f"{_where(m, rd)}: wgmma reads {_el(op, coord)} (instruction row {v % m.rows}, k {v // m.rows}) "
+            f"from smem byte {got} through the {_desc_text(d)}, but CuTe's partition of [smem.{op}] "
+            f"keeps it at byte {want}", thread=rd.thread, value=v, element=coord, address_bytes=got,
+            extra={"base": base, "cute_address_bytes": want}), checked)
     return _res("slot_agreement", op, t0, None, checked,
                 detail=f"every (row, k) of {len(m.reads)} wgmma operand reads, PTX descriptor decoding vs CuTe's "
                        "partition")
 
 
-def _read_bytes(m, bases):
-    """(base, read, value, byte read relative to the base) of every wgmma operand element."""
-    for base in bases:
-        for rd in m.reads:
-            for v, a in enumerate(m.ptx_addresses(rd, base)):
-                yield base, rd, v, a - base
+def _read_at(m, i):
+    """(read, value) of flat position ``i`` of one base's ``(reads, values)`` array."""
+    vals = m.rows * m.kin
+    return m.reads[i // vals], i % vals
 
 
 def _coverage(m, op, bases, t0):
     from ..algebra.layout import function_table
-    tab = function_table(m.smem.layout)
+    tab = np.array(function_table(m.smem.layout), dtype=np.int64)
     checked = 0
     for base in bases:
-        read = set(a for _b, _rd, _v, a in _read_bytes(m, [base]))
-        for e, o in enumerate(tab):
-            checked += 1
-            a = m.cute_address(base, int(o)) - base
-            if a not in read:
-                return _res("coverage", op, t0, Counterexample(
-                    f"{_el(op, m.coord(e))} (smem byte {base + a}, base {base}) is never read by any wgmma of the "
-                    "TiledMMA", element=m.coord(e), address_bytes=base + a, extra={"base": base}), checked)
+        read = _ptx_reads(m, base).ravel() - base
+        want = m.smem.swizzle(base + tab * m.bits // 8) - base
+        miss = ~np.isin(want, read)
+        if miss.any():
+            e = int(np.argmax(miss))
+            checked += e + 1
+            a = int(want[e])
+            return _res("coverage", op, t0, Counterexample(
+                f"{_el(op, m.coord(e))} (smem byte {base + a}, base {base}) is never read by any wgmma of the "
+                "TiledMMA", element=m.coord(e), address_bytes=base + a, extra={"base": base}), checked)
+        checked += len(tab)
     return _res("coverage", op, t0, None, checked)
 
 
@@ -214,36 +225,42 @@ def _exactly_once(m, op, bases, t0):
     """Every byte wgmma reads holds one tile element: no two elements (stages included)
     are read from the same byte, by any warpgroup (warpgroups that share an operand
     slice read the same elements, which is not a violation)."""
-    seen = {}
+    els = m.read_arrays()[0].ravel()
     checked = 0
-    for base, rd, v, a in _read_bytes(m, bases):
-        checked += 1
-        e = rd.elements[v]
-        key = (base, a)
-        hit = seen.get(key)
-        if hit is None:
-            seen[key] = (rd, v)
-            continue
-        rd0, v0 = hit
-        if rd0.elements[v0] != e:
-            c0, c1 = m.coord(rd0.elements[v0]), m.coord(e)
+    for base in bases:
+        a = _ptx_reads(m, base).ravel() - base
+        _u, first, inv = np.unique(a, return_index=True, return_inverse=True)
+        f = first[inv.ravel()]
+        bad = els[f] != els
+        if bad.any():
+            i = int(np.argmax(bad))
+            checked += i + 1
+            (rd0, v0), (rd, v) = _read_at(m, int(f[i])), _read_at(m, i)
+            c0, c1 = m.coord(rd0.elements[v0]), m.coord(rd.elements[v])
             return _res("exactly_once", op, t0, Counterexample(
-                f"smem byte {base + a} is read as two tile elements: as {_el(op, c0)} by {_where(m, rd0)} and as "
-                f"{_el(op, c1)} by {_where(m, rd)}", thread=rd.thread, element=c1, address_bytes=base + a), checked)
+                f"smem byte {base + int(a[i])} is read as two tile elements: as {_el(op, c0)} by {_where(m, rd0)} and "
+                f"as {_el(op, c1)} by {_where(m, rd)}", thread=rd.thread, element=c1, address_bytes=base + int(a[i])),
+                checked)
+        checked += len(a)
     return _res("exactly_once", op, t0, None, checked)
 
 
 def _in_bounds(m, op, bases, t0):
     hi = m.cosize_bytes()
     checked = 0
-    for base, rd, v, a in _read_bytes(m, bases):
-        checked += 1
-        if not (0 <= a and a + m.bytes <= hi):
+    for base in bases:
+        a = _ptx_reads(m, base).ravel() - base
+        bad = (a < 0) | (a + m.bytes > hi)
+        if bad.any():
+            i = int(np.argmax(bad))
+            checked += i + 1
+            rd, v = _read_at(m, i)
             c = m.coord(rd.elements[v])
             return _res("in_bounds", op, t0, Counterexample(
-                f"{_where(m, rd)}: wgmma reads {_el(op, c)} at smem byte {base + a}, outside the tile's bytes "
-                f"[{base}, {base + hi})", thread=rd.thread, element=c, address_bytes=base + a,
+                f"{_where(m, rd)}: wgmma reads {_el(op, c)} at smem byte {base + int(a[i])}, outside the tile's bytes "
+                f"[{base}, {base + hi})", thread=rd.thread, element=c, address_bytes=base + int(a[i]),
                 extra={"base": base}), checked)
+        checked += len(a)
     return _res("in_bounds", op, t0, None, checked)
 
 
@@ -326,45 +343,56 @@ def tma_results(cfg, sc, tc, props) -> list:
     if r.stats.pop("runs", True) is False:     # the driver or the instruction refuses it: nothing is written
         r.detail = (r.detail + "; " if r.detail else "") + "the load does not run: its coverage is not checked"
         return out
-    written = None
+    # every write at once (write-major, box element minor: the order the obligations are counted and
+    # the first failing one is told in)
     if any(p in props for p in ("coverage", "exactly_once", "in_bounds")):
-        written = [(w, c, t, a) for w in m.writes for c, t, a in m.elements(w)]
+        _t, _inside, addr = m.write_arrays()
+        flat = addr.ravel()
+        nb = addr.shape[1]
+
+        def at(i):                            # (write, box coordinate) of flat position i
+            w, b = divmod(int(i), nb)
+            return m.writes[w], m._box_table()[b][0]
     if "coverage" in props:
         t1 = time.perf_counter()
-        got = set(a for _w, _c, _t, a in written)
         from ..algebra.layout import function_table
-        cex, checked = None, 0
-        for e, o in enumerate(function_table(m.smem.layout)):
-            checked += 1
-            a = m.smem.swizzle(int(o) * m.bytes)
-            if a not in got:
-                coord = _coord(e, _flat(m.smem.layout))
-                cex = Counterexample(f"{_el(op, coord)} (smem byte {a}) is never written by the TMA loads of "
-                                     f"[tma.{op}]", element=coord, address_bytes=a)
-                break
+        tab = np.array(function_table(m.smem.layout), dtype=np.int64)
+        want = m.smem.swizzle(tab * m.bytes)
+        miss = ~np.isin(want, flat)
+        cex, checked = None, len(tab)
+        if miss.any():
+            e = int(np.argmax(miss))
+            checked = e + 1
+            a = int(want[e])
+            coord = _coord(e, _flat(m.smem.layout))
+            cex = Counterexample(f"{_el(op, coord)} (smem byte {a}) is never written by the TMA loads of "
+                                 f"[tma.{op}]", element=coord, address_bytes=a)
         out.append(_res("coverage", op, t1, cex, checked, via="tma"))
     if "exactly_once" in props:
         t1 = time.perf_counter()
-        seen, cex, checked = {}, None, 0
-        for w, c, t, a in written:
-            checked += 1
-            if a in seen:
-                w0, c0 = seen[a]
-                cex = Counterexample(f"smem byte {a} is written twice: by box element {c0} of {_wtext(w0, m)} and by "
-                                     f"box element {c} of {_wtext(w, m)}", address_bytes=a)
-                break
-            seen[a] = (w, c)
+        cex, checked = None, len(flat)
+        _u, first, inv = np.unique(flat, return_index=True, return_inverse=True)
+        again = first[inv.ravel()] != np.arange(len(flat))
+        if again.any():
+            i = int(np.argmax(again))
+            checked = i + 1
+            a = int(flat[i])
+            (w0, c0), (w, c) = at(first[inv.ravel()[i]]), at(i)
+            cex = Counterexample(f"smem byte {a} is written twice: by box element {c0} of {_wtext(w0, m)} and by "
+                                 f"box element {c} of {_wtext(w, m)}", address_bytes=a)
         out.append(_res("exactly_once", op, t1, cex, checked, via="tma"))
     if "in_bounds" in props:
         t1 = time.perf_counter()
         hi = int(m.smem.layout.cosize()) * m.bytes
-        cex, checked = None, 0
-        for w, c, t, a in written:
-            checked += 1
-            if not 0 <= a <= hi - m.bytes:
-                cex = Counterexample(f"box element {c} of {_wtext(w, m)} is written to smem byte {a}, outside the "
-                                     f"[smem.{op}] buffer of {hi} bytes", address_bytes=a)
-                break
+        cex, checked = None, len(flat)
+        bad = (flat < 0) | (flat > hi - m.bytes)
+        if bad.any():
+            i = int(np.argmax(bad))
+            checked = i + 1
+            a = int(flat[i])
+            w, c = at(i)
+            cex = Counterexample(f"box element {c} of {_wtext(w, m)} is written to smem byte {a}, outside the "
+                                 f"[smem.{op}] buffer of {hi} bytes", address_bytes=a)
         out.append(_res("in_bounds", op, t1, cex, checked, via="tma"))
     return out
 
@@ -414,20 +442,29 @@ def _tma(cfg, m, tc, sc, bases, op, t0):
                     f"{_wtext(w, m)}: the TMA destination is smem byte {base + w.dst} (base {base}, aligned to "
                     f"{sc.align} bytes), not {arch_tma.SMEM_ALIGN}-byte aligned as cp.async.bulk.tensor requires",
                     address_bytes=base + w.dst, extra={"base": base}), checked, via="tma"))
-    for w in m.writes:
-        for c, t, a in m.elements(w):
-            checked += 1
-            if t is None:
-                return _res("tma", op, t0, Counterexample(
-                    f"box element {c} of {_wtext(w, m)} (box {copy.box_dim}) lies outside the {m.tile_shape} tile",
-                    address_bytes=a), checked, via="tma")
-            want_a = m.cute_address(0, w.stage, t)
-            if a != want_a:
-                coord = t + ((w.stage,) if len(m.stage_offsets) > 1 else ())
-                return _res("tma", op, t0, Counterexample(
-                    f"{_wtext(w, m)}: TMA writes {_el(op, coord)} (box element {c} of box {copy.box_dim}, "
-                    f"swizzle {m.swizzle}) to smem byte {a}, but [smem.{op}] keeps it at byte {want_a}",
-                    element=coord, address_bytes=a, extra={"cute_address_bytes": want_a}), checked, via="tma")
+    # every box element of every write at once: inside the tile, and TMA's byte is CuTe's
+    tile, inside, addr = m.write_arrays()
+    stages = np.array([w.stage for w in m.writes], dtype=np.int64)[:, None]
+    want = m.cute_addresses(0, stages, np.where(inside[..., None], tile, 0))
+    bad = (~inside | (addr != want)).ravel()
+    if bad.any():
+        i = int(np.argmax(bad))
+        checked += i + 1
+        w = m.writes[i // addr.shape[1]]
+        c, t, a = list(m.elements(w))[i % addr.shape[1]]
+        if t is None:
+            return _res("tma", op, t0, Counterexample(
+                f"box element {c} of {_wtext(w, m)} (box {copy.box_dim}) lies outside the {m.tile_shape} tile",
+                address_bytes=a), checked, via="tma")
+        want_a = m.cute_address(0, w.stage, t)
+        if a != want_a:
+            coord = t + ((w.stage,) if len(m.stage_offsets) > 1 else ())
+            return _res("tma", op, t0, Counterexample(
+                f"{_wtext(w, m)}: TMA writes {_el(op, coord)} (box element {c} of box {copy.box_dim}, "
+                f"swizzle {m.swizzle}) to smem byte {a}, but [smem.{op}] keeps it at byte {want_a}",
+                element=coord, address_bytes=a, extra={"cute_address_bytes": want_a}), checked, via="tma")
+        raise AssertionError(f"[tma.{op}]: the tables and the point-by-point check disagree")   # pragma: no cover
+    checked += addr.size
     return _res("tma", op, t0, None, checked, via="tma",
                 detail=f"box {copy.box_dim} swizzle {m.swizzle}, {len(m.writes)} box loads"
                        + (f" (multicast {copy.multicast})" if copy.multicast > 1 else ""))

@@ -89,17 +89,35 @@ class GmmaOperandModel:
     def ptx_addresses(self, read: Read, base: int) -> list:
         """The bytes ``wgmma`` reads for every atom value of ``read`` (PTX ISA: the descriptor
         holds the start address in 16-byte units; the swizzle acts on the absolute address)."""
+        return self.ptx_array(read, base).tolist()
+
+    def ptx_array(self, read: Read, base: int):
+        """:meth:`ptx_addresses` as a numpy array (value ``v = row + rows * k``), computed once."""
         key = (id(read), base)
         hit = self._ptx.get(key)
         if hit is None:
+            import numpy as np
             d = arch_descriptor(read.desc._replace(start_address=(base + read.desc.start_address) & ~15))
-            sh, st = arch.canonical_layout(self.major, d.swizzle, self.atype, self.rows,
-                                           lbo=d.leading_byte_offset, sbo=d.stride_byte_offset)
-            rowoff = [arch.layout_offset(sh[0], st[0], r) for r in range(self.rows)]
-            koff = [arch.layout_offset(sh[1], st[1], k) for k in range(self.kin)]
-            hit = [arch.swizzle_address(d.swizzle, d.start_address + ro + ko, d.base_offset)
-                   for ko in koff for ro in rowoff]
-            self._ptx[key] = hit
+            ck = (d.swizzle, d.leading_byte_offset, d.stride_byte_offset)
+            rel = self._ptx.get(ck)                    # (row, k) -> byte offset: one per descriptor form
+            if rel is None:
+                sh, st = arch.canonical_layout(self.major, d.swizzle, self.atype, self.rows,
+                                               lbo=d.leading_byte_offset, sbo=d.stride_byte_offset)
+                rowoff = np.array([arch.layout_offset(sh[0], st[0], r) for r in range(self.rows)], dtype=np.int64)
+                koff = np.array([arch.layout_offset(sh[1], st[1], k) for k in range(self.kin)], dtype=np.int64)
+                rel = self._ptx[ck] = (koff[:, None] + rowoff[None, :]).ravel()
+            hit = self._ptx[key] = arch.swizzle_address(d.swizzle, d.start_address + rel, d.base_offset)
+        return hit
+
+    def read_arrays(self):
+        """``(elements, offsets)`` of every read as ``(reads, values)`` numpy arrays."""
+        hit = self.__dict__.get("_read_arrays")
+        if hit is None:
+            import numpy as np
+            n = self.rows * self.kin
+            e = np.array([rd.elements for rd in self.reads], dtype=np.int64).reshape(len(self.reads), n)
+            o = np.array([rd.offsets for rd in self.reads], dtype=np.int64).reshape(len(self.reads), n)
+            hit = self.__dict__["_read_arrays"] = (e, o)
         return hit
 
     def cosize_bytes(self) -> int:
@@ -128,6 +146,7 @@ def _flat_shape(L) -> tuple:
 def gmma_operand_model(mma, operand: str, value_type: str, layout) -> GmmaOperandModel:
     """The reads of descriptor operand ``operand`` ("A" or "B") of ``mma`` from the smem
     tile ``layout`` ((MN,K) or (MN,K,PIPE); a :class:`GmmaSmemLayout` or a layout)."""
+    import numpy as np
     atom = mma.atom
     majors = gmma_majors(atom.name)
     major = majors[0] if operand == "A" else majors[1]
@@ -154,7 +173,7 @@ def gmma_operand_model(mma, operand: str, value_type: str, layout) -> GmmaOperan
         if m.error is not None:
             desc, frag = None, Layout((1,) + tuple(_flat_shape(p)[1:]))
         vals = rows * kin
-        ptab, itab = function_table(p), function_table(pi)
+        ptab, itab = np.array(function_table(p), dtype=np.int64), np.array(function_table(pi), dtype=np.int64)
         rest = _flat_shape(p)[1:]
         nrest = 1
         for r in rest:
@@ -166,7 +185,7 @@ def gmma_operand_model(mma, operand: str, value_type: str, layout) -> GmmaOperan
                 q //= r
             fo = int(frag((0,) + tuple(blk))) if len(rest) > 1 else int(frag(0, blk[0]))
             d = desc.advanced(fo) if desc is not None else None
-            els = [oi + itab[v + vals * j] for v in range(vals)]
-            offs = [off + ptab[v + vals * j] for v in range(vals)]
+            els = (oi + itab[vals * j:vals * (j + 1)]).tolist()
+            offs = (off + ptab[vals * j:vals * (j + 1)]).tolist()
             m.reads.append(Read(w, t0, tuple(blk), d, els, offs))
     return m

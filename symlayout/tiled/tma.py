@@ -73,21 +73,67 @@ class TmaModel:
         """Per box element (flat, dimension 0 fastest): (box coordinate, tile displacement,
         unswizzled byte offset from the destination)."""
         if self._box is None:
-            box = self.copy.box_dim
-            out = []
-            for flat in range(_prod(box)):
-                c, r = [], flat
-                for b in box:
-                    c.append(r % b)
-                    r //= b
-                disp = [0] * len(self.tile_shape)
-                for d, cd in enumerate(c):
-                    for j, k in self._disp(d, cd):
-                        if j < len(disp):
-                            disp[j] += k
-                out.append((tuple(c), tuple(disp), arch_tma.box_smem_offset(box, self.bytes, tuple(c), self.swizzle)))
-            self._box = out
+            coords, disp, off = self.box_arrays()
+            self._box = [(tuple(c), tuple(d), o) for c, d, o in zip(coords.tolist(), disp.tolist(), off.tolist())]
         return self._box
+
+    def box_arrays(self):
+        """:meth:`_box_table` as numpy arrays over the box elements (dimension 0 fastest): box
+        coordinates ``(NB, rank)``, tile displacements ``(NB, tile rank)``, byte offsets ``(NB,)``
+        (:func:`~symlayout.arch.tma.box_smem_offset`: dimension 0 in elements, the others in rows of
+        :func:`~symlayout.arch.tma.row_pitch` bytes)."""
+        hit = self.__dict__.get("_box_arrays")
+        if hit is None:
+            import numpy as np
+            box = self.copy.box_dim
+            r = np.arange(_prod(box), dtype=np.int64)
+            cols = []
+            for b in box:
+                cols.append(r % b)
+                r = r // b
+            disp = np.zeros((len(cols[0]), len(self.tile_shape)), dtype=np.int64)
+            for d, cd in enumerate(cols):
+                for j, k in self._disp(d, cd):
+                    if j < disp.shape[1]:
+                        disp[:, j] += k
+            off, pitch = cols[0] * self.bytes, arch_tma.row_pitch(box, self.bytes, self.swizzle)
+            for c, b in zip(cols[1:], box[1:]):
+                off = off + c * pitch
+                pitch *= b
+            hit = self.__dict__["_box_arrays"] = (np.stack(cols, axis=1), disp, off)
+        return hit
+
+    def write_arrays(self):
+        """Every (write, box element) at once, in :attr:`writes` x box order: the tile coordinate
+        ``(NW, NB, tile rank)``, whether it lies inside the tile ``(NW, NB)``, and the byte TMA
+        writes (:func:`~symlayout.arch.tma.smem_address`, base 0) ``(NW, NB)``."""
+        hit = self.__dict__.get("_write_arrays")
+        if hit is None:
+            import numpy as np
+            _c, disp, off = self.box_arrays()
+            origin = np.array([w.origin for w in self.writes], dtype=np.int64).reshape(len(self.writes), -1)
+            dst = np.array([w.dst for w in self.writes], dtype=np.int64)
+            t = origin[:, None, :] + disp[None, :, :]
+            inside = np.all((t >= 0) & (t < np.array(self.tile_shape, dtype=np.int64)), axis=2)
+            addr = arch_tma.smem_address(dst[:, None] + off[None, :], self.swizzle)
+            hit = self.__dict__["_write_arrays"] = (t, inside, addr)
+        return hit
+
+    def cute_addresses(self, base: int, stages, coords):
+        """:meth:`cute_address` of tile coordinates ``coords`` (``(..., tile rank)``, inside the tile)
+        of stages ``stages`` (broadcast against ``coords[..., 0]``), as an array."""
+        import numpy as np
+        if self._tab is None:
+            self._tab = function_table(self.stage_layout())
+        tab = self.__dict__.get("_tab_array")
+        if tab is None:
+            tab = self.__dict__["_tab_array"] = np.array(self._tab, dtype=np.int64)
+        i, s = np.zeros(coords.shape[:-1], dtype=np.int64), 1
+        for j, n in enumerate(self.tile_shape):
+            i += coords[..., j] * s
+            s *= n
+        so = np.array(self.stage_offsets, dtype=np.int64)[stages]
+        return self.smem.swizzle(base + (so + tab[i]) * self.bytes)
 
     def elements(self, w: Write):
         """``(box coordinate, tile coordinate or None, TMA byte address from base 0)`` of
