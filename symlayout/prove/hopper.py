@@ -42,6 +42,7 @@ from ..atoms.tma import tma_swizzle
 from ..algebra.layout import function_table
 from ..tiled.gmma import WARPGROUP, gmma_operand_model
 from ..tiled.tma import tma_model
+from .tables import index_table
 from .result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
 
 #: properties of a GMMA configuration, in report order
@@ -203,8 +204,7 @@ def _read_at(m, i):
 
 
 def _coverage(m, op, bases, t0):
-    from ..algebra.layout import function_table
-    tab = np.array(function_table(m.smem.layout), dtype=np.int64)
+    tab = index_table(m.smem.layout)
     checked = 0
     for base in bases:
         read = _ptx_reads(m, base).ravel() - base
@@ -355,8 +355,7 @@ def tma_results(cfg, sc, tc, props) -> list:
             return m.writes[w], m._box_table()[b][0]
     if "coverage" in props:
         t1 = time.perf_counter()
-        from ..algebra.layout import function_table
-        tab = np.array(function_table(m.smem.layout), dtype=np.int64)
+        tab = index_table(m.smem.layout)
         want = m.smem.swizzle(tab * m.bytes)
         miss = ~np.isin(want, flat)
         cex, checked = None, len(tab)

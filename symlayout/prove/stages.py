@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from ..algebra import int_tuple as it
-from ..algebra.layout import function_table
 from ..atoms import value_type_bits
+from .tables import index_table
 from .result import PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
 
 #: bytes of shared memory one block may use (opt-in maximum), by the MMA atom's architecture
@@ -70,25 +72,25 @@ def prove_stages(cfg, props, refuted=frozenset()) -> list:
     for op, (staged, n, bits) in sorted(bufs.items()):
         eb = bits / 8
         t0 = time.perf_counter()
-        table = function_table(staged)
+        table = index_table(staged)               # (every stage's element offsets, stage-major)
         S = len(table) // n
         M = it.product(staged.shape[0])
         total += int(staged.cosize() * eb)
         label = f"stages.{op}"
         if "exactly_once" in props:
-            owner, cex = {}, None
-            for s in range(n):
-                for i in range(S):
-                    a = table[s * S + i]
-                    o = owner.setdefault(a, (s, i))
-                    if o[0] != s:
-                        cex = Counterexample(f"stage {s} and stage {o[0]} of the {op} buffer overlap: byte "
-                                             f"{int(a * eb)} holds {op}{_name(i, M, s)} and {op}{_name(o[1], M, o[0])}",
-                                             element=(i % M, i // M), address_bytes=int(a * eb),
-                                             extra={"stages": [o[0], s]})
-                        break
-                if cex:
-                    break
+            # the first (stage, element) whose address an earlier stage already holds
+            _u, first, inv = np.unique(table[:n * S], return_index=True, return_inverse=True)
+            f = first[inv.ravel()]
+            bad = f // S != np.arange(n * S) // S
+            cex = None
+            if bad.any():
+                j = int(np.argmax(bad))
+                s, i, o = j // S, j % S, (int(f[j]) // S, int(f[j]) % S)
+                a = int(table[j])
+                cex = Counterexample(f"stage {s} and stage {o[0]} of the {op} buffer overlap: byte "
+                                     f"{int(a * eb)} holds {op}{_name(i, M, s)} and {op}{_name(o[1], M, o[0])}",
+                                     element=(i % M, i // M), address_bytes=int(a * eb),
+                                     extra={"stages": [o[0], s]})
             out.append(Result("exactly_once", verdict(cex, n * S), operand=label, checked=n * S, method="exhaustive",
                               counterexample=cex, seconds=time.perf_counter() - t0,
                               expected=REFUTED if "exactly_once" in refuted else PROVED))
@@ -97,8 +99,8 @@ def prove_stages(cfg, props, refuted=frozenset()) -> list:
             status, cex, detail = None, None, ""
             base = table[:S]
             for s in range(1, n):
-                d = table[s * S] - base[0]
-                if (d * eb) % 128 or any(table[s * S + i] != base[i] + d for i in range(S)):
+                d = int(table[s * S] - base[0])
+                if (d * eb) % 128 or not np.array_equal(table[s * S:(s + 1) * S], base + d):
                     status = UNKNOWN
                     detail = (f"stage {s} of the {op} buffer is not stage 0 moved by a whole number of 128-byte rows: "
                               "its own copies are not proved (not supported)")
