@@ -53,6 +53,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
 
+import numpy as np
+
 from ..algebra import int_tuple as it
 from ..algebra._lazy import sympy
 from ..algebra.layout import Layout, function_table, slice_and_offset
@@ -62,6 +64,7 @@ from ..atoms.copy import make_copy_atom
 from ..errors import CuteStaticAssert, SymlayoutError
 from ..tiled.copy import auto_vectorizing_width, copy_calls
 from .model import cute_addresses_differ
+from .tables import enabled as tables_enabled, index_table
 from .result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
 
 #: properties a global-memory copy has (in the spec's order)
@@ -123,13 +126,20 @@ class GmemTile:
 
     def table(self, values: dict) -> list:
         """Element offsets ``G(i)`` at a symbol assignment ``{name: int}``."""
+        return self.table_array(values).tolist()
+
+    def table_array(self, values: dict):
+        """:meth:`table` as an int64 numpy array (the coordinates times the strides at once)."""
         st = []
         for s in self.strides:
             if isinstance(s, int):
                 st.append(int(s))
             else:
                 st.append(int(s.subs({sym: values[sym.name] for sym in s.free_symbols})))
-        return [sum(c * x for c, x in zip(row, st)) for row in self.coords]
+        c = self.__dict__.get("_coords")
+        if c is None:
+            c = self.__dict__["_coords"] = np.array(self.coords, dtype=np.int64).reshape(len(self.coords), len(st))
+        return c @ np.array(st, dtype=np.int64)
 
 
 def representatives(param, bound: int, modulus: int = RESIDUE_MODULUS) -> list:
@@ -260,10 +270,36 @@ class GlobalCopyModel:
         """``(assignment, G table)`` for every deciding assignment (memoised)."""
         cached = self.__dict__.get("_gtables")
         if cached is None:
-            asg = self.assignments
-            cached = None if asg is None else [(a, self.gmem.table(a)) for a in asg]
+            arrays = self.gmem_arrays()
+            cached = None if arrays is None else [(a, G.tolist()) for a, G in arrays]
             self.__dict__["_gtables"] = cached
         return cached
+
+    def gmem_arrays(self):
+        """:meth:`gmem_tables` with each table a numpy array (memoised)."""
+        cached = self.__dict__.get("_garrays", False)
+        if cached is False:
+            asg = self.assignments
+            cached = None if asg is None else [(a, self.gmem.table_array(a)) for a in asg]
+            self.__dict__["_garrays"] = cached
+        return cached
+
+    @cached_property
+    def smem_array(self):
+        """:attr:`smem_addr` as a numpy array."""
+        return index_table(self.smem)
+
+    @cached_property
+    def access_array(self):
+        """Every access's element indices as a ``(accesses, values)`` numpy array (threads in order,
+        then accesses), or None when the accesses are ragged (or ``SYMLAYOUT_NO_TABLES=1``): the checks
+        then run point by point."""
+        if not tables_enabled():
+            return None
+        rows = [a for accs in self.accesses.values() for a in accs]
+        if not rows or any(len(a) != len(rows[0]) for a in rows) or len(rows[0]) < 1:
+            return None
+        return np.array(rows, dtype=np.int64).reshape(len(rows), len(rows[0]))
 
 
 def _linear(stride, sym) -> bool:
@@ -395,6 +431,51 @@ def _smem_written(m):
                 yield a0 + e, t, c
 
 
+# ---------------------------------------------------------------- whole-array fast paths
+# Each ``_*_holds`` decides on numpy arrays whether every obligation of a property holds (the same
+# quantifier and cases as the point-by-point loop below it); False sends the property to that loop,
+# which finds, tells and counts the counterexample.
+
+
+def _written(m, table):
+    """The element offsets the hardware touches: ``k`` contiguous from every access's first element."""
+    return (table[m.access_array[:, 0]][:, None] + np.arange(m.k)).ravel()
+
+
+def _coverage_holds(m, table, n) -> bool:
+    return bool(np.all(np.isin(table[:n], _written(m, table))))
+
+
+def _exactly_once_holds(m, table, n) -> bool:
+    u, cnt = np.unique(_written(m, table), return_counts=True)
+    a = table[:n]
+    if len(u) == 0:
+        return n == 0
+    pos = np.minimum(np.searchsorted(u, a), len(u) - 1)
+    return bool(np.all(u[pos] == a) and np.all(cnt[pos] == 1))
+
+
+def _contiguous_holds(m, table) -> bool:
+    """Every access starts ``vb``-byte aligned and its elements are contiguous in ``table``."""
+    A = m.access_array
+    a0 = table[A[:, 0]]
+    return bool(np.all((a0 * m.eb) % m.vb == 0) and np.all(table[A] == a0[:, None] + np.arange(A.shape[1])))
+
+
+def _first_index(table):
+    """``(sorted distinct values, index of each one's first occurrence)``."""
+    u, first = np.unique(table, return_index=True)
+    return u, first
+
+
+def _lookup(u, first, x):
+    """The first index holding each value of ``x`` (-1: none)."""
+    if len(u) == 0:
+        return np.full(np.shape(x), -1, dtype=np.int64)
+    pos = np.minimum(np.searchsorted(u, x), len(u) - 1)
+    return np.where(u[pos] == x, first[pos], -1)
+
+
 def _dst_side(m):
     return "smem" if m.kind == "g2s" else "gmem"
 
@@ -404,6 +485,12 @@ def coverage(m: GlobalCopyModel) -> Result:
     written by some instruction: the bytes the hardware writes from each access's first address."""
     t0 = time.perf_counter()
     n = m.shape[0] * m.shape[1]
+    if m.access_array is not None and len(m.smem_array) >= n:
+        if m.kind == "g2s" and _coverage_holds(m, m.smem_array, n):
+            return _result("coverage", m, t0, None, n)
+        arrays = m.gmem_arrays() if m.kind != "g2s" else None
+        if arrays and all(len(G) >= n and _coverage_holds(m, G, n) for _a, G in arrays):
+            return _result("coverage", m, t0, None, n * len(arrays))
     if m.kind == "g2s":
         touched = {a for a, _t, _c in _smem_written(m)}
         for i in range(n):
@@ -435,6 +522,12 @@ def exactly_once(m: GlobalCopyModel) -> Result:
     """Every destination element is written exactly once (by the bytes the hardware writes)."""
     t0 = time.perf_counter()
     n = m.shape[0] * m.shape[1]
+    if m.access_array is not None and len(m.smem_array) >= n:
+        if m.kind == "g2s" and _exactly_once_holds(m, m.smem_array, n):
+            return _result("exactly_once", m, t0, None, n)
+        arrays = m.gmem_arrays() if m.kind != "g2s" else None
+        if arrays and all(len(G) >= n and _exactly_once_holds(m, G, n) for _a, G in arrays):
+            return _result("exactly_once", m, t0, None, n * len(arrays))
     if m.kind == "g2s":
         cnt, who = defaultdict(int), defaultdict(list)
         for a, t, c in _smem_written(m):
@@ -492,6 +585,10 @@ def alignment(m: GlobalCopyModel) -> Result:
                                  f" ({'gmem_align' if side == 'gmem' else 'align'} = {base})",
                                  address_bytes=base, extra={"side": side})
             return _result("alignment", m, t0, cex, 1)
+    if m.access_array is not None and _contiguous_holds(m, m.smem_array):
+        arrays = m.gmem_arrays()
+        if arrays is not None and all(_contiguous_holds(m, G) for _a, G in arrays):
+            return _result("alignment", m, t0, None, len(m.access_array) * (1 + len(arrays)))
     sa = m.smem_addr
     for t, accs in m.accesses.items():
         for c, a in enumerate(accs):
@@ -640,6 +737,10 @@ def in_bounds(m: GlobalCopyModel) -> Result:
     eb = m.eb
     limit = int(m.smem.cosize()) * eb
     checked = 0
+    if _in_bounds_holds(m, limit):
+        res = {d: residues(m, d) for d in m.residue}
+        return _result("in_bounds", m, t0, None, len(m.access_array) * (1 + len(m.gmem_arrays())),
+                       detail=_in_bounds_detail(m, res))
     for t, accs in m.accesses.items():
         for c, a in enumerate(accs):
             checked += 1
@@ -682,12 +783,43 @@ def in_bounds(m: GlobalCopyModel) -> Result:
                             thread=t, element=first, params=asg or None,
                             extra={"residue": {mode: bad}, "first_element": list(first)})
                         return _result("in_bounds", m, t0, cex, checked)
-    detail = ""
-    if m.residue:
-        detail = "predicated on each instruction's first element; residues " + ", ".join(
-            f"{'MK' if m.operand == 'A' else 'NK' if m.operand == 'B' else 'MN'}"[d] + f" in {_span(res[d])}"
-            for d in m.residue)
-    return _result("in_bounds", m, t0, None, checked, detail=detail)
+    return _result("in_bounds", m, t0, None, checked, detail=_in_bounds_detail(m, res))
+
+
+def _in_bounds_detail(m, res) -> str:
+    if not m.residue:
+        return ""
+    return "predicated on each instruction's first element; residues " + ", ".join(
+        f"{'MK' if m.operand == 'A' else 'NK' if m.operand == 'B' else 'MN'}"[d] + f" in {_span(res[d])}"
+        for d in m.residue)
+
+
+def _in_bounds_holds(m, limit) -> bool:
+    """:func:`in_bounds` on the arrays: the smem bytes inside the tile; every gmem element of every
+    access inside the gmem tile, and no residue cuts an executing access's vector."""
+    A = m.access_array
+    if A is None:
+        return False
+    b0 = m.smem_array[A[:, 0]] * m.eb
+    if not (np.all(b0 >= 0) and np.all(b0 + m.vb <= limit)):
+        return False
+    arrays = m.gmem_arrays()
+    if arrays is None:
+        return False
+    res = {d: np.array(residues(m, d), dtype=np.int64) for d in m.residue}
+    M = m.shape[0]
+    first = np.stack([A[:, 0] % M, A[:, 0] // M], axis=1)
+    for _asg, G in arrays:
+        u, fi = _first_index(G)
+        els = _lookup(u, fi, (G[A[:, 0]][:, None] + np.arange(m.k)))       # (accesses, k)
+        if np.any(els < 0):
+            return False
+        for d, rs in res.items():
+            hi = (els % M if d == 0 else els // M).max(axis=1)
+            # a residue r with first[d] < r <= hi cuts the vector
+            if np.any(np.searchsorted(rs, hi, "right") > np.searchsorted(rs, first[:, d], "right")):
+                return False
+    return True
 
 
 def _span(rs):
@@ -707,6 +839,9 @@ def slot_agreement(m: GlobalCopyModel, operand_model=None, partner=None) -> Resu
         return _too_many("slot_agreement", m, t0)
     sa, eb = m.smem_addr, m.eb
     checked = 0
+    if _slot_agreement_holds(m):
+        checked = len(tables) * len(m.access_array) * m.k
+        tables = ()
     for asg, G in tables:
         gwhere = {}
         for i, g in enumerate(G):
@@ -737,11 +872,27 @@ def slot_agreement(m: GlobalCopyModel, operand_model=None, partner=None) -> Resu
                                          route=route)
                     return _result("slot_agreement", m, t0, cex, checked)
     if partner is not None and getattr(partner, "smem", None) is not None:
-        cex, n = _same_smem(m, partner, operand_model, tables[0])
+        cex, n = _same_smem(m, partner, operand_model, m.gmem_tables()[0])
         checked += n
         if cex is not None:
             return _result("slot_agreement", m, t0, cex, checked)
     return _result("slot_agreement", m, t0, None, checked)
+
+
+def _slot_agreement_holds(m) -> bool:
+    """:func:`slot_agreement` on the arrays: for every access and value ``e``, the smem element at
+    ``smem(first) + e`` is the gmem element at ``G(first) + e``."""
+    A = m.access_array
+    arrays = m.gmem_arrays()
+    if A is None or arrays is None:
+        return False
+    sa = m.smem_array
+    u, fi = _first_index(sa)
+    e = np.arange(m.k)
+    si = _lookup(u, fi, sa[A[:, 0]][:, None] + e)                            # (accesses, k)
+    if np.any(si < 0):
+        return False
+    return all(bool(np.all(G[si] == G[A[:, 0]][:, None] + e)) for _a, G in arrays)
 
 
 def _same_smem(m, partner, operand_model, gtable):

@@ -260,6 +260,12 @@ def _enabled(entries: int | None = None, count: bool = False) -> bool:
     return True
 
 
+def enabled() -> bool:
+    """Whether whole-array fast paths that have a point-by-point twin run (not with
+    ``SYMLAYOUT_NO_TABLES=1``; imports numpy)."""
+    return _enabled()
+
+
 def _fingerprint(m):
     """Which call and expectation lists the tables were built from (a test that replaces a thread's
     calls after a property ran gets new tables)."""
