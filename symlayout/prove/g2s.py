@@ -53,7 +53,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
 
-import numpy as np
 
 from ..algebra import int_tuple as it
 from ..algebra._lazy import sympy
@@ -64,7 +63,7 @@ from ..atoms.copy import make_copy_atom
 from ..errors import CuteStaticAssert, SymlayoutError
 from ..tiled.copy import auto_vectorizing_width, copy_calls
 from .model import cute_addresses_differ
-from .tables import enabled as tables_enabled, index_table
+from .tables import enabled as tables_enabled, index_table, lazy_np as np
 from .result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
 
 #: properties a global-memory copy has (in the spec's order)

@@ -32,8 +32,6 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-
 from ..arch import gmma as arch
 from ..arch import tma as arch_tma
 from ..atoms import value_type_info
@@ -42,7 +40,7 @@ from ..atoms.tma import tma_swizzle
 from ..algebra.layout import function_table
 from ..tiled.gmma import WARPGROUP, gmma_operand_model
 from ..tiled.tma import tma_model
-from .tables import index_table
+from .tables import index_table, lazy_np as np
 from .result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
 
 #: properties of a GMMA configuration, in report order

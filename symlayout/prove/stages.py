@@ -21,11 +21,9 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-
 from ..algebra import int_tuple as it
 from ..atoms import value_type_bits
-from .tables import index_table
+from .tables import index_table, lazy_np as np
 from .result import PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
 
 #: bytes of shared memory one block may use (opt-in maximum), by the MMA atom's architecture

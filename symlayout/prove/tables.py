@@ -47,6 +47,18 @@ LARGE = 8192
 SMALL_FIRST = 4
 
 
+class _LazyNumpy:
+    """``numpy`` imported at the first attribute asked for (modules whose whole-array checks run only
+    for some configurations import it this way, so a process proving one small file never pays it)."""
+
+    def __getattr__(self, name):
+        import numpy
+        return getattr(numpy, name)
+
+
+lazy_np = _LazyNumpy()
+
+
 class Tables:
     """The arrays of one model (see the module docstring), built once and cached on the model."""
 
@@ -113,10 +125,10 @@ def addresses(L):
             sw, off = L.swizzle, L.offset
             if type(sw).__name__ != "Swizzle" or type(off) is not int:
                 return np.array(function_table(L), dtype=np.int64)
-            x = np.array(function_table(L.inner), dtype=np.int64) + off
+            x = index_table(L.inner) + off
             y = x & sw.yyy_msk
             return x ^ (y >> sw.s if sw.s >= 0 else y << -sw.s)
-        return np.array(function_table(L), dtype=np.int64)
+        return index_table(L)
     except (AlgebraError, TypeError, ValueError, OverflowError):
         return None
 
@@ -381,14 +393,7 @@ def slot_agreement_holds(m, tb) -> bool:
     if T % 32 or (tb.reg.size and (tb.reg.min() < 0 or tb.reg.max() >= fs)):
         return False
     k = tb.k
-    vb, rb = m.value_bits, m.reg_bits_frag
-    P = np.empty((32, R), dtype=np.int64)
-    E0 = np.empty((32, R), dtype=np.int64)
-    OFF = np.empty((32, R), dtype=np.int64)
-    for l in range(32):
-        for a in range(R):
-            p, e = m.hw.provider(l, a, vb, rb)
-            P[l, a], E0[l, a], OFF[l, a] = p, e - e % k, e % k
+    P, E0, OFF = _providers(m.hw, R, m.value_bits, m.reg_bits_frag, k)
     if R and (P.min() < 0 or P.max() >= 32 or E0.min() < 0 or E0.max() >= S):
         return False
     t = np.arange(T, dtype=np.int64)
@@ -406,6 +411,39 @@ def slot_agreement_holds(m, tb) -> bool:
         if np.any(g[..., 0] % k2) or not np.all(g == g[..., :1] + np.arange(k2)):
             return False
     return True
+
+
+_PROVIDERS: dict = {}
+
+
+def _providers(hw, R, vb, rb, k):
+    """``(providing lane, row-start value, offset in the row)`` of register-side value ``a`` of every
+    lane ``(32, R)`` (the PTX model's :meth:`~symlayout.prove.model.Hardware.provider`), once per
+    instruction and widths."""
+    key = (hw.kind, hw.num, hw.trans, R, vb, rb, k)
+    hit = _PROVIDERS.get(key)
+    if hit is None:
+        P = np.empty((32, R), dtype=np.int64)
+        E0 = np.empty((32, R), dtype=np.int64)
+        OFF = np.empty((32, R), dtype=np.int64)
+        for l in range(32):
+            for a in range(R):
+                p, e = hw.provider(l, a, vb, rb)
+                P[l, a], E0[l, a], OFF[l, a] = p, e - e % k, e % k
+        for x in (P, E0, OFF):
+            x.flags.writeable = False
+        hit = _PROVIDERS[key] = (P, E0, OFF)
+    return hit
+
+
+def _distinct(keys, top: int):
+    """The distinct values of non-negative ``keys`` (all below ``top``), sorted: a presence table
+    when it is small, else a sort."""
+    if top <= (1 << 22):
+        seen = np.zeros(top, dtype=bool)
+        seen[keys] = True
+        return np.flatnonzero(seen)
+    return np.unique(keys)
 
 
 def bank_conflicts_holds(m, tb) -> bool:
@@ -437,13 +475,12 @@ def bank_conflicts_holds(m, tb) -> bool:
     wd = words[valid]
     wmin = int(wd.min())
     span = int(wd.max()) - wmin + 1
-    pairs = np.unique(g * span + (wd - wmin))                              # distinct (phase, word)
+    ngid = int(gid.max()) + 1
+    pairs = _distinct(g * span + (wd - wmin), ngid * span)                  # distinct (phase, word)
     pg = pairs // span
     bank = (pairs % span + wmin) % 32
-    keys, per_bank = np.unique(pg * 32 + bank, return_counts=True)          # distinct words per (phase, bank)
-    ngid = int(gid.max()) + 1
-    need = np.zeros(ngid, dtype=np.int64)
-    np.maximum.at(need, keys // 32, per_bank)
+    per_bank = np.bincount(pg * 32 + bank, minlength=ngid * 32)              # distinct words per (phase, bank)
+    need = per_bank.reshape(ngid, 32).max(axis=1)
     vectors = np.bincount(gid.ravel(), minlength=ngid)
     minimum = np.maximum(1, -(-(vectors * vb) // 128))
     return bool(np.all(need <= minimum))
@@ -519,4 +556,5 @@ def worst_phase(m, tb):
 
 def phase_count(m, tb) -> int:
     """Number of distinct phases (the count :func:`bank_conflicts` reports)."""
-    return len(np.unique(_phase_ids(m, tb)[0]))
+    gid = _phase_ids(m, tb)[0]
+    return int(np.count_nonzero(np.bincount(gid.ravel()))) if gid.size else 0
