@@ -88,11 +88,24 @@ class TiledCopy:
     def _retile(self, X: Layout) -> Layout:
         R = X.rank()
         V = X[0].size() if it.is_tuple(X.shape) else X.size()
-        frg_mn = upcast(composition(right_inverse(self.tiled_layout_tv), Layout(self.tiler_mn)), self.tiled_num_thr * V)
-        frg_v = zipped_divide(logical_product(Layout(V), right_inverse(frg_mn)), Layout(self.atom_num_val))
+        frg_mn, frg_v = self._retile_tilers(V)
         t = zipped_divide(X, (V,) + it.product_each(frg_mn.shape))
         v = composition(t, (frg_v, _))
         return slice_((_, (0,) + (_,) * (R - 1)), v)
+
+    def _retile_tilers(self, V):
+        """``(frg_mn, frg_v)`` of :meth:`_retile` for fragments of ``V`` values (they depend on the
+        TiledCopy and ``V`` only: once per ``V``)."""
+        memo = self.__dict__.setdefault("_retile_tilers_memo", {})
+        hit = memo.get(V) if type(V) is int else None
+        if hit is None:
+            frg_mn = upcast(composition(right_inverse(self.tiled_layout_tv), Layout(self.tiler_mn)),
+                            self.tiled_num_thr * V)
+            frg_v = zipped_divide(logical_product(Layout(V), right_inverse(frg_mn)), Layout(self.atom_num_val))
+            hit = (frg_mn, frg_v)
+            if type(V) is int:
+                memo[V] = hit
+        return hit
 
     retile_S = retile
     retile_D = retile
