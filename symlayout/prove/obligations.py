@@ -471,12 +471,17 @@ def bank_phases(m: OperandModel):
 
 def _phase_banks(m: OperandModel, key, items, vb):
     """One phase's wavefronts: ``(need, minimum, banks)``, ``banks``: bank -> word -> first lane."""
-    addr = m.addr_table
     eb = m.elem_bytes
     banks = defaultdict(dict)          # bank -> word -> lane
-    for l, t, idx in items:
-        sm = m.calls[t][key[1]].smem
-        b0 = int(addr[sm[idx[0]]] * eb)
+    tb = tables.of(m)
+    if tb is not None:                 # (the same element offsets, read off the arrays)
+        c = key[1]
+        starts = [int(tb.addr[tb.smem[t, c, idx[0]]]) for _l, t, idx in items]
+    else:
+        addr = m.addr_table
+        starts = [addr[m.calls[t][key[1]].smem[idx[0]]] for _l, t, idx in items]
+    for (l, t, idx), a0 in zip(items, starts):
+        b0 = int(a0 * eb)
         for wd in range(b0 // 4, (b0 + vb + 3) // 4):
             banks[wd % 32].setdefault(wd, l)
     need = max(len(ws) for ws in banks.values())

@@ -450,22 +450,21 @@ def bank_conflicts_holds(m, tb) -> bool:
     """Per instruction phase (warp, call, register, lane group as :func:`~symlayout.prove.obligations.bank_phases`
     forms them), the most distinct 4-byte words one bank serves is at most the phase's minimum
     wavefronts ``max(1, ceil(vectors * vb / 128))``."""
-    vb = max(m.reg_bits_smem, m.value_bits) // 8
-    b0 = _trunc_bytes(tb.vector_starts(), m.value_bits)                    # (NT, C, nr)
-    NT, C, nr = b0.shape
-    if b0.size == 0:
+    if tb.vector_starts().size == 0:
         return True
-    th = tb.vec_threads
-    w, lane = th // 32, th % 32
-    if m.hw.kind in ("ldsm", "stsm"):
-        ph = lane // 8
-    elif vb > 4:
-        ph = lane // max(1, 128 // max(vb, 4))
-    else:
-        ph = np.zeros_like(lane)
-    nph = int(ph.max()) + 1
-    gid = (((w[:, None, None] * C + np.arange(C)[None, :, None]) * nr + np.arange(nr)[None, None, :]) * nph
-           + ph[:, None, None])                                            # (NT, C, nr)
+    _gid, need, minimum, _vectors = _phase_needs(m, tb)
+    return bool(np.all(need <= minimum))
+
+
+def _phase_needs(m, tb):
+    """``(phase id of every vector, wavefronts each phase needs, its minimum, its vectors)`` (cached on
+    the tables): per phase, the most distinct 4-byte words one bank serves."""
+    hit = tb.__dict__.get("_needs")
+    if hit is not None:
+        return hit
+    vb = max(m.reg_bits_smem, m.value_bits) // 8
+    gid = _phase_ids(m, tb)[0]                                             # (NT, C, nr)
+    b0 = _trunc_bytes(tb.vector_starts(), m.value_bits)
     lo = b0 // 4
     hi = (b0 + vb + 3) // 4
     nw = int((hi - lo).max())
@@ -483,7 +482,8 @@ def bank_conflicts_holds(m, tb) -> bool:
     need = per_bank.reshape(ngid, 32).max(axis=1)
     vectors = np.bincount(gid.ravel(), minlength=ngid)
     minimum = np.maximum(1, -(-(vectors * vb) // 128))
-    return bool(np.all(need <= minimum))
+    hit = tb.__dict__["_needs"] = (gid, need, minimum, vectors)
+    return hit
 
 
 def _phase_ids(m, tb):
@@ -516,24 +516,12 @@ def worst_phase(m, tb):
     to minimum wavefronts, the first such phase in issue order.  Returns ``(key, items)`` as
     :func:`~symlayout.prove.obligations.bank_phases` groups them (``key = (warp, call, register, lane group)``,
     ``items = [(lane, thread, value indices)]`` in issue order), or ``(None, None)``."""
-    vb = max(m.reg_bits_smem, m.value_bits) // 8
+    if tb.vector_starts().size == 0:
+        return None, None
     gid, nph, order = _phase_ids(m, tb)
-    b0 = _trunc_bytes(tb.vector_starts(), m.value_bits)
-    lo, hi = b0 // 4, (b0 + vb + 3) // 4
-    nw = int((hi - lo).max())
-    words = lo[..., None] + np.arange(nw)
-    valid = words < hi[..., None]
-    g = np.broadcast_to(gid[..., None], words.shape)[valid]
-    wd = words[valid]
-    wmin = int(wd.min())
-    span = int(wd.max()) - wmin + 1
-    pairs = np.unique(g * span + (wd - wmin))
-    keys, per_bank = np.unique((pairs // span) * 32 + (pairs % span + wmin) % 32, return_counts=True)
-    ngid = int(gid.max()) + 1
-    need = np.zeros(ngid, dtype=np.int64)
-    np.maximum.at(need, keys // 32, per_bank)
-    vectors = np.bincount(gid.ravel(), minlength=ngid)
-    minimum = np.maximum(1, -(-(vectors * vb) // 128))
+    _g, need, minimum, vectors = _phase_needs(m, tb)
+    ngid = len(need)
+    b0 = tb.vector_starts()
     first = np.full(ngid, np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(first, gid.ravel(), order.ravel())
     cand = np.nonzero((vectors > 0) & (need > minimum))[0]
@@ -556,5 +544,6 @@ def worst_phase(m, tb):
 
 def phase_count(m, tb) -> int:
     """Number of distinct phases (the count :func:`bank_conflicts` reports)."""
-    gid = _phase_ids(m, tb)[0]
-    return int(np.count_nonzero(np.bincount(gid.ravel()))) if gid.size else 0
+    if tb.vector_starts().size == 0:
+        return 0
+    return int(np.count_nonzero(_phase_needs(m, tb)[3]))
