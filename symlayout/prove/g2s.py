@@ -97,7 +97,7 @@ class Overrun(SymlayoutError):
 class GmemTile:
     """``G(i)`` of a gmem tile whose strides may hold symbols: per element, the coordinate of each
     flattened mode (``coords[i]``) and the strides (ints or sympy expressions)."""
-    coords: list
+    coords: object                 # (elements, flattened modes) int64 numpy array
     strides: list
     symbols: list                  # sympy symbols (sorted by name)
 
@@ -110,14 +110,13 @@ class GmemTile:
             leaves_st = it.flatten_leaves(st) if it.is_tuple(st) else (st,)
             modes.append((list(leaves_sh), list(leaves_st)))
         strides = modes[0][1] + modes[1][1]
-        coords = []
-        for i in range(M * N):
-            row = []
-            for mi, c in enumerate((i % M, i // M)):
-                for s in modes[mi][0]:
-                    row.append(c % s)
-                    c //= s
-            coords.append(row)
+        i = np.arange(M * N, dtype=np.int64)
+        cols = []
+        for mi, c in enumerate((i % M, i // M)):
+            for s in modes[mi][0]:
+                cols.append(c % s)
+                c = c // s
+        coords = np.stack(cols, axis=1) if cols else np.zeros((M * N, 0), dtype=np.int64)
         syms = set()
         for s in strides:
             syms |= set(getattr(s, "free_symbols", ()))
@@ -135,10 +134,7 @@ class GmemTile:
                 st.append(int(s))
             else:
                 st.append(int(s.subs({sym: values[sym.name] for sym in s.free_symbols})))
-        c = self.__dict__.get("_coords")
-        if c is None:
-            c = self.__dict__["_coords"] = np.array(self.coords, dtype=np.int64).reshape(len(self.coords), len(st))
-        return c @ np.array(st, dtype=np.int64)
+        return self.coords @ np.array(st, dtype=np.int64)
 
 
 def representatives(param, bound: int, modulus: int = RESIDUE_MODULUS) -> list:
@@ -210,7 +206,7 @@ class GlobalCopyModel:
 
     @cached_property
     def smem_addr(self) -> list:
-        return function_table(self.smem)
+        return self.smem_array.tolist()
 
     @cached_property
     def smem_index(self) -> dict:
@@ -249,9 +245,9 @@ class GlobalCopyModel:
         # past this value of one symbol, elements whose symbol coefficients differ are further apart
         # than the static part of the tile spans plus a vector and a sector: no shared sector, no
         # shared address, and every other outcome depends on the value modulo RESIDUE_MODULUS
-        static = [s if isinstance(s, int) else 0 for s in self.gmem.strides]
-        offs = [sum(c * x for c, x in zip(row, static)) for row in self.gmem.coords]
-        span = max(offs) - min(offs) + self.k + SECTOR
+        static = np.array([s if isinstance(s, int) else 0 for s in self.gmem.strides], dtype=np.int64)
+        offs = self.gmem.coords @ static
+        span = int(offs.max()) - int(offs.min()) + self.k + SECTOR
         if len(syms) == 1 and all(_linear(s, syms[0]) for s in self.gmem.strides):
             p = self.params[syms[0].name]
             return [{p.name: v} for v in representatives(p, span)]
@@ -898,13 +894,17 @@ def _same_smem(m, partner, operand_model, gtable):
     """The ``[copy.X]`` table reads (or, for C, writes) the tile through its own smem layout: each
     element must be where the global-memory copy put it (or takes it from)."""
     try:
-        other = function_table(partner.smem)
+        other = index_table(partner.smem)
     except Exception:  # noqa: BLE001 - a parametric partner: compared by the [copy.X] results alone
         return None, 0
-    sa, eb = m.smem_addr, m.eb
+    sa, eb = m.smem_array, m.eb
     asg, G = gtable
     n = min(len(other), len(sa))
-    for i in range(n):
+    differ = np.flatnonzero(other[:n] != sa[:n])
+    if len(differ) == 0:
+        return None, n
+    other, sa = other.tolist(), m.smem_addr
+    for i in range(int(differ[0]), n):
         if other[i] == sa[i]:
             continue
         j = m.smem_index.get(other[i])
