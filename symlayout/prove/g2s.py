@@ -642,10 +642,54 @@ def wavefronts(byte_starts, vb):
     return len(banks[bank]), bank, banks[bank]
 
 
+def _request_starts(m, table):
+    """The first element offset of every access as ``(threads, accesses)`` (threads 0.. in order, each
+    with the same number of accesses), or None."""
+    A = m.access_array
+    T = m.threads
+    if A is None or T == 0 or len(A) % T or list(m.accesses) != list(range(T)):
+        return None
+    return table[A[:, 0]].reshape(T, len(A) // T)
+
+
+def _bank_conflicts_holds(m):
+    """:func:`bank_conflicts` on the arrays: ``(holds, phases)``; every phase's wavefronts are its
+    minimum."""
+    b = _request_starts(m, m.smem_array) if m.access_array is not None else None
+    if b is None:
+        return False, 0
+    vb = m.vb
+    b0 = b * m.eb                                                          # (T, C) byte addresses
+    T, C = b0.shape
+    t = np.arange(T)
+    lane = t % 32
+    ph = lane // max(1, 128 // vb) if vb > 4 else np.zeros_like(lane)
+    nph = int(ph.max()) + 1
+    gid = ((t // 32)[:, None] * C + np.arange(C)[None, :]) * nph + ph[:, None]    # (T, C)
+    lo, hi = b0 // 4, (b0 + vb + 3) // 4
+    nw = int((hi - lo).max())
+    words = lo[..., None] + np.arange(nw)
+    valid = words < hi[..., None]
+    g = np.broadcast_to(gid[..., None], words.shape)[valid]
+    wd = words[valid]
+    wmin = int(wd.min())
+    span = int(wd.max()) - wmin + 1
+    ngid = int(gid.max()) + 1
+    pairs = np.unique(g * span + (wd - wmin))                              # distinct (phase, word)
+    per_bank = np.bincount((pairs // span) * 32 + (pairs % span + wmin) % 32, minlength=ngid * 32)
+    need = per_bank.reshape(ngid, 32).max(axis=1)
+    items = np.bincount(gid.ravel(), minlength=ngid)
+    minimum = np.maximum(1, -(-(items * vb) // 128))
+    return bool(np.all(need <= minimum)), int(np.count_nonzero(items))
+
+
 def bank_conflicts(m: GlobalCopyModel) -> Result:
     """The shared-memory side: per warp instruction and phase, the wavefronts needed equal the
     minimum (one per 128 bytes of the phase)."""
     t0 = time.perf_counter()
+    ok, phases = _bank_conflicts_holds(m)
+    if ok:
+        return _result("bank_conflicts", m, t0, None, phases)
     vb, eb, sa = m.vb, m.eb, m.smem_addr
     worst, phases = None, 0
     for w, c in m.requests():
@@ -683,6 +727,8 @@ def coalescing(m: GlobalCopyModel) -> Result:
         return _too_many("coalescing", m, t0)
     eb, vb = m.eb, m.vb
     checked = 0
+    if _coalescing_holds(m):
+        return _result("coalescing", m, t0, None, len(tables) * len(list(m.requests())))
     for asg, G in tables:
         for w, c in m.requests():
             checked += 1
@@ -702,6 +748,29 @@ def coalescing(m: GlobalCopyModel) -> Result:
                                      extra={"sectors": len(sectors), "minimum": minimum, "bytes": len(nbytes)})
                 return _result("coalescing", m, t0, cex, checked)
     return _result("coalescing", m, t0, None, checked)
+
+
+def _coalescing_holds(m) -> bool:
+    """:func:`coalescing` on the arrays: per warp instruction, the lanes' ``vb``-byte intervals
+    (sorted by start) cover ``vb + sum min(vb, gap)`` bytes and their sector ranges (non-decreasing
+    at both ends) ``sum`` of the new sectors each adds; no instruction touches more sectors than
+    ``ceil(bytes / 32)``."""
+    arrays = m.gmem_arrays()
+    if m.access_array is None or arrays is None or m.threads % 32:
+        return False
+    vb = m.vb
+    for _asg, G in arrays:
+        b = _request_starts(m, G)
+        if b is None:
+            return False
+        T, C = b.shape
+        s0 = np.sort((b * m.eb).reshape(T // 32, 32, C), axis=1)           # (warps, lanes sorted, accesses)
+        nbytes = vb + np.minimum(vb, np.diff(s0, axis=1)).sum(axis=1)
+        lo, hi = s0 // SECTOR, (s0 + vb - 1) // SECTOR
+        sectors = (hi[:, 0] - lo[:, 0] + 1) + (hi[:, 1:] - np.maximum(lo[:, 1:] - 1, hi[:, :-1])).sum(axis=1)
+        if np.any(sectors > -(-nbytes // SECTOR)):
+            return False
+    return True
 
 
 def residues(m: GlobalCopyModel, mode: int) -> list:
