@@ -13,6 +13,8 @@ same load on a shared machine (the ratios are the result; absolute times are noi
 2. **CLI**: ``symlayout prove proofs/`` end to end (``--jobs 1`` and ``2``) and one concrete file, interpreter
    start-up included (median of R).
 3. **parametric files**: each ``proofs/parametric/*.toml`` in a fresh interpreter (imports excluded).
+   **files** (``--parts files``): every concrete file of ``proofs/`` in one process per checkout, CPU time
+   per file, every result compared.
 4. **limit**: index evaluations per second of the obligations' arithmetic, point by point (pure Python,
    ``slot_agreement``'s loop) vs whole-tile (numpy tables), on one 128-thread tile, and the count one proof needs.
 5. **scale** (``--parts scale``): ``--scale N`` random concrete configurations proved with ``prove_paths(dir, jobs)``,
@@ -87,6 +89,23 @@ elif mode == "file":
     t = time.perf_counter()
     rep = prove_config(load_config(args[0]))
     out.update(seconds=time.perf_counter() - t, verdicts={f"{r.property}[{r.operand}]": r.status for r in rep.results})
+elif mode == "files":
+    import symlayout.prove.z3backend  # noqa: F401  (imports excluded)
+
+    def strip(d):
+        if isinstance(d, dict):
+            return {k: strip(v) for k, v in d.items() if k not in ("seconds", "time_s", "ms")}
+        return [strip(x) for x in d] if isinstance(d, list) else d
+    per, verdicts = {}, {}
+    for f in args:
+        ts = []
+        for _ in range(2):                  # first (lazy imports of numpy/sympy paid by the first file), second
+            c = time.process_time()
+            rep = prove_config(load_config(f))
+            ts.append(time.process_time() - c)
+        per[f] = ts
+        verdicts[f] = strip(rep.to_json())
+    out.update(per=per, verdicts=verdicts)
 print("@@" + json.dumps(out))
 '''
 
@@ -198,6 +217,27 @@ def part_parametric(a, here, base) -> str:
                             "baseline / this", "verdicts"], rows)
 
 
+def part_files(a, here, base) -> str:
+    """Every file of proofs/ but the parametric families of proofs/parametric (Z3) proved in one process
+    per checkout, CPU time per file (the second proof of each; the first one pays lazy imports),
+    verdicts, counts and counterexamples compared."""
+    files = [str(p.relative_to(here)) for p in sorted((here / "proofs").rglob("*.toml"))
+             if p.parent.name != "parametric"]
+    tb, tt = child(base, "files", *files), child(here, "files", *files)
+    same = tb["verdicts"] == tt["verdicts"]
+    sb = {f: v[1] for f, v in tb["per"].items()}
+    st = {f: v[1] for f, v in tt["per"].items()}
+    rows = [[f"`{f}`", common.fmt_s(sb[f]), common.fmt_s(st[f]), ratio(sb[f], st[f])]
+            for f in sorted(files, key=lambda f: -sb[f])[:12]]
+    rows.append([f"all {len(files)} files (sum)", common.fmt_s(sum(sb.values())), common.fmt_s(sum(st.values())),
+                 ratio(sum(sb.values()), sum(st.values()))])
+    rows.append(["slowest file", common.fmt_s(max(sb.values())), common.fmt_s(max(st.values())), ""])
+    return common.md_table(["file of proofs/, not proofs/parametric (CPU time in process, second proof; 12 slowest at "
+                            "baseline)",
+                            "baseline", "this", "baseline / this"], rows) + \
+        f"\n\nEvery result identical (status, count, counterexample, detail): **{same}**."
+
+
 def part_limit(a, here) -> str:
     """Index evaluations per second: the reference slot_agreement loop vs the tables, on one tile."""
     sys.path.insert(0, str(here))
@@ -221,7 +261,14 @@ def part_limit(a, here) -> str:
     ref(), fast()
     tr = min(common.time_call(ref, repeat=a.repeat)[1])
     tf = min(common.time_call(fast, repeat=max(5, a.repeat))[1])
+    from symlayout.atoms.mma import get_mma_atom
+    from symlayout.tiled.mma import make_tiled_mma
+    # afresh: a new TiledMMA object each time (no TiledCopy, partition or route of an earlier build reused)
     t_model = min(common.time_call(lambda: build_operand_model(
+        make_tiled_mma(get_mma_atom("SM80_16x8x16_F16F16F16F16_TN"), "(2,2,1)"), None, None, "A",
+        "SM75_U32x4_LDSM_N", "half_t", "Sw<3,3,3> o 0 o (128,64):(64,1)"), repeat=a.repeat)[1])
+    # the same tile again (the route computed once per TiledCopy, operand, shape and fragment is reused)
+    t_again = min(common.time_call(lambda: build_operand_model(
         "SM80_16x8x16_F16F16F16F16_TN", "(2,2,1)", None, "A", "SM75_U32x4_LDSM_N", "half_t",
         "Sw<3,3,3> o 0 o (128,64):(64,1)"), repeat=a.repeat)[1])
     rows = [
@@ -230,9 +277,19 @@ def part_limit(a, here) -> str:
          f"{common.fmt_s(tr)} = {evals / tr / 1e6:.2f} M evaluations/s"],
         ["whole tile (numpy, `tables.slot_agreement_holds`)", f"{common.fmt_s(tf)} = {evals / tf / 1e6:.1f} M evaluations/s"],
         ["ratio", f"{tr / tf:.0f}x"],
-        ["building the model of that tile (layout algebra, CuTe's partitions)", common.fmt_s(t_model)],
+        ["building the model of that tile afresh (layout algebra, CuTe's partitions)", common.fmt_s(t_model)],
+        ["building it again (a configuration over the same TiledMMA, copy atom and tile shape)", common.fmt_s(t_again)],
+        ["evaluations one proof of that tile needs (every property's obligations)", f"{_proof_evaluations(m)}"],
     ]
     return common.md_table(["physical limit", "value"], rows)
+
+
+def _proof_evaluations(m) -> int:
+    """Index evaluations of one exhaustive proof of ``m``: the obligations of every property, each at
+    least one layout evaluation (the count the verdicts report)."""
+    from symlayout.prove.engine import run_checks
+    return sum(r.checked or 0 for r in run_checks(m, ("coverage", "alignment", "exactly_once", "slot_agreement",
+                                                        "bank_conflicts", "in_bounds")))
 
 
 SCALE_CHILD = r'''
@@ -304,6 +361,7 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         body = {"sweep": lambda: part_sweep(a, here, base), "cli": lambda: part_cli(a, here, base),
                 "parametric": lambda: part_parametric(a, here, base), "limit": lambda: part_limit(a, here),
+                "files": lambda: part_files(a, here, base),
                 "scale": lambda: part_scale(a, here)}[p]()
         out.append(f"### {p} ({common.fmt_s(time.perf_counter() - t0)})\n\n{body}")
         print(out[-1] + "\n", flush=True)
