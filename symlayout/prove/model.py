@@ -491,9 +491,12 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
     # the route depends on the smem layout only through its shape (the index layout) and the fragment
     # (whose layout follows the smem strides' order): one per TiledCopy, operand, shape and fragment
     ik, fk = value_key(ident), value_key(frag)
-    key = ("route", operand, ik, fk, width) if ik is not None and fk is not None else None
-    memo = tc.__dict__.setdefault("_routes", {}) if key is not None else {}
-    hit = memo.get(key)
+    key = (id(tc), operand, ik, fk, width) if ik is not None and fk is not None else None
+    hit = _ROUTES.get(key) if key is not None else None
+    if hit is not None and hit[0] is tc:
+        hit = hit[1]
+    else:
+        hit = None
     if hit is None:
         try:
             hit = _route(mma, tc, atom, operand, direction, ident, frag, ret, cp0, width)
@@ -502,9 +505,9 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
                 raise
             raise _reject(e, mma, operand, value_type, frag_t) from None
         if key is not None and hit[3] is not None:       # (tables on: the arrays are shared, read-only)
-            if len(memo) >= 256:
-                memo.clear()
-            memo[key] = hit
+            while len(_ROUTES) >= ROUTES_KEPT:
+                del _ROUTES[next(iter(_ROUTES))]             # (the oldest first)
+            _ROUTES[key] = (tc, hit)
     T, ft, base, arrays, thr_tab, poffs, pt = hit
     if arrays is not None:
         sm_a, rg_a, exp_a = arrays
@@ -561,6 +564,12 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
     if arrays is not None:
         tables.attach(model, sm_a, rg_a, exp_a)
     return model
+
+
+#: routes kept (TiledCopy, operand, tile shape, fragment, vector width -> route), the oldest dropped first:
+#: a sweep over one tiling meets a few shapes, and a large tile's arrays take a few hundred KiB
+ROUTES_KEPT = 256
+_ROUTES: dict = {}
 
 
 def _route(mma, tc, atom, operand, direction, ident, frag, ret, cp0, width):
