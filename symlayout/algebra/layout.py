@@ -100,7 +100,7 @@ class Layout:
     >>> print(L(_, 1))
     (2):(12)
     """
-    __slots__ = ("shape", "stride", "_flat")
+    __slots__ = ("shape", "stride", "_flat", "_sf")
     is_composed = False
 
     def __init__(self, shape, stride=None):
@@ -121,6 +121,7 @@ class Layout:
         self.shape = shape
         self.stride = stride
         self._flat = None
+        self._sf = None
 
     # ---- printing / comparison
     def __str__(self):
@@ -145,10 +146,16 @@ class Layout:
 
     def size(self):
         """Product of the shape."""
+        f = self._sf if self._sf is not None else static_flat(self)
+        if f:                                       # static: the product of the flat shape (same value)
+            return _prod(f[0])
         return product(self.shape)
 
     def cosize(self):
         """``1 + Σ (s-1)|d|`` over leaves (CuTe's cosize)."""
+        f = self._sf if self._sf is not None else static_flat(self)
+        if f:                                       # static: the same sum on plain ints
+            return _cosize_static(*f)
         s, d = flatten_leaves(self.shape), flatten_leaves(self.stride)
         r = 1
         for a, b in zip(s, d):
@@ -166,7 +173,7 @@ class Layout:
             if i != 0:
                 raise AlgebraError(f"layout<{i}>: {self} has rank 1")
             return self
-        return Layout(self.shape[i], self.stride[i])
+        return _mk(self.shape[i], self.stride[i])      # a mode of a valid layout is valid
 
     def modes(self):
         """The top-level modes as layouts."""
@@ -212,6 +219,105 @@ class Layout:
         if len(tilers) == 1:
             return composition(self, tilers[0])
         return composition(self, tuple(tilers))
+
+
+_new = object.__new__
+
+
+def _mk(shape, stride, sf=None):
+    """A Layout from parts of already-validated layouts, built by an operation whose result is congruent
+    with non-negative sizes by construction: the constructor's checks are skipped (``sf``: its
+    ``static_flat`` when known)."""
+    L = _new(Layout)
+    L.shape = shape
+    L.stride = stride
+    L._flat = None
+    L._sf = sf
+    return L
+
+
+# ---------------------------------------------------------------- concrete (static integer) fast paths
+#
+# Where every leaf of the operands is a static int and every size is >= 1 (the concrete case), the
+# operations run on flat int tuples (``static_flat``) with plain integer arithmetic.  Each
+# ``_x_static`` sits next to the general formula it shortcuts and computes exactly what it computes
+# on such input (tests/test_fast_paths.py compares both on random layouts); where the general path
+# would raise, it declines (``_Decline``) and the general path runs, so errors stay the same.
+
+#: off: every operation takes the general path (the tests' reference)
+FAST_PATHS = True
+
+
+class _Decline(Exception):
+    """A fast path does not apply: the general path runs (and reports any error)."""
+
+
+def _static_leaves(t):
+    """``flatten(t)`` as a tuple when every leaf is a static int (``type(x) is int``), else None."""
+    if type(t) is int:
+        return (t,)
+    if type(t) is not tuple:
+        return None
+    out = []
+    for e in t:
+        if type(e) is int:
+            out.append(e)
+        else:
+            f = _static_leaves(e)
+            if f is None:
+                return None
+            out.extend(f)
+    return tuple(out)
+
+
+def static_flat(L):
+    """``(flatten(shape), flatten(stride))`` of a concrete Layout (static int leaves, sizes >= 1, rank
+    >= 1), else False; cached on the (immutable) layout.
+
+    >>> static_flat(Layout((2, (3, 4)), (12, (1, 3)))), static_flat(Layout((2, 0), (1, 2)))
+    (((2, 3, 4), (12, 1, 3)), False)
+    """
+    f = L._sf
+    if f is None:
+        s = _static_leaves(L.shape)
+        d = _static_leaves(L.stride) if s and min(s) >= 1 else None
+        f = L._sf = (s, d) if d is not None else False
+    return f
+
+
+def _prod(xs):
+    r = 1
+    for x in xs:
+        r *= x
+    return r
+
+
+def _cosize_static(s, d):
+    """``1 + Σ (s-1)|d|``."""
+    r = 1
+    for x, y in zip(s, d):
+        r += (x - 1) * (y if y >= 0 else -y)
+    return r
+
+
+def _from_modes(NS, ND):
+    """The Layout of coalesced static modes (as ``_coalesce_flat`` builds it): none -> ``1:0``, one -> a
+    leaf, several -> a flat tuple."""
+    if not NS:
+        return _mk(1, 0, ((1,), (0,)))
+    if len(NS) == 1:
+        return _mk(NS[0], ND[0], ((NS[0],), (ND[0],)))
+    s, d = tuple(NS), tuple(ND)
+    return _mk(s, d, (s, d))
+
+
+def _tree_of_modes(NS, ND):
+    """(shape, stride) trees of coalesced static modes (as :func:`_from_modes`)."""
+    if not NS:
+        return 1, 0
+    if len(NS) == 1:
+        return NS[0], ND[0]
+    return tuple(NS), tuple(ND)
 
 
 def _flat_eval_table(L):
@@ -463,6 +569,29 @@ def _coalesce_flat(s, d, keep_trailing=False):
     return Layout(tuple(NS), tuple(ND))
 
 
+def _coalesce_static(s, d, drop_zero=False):
+    """``_coalesce_flat`` on static modes -> the modes (lists): drop size-1 modes (with ``drop_zero``
+    also stride-0 ones: ``filter``), merge neighbours ``s0:d0, s1:d1`` when ``s0*d0 == d1``.  Scanned
+    left to right: the merged pairs are the same adjacent pairs as in the general right-to-left scan."""
+    NS, ND = [], []
+    for x, y in zip(s, d):
+        if x == 1 or (drop_zero and y == 0):
+            continue
+        if NS and NS[-1] * ND[-1] == y:
+            NS[-1] *= x
+        else:
+            NS.append(x)
+            ND.append(y)
+    return NS, ND
+
+
+def _coalesce_x_static(s, d):
+    """``coalesce_x`` on static modes: a trailing size-1 mode is kept as size 2 (only its stride is used)."""
+    if s[-1] == 1:
+        s = s[:-1] + (2,)
+    return _coalesce_static(s, d)
+
+
 @_guard
 def coalesce(L, profile=None):
     """``coalesce(L[, profile])``: merge modes while preserving ``L(i)``.
@@ -472,6 +601,10 @@ def coalesce(L, profile=None):
     (8,6):(1,8)
     (None, None)
     """
+    if type(L) is Layout and type(profile) is not tuple and FAST_PATHS:
+        f = L._sf if L._sf is not None else static_flat(L)
+        if f:                                               # static: the same merges on plain ints
+            return _from_modes(*_coalesce_static(*f))
     if getattr(L, "is_composed", False):
         return L.map_inner(lambda B: coalesce(B, profile))
     if profile is not None and is_tuple(profile):
@@ -526,6 +659,10 @@ def filter(L, profile=None):  # noqa: A001 (CuTe's name)
     >>> print(filter(Layout((4, 1, 2, 3), (0, 5, 1, 2))))
     6:1
     """
+    if type(L) is Layout and type(profile) is not tuple and FAST_PATHS:
+        f = L._sf if L._sf is not None else static_flat(L)
+        if f:                                               # static: drop stride-0 modes, coalesce
+            return _from_modes(*_coalesce_static(f[0], f[1], True))
     if getattr(L, "is_composed", False):
         return L.map_inner(lambda B: filter(B, profile))
     if profile is not None and is_tuple(profile):
@@ -576,6 +713,46 @@ def _composition_impl(LS, LD, RS, RD, strong=None):
     if static_eq(rest_s, 1):
         return Layout(unwrap(tuple(res_s)), unwrap(tuple(res_d)))
     return Layout(tuple(res_s) + (rest_s,), tuple(res_d) + (it.mul(rest_d, LD[R - 1]),))
+
+
+def _compose_static(LS, LD, bs, bd):
+    """``_composition_impl`` on static ints: A's coalesce_x modes ``LS:LD`` (sequences), B's shape and
+    stride trees ``bs:bd`` -> the result's (shape, stride) trees.  Declines where CuTe's divisibility
+    assertions fail (the general path raises)."""
+    if type(bs) is tuple:                           # B by mode
+        parts = [_compose_static(LS, LD, x, y) for x, y in zip(bs, bd)]
+        return tuple([p[0] for p in parts]), tuple([p[1] for p in parts])
+    if bd == 0:                                     # a stride-0 mode stays
+        return bs, 0
+    R = len(LS)
+    if R == 1:                                      # A = s:d -> bs : bd*d
+        return bs, bd * LD[0]
+    res_s, res_d = [], []
+    rest_s, rest_d = bs, bd
+    for i in range(R - 1):                          # divide B's (shape, stride) through A's modes
+        s, d = LS[i], LD[i]
+        if rest_d % s != 0 and rest_d >= s:         # stride divisibility
+            raise _Decline
+        a = rest_d if rest_d > 0 else -rest_d       # |rest_d|
+        next_s, c = -(-s // a), -(-a // s)          # ceil(s/|d|), ceil(|d|/s)
+        next_d = c if rest_d > 0 else -c
+        if next_s == 1 or rest_s == 1:
+            rest_d = next_d
+            continue
+        new_s = next_s if next_s < rest_s else rest_s
+        if rest_s % new_s:                          # shape divisibility
+            raise _Decline
+        res_s.append(new_s)
+        res_d.append(rest_d * d)
+        rest_s //= new_s
+        rest_d = next_d
+    if not res_s:
+        return rest_s, rest_d * LD[R - 1]
+    if rest_s == 1:
+        return (res_s[0], res_d[0]) if len(res_s) == 1 else (tuple(res_s), tuple(res_d))
+    res_s.append(rest_s)
+    res_d.append(rest_d * LD[R - 1])
+    return tuple(res_s), tuple(res_d)
 
 
 def _abs_sign(x, op):
@@ -644,6 +821,13 @@ def composition(A, B):
     >>> print(composition(Layout((12, (4, 8)), (59, (13, 1))), (Layout(3, 4), Layout(8, 2))))
     (3,(2,4)):(236,(26,1))
     """
+    if type(A) is Layout and FAST_PATHS:
+        f = A._sf if A._sf is not None else static_flat(A)
+        if f:
+            try:                                            # static: the same steps on plain ints
+                return _mk(*_composition_static(A.shape, A.stride, f, B))
+            except _Decline:
+                pass
     # a Swizzle or ComposedLayout operand composes by its own algebra (composed.py, CuTe's layout_composed.hpp)
     if getattr(A, "is_composed", False) or getattr(A, "is_swizzle", False):
         return A.compose_left(B)
@@ -663,6 +847,39 @@ def composition(A, B):
             raise AlgebraError(f"composition: tiler {B} must be positive")
         return _compose_flat(coalesce_x(A), B, 1)
     raise AlgebraError(f"composition: unsupported right-hand side {B!r}")
+
+
+def _mode_static(As, Ad, i):
+    """Mode ``i`` of a static (shape, stride) as (shape, stride, flat form); a leaf is its own mode 0."""
+    if type(As) is tuple:
+        ms, md = As[i], Ad[i]
+    else:
+        ms, md = As, Ad
+    fs, fd = _static_leaves(ms), _static_leaves(md)
+    if not fs or fd is None or min(fs) < 1:
+        raise _Decline
+    return ms, md, (fs, fd)
+
+
+def _composition_static(As, Ad, f, B):
+    """``composition`` of a static A (trees ``As:Ad``, flat form ``f``) with a static tiler B -> trees."""
+    if type(B) is Layout:
+        g = B._sf if B._sf is not None else static_flat(B)
+        if not g:
+            raise _Decline
+        LS, LD = _coalesce_x_static(*f)
+        return _compose_static(LS, LD, B.shape, B.stride)
+    if type(B) is tuple:                                    # by mode (the first len(B) modes)
+        if len(B) > (len(As) if type(As) is tuple else 1):
+            raise _Decline
+        parts = [_composition_static(*_mode_static(As, Ad, i), B[i]) for i in range(len(B))]
+        return tuple([p[0] for p in parts]), tuple([p[1] for p in parts])
+    if B is _:
+        return As, Ad
+    if type(B) is int and B > 0:                            # the tiler n means n:1
+        LS, LD = _coalesce_x_static(*f)
+        return _compose_static(LS, LD, B, 1)
+    raise _Decline
 
 
 def _compose_flat(flat, RS, RD):
@@ -699,6 +916,13 @@ def complement(L, cotarget=None):
     16:2
     (None, None)
     """
+    if type(L) is Layout and FAST_PATHS:
+        f = L._sf if L._sf is not None else static_flat(L)
+        if f:
+            try:                                            # static: the same steps on plain ints
+                return _from_modes(*_complement_static(f[0], f[1], cotarget))
+            except _Decline:
+                pass
     if getattr(L, "is_composed", False):
         return complement(L.inner, cotarget)
     if cotarget is None:
@@ -736,6 +960,49 @@ def complement(L, cotarget=None):
     rest_s = _coalesce_shape(it.ceil_div(cotarget, new_d))
     rest_d = compact_col_major(rest_s, new_d)
     return coalesce(Layout((tuple(rs), rest_s), (tuple(rd), rest_d)))
+
+
+def _complement_static(fs, fd, cotarget):
+    """``complement`` of the static modes ``fs:fd`` up to a static cotarget -> the result's coalesced
+    modes (lists).  Declines where the general path raises (not injective, a negative stride, a
+    cotarget entry <= 0) or the cotarget is not static."""
+    s, d = _coalesce_static(fs, fd, True)                  # F = filter(L)
+    if cotarget is None:
+        cotarget = _cosize_static(s, d) if s else 1         # cosize(F)
+    elif type(cotarget) is int:
+        if cotarget <= 0:
+            raise _Decline
+    else:
+        c = _static_leaves(cotarget)
+        if not c or min(c) <= 0:
+            raise _Decline
+    if not s:                                               # F = 1:0: the holes are all of cotarget
+        n = cotarget if type(cotarget) is int else _prod(c)
+        return ([], []) if n == 1 else ([n], [1])
+    if min(d) < 0:
+        raise _Decline
+    rs, rd = [], [1]
+    for _k in range(len(s) - 1):                            # strides in increasing order
+        m = min(d)
+        j = d.index(m)
+        new_s = m // rd[-1]                                 # the hole below mode j
+        if new_s == 0:
+            raise _Decline
+        rs.append(new_s)
+        rd.append(m * s[j])
+        del s[j], d[j]
+    last = d[0] // rd[-1]
+    if last == 0:
+        raise _Decline
+    rs.append(last)
+    new_d = d[0] * s[0]
+    if type(cotarget) is int:                               # the rest: ceil_div(cotarget, new_d), coalesced
+        rest = -(-cotarget // new_d)
+    else:
+        rest = product(it.ceil_div(cotarget, new_d))
+    rs.append(rest)
+    rd.append(0 if rest == 1 else new_d)
+    return _coalesce_static(rs, rd)
 
 
 def _require_injective(new_s, L):
@@ -790,6 +1057,10 @@ def right_inverse(L):
     (4,2):(2,1)
     (None, None)
     """
+    if type(L) is Layout and FAST_PATHS:
+        f = L._sf if L._sf is not None else static_flat(L)
+        if f:                                         # static: the chain below on plain ints
+            return _from_modes(*_right_inverse_static(*_coalesce_static(*f)))
     if L is _:
         return _
     if getattr(L, "is_composed", False) or getattr(L, "is_swizzle", False):
@@ -809,6 +1080,23 @@ def right_inverse(L):
                 cur = it.mul(s[j], d[j])
         return coalesce(Layout(tuple(rs), tuple(rd)))
     return coalesce(_right_inverse_symbolic(s, d, pp))
+
+
+def _right_inverse_static(s, d):
+    """The static chain of ``right_inverse`` on coalesced modes ``s:d`` -> coalesced modes."""
+    if not s:
+        s, d = [1], [0]
+    pp, cur = [], 1                                   # exclusive prefix products of s
+    for x in s:
+        pp.append(cur)
+        cur *= x
+    rs, rd, cur = [1], [0], 1
+    for j in sorted(range(len(d)), key=d.__getitem__):
+        if d[j] == cur:
+            rs.append(s[j])
+            rd.append(pp[j])
+            cur = s[j] * d[j]
+    return _coalesce_static(rs, rd)
 
 
 def _right_inverse_symbolic(s, d, pp):
@@ -862,6 +1150,13 @@ def left_inverse(L):
     (6,2):(1,2)
     (None, None)
     """
+    if type(L) is Layout and FAST_PATHS:
+        f = L._sf if L._sf is not None else static_flat(L)
+        if f:
+            try:                                      # static: the same steps on plain ints
+                return _from_modes(*_left_inverse_static(*_coalesce_static(*f)))
+            except _Decline:
+                pass
     if L is _:
         return _
     if getattr(L, "is_composed", False) or getattr(L, "is_swizzle", False):
@@ -888,6 +1183,31 @@ def left_inverse(L):
     return coalesce(Layout(tuple(rs), tuple(rd)))
 
 
+def _left_inverse_static(s, d):
+    """``left_inverse`` on coalesced static modes ``s:d`` -> coalesced modes; declines where the general
+    path raises (divisibility, a negative stride)."""
+    if not s:
+        s, d = [1], [0]
+    if min(d) < 0:
+        raise _Decline
+    pp, cur = [], 1                                   # exclusive prefix products of s
+    for x in s:
+        pp.append(cur)
+        cur *= x
+    order = sorted(range(len(d)), key=d.__getitem__)
+    rs, rd, p = [], [0], 1                            # p = product(rs)
+    for j in order:
+        if d[j] == 0:
+            continue
+        if d[j] % p != 0:
+            raise _Decline
+        rs.append(d[j] // p)
+        rd.append(pp[j])
+        p *= rs[-1]
+    rs.append(s[order[-1]])
+    return _coalesce_static(rs, rd)
+
+
 # ---------------------------------------------------------------- divides
 
 
@@ -898,6 +1218,13 @@ def logical_divide(A, T):
     >>> print(logical_divide(Layout((4, 2, 3), (2, 1, 8)), Layout(4, 2)))
     ((2,2),(2,3)):((4,1),(2,8))
     """
+    if type(A) is Layout and FAST_PATHS:
+        f = A._sf if A._sf is not None else static_flat(A)
+        if f:
+            try:                                            # static: the same steps on plain ints
+                return _mk(*_logical_divide_static(A.shape, A.stride, f, T))
+            except _Decline:
+                pass
     if getattr(A, "is_composed", False):
         return A.map_inner(lambda B: logical_divide(B, T))
     if T is _:
@@ -915,6 +1242,37 @@ def logical_divide(A, T):
     if isinstance(T, (int, sympy.Basic)):
         return logical_divide(A, Layout(T))
     raise AlgebraError(f"logical_divide: unsupported tiler {T!r}")
+
+
+def _static_tiler(T):
+    """A static tiler mode as (shape, stride, flat form): a concrete Layout, or n > 0 meaning ``Layout(n)``."""
+    if type(T) is Layout:
+        g = T._sf if T._sf is not None else static_flat(T)
+        if g:
+            return T.shape, T.stride, g
+    elif type(T) is int and T > 0:
+        d = 0 if T == 1 else 1
+        return T, d, ((T,), (d,))
+    raise _Decline
+
+
+def _logical_divide_static(As, Ad, f, T):
+    """``logical_divide`` of a static A (trees ``As:Ad``, flat form ``f``) by a static tiler -> trees:
+    ``composition(A, make_layout(T, complement(T, coalesce(A).shape)))``, by mode for a tuple tiler."""
+    if type(T) is tuple:
+        R = len(As) if type(As) is tuple else 1
+        if len(T) > R:
+            raise _Decline
+        parts = [_logical_divide_static(*_mode_static(As, Ad, i), T[i]) if i < len(T) else
+                 ((As[i], Ad[i]) if type(As) is tuple else (As, Ad)) for i in range(R)]
+        return tuple([p[0] for p in parts]), tuple([p[1] for p in parts])
+    if T is _:
+        return As, Ad
+    ts, td, g = _static_tiler(T)
+    cot = _tree_of_modes(*_coalesce_static(*f))[0]         # coalesce(A).shape
+    cs, cd = _tree_of_modes(*_complement_static(g[0], g[1], cot))
+    LS, LD = _coalesce_x_static(*f)
+    return _compose_static(LS, LD, (ts, cs), (td, cd))
 
 
 def _require_same_complement(T, C, cotarget):
@@ -943,7 +1301,7 @@ def _zip2_by(t, guide):
 
 def tile_unzip(L, T):
     """``tile_unzip``: zip2_by on shape and stride separately."""
-    return Layout(_zip2_by(L.shape, T), _zip2_by(L.stride, T))
+    return _mk(_zip2_by(L.shape, T), _zip2_by(L.stride, T))   # the same regrouping of both: congruent
 
 
 @_guard
@@ -969,7 +1327,7 @@ def _split_rest(L, split0):
         else:
             parts_s.append(sk)
             parts_d.append(dk)
-    return Layout(tuple(parts_s), tuple(parts_d))
+    return _mk(tuple(parts_s), tuple(parts_d))                 # the same regrouping of both: congruent
 
 
 @_guard
@@ -1006,6 +1364,13 @@ def logical_product(B, T):
     >>> print(logical_product(Layout((2, 2), (4, 1)), Layout(6, 1)))
     ((2,2),(2,3)):((4,1),(2,8))
     """
+    if type(B) is Layout and FAST_PATHS:
+        f = B._sf if B._sf is not None else static_flat(B)
+        if f:
+            try:                                            # static: the same steps on plain ints
+                return _mk(*_logical_product_static(B.shape, B.stride, f, T))
+            except _Decline:
+                pass
     if getattr(B, "is_composed", False):
         return B.map_inner(lambda X: logical_product(X, T))
     if T is _:
@@ -1020,6 +1385,30 @@ def logical_product(B, T):
     if isinstance(T, (int, sympy.Basic)):
         return logical_product(B, Layout(T, 1))
     raise AlgebraError(f"logical_product: unsupported tiler {T!r}")
+
+
+def _logical_product_static(Bs, Bd, f, T):
+    """``logical_product`` of a static B (trees ``Bs:Bd``, flat form ``f``) by a static tiler -> trees:
+    ``(B, composition(complement(B, size(B)*cosize(T)), T))``, by mode for a tuple tiler."""
+    if type(T) is tuple:
+        R = len(Bs) if type(Bs) is tuple else 1
+        if len(T) > R:
+            raise _Decline
+        parts = [_logical_product_static(*_mode_static(Bs, Bd, i), T[i]) if i < len(T) else
+                 ((Bs[i], Bd[i]) if type(Bs) is tuple else (Bs, Bd)) for i in range(R)]
+        return tuple([p[0] for p in parts]), tuple([p[1] for p in parts])
+    if T is _:
+        return Bs, Bd
+    if type(T) is int and T > 0:                            # the tiler n means n:1
+        ts, td, g = T, 1, ((T,), (1,))
+    else:
+        ts, td, g = _static_tiler(T)
+    cs, cd = _complement_static(f[0], f[1], _prod(f[0]) * _cosize_static(*g))
+    if not cs:
+        cs, cd = [1], [0]
+    LS, LD = _coalesce_x_static(tuple(cs), tuple(cd))
+    rs, rd = _compose_static(LS, LD, ts, td)
+    return (Bs, rs), (Bd, rd)
 
 
 @_guard
