@@ -212,7 +212,7 @@ class Symlayout(Lib):
             return C
 
         def swizzle(sw):
-            return {"table": [sw(i) for i in range(1 << (sw.b + sw.m + abs(sw.s)))]}
+            return {"table": sw.table()}
 
         def mltv(a, b):
             tiler, tv = L.make_layout_tv(a, b)

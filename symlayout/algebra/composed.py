@@ -53,12 +53,15 @@ class Swizzle(_ComposedAlgebra):
     """
     is_swizzle = True
     is_composed = False
-    __slots__ = ("b", "m", "s")
+    __slots__ = ("b", "m", "s", "_y", "_r", "_l")
 
     def __init__(self, b: int, m: int, s: int):
         if b < 0 or m < 0 or abs(s) < b:
             raise AlgebraError(f"Swizzle<{b},{m},{s}>: needs B >= 0, M >= 0 and |S| >= B")
         self.b, self.m, self.s = b, m, s
+        # Sw(x) = x ^ shiftr(x & yyy_msk, S): the mask and the two shift amounts (one of them 0)
+        self._y = ((1 << b) - 1) << (m + max(0, s))
+        self._r, self._l = max(0, s), max(0, -s)
 
     @property
     def bit_msk(self):
@@ -73,8 +76,18 @@ class Swizzle(_ComposedAlgebra):
         return self.bit_msk << (self.m - min(0, self.s))
 
     def __call__(self, x):
-        y = x & self.yyy_msk
-        return x ^ (y >> self.s if self.s >= 0 else y << -self.s)
+        return x ^ ((x & self._y) >> self._r << self._l)
+
+    def table(self, n=None):
+        """``[Sw(0), ..., Sw(n-1)]`` (default: the whole domain, ``2**(B+M+|S|)`` values).
+
+        >>> Swizzle(1, 1, 1).table()
+        [0, 1, 2, 3, 6, 7, 4, 5]
+        """
+        if n is None:
+            n = 1 << (self.b + self.m + abs(self.s))
+        y, r, l = self._y, self._r, self._l
+        return [x ^ ((x & y) >> r << l) for x in range(n)]
 
     def __str__(self):
         return f"Sw<{self.b},{self.m},{self.s}>"

@@ -23,6 +23,7 @@ symlayout.errors.NotationError: "(4,8": column 5: expected ',' or ')' but the te
 from __future__ import annotations
 
 import difflib
+import json
 import re
 
 from ._lazy import sympy
@@ -30,7 +31,7 @@ from ._lazy import sympy
 from ..errors import NotationError
 from .composed import ComposedLayout, Swizzle
 from .int_tuple import _, congruent, format_int_tuple
-from .layout import Layout
+from .layout import Layout, _mk as _trusted_layout
 from .symbolic import normalize
 
 MAX_DEPTH = 64
@@ -353,67 +354,108 @@ def _check_shape(shape, p, start):
         p.err(f"shape entries must be positive, but {format_int_tuple(shape)} is never positive", start)
 
 
+# ---------------------------------------------------------------- the fast parser (concrete notation)
+#
+# The common inputs -- integer tuples, layouts ``((2,4),8):((1,16),2)``, tilers of layouts
+# ``(3:3,(2,4):(1,8))``, ``Sw<3,3,3> o 0 o LAYOUT`` -- are read by the C JSON reader after a
+# character translation (``(`` -> ``[``, ``)`` -> ``]``, ``:`` -> a ``":"`` element); the arrays
+# become tuples and ``a, ":", b`` a Layout.  It accepts only what the full parser reads the same
+# way (no spaces, expressions, names, leading zeros, long integers, deep nesting or bad ``_``) and
+# returns None otherwise: the full parser then reads it (and reports any error with its column).
+
 _FAST_OK = re.compile(r"[0-9(),:_-]+")
-_FAST_TOK = re.compile(r"_?-?\d+|[(),:]")
+_FAST_BAD = re.compile(r"[0-9]{31}|[0-9]_|_(?!-?[0-9])")      # long ints, '_' other than a static prefix
+_TO_JSON = str.maketrans({"(": "[", ")": "]", ":": ',":",', "_": None})
+_SW_FAST = re.compile(r"Sw<(\d+),(\d+),(-?\d+)>(?: o (?:(\d+) o )?(.+))?")
+
+
+class _NotFast(Exception):
+    """The fast parser does not read this text: the full parser does."""
 
 
 def _fast_parse(text: str):
-    """Pure-integer IntTuples and layouts (the common case), or None to fall back."""
-    toks = _FAST_TOK.findall(text)
-    if "".join(toks) != text or len(toks) > 20000:
+    """Integer tuples, layouts, tilers of layouts and swizzled layouts (no symbols), or None."""
+    if text.startswith("Sw<"):
+        m = _SW_FAST.fullmatch(text)
+        if not m:
+            return None
+        b, mm, sh = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        if abs(sh) < b or len(text) > 200:
+            return None
+        if m.group(5) is None:
+            return Swizzle(b, mm, sh)
+        inner = _fast_parse(m.group(5))
+        if type(inner) is not Layout:
+            return None
+        return ComposedLayout(Swizzle(b, mm, sh), int(m.group(4) or 0), inner)
+    if not _FAST_OK.fullmatch(text) or text.count("(") > MAX_DEPTH or ("_" in text and _FAST_BAD.search(text)) \
+            or (len(text) > 30 and _FAST_BAD.search(text)):
         return None
-    pos = 0
-    depth = 0
-
-    def node():
-        nonlocal pos, depth
-        t = toks[pos]
-        if t == "(":
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise ValueError    # the full parser reports the nesting limit with the column
-            pos += 1
-            items = []
-            if toks[pos] == ")":
-                pos += 1
-                depth -= 1
-                return ()
-            while True:
-                items.append(node())
-                t = toks[pos]
-                pos += 1
-                if t == ")":
-                    depth -= 1
-                    return tuple(items)
-                if t != ",":
-                    raise IndexError
-        if t in "),:":
-            raise IndexError
-        pos += 1
-        if len(t) > 30:
-            raise ValueError        # the full parser reports "integer too large" with the column
-        return int(t.lstrip("_"))
     try:
-        a = node()
-        if pos == len(toks):
-            return a
-        if toks[pos] != ":":
-            return None
-        pos += 1
-        b = node()
-        if pos != len(toks):
-            return None
-    except (IndexError, ValueError, RecursionError):
+        nodes = _group(json.loads("[" + text.translate(_TO_JSON) + "]"))
+    except (ValueError, _NotFast, RecursionError):
         return None
-    if not congruent(a, b) or not _positive_shape(a):
-        return None
-    return Layout(a, b)
+    return nodes[0] if len(nodes) == 1 else None
 
 
-def _positive_shape(s):
-    if type(s) is tuple:
-        return all(_positive_shape(e) for e in s)
-    return s > 0
+def _tup(x):
+    """A JSON array as a tuple (its ``":"`` elements make layouts)."""
+    if ":" in x:
+        return tuple(_group(x))
+    return tuple([_tup(e) if type(e) is list else e for e in x])
+
+
+def _group(x):
+    """The nodes of a JSON array: ``a, ":", b`` is the layout a:b, arrays are tuples."""
+    out = []
+    i, n = 0, len(x)
+    while i < n:
+        a = x[i]
+        if type(a) is list:
+            a = _tup(a)
+        elif type(a) is str:
+            raise _NotFast
+        if i + 1 < n and x[i + 1] == ":":
+            if i + 2 >= n or (i + 3 < n and x[i + 3] == ":"):
+                raise _NotFast
+            b = x[i + 2]
+            if type(b) is list:
+                b = _tup(b)
+            elif type(b) is str:
+                raise _NotFast
+            a = _fast_layout(a, b)
+            i += 3
+        else:
+            i += 1
+        out.append(a)
+    return out
+
+
+def _fast_layout(shape, stride):
+    """``shape:stride`` when congruent with integer leaves and positive sizes (with its flat form)."""
+    fs, fd = [], []
+    if not _congruent_leaves(shape, stride, fs, fd) or not fs or min(fs) <= 0:
+        raise _NotFast
+    return _trusted_layout(shape, stride, (tuple(fs), tuple(fd)))
+
+
+def _congruent_leaves(a, b, fs, fd) -> bool:
+    """``congruent(a, b)`` with int leaves only, collecting the flat leaves into ``fs`` / ``fd``."""
+    if type(a) is tuple:
+        if type(b) is not tuple or len(a) != len(b):
+            return False
+        for x, y in zip(a, b):
+            if type(x) is int and type(y) is int:
+                fs.append(x)
+                fd.append(y)
+            elif not _congruent_leaves(x, y, fs, fd):
+                return False
+        return True
+    if type(a) is not int or type(b) is not int:
+        return False
+    fs.append(a)
+    fd.append(b)
+    return True
 
 
 def parse(text: str, symbols: dict | None = None):
@@ -426,7 +468,7 @@ def parse(text: str, symbols: dict | None = None):
     >>> print(parse("(3:3,(2,4):(1,8))")[1])
     (2,4):(1,8)
     """
-    if isinstance(text, str) and len(text) < 4096 and _FAST_OK.fullmatch(text):
+    if type(text) is str and len(text) < 4096:
         r = _fast_parse(text)
         if r is not None:
             return r

@@ -24,9 +24,7 @@ def _crd2idx(a):
 
 
 def _swizzle(a):
-    sw = parse(a[0])
-    n = 1 << (sw.b + sw.m + abs(sw.s))
-    return {"table": [sw(i) for i in range(n)]}
+    return {"table": parse(a[0]).table()}
 
 
 def _swizzle_layout(a):
