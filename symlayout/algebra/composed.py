@@ -87,7 +87,15 @@ class Swizzle(_ComposedAlgebra):
         if n is None:
             n = 1 << (self.b + self.m + abs(self.s))
         y, r, l = self._y, self._r, self._l
-        return [x ^ ((x & y) >> r << l) for x in range(n)]
+        blk = 1 << self.m
+        if blk == 1 or n % blk:
+            return [x ^ ((x & y) >> r << l) for x in range(n)]
+        # the M low bits pass unchanged: Sw(x + t) = Sw(x) + t for x a multiple of 2**M and t < 2**M
+        out = []
+        for x in range(0, n, blk):
+            x ^= (x & y) >> r << l
+            out.extend(range(x, x + blk))
+        return out
 
     def __str__(self):
         return f"Sw<{self.b},{self.m},{self.s}>"

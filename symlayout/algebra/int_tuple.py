@@ -99,6 +99,21 @@ def zero_underscores(c):
     return 0 if c is _ else c
 
 
+# ---------------------------------------------------------------- concrete fast paths
+#
+# Where every leaf is a static int, some functions below first try a shortcut on plain ints, placed
+# next to the general formula; it computes the same value (tests/test_fast_paths.py compares them)
+# and declines (``_Decline``: the general path runs, and reports any error) where the general path
+# would raise or see a non-static leaf.
+
+#: off: every function takes the general path (the tests' reference)
+FAST_PATHS = True
+
+
+class _Decline(Exception):
+    """A fast path does not apply: the general path runs."""
+
+
 # ---------------------------------------------------------------- scalar ops
 
 
@@ -452,6 +467,8 @@ def shape_div(a, b):
         return tuple(out)
     if is_tuple(b):
         return shape_div(a, product(b))
+    if type(a) is int and type(b) is int and b and (a % b == 0 or (a != 0 and b % a == 0)):
+        return -(-a // b)                               # static, divisible: as below
     _check_divisor(a, b, "shape_div")
     if type(a) is int and type(b) is int:
         if not (a % b == 0 or (a != 0 and b % a == 0)):
@@ -601,9 +618,53 @@ def crd2idx(crd, shape, stride=None):
         for c, s in zip(reversed(fc), reversed(fs)):
             r = add(c, mul(s, r))
         return r
+    if FAST_PATHS:
+        try:
+            return _crd2idx_static(crd, shape, stride)
+        except _Decline:
+            pass
     if not congruent(shape, stride):
         raise AlgebraError(f"crd2idx: shape {_s(shape)} and stride {_s(stride)} are not congruent")
     return _crd2idx(crd, shape, stride)
+
+
+def _crd2idx_static(crd, shape, stride):
+    """``_crd2idx`` on static ints (congruence checked on the way); declines on anything else."""
+    if type(shape) is tuple:
+        if type(stride) is not tuple or len(stride) != len(shape):
+            raise _Decline
+        if type(crd) is tuple:                      # by mode
+            if len(crd) != len(shape):
+                raise _Decline
+            r = 0
+            for c, s, d in zip(crd, shape, stride):
+                r += _crd2idx_static(c, s, d)
+            return r
+        if type(crd) is not int or not shape:
+            raise _Decline
+        r = 0                                       # an index into a tuple: colex split, the last mode
+        for s, d in zip(shape[:-1], stride[:-1]):   # is not reduced
+            sz = _static_size(s)
+            r += _crd2idx_static(crd % sz, s, d)
+            crd //= sz
+        return r + _crd2idx_static(crd, shape[-1], stride[-1])
+    if type(shape) is not int or type(stride) is not int or type(crd) is not int:
+        raise _Decline
+    return crd * stride
+
+
+def _static_size(s):
+    """``product(s)`` of a static IntTuple, declining on a non-static leaf or a zero size."""
+    if type(s) is int:
+        if s == 0:
+            raise _Decline
+        return s
+    if type(s) is not tuple:
+        raise _Decline
+    r = 1
+    for e in s:
+        r *= _static_size(e)
+    return r
 
 
 def _crd2idx(crd, shape, stride):
@@ -642,6 +703,13 @@ def idx2crd(idx, shape, stride=None):
     >>> idx2crd(30, (2, (3, 4))), idx2crd(17, (2, (3, 4)), (12, (1, 3)))
     ((0, (0, 5)), (1, (2, 1)))
     """
+    if FAST_PATHS and type(idx) is int:
+        try:
+            if stride is None:
+                return _idx2crd_colex_static(idx, shape) if type(shape) is tuple else idx
+            return _idx2crd_static(idx, shape, stride)
+        except _Decline:
+            pass
     if stride is None:
         if is_tuple(idx):
             if not is_tuple(shape) or len(idx) != len(shape):
@@ -667,6 +735,39 @@ def idx2crd(idx, shape, stride=None):
     if not congruent(shape, stride):
         raise AlgebraError(f"idx2crd: shape {_s(shape)} and stride {_s(stride)} are not congruent")
     return _idx2crd(idx, shape, stride)
+
+
+def _idx2crd_colex_static(idx, shape):
+    """The colex split below (leaf i: ``idx // (s0*...*s_{i-1})``, reduced mod ``s_i`` except the last
+    leaf) on a static shape; declines on a non-static or zero leaf."""
+    cur = 1
+
+    def go(s, last):
+        nonlocal cur
+        if type(s) is tuple:
+            k = len(s) - 1
+            return tuple([go(e, last and j == k) for j, e in enumerate(s)])
+        if type(s) is not int or s == 0:
+            raise _Decline
+        q = idx // cur
+        cur *= s
+        return q if last else q % s
+    return go(shape, True)
+
+
+def _idx2crd_static(idx, shape, stride):
+    """``_idx2crd`` on static ints (leaf: ``idx // d % s``, a size-1 leaf 0); declines on anything else."""
+    if type(shape) is tuple:
+        if type(stride) is not tuple or len(stride) != len(shape):
+            raise _Decline
+        return tuple([_idx2crd_static(idx, s, d) for s, d in zip(shape, stride)])
+    if type(shape) is not int or type(stride) is not int:
+        raise _Decline
+    if shape == 1:
+        return 0
+    if stride == 0 or shape == 0:
+        raise _Decline
+    return idx // stride % shape
 
 
 def _idx2crd(idx, shape, stride):

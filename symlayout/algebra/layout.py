@@ -574,14 +574,17 @@ def _coalesce_static(s, d, drop_zero=False):
     also stride-0 ones: ``filter``), merge neighbours ``s0:d0, s1:d1`` when ``s0*d0 == d1``.  Scanned
     left to right: the merged pairs are the same adjacent pairs as in the general right-to-left scan."""
     NS, ND = [], []
+    nxt = None                                      # size * stride of the last mode: where it continues
     for x, y in zip(s, d):
         if x == 1 or (drop_zero and y == 0):
             continue
-        if NS and NS[-1] * ND[-1] == y:
+        if y == nxt:                                # merge into the last mode
             NS[-1] *= x
+            nxt *= x
         else:
             NS.append(x)
             ND.append(y)
+            nxt = x * y
     return NS, ND
 
 
@@ -618,9 +621,9 @@ def _by_profile(L, profile, fn):
         raise AlgebraError(f"coalesce: profile {format_int_tuple(profile)} has a higher rank than {L}")
     parts = []
     for i in range(len(s)):
-        sub = Layout(s[i], d[i])
+        sub = _mk(s[i], d[i])                       # a mode of a valid layout
         parts.append(fn(sub, profile[i]) if i < len(profile) else sub)
-    return Layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+    return _mk(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
 
 
 def coalesce_x(L, profile=None):
@@ -720,8 +723,12 @@ def _compose_static(LS, LD, bs, bd):
     stride trees ``bs:bd`` -> the result's (shape, stride) trees.  Declines where CuTe's divisibility
     assertions fail (the general path raises)."""
     if type(bs) is tuple:                           # B by mode
-        parts = [_compose_static(LS, LD, x, y) for x, y in zip(bs, bd)]
-        return tuple([p[0] for p in parts]), tuple([p[1] for p in parts])
+        rs, rd = [], []
+        for x, y in zip(bs, bd):
+            x, y = _compose_static(LS, LD, x, y)
+            rs.append(x)
+            rd.append(y)
+        return tuple(rs), tuple(rd)
     if bd == 0:                                     # a stride-0 mode stays
         return bs, 0
     R = len(LS)
@@ -998,8 +1005,14 @@ def _complement_static(fs, fd, cotarget):
     new_d = d[0] * s[0]
     if type(cotarget) is int:                               # the rest: ceil_div(cotarget, new_d), coalesced
         rest = -(-cotarget // new_d)
-    else:
-        rest = product(it.ceil_div(cotarget, new_d))
+    else:                                                   # (a tuple folds left to right)
+        b, rest = new_d, 1
+        for a in cotarget:
+            if type(a) is not int:
+                rest = product(it.ceil_div(cotarget, new_d))
+                break
+            rest *= -(-a // b)
+            b = -(-b // a)
     rs.append(rest)
     rd.append(0 if rest == 1 else new_d)
     return _coalesce_static(rs, rd)
@@ -1259,20 +1272,23 @@ def _static_tiler(T):
 def _logical_divide_static(As, Ad, f, T):
     """``logical_divide`` of a static A (trees ``As:Ad``, flat form ``f``) by a static tiler -> trees:
     ``composition(A, make_layout(T, complement(T, coalesce(A).shape)))``, by mode for a tuple tiler."""
-    if type(T) is tuple:
-        R = len(As) if type(As) is tuple else 1
-        if len(T) > R:
+    if type(T) is tuple:                                    # by mode; A's other modes stay
+        if type(As) is not tuple:
+            As, Ad = (As,), (Ad,)
+        if len(T) > len(As):
             raise _Decline
-        parts = [_logical_divide_static(*_mode_static(As, Ad, i), T[i]) if i < len(T) else
-                 ((As[i], Ad[i]) if type(As) is tuple else (As, Ad)) for i in range(R)]
-        return tuple([p[0] for p in parts]), tuple([p[1] for p in parts])
+        rs, rd = list(As), list(Ad)
+        for i, t in enumerate(T):
+            rs[i], rd[i] = _logical_divide_static(*_mode_static(As, Ad, i), t)
+        return tuple(rs), tuple(rd)
     if T is _:
         return As, Ad
     ts, td, g = _static_tiler(T)
-    cot = _tree_of_modes(*_coalesce_static(*f))[0]         # coalesce(A).shape
+    NS, ND = _coalesce_static(*f)
+    cot = _tree_of_modes(NS, ND)[0]                         # coalesce(A).shape
     cs, cd = _tree_of_modes(*_complement_static(g[0], g[1], cot))
-    LS, LD = _coalesce_x_static(*f)
-    return _compose_static(LS, LD, (ts, cs), (td, cd))
+    LS, LD = (NS, ND) if f[0][-1] != 1 else _coalesce_x_static(*f)    # coalesce_x(A): the same modes
+    return _compose_static(LS, LD, (ts, cs), (td, cd))                #   unless A ends in a size-1 mode
 
 
 def _require_same_complement(T, C, cotarget):
@@ -1289,12 +1305,16 @@ def _require_same_complement(T, C, cotarget):
 
 
 def _zip2_by(t, guide):
-    if is_tuple(guide):
-        if not is_tuple(t) or len(guide) > len(t):
+    if type(guide) is tuple:
+        if type(t) is not tuple or len(guide) > len(t):
             raise AlgebraError("zip2_by: tiler does not match the layout")
-        pairs = [_zip2_by(t[i], guide[i]) for i in range(len(guide))]
-        return (tuple(p[0] for p in pairs), tuple(p[1] for p in pairs) + tuple(t[len(guide):]))
-    if not is_tuple(t) or len(t) != 2:
+        first, second = [], []
+        for i, g in enumerate(guide):
+            a, b = _zip2_by(t[i], g)
+            first.append(a)
+            second.append(b)
+        return tuple(first), tuple(second) + t[len(guide):]
+    if type(t) is not tuple or len(t) != 2:
         raise AlgebraError("zip2_by: a mode divided by a non-tuple tiler must have rank 2")
     return t
 
@@ -1390,13 +1410,15 @@ def logical_product(B, T):
 def _logical_product_static(Bs, Bd, f, T):
     """``logical_product`` of a static B (trees ``Bs:Bd``, flat form ``f``) by a static tiler -> trees:
     ``(B, composition(complement(B, size(B)*cosize(T)), T))``, by mode for a tuple tiler."""
-    if type(T) is tuple:
-        R = len(Bs) if type(Bs) is tuple else 1
-        if len(T) > R:
+    if type(T) is tuple:                                    # by mode; B's other modes stay
+        if type(Bs) is not tuple:
+            Bs, Bd = (Bs,), (Bd,)
+        if len(T) > len(Bs):
             raise _Decline
-        parts = [_logical_product_static(*_mode_static(Bs, Bd, i), T[i]) if i < len(T) else
-                 ((Bs[i], Bd[i]) if type(Bs) is tuple else (Bs, Bd)) for i in range(R)]
-        return tuple([p[0] for p in parts]), tuple([p[1] for p in parts])
+        rs, rd = list(Bs), list(Bd)
+        for i, t in enumerate(T):
+            rs[i], rd[i] = _logical_product_static(*_mode_static(Bs, Bd, i), t)
+        return tuple(rs), tuple(rd)
     if T is _:
         return Bs, Bd
     if type(T) is int and T > 0:                            # the tiler n means n:1
