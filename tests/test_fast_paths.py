@@ -181,6 +181,48 @@ def test_fast_paths_decline_to_the_general_errors():
         assert kind == "error", (fn.__name__, msg)
 
 
+@PROP
+@given(layouts(3), tilers())
+def test_memoised_results_equal_general(A, T):
+    """A memo hit (fresh objects of the same values) gives what the general path gives."""
+    with memo_on():
+        for fn in (L.composition, L.logical_divide, L.logical_product, L.complement):
+            first = _outcome(fn, _fresh(A), _fresh(T) if fn is not L.complement else 64)
+            again = same_both_ways(fn, _fresh(A), _fresh(T) if fn is not L.complement else 64)
+            assert first == again
+
+
+@contextlib.contextmanager
+def memo_on():
+    saved = L.MEMO
+    L.MEMO = True
+    try:
+        yield
+    finally:
+        L.MEMO = saved
+
+
+def test_memo_keys_are_exact():
+    """A DynInt (equal to its int) or a bool (equal to 0/1) never hits a static entry."""
+    from symlayout.algebra.symbolic import DynInt
+    with memo_on():
+        _memo_keys_are_exact(DynInt)
+
+
+def _memo_keys_are_exact(DynInt):
+    A = Layout((8, 4), (1, 8))
+    static = L.logical_divide(A, Layout(4, 1))
+    dynamic = L.logical_divide(A, Layout(DynInt(4), 1))
+    with general_path():
+        assert _typed(dynamic) == _typed(L.logical_divide(A, Layout(DynInt(4), 1)))
+    assert _typed(static) != _typed(dynamic)
+    assert _typed(L.complement(A, 64)) == _typed(L.complement(A, 64))
+    same_both_ways(L.complement, A, (DynInt(64),))
+    same_both_ways(L.composition, A, True)
+    L.clear_caches()
+    assert not L._MEMO
+
+
 def test_static_flat_marks_only_concrete_layouts():
     assert L.static_flat(Layout((2, (3, 4)), (12, (1, 3)))) == ((2, 3, 4), (12, 1, 3))
     assert L.static_flat(Layout((2, 0), (1, 2))) is False            # a size-0 mode: general path

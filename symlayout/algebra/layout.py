@@ -320,6 +320,56 @@ def _tree_of_modes(NS, ND):
     return tuple(NS), tuple(ND)
 
 
+# ---------------------------------------------------------------- memo of concrete results
+#
+# A concrete result is an immutable value of its operands' values: with ``MEMO`` on, composition,
+# complement, logical_divide and logical_product remember theirs by value.  Keys are exact: static
+# ints only (a DynInt equals its int and a bool its 0/1, so neither ever forms a key), Layouts by
+# shape and stride.  Off by default: building and hashing a key costs about 15% of a concrete call,
+# and where calls repeat (``symlayout prove proofs/`` repeats about 60% of its divides and
+# compositions) the algebra is a few milliseconds of the run (bench/RESULTS.md).  ``clear_caches()``
+# empties the memo and the parse cache.
+
+#: on: remember concrete composition / complement / logical_divide / logical_product results
+MEMO = False
+MEMO_SIZE = 1 << 14
+_MEMO: dict = {}
+_LK = object()                                       # marks a Layout inside a key
+_CACHES = [_MEMO]                                    # (notation.py adds its parse cache)
+
+
+def clear_caches() -> None:
+    """Forget every memoised concrete result and parsed notation."""
+    for c in _CACHES:
+        c.clear()
+
+
+def _value_key(T):
+    """An exact hashable key of a static tiler or cotarget, or ``_Decline``."""
+    t = type(T)
+    if t is int or T is None or T is _:
+        return T
+    if t is Layout:
+        if not (T._sf if T._sf is not None else static_flat(T)):
+            raise _Decline
+        return (_LK, T.shape, T.stride)
+    if t is tuple:
+        return tuple([_value_key(e) for e in T])
+    raise _Decline
+
+
+def _memo(op, A, T, fast):
+    """``fast(A.shape, A.stride, static_flat(A), T)`` as a Layout, remembered by the operands' values."""
+    key = (op, A.shape, A.stride, _value_key(T))
+    R = _MEMO.get(key)
+    if R is None:
+        R = _mk(*fast(A.shape, A.stride, A._sf, T))
+        if len(_MEMO) >= MEMO_SIZE:
+            _MEMO.clear()
+        _MEMO[key] = R
+    return R
+
+
 def _flat_eval_table(L):
     s, d = flatten_leaves(L.shape), flatten_leaves(L.stride)
     if all(isinstance(x, int) for x in s + d):
@@ -720,8 +770,8 @@ def _composition_impl(LS, LD, RS, RD, strong=None):
 
 def _compose_static(LS, LD, bs, bd):
     """``_composition_impl`` on static ints: A's coalesce_x modes ``LS:LD`` (sequences), B's shape and
-    stride trees ``bs:bd`` -> the result's (shape, stride) trees.  Declines where CuTe's divisibility
-    assertions fail (the general path raises)."""
+    stride trees ``bs:bd`` -> the result's (shape, stride) trees.  Declines where B has a leaf that is
+    not a static int or a size < 1, or CuTe's divisibility assertions fail (the general path raises)."""
     if type(bs) is tuple:                           # B by mode
         rs, rd = [], []
         for x, y in zip(bs, bd):
@@ -729,6 +779,8 @@ def _compose_static(LS, LD, bs, bd):
             rs.append(x)
             rd.append(y)
         return tuple(rs), tuple(rd)
+    if type(bs) is not int or type(bd) is not int or bs < 1:
+        raise _Decline
     if bd == 0:                                     # a stride-0 mode stays
         return bs, 0
     R = len(LS)
@@ -832,6 +884,8 @@ def composition(A, B):
         f = A._sf if A._sf is not None else static_flat(A)
         if f:
             try:                                            # static: the same steps on plain ints
+                if MEMO:
+                    return _memo(composition, A, B, _composition_static)
                 return _mk(*_composition_static(A.shape, A.stride, f, B))
             except _Decline:
                 pass
@@ -870,10 +924,7 @@ def _mode_static(As, Ad, i):
 
 def _composition_static(As, Ad, f, B):
     """``composition`` of a static A (trees ``As:Ad``, flat form ``f``) with a static tiler B -> trees."""
-    if type(B) is Layout:
-        g = B._sf if B._sf is not None else static_flat(B)
-        if not g:
-            raise _Decline
+    if type(B) is Layout:                                   # (_compose_static checks B's leaves)
         LS, LD = _coalesce_x_static(*f)
         return _compose_static(LS, LD, B.shape, B.stride)
     if type(B) is tuple:                                    # by mode (the first len(B) modes)
@@ -927,6 +978,8 @@ def complement(L, cotarget=None):
         f = L._sf if L._sf is not None else static_flat(L)
         if f:
             try:                                            # static: the same steps on plain ints
+                if MEMO:
+                    return _memo(complement, L, cotarget, _complement_fast)
                 return _from_modes(*_complement_static(f[0], f[1], cotarget))
             except _Decline:
                 pass
@@ -967,6 +1020,10 @@ def complement(L, cotarget=None):
     rest_s = _coalesce_shape(it.ceil_div(cotarget, new_d))
     rest_d = compact_col_major(rest_s, new_d)
     return coalesce(Layout((tuple(rs), rest_s), (tuple(rd), rest_d)))
+
+
+def _complement_fast(s, d, f, cotarget):
+    return _tree_of_modes(*_complement_static(f[0], f[1], cotarget))
 
 
 def _complement_static(fs, fd, cotarget):
@@ -1235,6 +1292,8 @@ def logical_divide(A, T):
         f = A._sf if A._sf is not None else static_flat(A)
         if f:
             try:                                            # static: the same steps on plain ints
+                if MEMO:
+                    return _memo(logical_divide, A, T, _logical_divide_static)
                 return _mk(*_logical_divide_static(A.shape, A.stride, f, T))
             except _Decline:
                 pass
@@ -1388,6 +1447,8 @@ def logical_product(B, T):
         f = B._sf if B._sf is not None else static_flat(B)
         if f:
             try:                                            # static: the same steps on plain ints
+                if MEMO:
+                    return _memo(logical_product, B, T, _logical_product_static)
                 return _mk(*_logical_product_static(B.shape, B.stride, f, T))
             except _Decline:
                 pass

@@ -31,7 +31,7 @@ from ._lazy import sympy
 from ..errors import NotationError
 from .composed import ComposedLayout, Swizzle
 from .int_tuple import _, congruent, format_int_tuple
-from .layout import Layout, _mk as _trusted_layout
+from .layout import Layout, MEMO_SIZE, _CACHES, _mk as _trusted_layout
 from .symbolic import normalize
 
 MAX_DEPTH = 64
@@ -369,6 +369,11 @@ _TO_JSON = str.maketrans({"(": "[", ")": "]", ":": ',":",', "_": None})
 _SW_FAST = re.compile(r"Sw<(\d+),(\d+),(-?\d+)>(?: o (?:(\d+) o )?(.+))?")
 
 
+#: text -> what the fast parser read (immutable values: the same notation gives the same object)
+_PARSED: dict = {}
+_CACHES.append(_PARSED)
+
+
 class _NotFast(Exception):
     """The fast parser does not read this text: the full parser does."""
 
@@ -469,7 +474,13 @@ def parse(text: str, symbols: dict | None = None):
     (2,4):(1,8)
     """
     if type(text) is str and len(text) < 4096:
-        r = _fast_parse(text)
+        r = _PARSED.get(text)
+        if r is None:
+            r = _fast_parse(text)
+            if r is not None:
+                if len(_PARSED) >= MEMO_SIZE:
+                    _PARSED.clear()
+                _PARSED[text] = r
         if r is not None:
             return r
     return _Parser(text, symbols).parse_top()
