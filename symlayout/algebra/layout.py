@@ -623,12 +623,31 @@ def _coalesce_static(s, d, drop_zero=False):
     """``_coalesce_flat`` on static modes -> the modes (lists): drop size-1 modes (with ``drop_zero``
     also stride-0 ones: ``filter``), merge neighbours ``s0:d0, s1:d1`` when ``s0*d0 == d1``.  Scanned
     left to right: the merged pairs are the same adjacent pairs as in the general right-to-left scan."""
+    if drop_zero:
+        return _filter_static(s, d)
     NS, ND = [], []
     nxt = None                                      # size * stride of the last mode: where it continues
     for x, y in zip(s, d):
-        if x == 1 or (drop_zero and y == 0):
+        if x == 1:
             continue
         if y == nxt:                                # merge into the last mode
+            NS[-1] *= x
+            nxt *= x
+        else:
+            NS.append(x)
+            ND.append(y)
+            nxt = x * y
+    return NS, ND
+
+
+def _filter_static(s, d):
+    """``_coalesce_static`` that also drops stride-0 modes (``filter_zeros`` makes them size 1)."""
+    NS, ND = [], []
+    nxt = None
+    for x, y in zip(s, d):
+        if x == 1 or y == 0:
+            continue
+        if y == nxt:
             NS[-1] *= x
             nxt *= x
         else:
@@ -715,7 +734,7 @@ def filter(L, profile=None):  # noqa: A001 (CuTe's name)
     if type(L) is Layout and type(profile) is not tuple and FAST_PATHS:
         f = L._sf if L._sf is not None else static_flat(L)
         if f:                                               # static: drop stride-0 modes, coalesce
-            return _from_modes(*_coalesce_static(f[0], f[1], True))
+            return _from_modes(*_filter_static(f[0], f[1]))
     if getattr(L, "is_composed", False):
         return L.map_inner(lambda B: filter(B, profile))
     if profile is not None and is_tuple(profile):
@@ -789,12 +808,13 @@ def _compose_static(LS, LD, bs, bd):
     res_s, res_d = [], []
     rest_s, rest_d = bs, bd
     for i in range(R - 1):                          # divide B's (shape, stride) through A's modes
-        s, d = LS[i], LD[i]
-        if rest_d % s != 0 and rest_d >= s:         # stride divisibility
+        s = LS[i]
+        if rest_d >= s and rest_d % s:              # stride divisibility
             raise _Decline
-        a = rest_d if rest_d > 0 else -rest_d       # |rest_d|
-        next_s, c = -(-s // a), -(-a // s)          # ceil(s/|d|), ceil(|d|/s)
-        next_d = c if rest_d > 0 else -c
+        if rest_d > 0:                              # ceil(s/|d|), ceil(|d|/s) * signum(d)
+            next_s, next_d = -(-s // rest_d), -(-rest_d // s)
+        else:
+            next_s, next_d = -(s // rest_d), rest_d // s
         if next_s == 1 or rest_s == 1:
             rest_d = next_d
             continue
@@ -802,7 +822,7 @@ def _compose_static(LS, LD, bs, bd):
         if rest_s % new_s:                          # shape divisibility
             raise _Decline
         res_s.append(new_s)
-        res_d.append(rest_d * d)
+        res_d.append(rest_d * LD[i])
         rest_s //= new_s
         rest_d = next_d
     if not res_s:
@@ -1030,7 +1050,7 @@ def _complement_static(fs, fd, cotarget):
     """``complement`` of the static modes ``fs:fd`` up to a static cotarget -> the result's coalesced
     modes (lists).  Declines where the general path raises (not injective, a negative stride, a
     cotarget entry <= 0) or the cotarget is not static."""
-    s, d = _coalesce_static(fs, fd, True)                  # F = filter(L)
+    s, d = _filter_static(fs, fd)                          # F = filter(L)
     if cotarget is None:
         cotarget = _cosize_static(s, d) if s else 1         # cosize(F)
     elif type(cotarget) is int:
