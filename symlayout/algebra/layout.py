@@ -61,9 +61,10 @@ def _fmt(x):
 
 # ---------------------------------------------------------------- user-facing errors
 
-def _guard(fn):
+def _guard(fn, name=None):
     """Decorator of the public algebra functions: a stray Python exception from bad arguments becomes a
-    one-line AlgebraError naming the function and its arguments."""
+    one-line AlgebraError naming the function (``name``, default its own) and its arguments."""
+    name = name or fn.__name__
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -72,14 +73,20 @@ def _guard(fn):
         except AlgebraError:
             raise
         except RecursionError:
-            raise AlgebraError(f"{fn.__name__}: the arguments are nested too deeply") from None
+            raise AlgebraError(f"{name}: the arguments are nested too deeply") from None
         except (AttributeError, TypeError, IndexError, ZeroDivisionError, ValueError, KeyError) as e:
             if isinstance(e, SymlayoutError):
                 raise
             shown = ", ".join(_short(a) for a in args)
-            raise AlgebraError(f"{fn.__name__}: cannot apply to ({shown}): "
+            raise AlgebraError(f"{name}: cannot apply to ({shown}): "
                                f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": ")) from None
     return wrapper
+
+
+def _guard_as(name):
+    """``_guard`` naming the public function: for the general path of a function whose concrete fast
+    path runs unguarded first (it raises nothing but ``_Decline``)."""
+    return lambda fn: _guard(fn, name)
 
 
 def _short(a, n=60):
@@ -279,8 +286,11 @@ def static_flat(L):
     """
     f = L._sf
     if f is None:
-        s = _static_leaves(L.shape)
-        d = _static_leaves(L.stride) if s and min(s) >= 1 else None
+        try:
+            s = _static_leaves(L.shape)
+            d = _static_leaves(L.stride) if s and min(s) >= 1 else None
+        except RecursionError:                      # nested too deeply: the general path reports it
+            d = None
         f = L._sf = (s, d) if d is not None else False
     return f
 
@@ -891,7 +901,6 @@ def _require_shape_div(rest_s, new_s):
     require(sympy.Eq(sympy.Mod(rest_s, new_s), 0), "composition: shape divisibility")
 
 
-@_guard
 def composition(A, B):
     """``composition(A, B)``: ``R(c) = A(B(c))``; B a layout, tiler tuple, int or ``_``.
 
@@ -907,8 +916,13 @@ def composition(A, B):
                 if MEMO:
                     return _memo(composition, A, B, _composition_static)
                 return _mk(*_composition_static(A.shape, A.stride, f, B))
-            except _Decline:
+            except (_Decline, RecursionError):       # (unguarded: the general path reports)
                 pass
+    return _composition(A, B)
+
+
+@_guard_as("composition")
+def _composition(A, B):
     # a Swizzle or ComposedLayout operand composes by its own algebra (composed.py, CuTe's layout_composed.hpp)
     if getattr(A, "is_composed", False) or getattr(A, "is_swizzle", False):
         return A.compose_left(B)
@@ -1138,7 +1152,6 @@ def _coalesce_shape(t):
 # ---------------------------------------------------------------- inverses
 
 
-@_guard
 def right_inverse(L):
     """``right_inverse(L)``: ``L(R(i)) == i`` for ``i < size(R)``.
 
@@ -1151,6 +1164,11 @@ def right_inverse(L):
         f = L._sf if L._sf is not None else static_flat(L)
         if f:                                         # static: the chain below on plain ints
             return _from_modes(*_right_inverse_static(*_coalesce_static(*f)))
+    return _right_inverse(L)
+
+
+@_guard_as("right_inverse")
+def _right_inverse(L):
     if L is _:
         return _
     if getattr(L, "is_composed", False) or getattr(L, "is_swizzle", False):
@@ -1231,7 +1249,6 @@ def _decidably_different(a, b) -> bool:
     return bool(e.is_zero is False or e.is_positive or e.is_negative)
 
 
-@_guard
 def left_inverse(L):
     """``left_inverse(L)``: ``R(L(i)) == i`` on the image of an injective L.
 
@@ -1245,8 +1262,13 @@ def left_inverse(L):
         if f:
             try:                                      # static: the same steps on plain ints
                 return _from_modes(*_left_inverse_static(*_coalesce_static(*f)))
-            except _Decline:
+            except (_Decline, RecursionError):       # (unguarded: the general path reports)
                 pass
+    return _left_inverse(L)
+
+
+@_guard_as("left_inverse")
+def _left_inverse(L):
     if L is _:
         return _
     if getattr(L, "is_composed", False) or getattr(L, "is_swizzle", False):
@@ -1301,7 +1323,6 @@ def _left_inverse_static(s, d):
 # ---------------------------------------------------------------- divides
 
 
-@_guard
 def logical_divide(A, T):
     """``logical_divide(A, T)`` -> ``(tile, rest)`` per mode.
 
@@ -1315,8 +1336,13 @@ def logical_divide(A, T):
                 if MEMO:
                     return _memo(logical_divide, A, T, _logical_divide_static)
                 return _mk(*_logical_divide_static(A.shape, A.stride, f, T))
-            except _Decline:
+            except (_Decline, RecursionError):       # (unguarded: the general path reports)
                 pass
+    return _logical_divide(A, T)
+
+
+@_guard_as("logical_divide")
+def _logical_divide(A, T):
     if getattr(A, "is_composed", False):
         return A.map_inner(lambda B: logical_divide(B, T))
     if T is _:
@@ -1456,7 +1482,6 @@ def flat_divide(A, T):
 # ---------------------------------------------------------------- products
 
 
-@_guard
 def logical_product(B, T):
     """``logical_product(B, T)`` -> ``(B, T')``.
 
@@ -1470,8 +1495,13 @@ def logical_product(B, T):
                 if MEMO:
                     return _memo(logical_product, B, T, _logical_product_static)
                 return _mk(*_logical_product_static(B.shape, B.stride, f, T))
-            except _Decline:
+            except (_Decline, RecursionError):       # (unguarded: the general path reports)
                 pass
+    return _logical_product(B, T)
+
+
+@_guard_as("logical_product")
+def _logical_product(B, T):
     if getattr(B, "is_composed", False):
         return B.map_inner(lambda X: logical_product(X, T))
     if T is _:
