@@ -124,6 +124,17 @@ def test_binary_ops_fast_equals_general(A, T):
         same_both_ways(fn, _fresh(A), _fresh(T))
 
 
+profiles = st.recursive(st.integers(0, 2) | st.none(), lambda kids: st.lists(kids, max_size=3).map(tuple),
+                        max_leaves=5)
+
+
+@PROP
+@given(layouts(), profiles)
+def test_coalesce_by_profile_fast_equals_general(A, p):
+    same_both_ways(L.coalesce, _fresh(A), p)
+    same_both_ways(L.filter, _fresh(A), p)
+
+
 @PROP
 @given(layouts(), cotargets)
 def test_complement_fast_equals_general(A, c):

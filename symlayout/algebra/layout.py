@@ -683,10 +683,15 @@ def coalesce(L, profile=None):
     (8,6):(1,8)
     (None, None)
     """
-    if type(L) is Layout and type(profile) is not tuple and FAST_PATHS:
+    if type(L) is Layout and FAST_PATHS:
         f = L._sf if L._sf is not None else static_flat(L)
         if f:                                               # static: the same merges on plain ints
-            return _from_modes(*_coalesce_static(*f))
+            if type(profile) is not tuple:
+                return _from_modes(*_coalesce_static(*f))
+            try:
+                return _mk(*_coalesce_profile_static(L.shape, L.stride, profile))
+            except _Decline:
+                pass
     if getattr(L, "is_composed", False):
         return L.map_inner(lambda B: coalesce(B, profile))
     if profile is not None and is_tuple(profile):
@@ -703,6 +708,22 @@ def _by_profile(L, profile, fn):
         sub = _mk(s[i], d[i])                       # a mode of a valid layout
         parts.append(fn(sub, profile[i]) if i < len(profile) else sub)
     return _mk(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+
+
+def _coalesce_profile_static(s, d, profile):
+    """``_by_profile(L, profile, coalesce)`` on static trees: each mode coalesced by its profile entry
+    (a tuple: mode by mode again), the modes past the profile kept -> trees."""
+    if type(s) is not tuple:
+        s, d = (s,), (d,)
+    if len(profile) > len(s):
+        raise _Decline
+    rs, rd = list(s), list(d)
+    for i, p in enumerate(profile):
+        if type(p) is tuple:
+            rs[i], rd[i] = _coalesce_profile_static(s[i], d[i], p)
+        else:
+            rs[i], rd[i] = _tree_of_modes(*_coalesce_static(_static_leaves(s[i]), _static_leaves(d[i])))
+    return tuple(rs), tuple(rd)
 
 
 def coalesce_x(L, profile=None):
