@@ -274,10 +274,13 @@ def product(t):
     >>> product(((2, 3), 4))
     24
     """
-    if is_tuple(t):
+    if type(t) is tuple:
         r = 1
         for e in t:
-            r = mul(r, product(e))
+            if type(e) is int and type(r) is int:
+                r *= e                                  # static leaves: mul's first case
+            else:
+                r = mul(r, product(e))
         return r
     return t
 
@@ -302,11 +305,11 @@ def flatten(t):
     >>> flatten(((2, 3), 4, (5, (6, 7))))
     (2, 3, 4, 5, 6, 7)
     """
-    if not is_tuple(t):
+    if type(t) is not tuple:
         return t
     out = []
     for e in t:
-        if is_tuple(e):
+        if type(e) is tuple:
             out.extend(flatten(e))
         else:
             out.append(e)
@@ -455,17 +458,17 @@ def shape_div(a, b):
     >>> shape_div((4, 5, 6), 40), shape_div((8, 4), (2, 8)), shape_div(12, (2, 3))
     ((1, 1, 3), (4, 1), 2)
     """
-    if is_tuple(a):
-        if is_tuple(b):
+    if type(a) is tuple:
+        if type(b) is tuple:
             if len(a) != len(b):
                 raise AlgebraError(f"shape_div: ranks of {_s(a)} and {_s(b)} differ")
-            return tuple(shape_div(x, y) for x, y in zip(a, b))
+            return tuple([shape_div(x, y) for x, y in zip(a, b)])
         out = []
         for ai in a:
             out.append(shape_div(ai, b))
             b = shape_div(b, ai)
         return tuple(out)
-    if is_tuple(b):
+    if type(b) is tuple:
         return shape_div(a, product(b))
     if type(a) is int and type(b) is int and b and (a % b == 0 or (a != 0 and b % a == 0)):
         return -(-a // b)                               # static, divisible: as below
@@ -520,15 +523,16 @@ def compact_col_major(shape, current=1):
     """
     if is_tuple(current):
         raise AlgebraError(f"compact_col_major: the initial stride {_s(current)} must be an integer")
-    cur = [current]
+    cur = current
 
     def go(s):
-        if is_tuple(s):
-            return tuple(go(e) for e in s)
-        if static_eq(s, 1):
+        nonlocal cur
+        if type(s) is tuple:
+            return tuple([go(e) for e in s])
+        if type(s) is int and s == 1:                   # static_eq(s, 1)
             return 0
-        d = cur[0]
-        cur[0] = mul(cur[0], s)
+        d = cur
+        cur = cur * s if type(cur) is int and type(s) is int else mul(cur, s)
         return d
     return go(shape)
 
