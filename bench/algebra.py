@@ -48,6 +48,9 @@ Adapter limits (documented; they decide what "supported" means):
   unsupported); ``filter`` is ``coalesce(L.filter())`` (its ``Layout.filter`` drops stride-0 modes
   only); ``product`` is ``size`` of the IntTuple; ``composition`` is ``compose``; ``tile_to_shape`` comes
   from ``tensor_layouts.layout_utils``.
+* ``swizzle`` (the function table of ``Sw<B,M,S>`` over its domain): symlayout builds it with
+  ``Swizzle.table()`` (as its conformance handler does); pycute and tensor-layouts have no table method and
+  call the functor once per element.
 * Printing: shapes/strides are printed from the library's (shape, stride) in CuTe's notation by
   ``fmt`` (rank-1 tuple ``(4)``); a composed result prints as ``Sw<B,M,S> o OFFSET o LAYOUT`` when its
   outer function is a swizzle and its inner one a plain layout; any other composed structure has no

@@ -280,6 +280,7 @@ def test_fast_parser_equals_full_parser(x, swizzled):
                                   "1,2", "8:1,", "Sw<3,3,3>", "Sw<3,3,3> o 8", "Sw<3,3,2> o 0 o 4:1",
                                   "Sw<3,3,3> o 16 o (8,64):(64,1)", "Sw<1,2,-3> o (4,2):(2,1)",
                                   "Sw<3,3,3> o 0 o Sw<1,1,1> o 0 o 4:1", "(" * 70 + "4" + ")" * 70,
+                                  "(" * 63 + "4" + ")" * 63, "(" * 64 + "4" + ")" * 64, "(" * 65 + "4" + ")" * 65,
                                   "(" + "1" * 40 + ")", "(4,8):(1,-2)"])
 def test_fast_parser_agrees_or_falls_back(text):
     fast = _read(lambda: notation.parse(text))

@@ -393,7 +393,7 @@ def _fast_parse(text: str):
         if type(inner) is not Layout:
             return None
         return ComposedLayout(Swizzle(b, mm, sh), int(m.group(4) or 0), inner)
-    if not _FAST_OK.fullmatch(text) or text.count("(") > MAX_DEPTH or ("_" in text and _FAST_BAD.search(text)) \
+    if not _FAST_OK.fullmatch(text) or text.count("(") >= MAX_DEPTH or ("_" in text and _FAST_BAD.search(text)) \
             or (len(text) > 30 and _FAST_BAD.search(text)):
         return None
     try:
