@@ -465,8 +465,12 @@ def shape_div(a, b):
             return tuple([shape_div(x, y) for x, y in zip(a, b)])
         out = []
         for ai in a:
-            out.append(shape_div(ai, b))
-            b = shape_div(b, ai)
+            if type(ai) is int and type(b) is int and ai and b and (ai % b == 0 or b % ai == 0):
+                out.append(-(-ai // b))                 # static, divisible: as below
+                b = -(-b // ai)
+            else:
+                out.append(shape_div(ai, b))
+                b = shape_div(b, ai)
         return tuple(out)
     if type(b) is tuple:
         return shape_div(a, product(b))
@@ -614,8 +618,13 @@ def crd2idx(crd, shape, stride=None):
     (23, 15)
     """
     if stride is None:
-        if not is_tuple(crd):
+        if type(crd) is not tuple:
             return crd
+        if FAST_PATHS:
+            try:
+                return _crd2idx_colex_static(crd, shape)[0]
+            except _Decline:
+                pass
         fc = flatten(crd)
         fs = flatten_leaves(product_like(shape, crd))
         r = 0
@@ -637,24 +646,56 @@ def _crd2idx_static(crd, shape, stride):
     if type(shape) is tuple:
         if type(stride) is not tuple or len(stride) != len(shape):
             raise _Decline
-        if type(crd) is tuple:                      # by mode
+        if type(crd) is tuple:                      # by mode (an int leaf: c * d)
             if len(crd) != len(shape):
                 raise _Decline
             r = 0
             for c, s, d in zip(crd, shape, stride):
-                r += _crd2idx_static(c, s, d)
+                if type(c) is int and type(s) is int and type(d) is int:
+                    r += c * d
+                else:
+                    r += _crd2idx_static(c, s, d)
             return r
         if type(crd) is not int or not shape:
             raise _Decline
         r = 0                                       # an index into a tuple: colex split, the last mode
         for s, d in zip(shape[:-1], stride[:-1]):   # is not reduced
-            sz = _static_size(s)
-            r += _crd2idx_static(crd % sz, s, d)
-            crd //= sz
+            if type(s) is int and type(d) is int and s:
+                r += crd % s * d
+                crd //= s
+            else:
+                sz = _static_size(s)
+                r += _crd2idx_static(crd % sz, s, d)
+                crd //= sz
         return r + _crd2idx_static(crd, shape[-1], stride[-1])
     if type(shape) is not int or type(stride) is not int or type(crd) is not int:
         raise _Decline
     return crd * stride
+
+
+def _crd2idx_colex_static(crd, shape):
+    """(colex index, size) of ``crd`` in ``shape`` on static ints: ``Σ c_i * (s_0*...*s_{i-1})`` over
+    the leaves of ``crd`` with the sizes of the shape modes they index (the Horner form below)."""
+    if type(crd) is tuple:
+        if type(shape) is not tuple or len(crd) != len(shape):
+            raise _Decline
+        idx, mult = 0, 1
+        for c, s in zip(crd, shape):
+            if type(c) is not int or type(s) is not int:
+                c, s = _crd2idx_colex_static(c, s)
+            idx += c * mult
+            mult *= s
+        return idx, mult
+    if type(crd) is not int:
+        raise _Decline
+    if type(shape) is int:
+        return crd, shape
+    n = 1
+    for x in flatten_leaves(shape) if type(shape) is tuple else (shape,):
+        if type(x) is not int:
+            raise _Decline
+        n *= x
+    return crd, n
 
 
 def _static_size(s):
@@ -764,7 +805,8 @@ def _idx2crd_static(idx, shape, stride):
     if type(shape) is tuple:
         if type(stride) is not tuple or len(stride) != len(shape):
             raise _Decline
-        return tuple([_idx2crd_static(idx, s, d) for s, d in zip(shape, stride)])
+        return tuple([(0 if s == 1 else idx // d % s) if type(s) is int and type(d) is int and d and s else
+                      _idx2crd_static(idx, s, d) for s, d in zip(shape, stride)])
     if type(shape) is not int or type(stride) is not int:
         raise _Decline
     if shape == 1:

@@ -313,12 +313,17 @@ def _cosize_static(s, d):
 def _from_modes(NS, ND):
     """The Layout of coalesced static modes (as ``_coalesce_flat`` builds it): none -> ``1:0``, one -> a
     leaf, several -> a flat tuple."""
+    L = _new(Layout)
+    L._flat = None
     if not NS:
-        return _mk(1, 0, ((1,), (0,)))
-    if len(NS) == 1:
-        return _mk(NS[0], ND[0], ((NS[0],), (ND[0],)))
-    s, d = tuple(NS), tuple(ND)
-    return _mk(s, d, (s, d))
+        L.shape, L.stride, L._sf = 1, 0, ((1,), (0,))
+    elif len(NS) == 1:
+        L.shape, L.stride = NS[0], ND[0]
+        L._sf = ((NS[0],), (ND[0],))
+    else:
+        L.shape, L.stride = s, d = tuple(NS), tuple(ND)
+        L._sf = (s, d)
+    return L
 
 
 def _tree_of_modes(NS, ND):
@@ -980,6 +985,8 @@ def _mode_static(As, Ad, i):
 def _composition_static(As, Ad, f, B):
     """``composition`` of a static A (trees ``As:Ad``, flat form ``f``) with a static tiler B -> trees."""
     if type(B) is Layout:                                   # (_compose_static checks B's leaves)
+        if B.stride == 0 and type(B.stride) is int and type(B.shape) is int and B.shape >= 1:
+            return B.shape, 0                               # n:0 stays n:0 (A's modes are not needed)
         LS, LD = _coalesce_x_static(*f)
         return _compose_static(LS, LD, B.shape, B.stride)
     if type(B) is tuple:                                    # by mode (the first len(B) modes)
@@ -1098,23 +1105,18 @@ def _complement_static(fs, fd, cotarget):
     if not s:                                               # F = 1:0: the holes are all of cotarget
         n = cotarget if type(cotarget) is int else _prod(c)
         return ([], []) if n == 1 else ([n], [1])
-    if min(d) < 0:
+    order = sorted(range(len(d)), key=d.__getitem__)       # strides in increasing order (ties: first
+    if d[order[0]] < 0:                                     #   mode first, as the general scan takes them)
         raise _Decline
-    rs, rd = [], [1]
-    for _k in range(len(s) - 1):                            # strides in increasing order
-        m = min(d)
-        j = d.index(m)
-        new_s = m // rd[-1]                                 # the hole below mode j
+    rs, rd, cur = [], [1], 1
+    for j in order:
+        new_s = d[j] // cur                                 # the hole below mode j
         if new_s == 0:
             raise _Decline
         rs.append(new_s)
-        rd.append(m * s[j])
-        del s[j], d[j]
-    last = d[0] // rd[-1]
-    if last == 0:
-        raise _Decline
-    rs.append(last)
-    new_d = d[0] * s[0]
+        cur = d[j] * s[j]
+        rd.append(cur)
+    new_d = rd.pop()                                        # the last mode's end: the rest starts there
     if type(cotarget) is int:                               # the rest: ceil_div(cotarget, new_d), coalesced
         rest = -(-cotarget // new_d)
     else:                                                   # (a tuple folds left to right)
