@@ -231,6 +231,12 @@ class Layout:
 _new = object.__new__
 
 
+def trusted_layout(shape, stride, flat=None):
+    """A Layout whose shape and stride the caller has checked (congruent, sizes >= 0; ``flat``: its
+    :func:`static_flat` when known), built without the constructor's checks (the notation's reader)."""
+    return _mk(shape, stride, flat)
+
+
 def _mk(shape, stride, sf=None):
     """A Layout from parts of already-validated layouts, built by an operation whose result is congruent
     with non-negative sizes by construction: the constructor's checks are skipped (``sf``: its
@@ -350,7 +356,12 @@ MEMO = False
 MEMO_SIZE = 1 << 14
 _MEMO: dict = {}
 _LK = object()                                       # marks a Layout inside a key
-_CACHES = [_MEMO]                                    # (notation.py adds its parse cache)
+_CACHES = [_MEMO]
+
+
+def register_cache(cache: dict) -> None:
+    """Have :func:`clear_caches` empty ``cache`` too (notation.py's parse cache)."""
+    _CACHES.append(cache)
 
 
 def clear_caches() -> None:
@@ -1452,13 +1463,22 @@ def tile_unzip(L, T):
     return _mk(_zip2_by(L.shape, T), _zip2_by(L.stride, T))   # the same regrouping of both: congruent
 
 
-@_guard
 def zipped_divide(A, T):
     """``zipped_divide(A, T)`` -> ``((tile...), (rest...))``.
 
     >>> print(zipped_divide(Layout((12, 32), (1, 12)), (4, 8)))
     ((4,8),(3,4)):((1,12),(4,96))
     """
+    if type(A) is Layout:  # unguarded: logical_divide/product guard themselves, regrouping raises AlgebraError only
+        try:
+            return tile_unzip(logical_divide(A, T), T)
+        except RecursionError:
+            pass
+    return _zipped_divide(A, T)
+
+
+@_guard_as("zipped_divide")
+def _zipped_divide(A, T):
     if getattr(A, "is_composed", False):
         return A.map_inner(lambda B: zipped_divide(B, T))
     return tile_unzip(logical_divide(A, T), T)
@@ -1478,25 +1498,43 @@ def _split_rest(L, split0):
     return _mk(tuple(parts_s), tuple(parts_d))                 # the same regrouping of both: congruent
 
 
-@_guard
 def tiled_divide(A, T):
     """``tiled_divide(A, T)`` -> ``((tile...), rest0, rest1, ...)``.
 
     >>> print(tiled_divide(Layout((12, 32), (1, 12)), (4, 8)))
     ((4,8),3,4):((1,12),4,96)
     """
+    if type(A) is Layout:  # unguarded: logical_divide/product guard themselves, regrouping raises AlgebraError only
+        try:
+            return _split_rest(zipped_divide(A, T), False)
+        except RecursionError:
+            pass
+    return _tiled_divide(A, T)
+
+
+@_guard_as("tiled_divide")
+def _tiled_divide(A, T):
     if getattr(A, "is_composed", False):
         return A.map_inner(lambda B: tiled_divide(B, T))
     return _split_rest(zipped_divide(A, T), False)
 
 
-@_guard
 def flat_divide(A, T):
     """``flat_divide(A, T)`` -> ``(tile0, tile1, ..., rest0, rest1, ...)``.
 
     >>> print(flat_divide(Layout((12, 32), (1, 12)), (4, 8)))
     (4,8,3,4):(1,12,4,96)
     """
+    if type(A) is Layout:  # unguarded: logical_divide/product guard themselves, regrouping raises AlgebraError only
+        try:
+            return _split_rest(zipped_divide(A, T), True)
+        except RecursionError:
+            pass
+    return _flat_divide(A, T)
+
+
+@_guard_as("flat_divide")
+def _flat_divide(A, T):
     if getattr(A, "is_composed", False):
         return A.map_inner(lambda B: flat_divide(B, T))
     return _split_rest(zipped_divide(A, T), True)
@@ -1567,29 +1605,56 @@ def _logical_product_static(Bs, Bd, f, T):
     return (Bs, rs), (Bd, rd)
 
 
-@_guard
 def zipped_product(B, T):
     """``zipped_product(B, T)``."""
+    if type(B) is Layout:  # unguarded: logical_divide/product guard themselves, regrouping raises AlgebraError only
+        try:
+            return tile_unzip(logical_product(B, T), T)
+        except RecursionError:
+            pass
+    return _zipped_product(B, T)
+
+
+@_guard_as("zipped_product")
+def _zipped_product(B, T):
     if getattr(B, "is_composed", False):
         return B.map_inner(lambda X: zipped_product(X, T))
     return tile_unzip(logical_product(B, T), T)
 
 
-@_guard
 def tiled_product(B, T):
     """``tiled_product(B, T)``.
 
     >>> print(tiled_product(Layout(32, 1), Layout((2, 2, 1), (1, 2, 0))))
     (32,2,2,1):(1,32,64,0)
     """
+    if type(B) is Layout:  # unguarded: logical_divide/product guard themselves, regrouping raises AlgebraError only
+        try:
+            return _split_rest(zipped_product(B, T), False)
+        except RecursionError:
+            pass
+    return _tiled_product(B, T)
+
+
+@_guard_as("tiled_product")
+def _tiled_product(B, T):
     if getattr(B, "is_composed", False):
         return B.map_inner(lambda X: tiled_product(X, T))
     return _split_rest(zipped_product(B, T), False)
 
 
-@_guard
 def flat_product(B, T):
     """``flat_product(B, T)``."""
+    if type(B) is Layout:  # unguarded: logical_divide/product guard themselves, regrouping raises AlgebraError only
+        try:
+            return _split_rest(zipped_product(B, T), True)
+        except RecursionError:
+            pass
+    return _flat_product(B, T)
+
+
+@_guard_as("flat_product")
+def _flat_product(B, T):
     if getattr(B, "is_composed", False):
         return B.map_inner(lambda X: flat_product(X, T))
     return _split_rest(zipped_product(B, T), True)

@@ -31,7 +31,7 @@ from ._lazy import sympy
 from ..errors import NotationError
 from .composed import ComposedLayout, Swizzle
 from .int_tuple import _, congruent, format_int_tuple
-from .layout import Layout, MEMO_SIZE, _CACHES, _mk as _trusted_layout
+from .layout import MEMO_SIZE, Layout, register_cache, trusted_layout
 from .symbolic import normalize
 
 MAX_DEPTH = 64
@@ -371,7 +371,7 @@ _SW_FAST = re.compile(r"Sw<(\d+),(\d+),(-?\d+)>(?: o (?:(\d+) o )?(.+))?")
 
 #: text -> what the fast parser read (immutable values: the same notation gives the same object)
 _PARSED: dict = {}
-_CACHES.append(_PARSED)
+register_cache(_PARSED)
 
 
 class _NotFast(Exception):
@@ -441,7 +441,7 @@ def _fast_layout(shape, stride):
     fs, fd = [], []
     if not _congruent_leaves(shape, stride, fs, fd) or not fs or min(fs) <= 0:
         raise _NotFast
-    return _trusted_layout(shape, stride, (tuple(fs), tuple(fd)))
+    return trusted_layout(shape, stride, (tuple(fs), tuple(fd)))
 
 
 def _congruent_leaves(a, b, fs, fd) -> bool:
