@@ -250,6 +250,8 @@ def test_swizzle_table_is_the_function(b, m, s):
     n = 1 << (b + m + abs(s))
     assert sw.table() == [sw(x) for x in range(n)]
     assert sw.table(5) == [sw(x) for x in range(5)]
+    for j in range(12):                              # every branch: value by value, 2**M blocks, doubling
+        assert sw.table(1 << j) == [sw(x) for x in range(1 << j)]
 
 
 def _read(f):

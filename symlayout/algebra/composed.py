@@ -88,14 +88,23 @@ class Swizzle(_ComposedAlgebra):
             n = 1 << (self.b + self.m + abs(self.s))
         y, r, l = self._y, self._r, self._l
         blk = 1 << self.m
-        if blk == 1 or n % blk:
+        if n <= 16 or n & (n - 1) or n < blk:               # small or not a power of two: value by value
             return [x ^ ((x & y) >> r << l) for x in range(n)]
-        # the M low bits pass unchanged: Sw(x + t) = Sw(x) + t for x a multiple of 2**M and t < 2**M
-        out = []
-        for x in range(0, n, blk):
-            x ^= (x & y) >> r << l
-            out.extend(range(x, x + blk))
-        return out
+        if blk >= 16:
+            # the M low bits pass unchanged: Sw(x + t) = Sw(x) + t for x a multiple of 2**M, t < 2**M
+            out = []
+            for x in range(0, n, blk):
+                x ^= (x & y) >> r << l
+                out.extend(range(x, x + blk))
+            return out
+        # Sw is linear over GF(2) and the identity below 2**M: Sw(k ^ t) = Sw(k) ^ Sw(t) for t < k = 2**j
+        T = list(range(blk))
+        k = blk
+        while k < n:
+            c = k ^ ((k & y) >> r << l)
+            T += [t ^ c for t in T]
+            k <<= 1
+        return T
 
     def __str__(self):
         return f"Sw<{self.b},{self.m},{self.s}>"

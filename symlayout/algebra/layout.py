@@ -316,6 +316,15 @@ def _cosize_static(s, d):
     return r
 
 
+def _order(d):
+    """The indices of ``d`` by increasing value, ties in index order (``sorted``, stable)."""
+    if len(d) == 1:
+        return (0,)
+    if len(d) == 2:
+        return (0, 1) if d[0] <= d[1] else (1, 0)
+    return sorted(range(len(d)), key=d.__getitem__)
+
+
 def _from_modes(NS, ND):
     """The Layout of coalesced static modes (as ``_coalesce_flat`` builds it): none -> ``1:0``, one -> a
     leaf, several -> a flat tuple."""
@@ -1116,7 +1125,7 @@ def _complement_static(fs, fd, cotarget):
     if not s:                                               # F = 1:0: the holes are all of cotarget
         n = cotarget if type(cotarget) is int else _prod(c)
         return ([], []) if n == 1 else ([n], [1])
-    order = sorted(range(len(d)), key=d.__getitem__)       # strides in increasing order (ties: first
+    order = _order(d)                                       # strides in increasing order (ties: first
     if d[order[0]] < 0:                                     #   mode first, as the general scan takes them)
         raise _Decline
     rs, rd, cur = [], [1], 1
@@ -1233,7 +1242,7 @@ def _right_inverse_static(s, d):
         pp.append(cur)
         cur *= x
     rs, rd, cur = [1], [0], 1
-    for j in sorted(range(len(d)), key=d.__getitem__):
+    for j in _order(d):
         if d[j] == cur:
             rs.append(s[j])
             rd.append(pp[j])
@@ -1340,7 +1349,7 @@ def _left_inverse_static(s, d):
     for x in s:
         pp.append(cur)
         cur *= x
-    order = sorted(range(len(d)), key=d.__getitem__)
+    order = _order(d)
     rs, rd, p = [], [0], 1                            # p = product(rs)
     for j in order:
         if d[j] == 0:
