@@ -1007,7 +1007,7 @@ def _composition_static(As, Ad, f, B):
     if type(B) is Layout:                                   # (_compose_static checks B's leaves)
         if B.stride == 0 and type(B.stride) is int and type(B.shape) is int and B.shape >= 1:
             return B.shape, 0                               # n:0 stays n:0 (A's modes are not needed)
-        LS, LD = _coalesce_x_static(*f)
+        LS, LD = _coalesce_static(*f) if f[0][-1] != 1 else _coalesce_x_static(*f)   # coalesce_x(A)
         return _compose_static(LS, LD, B.shape, B.stride)
     if type(B) is tuple:                                    # by mode (the first len(B) modes)
         if len(B) > (len(As) if type(As) is tuple else 1):
