@@ -22,7 +22,7 @@ from symlayout.algebra.int_tuple import _
 from symlayout.algebra.layout import Layout
 from symlayout.errors import AlgebraError, SymlayoutError
 
-PROP = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+PROP = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                          HealthCheck.filter_too_much])
 
 sizes = st.integers(0, 8).map(lambda x: x if x else 1) | st.sampled_from([0, 1, 2, 4, 16])
