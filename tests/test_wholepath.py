@@ -60,41 +60,74 @@ def get_val(words, v, bits):
     return w if bits == 32 else w & ((1 << bits) - 1)
 
 
-def emulate_marker(wp):
-    """The marker kernel's outputs: ``{op: [stages][T][FS] fragment ids}``, the write counts, the output."""
+#: what the emulation reads past the end of an allocation (the GPU reads whatever lies there)
+GARBAGE = 0xA5
+
+
+def _read(img: np.ndarray, start: int, nbytes: int, oob: list, what):
+    """``nbytes`` of ``img`` from ``start``; bytes past its end are GARBAGE and recorded in ``oob``
+    (what compute-sanitizer's memcheck reports when the allocation ends there)."""
+    out = np.full(nbytes, GARBAGE, dtype=np.uint8)
+    have = max(0, min(nbytes, img.size - start))
+    out[:have] = img[start:start + have]
+    if have < nbytes:
+        oob.append(("read", what, start + have, nbytes - have))
+    return out
+
+
+def _g2s(wp, op, case, smem, base, stages, oob):
+    """The predicated G2S of ``op`` for ``stages``: per access ``elem_less(crd, residue)``; an access
+    turned off zero-fills its destination (cp.async src-size 0) and reads nothing."""
+    path = wp.ops[op]
+    m, eb = path.g2s, path.bits // 8
+    gimg = np.ascontiguousarray(case.ops[op]["image"]).view(np.uint8)
+    goff, soff = W.g2s_tables(path, wp.stages)
+    per = m.threads * len(m.accesses[0])
+    crd = W.coord_table(m) if m.residue else [0] * per
+    r0, r1 = case.ops[op]["r"]
+    for s in stages:
+        for j in range(s * per, (s + 1) * per):
+            q = crd[j - s * per]
+            src, dst = goff[j] * eb, base + soff[j] * eb
+            assert src % m.vb == 0 and dst % m.vb == 0
+            if (q & 0xFFFF) < r0 and (q >> 16) < r1:
+                smem[dst:dst + m.vb] = _read(gimg, src, m.vb, oob, f"g2s.{op}")
+            else:
+                smem[dst:dst + m.vb] = 0
+
+
+def emulate_marker(wp, case=None):
+    """The marker kernel's outputs on ``case`` (default: the full tile): ``{op: [stages][T][FS] fragment
+    ids}``, the write counts, the output, the C-copy counts; ``case.memcheck`` lists the accesses past an
+    allocation's end."""
     cpl = wp.compute
     T, n = wp.threads, wp.stages
-    inp = W.compute_inputs(wp)
+    case = case or W.make_case(wp)
+    inp = W.compute_inputs(wp, case)
+    for op, img in W.host_images(wp, case, inp, True).items():
+        case.ops[op]["image"] = img
+    oob = []
+    case.memcheck = oob
     smem = np.zeros(wp.smem_bytes + 64, dtype=np.uint8)
     frags, cnt = {}, np.zeros((n, T, cpl.frag["A"] + cpl.frag["B"]), dtype=np.int64)
     for op, path in wp.ops.items():
+        if path.g2s is not None:                              # the kernel poisons the staged buffer first
+            smem[wp.smem_layout[op]:wp.smem_layout[op] + path.span * path.bits // 8] = 0xFF
         if path.copy is None and path.g2s is not None:       # G2S only: the shared image is read back
-            base, eb, m = wp.smem_layout[op], path.bits // 8, path.g2s
-            smem[base:base + path.span * eb] = 0xFF
-            gimg = W.gmem_image(path, W.operand_values(wp, op, inp[op], True), n, (1 << path.bits) - 1).view(np.uint8)
-            goff, soff = W.g2s_tables(path, n)
-            for g, s_ in zip(goff, soff):
-                smem[base + s_ * eb:base + s_ * eb + m.vb] = gimg[g * eb:g * eb + m.vb]
+            base, eb = wp.smem_layout[op], path.bits // 8
+            _g2s(wp, op, case, smem, base, range(n), oob)
             frags["img_" + op] = smem[base:base + path.span * eb].view(uint_np(path.bits)).astype(np.int64)
             continue
         if path.copy is None:
             continue
         base = wp.smem_layout[op]
         vals = W.operand_values(wp, op, inp[op], True)
-        eb = path.bits // 8
         addr, slot = W.copy_tables(path, n)
         p = path.copy
         frags[op] = np.full((n, T, cpl.frag[op]), (1 << path.bits) - 1, dtype=np.int64)
         for s in range(n):
             if path.g2s is not None:                 # cp.async: k elements from gmem offset to smem offset
-                gimg = W.gmem_image(path, vals, n, (1 << path.bits) - 1).view(np.uint8)
-                goff, soff = W.g2s_tables(path, n)
-                m = path.g2s
-                na = len(m.accesses[0])
-                for j in range(s * m.threads * na, (s + 1) * m.threads * na):
-                    src, dst = goff[j] * eb, base + soff[j] * eb
-                    assert src % m.vb == 0 and dst % m.vb == 0
-                    smem[dst:dst + m.vb] = gimg[src:src + m.vb]
+                _g2s(wp, op, case, smem, base, [s], oob)
             else:
                 img = W.smem_image(path, vals, n, (1 << path.bits) - 1).view(np.uint8)
                 smem[base:base + img.size] = img
@@ -141,10 +174,27 @@ def emulate_marker(wp):
         return frags, cnt, smem[base:base + p.span * eb].view(U).copy(), cntc.ravel()
     goff, soff = W.s2g_tables(wp)
     m = wp.s2g
-    out = np.full(max(goff) + m.k + W.GMEM_PAD, pz, dtype=U).view(np.uint8)
-    for g, s_ in zip(goff, soff):
-        out[g * eb:g * eb + m.vb] = smem[base + s_ * eb:base + s_ * eb + m.vb]
+    crd = W.coord_table(m) if m.residue else [0] * len(goff)
+    r0, r1 = case.c["r"]
+    out = np.full(case.c["alloc"], pz, dtype=U).view(np.uint8)
+    for j, (g, s_) in enumerate(zip(goff, soff)):
+        q = crd[j]
+        if not ((q & 0xFFFF) < r0 and (q >> 16) < r1):
+            continue
+        have = max(0, min(m.vb, out.size - g * eb))
+        out[g * eb:g * eb + have] = smem[base + s_ * eb:base + s_ * eb + have]
+        if have < m.vb:
+            oob.append(("write", "s2g.C", out.size, m.vb - have))
     return frags, cnt, out.view(U).copy(), cntc.ravel()
+
+
+def emulated_check(wp, case=None):
+    """The emulated marker run of ``case`` judged by the harness's own check."""
+    case = case or W.make_case(wp)
+    frags, cnt, out, cntc = emulate_marker(wp, case)
+    inp = W.compute_inputs(wp, case)
+    inp["gimg"] = {op: case.ops[op]["image"] for op in case.ops}
+    return W.check(wp, True, inp, frags, cnt, out, cntc, case)
 
 
 # ------------------------------------------------------------------ tests
@@ -278,3 +328,127 @@ def test_timing_items_and_ldmatrix_variants():
     assert (bad["predicted"], twin["predicted"]) == (1024, 128)
     assert sorted(a for r in twin["saddr"] for a in r) == sorted(range(0, 16 * 128 * 8, 16))   # same bytes, contiguous
     assert it["ldgsts__stride1"]["predicted"] == 128 and it["ldgsts__stride8"]["predicted"] == 1024
+
+
+# ------------------------------------------------------------------ partial tiles (residue predication)
+
+
+def _cases(wp, exact=False):
+    return [W.make_case(wp, r, label, exact=exact) for label, r in wp.cases]
+
+
+@pytest.mark.parametrize("path", CONFIGS + PITFALLS, ids=lambda p: p.split("/")[-1])
+def test_partial_tiles_emulated_as_the_predicate_says(path):
+    """Every partial tile of every configuration: the emulated predicated kernel (zero-fill of what the
+    predicate turns off) agrees with the check, the reads outside the problem are exactly the prover's,
+    and with buffers ending at the problem nothing but those reaches past them (memcheck's view)."""
+    wp = W.plan_whole(instance(path))
+    assert bool(wp.cases) == bool(wp.dims)
+    for case in [c for c in _cases(wp) if "alone" not in c.label]:       # (one dimension alone: a subset)
+        res = emulated_check(wp, case)
+        assert res["status"] == "pass", (case.label, res["problems"])
+        assert res.get("oob_read_seen", 0) == case.oob_reads and not case.memcheck
+    for label, r in wp.cases[:1] + [c for c in wp.cases if "counterexample" in c[0]]:
+        case = W.make_case(wp, r, label, exact=True)
+        res = emulated_check(wp, case)
+        assert res["status"] == "pass", (case.label, res["problems"])
+        assert bool(case.memcheck) == bool(case.oob_reads or case.oob_writes), case.memcheck
+
+
+def test_residues_and_cases_are_the_provers():
+    wp = W.plan_whole(instance("proofs/sm80_datapath/cutlass_sm80_f16_tn_3stage.toml"))
+    assert wp.dims["K"] == (32, [8, 16, 24, 32]) and wp.dims["M"] == (128, list(range(1, 129)))   # [params] K: multiple of 8
+    cases = dict(wp.cases)
+    assert cases["least residue"] == {"M": 1, "N": 1, "K": 8} and cases["middle residue"] == {"M": 65, "N": 65, "K": 16}
+    assert all("counterexample" not in label for label in cases)            # in_bounds is proved
+    pit = W.plan_whole(instance("proofs/sm80_datapath/pitfalls/fa2_hd64_headdim_not_multiple_of_8.toml"))
+    assert pit.cases[-1] == ("in_bounds[g2s.A] counterexample", {"K": 1})   # the prover's, run last
+    with pytest.raises(HarnessError, match="no copy of this configuration cuts N"):
+        W.make_case(pit, {"N": 3})
+
+
+def test_pitfall_reads_outside_the_problem_where_the_prover_says():
+    """fa2_hd64_headdim_not_multiple_of_8 at the prover's residue K = 1: every row's 8-element cp.async
+    starting at k = 0 executes and reads k = 1..7 (896 elements, poison in the shared image); with the
+    buffer ending at the problem's last element, the last row's vector reads 14 bytes past it."""
+    wp = W.plan_whole(instance("proofs/sm80_datapath/pitfalls/fa2_hd64_headdim_not_multiple_of_8.toml"))
+    label, r = wp.cases[-1]
+    case = W.make_case(wp, r, label)
+    assert case.oob_reads == 128 * 7 and case.ops["A"]["zero"].sum() == 128 * 56
+    res = emulated_check(wp, case)
+    assert res["status"] == "pass" and res["oob_read_seen"] == 896
+    exact = W.make_case(wp, r, label, exact=True)
+    res = emulated_check(wp, exact)
+    assert res["status"] == "pass" and res["oob_read_seen"] == 889 and res["unchecked_past_allocation"] == 7
+    assert exact.memcheck == [("read", "g2s.A", exact.ops["A"]["alloc"] * 2, 14)]
+
+
+def test_a_predicate_that_lets_everything_run_is_caught(monkeypatch):
+    """All coordinates 0 (every access executes): rows outside the problem arrive as poison, not zeros."""
+    wp = W.plan_whole(instance("proofs/sm80_datapath/fa2_fwd_hd64_qk.toml"))
+    case = W.make_case(wp, {"M": 65})
+    monkeypatch.setattr(W, "coord_table", lambda m: [0] * sum(len(a) for a in m.accesses.values()))
+    res = emulated_check(wp, case)
+    assert res["status"] == "fail" and res["mismatches_A"] > 0 and res["mismatches_B"] == 0
+
+
+def test_partial_tile_reference_is_the_zero_filled_product():
+    wp = W.plan_whole(instance("proofs/sm80_datapath/cutlass_sm80_f16_tn_3stage.toml"))
+    case = W.make_case(wp, {"M": 5, "K": 8})
+    inp = W.compute_inputs(wp, case)
+    A, B, C = inp["A"], inp["B"], inp["C"]
+    want = sum(A[:, s * 32:s * 32 + 8] @ B[:, s * 32:s * 32 + 8].T for s in range(3)) + C    # K = 8 of each stage
+    want[5:] = C[5:]                                                                          # rows past M = 5
+    assert (inp["ref"] == want).all()
+
+
+def test_partial_tile_source_and_arguments(monkeypatch):
+    """The predicated kernel (cp.async with src-size, the guarded S2G) and run_plan's arguments, matched by
+    name against the kernel's parameter list on a numpy stand-in for CuPy."""
+    wp = W.plan_whole(instance("proofs/sm80_datapath/fa2_fwd_hd64_pv.toml"))
+    assert "cp.async.cg.shared.global [%0], [%1], 16, %2;" in wp.source and "if (!((q & 0xffff) < r0" in wp.source
+
+    class Stop(Exception):
+        pass
+
+    class FakeCuda:
+        @staticmethod
+        def load_cupy():
+            import types
+            return types.SimpleNamespace(asarray=np.asarray, zeros=np.zeros, full=np.full, int32=np.int32,
+                                         uint8=np.uint8, asnumpy=np.asarray)
+
+        @staticmethod
+        def launch(module, kernel, grid, block, args, shared_mem=0):
+            head = wp.source[wp.source.index(f" {kernel}(") + len(kernel) + 2:]
+            params = head[:head.index(") {")].split(", ")
+            assert len(params) == len(args)
+            got = dict(zip((p.split()[-1] for p in params), args))
+            for p, a in zip(params, args):
+                assert isinstance(a, np.ndarray) == ("*" in p), p
+            case = FakeCuda.case
+            assert (int(got["rB0"]), int(got["rB1"])) == case.ops["B"]["r"] and int(got["zclampB"]) == 0
+            assert (int(got["rC0"]), int(got["rC1"])) == case.c["r"]
+            assert list(got["crdB"]) == W.coord_table(wp.ops["B"].g2s) and got["crdC"].size == len(W.s2g_tables(wp)[0])
+            assert got["gC"].size == case.c["alloc"] * 2 and got["gB"].size == case.ops["B"]["alloc"] * 2
+            raise Stop
+    monkeypatch.setattr(W, "_exact_buffer", lambda cp, n: np.zeros(n, dtype=np.uint8))
+    for exact in (False, True):
+        FakeCuda.case = W.make_case(wp, {"K": 33, "M": 65}, exact=exact)
+        for marker in (True, False):
+            with pytest.raises(Stop):
+                W.run_plan(wp, marker, FakeCuda, module=object(), case=FakeCuda.case)
+
+
+def test_memcheck_report_is_read():
+    text = ("========= COMPUTE-SANITIZER\n"
+            "========= Invalid __global__ read of size 16 bytes\n"
+            "=========     at g2s_A(int, unsigned int, const unsigned char *, const int *, ...)+0x90 in whole.cu:30\n"
+            "=========     by thread (127,0,0) in block (0,0,0)\n"
+            "=========     Address 0x7f0000003f80 is out of bounds\n"
+            "=========     and is 14 bytes after the nearest allocation at 0x7f0000000000 of size 16258 bytes\n"
+            "========= ERROR SUMMARY: 1 error\n")
+    s = W.memcheck_summary(text)
+    assert s["errors"] == 1 and s["kinds"] == {"Invalid __global__ read of size 16 bytes": 1}
+    assert s["threads"] == [127] and s["after_allocation"] == [14]
+    assert W.memcheck_summary("========= ERROR SUMMARY: 0 errors\n")["errors"] == 0

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+from .wholepath import residue_summary
+
 
 def _mark(x: dict | None) -> str:
     if not x:
@@ -48,6 +50,9 @@ def outcome(r: dict) -> str:
     for mode in ("marker", "compute"):
         if w.get(mode) and w[mode].get("status") != "pass":
             bad.append(f"whole path ({mode})")
+    for e in w.get("residue") or []:
+        if e.get("status") != "pass":
+            bad.append("whole path (partial tile " + ", ".join(f"{d} = {v}" for d, v in sorted(e["residue"].items())) + ")")
     if bad:
         masked = any((x.get("masked") or {}).get("explained_by_masked_address") for x in r.get("marker", {}).values())
         return "data differs from the model in " + ", ".join(bad) + (" (silently masked address)" if masked else "")
@@ -100,8 +105,9 @@ def report_markdown(results: dict, prover: dict | None = None) -> str:
     if whole:
         L.append("## The whole data path as one kernel (G2S -> S2R -> mma.sync -> convert -> R2S -> S2G)")
         L.append("")
-        L.append("| instance | stages | M x N x K per stage | route | marker | compute (exact vs numpy) |")
-        L.append("| --- | --- | --- | --- | --- | --- |")
+        L.append("| instance | stages | M x N x K per stage | route | marker | compute (exact vs numpy) | partial tiles "
+                 "(residue predication) |")
+        L.append("| --- | --- | --- | --- | --- | --- | --- |")
         for r in whole:
             w = r["whole"]
 
@@ -110,7 +116,8 @@ def report_markdown(results: dict, prover: dict | None = None) -> str:
                     return (f"fault: {w['error']['message'][:80]}" if w.get("error") else w.get("reason", "-"))
                 return f"{x['status']} ({x['mismatches']}/{x['elements']} differ)"
             L.append(f"| `{r['path']}` | {w.get('stages', '-')} | {w.get('M', '-')}x{w.get('N', '-')}x{w.get('K', '-')} | "
-                     f"{w.get('route', '-')} | {cell(w.get('marker'))} | {cell(w.get('compute'))} |")
+                     f"{w.get('route', '-')} | {cell(w.get('marker'))} | {cell(w.get('compute'))} | "
+                     f"{residue_summary(w) or '-'} |")
         L.append("")
     L.append("## Details")
     L.append("")
@@ -173,6 +180,20 @@ def report_markdown(results: dict, prover: dict | None = None) -> str:
                                        for op in "AB" if ('slots_' + op) in x))
                     for pb in x.get("problems", [])[:4]:
                         L.append(f"    - {pb}")
+            for e in w.get("residue") or []:
+                parts = [f"{k} {e[k]['status']} ({e[k]['mismatches']}/{e[k]['elements']} C elements differ"
+                         + "".join(f", {op}: {e[k].get('mismatches_' + op)}/{e[k].get('slots_' + op)} slots"
+                                   for op in "AB" if ('slots_' + op) in e[k])
+                         + "".join(f", smem {op}: {e[k].get('mismatches_smem_' + op)}/{e[k].get('smem_' + op)}"
+                                   for op in "AB" if ('smem_' + op) in e[k]) + ")"
+                         for k in ("marker", "compute") if e.get(k)]
+                L.append(f"  - partial tile {', '.join(f'{d} = {v}' for d, v in sorted(e['residue'].items()))} "
+                         f"({e['label']}): {e.get('status')}; {e['oob_reads']} elements read / {e['oob_writes']} "
+                         f"written outside the problem predicted; " + "; ".join(parts)
+                         + (f"; compute not run: {e['compute_skip']}" if e.get("compute_skip") else ""))
+                for k in ("marker", "compute"):
+                    for pb in (e.get(k) or {}).get("problems", [])[:2]:
+                        L.append(f"    - {k}: {pb}")
         for op, msg in (r.get("model_errors") or {}).items():
             L.append(f"- [copy.{op}]: the model could not be built: {msg}")
         if r.get("error"):

@@ -98,6 +98,8 @@ class WholePlan:
     source: str = ""
     expect_refuted: tuple = ()
     marker_only: str = ""         # why compute mode does not apply (empty: it does)
+    dims: dict = field(default_factory=dict)     # "M"/"N"/"K" a copy's residue cuts -> (extent, residues)
+    cases: list = field(default_factory=list)    # (label, {dim: residue}) of the partial-tile runs
 
 
 # ---------------------------------------------------------------------------------------- plan
@@ -127,6 +129,7 @@ def plan_whole(cfg) -> WholePlan:
         raise HarnessError("no [mma] with a [g2s.X] / [s2g.C]: no whole data path to run")
     if getattr(cfg, "params", None):
         raise HarnessError("parametric configuration ([params]): run an instance (path@sym=value)")
+    fam = family_params(cfg)
     mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
     T = mma.size()
     operands = {}
@@ -135,8 +138,10 @@ def plan_whole(cfg) -> WholePlan:
             m = build_operand_model(mma, None, None, op, cc.atom, cc.type, cc.smem, cc.align, convert=cc.convert,
                                     tiled=cc.tiled)
             operands[op] = plan_operand(m)
-        globals_ = {op: build_global_model(gc, {}) for op, gc in cfg.g2s.items()}
-        s2g = build_global_model(cfg.s2g["C"], {}) if "C" in cfg.s2g else None
+        # the instance's tiles (no symbols left) with the family's [params]: the prover's residues (a
+        # parameter named M / N / K) are the family's
+        globals_ = {op: build_global_model(gc, fam) for op, gc in cfg.g2s.items()}
+        s2g = build_global_model(cfg.s2g["C"], fam) if "C" in cfg.s2g else None
     except SymlayoutError as e:
         raise HarnessError(f"the model does not build: {e}") from None
     compute, why = plan_compute(mma, operands)
@@ -194,8 +199,22 @@ def plan_whole(cfg) -> WholePlan:
                    compute=compute, ops=ops, c_copy=cpl, s2g=s2g,
                    expect_refuted=tuple(sorted(cfg.expect.refuted_somewhere)), marker_only="; ".join(marker_only))
     _layout_smem(wp)
+    wp.dims = residue_dims(wp)
+    wp.cases = residue_cases(wp)
     wp.source = whole_source(wp)
     return wp
+
+
+def family_params(cfg) -> dict:
+    """The ``[params]`` of the family an instance (``path@sym=value``) was taken from ({} otherwise)."""
+    from ..config import load_config
+    path = str(getattr(cfg, "path", "") or "")
+    if "@" not in path:
+        return dict(getattr(cfg, "params", None) or {})
+    try:
+        return dict(load_config(path.rpartition("@")[0]).params or {})
+    except Exception:  # noqa: BLE001 - a configuration built in memory: no family to read
+        return {}
 
 
 def _layout_smem(wp: WholePlan) -> None:
@@ -212,6 +231,179 @@ def _layout_smem(wp: WholePlan) -> None:
         off = lay["C"] + wp.c_copy.span * wp.c_copy.bits // 8 + 512
     wp.smem_layout = lay
     wp.smem_bytes = round_up(max(off, 16), 16)
+
+
+# ---------------------------------------------------------------------------------------- residue predication
+
+#: the dimensions of a copy's two tile modes (A is (M, K), B (N, K), C (M, N))
+MODE_NAMES = {"A": "MK", "B": "NK", "C": "MN"}
+
+
+def global_copies(wp: WholePlan) -> list:
+    """``(name, model)`` of every global-memory copy of the plan (``g2s.A``, ``g2s.B``, ``s2g.C``)."""
+    out = [(f"g2s.{op}", p.g2s) for op, p in wp.ops.items() if p.g2s is not None]
+    if wp.s2g is not None:
+        out.append(("s2g.C", wp.s2g))
+    return out
+
+
+def residue_dims(wp: WholePlan) -> dict:
+    """``{dim: (extent, residues)}`` for every problem dimension (``M``/``N``/``K``) a copy's ``residue``
+    cuts: the residues the prover's ``in_bounds`` quantifies over (:func:`symlayout.prove.g2s.residues`;
+    those every copy cutting the dimension admits)."""
+    from ..prove.g2s import residues
+    dims: dict = {}
+    for name, m in global_copies(wp):
+        for d in m.residue:
+            dim = MODE_NAMES[m.operand][d]
+            ext, rs = m.shape[d], residues(m, d)
+            if dim in dims:
+                if dims[dim][0] != ext:
+                    raise HarnessError(f"[{name}] cuts {dim} of extent {ext}, another copy {dims[dim][0]}")
+                rs = sorted(set(rs) & set(dims[dim][1]))
+            dims[dim] = (ext, rs)
+    return dims
+
+
+def residue_cases(wp: WholePlan) -> list:
+    """``(label, {dim: residue})`` of the partial tiles the kernel runs besides the full one: every cut
+    dimension at its least, middle (odd where one is admissible) and last partial admissible residue at
+    once, each dimension alone at its middle one, and last, the residue of every ``in_bounds`` counterexample the prover finds
+    for this instance (the runs that read or write outside the problem)."""
+    from ..prove.g2s import in_bounds
+    from ..prove.result import REFUTED
+    cases: list = []
+
+    def add(label, r):
+        r = {d: int(v) for d, v in r.items() if d in wp.dims and int(v) != wp.dims[d][0]}
+        if r and all(r != c[1] for c in cases):
+            cases.append((label, r))
+    part = {d: [r for r in rs if r != ext] for d, (ext, rs) in wp.dims.items()}
+    part = {d: rs for d, rs in part.items() if rs}
+    mid = {d: next((r for r in rs[len(rs) // 2:] if r % 2), rs[len(rs) // 2]) for d, rs in part.items()}
+    add("least residue", {d: rs[0] for d, rs in part.items()})
+    add("middle residue", mid)
+    add("last partial residue", {d: rs[-1] for d, rs in part.items()})
+    if len(part) > 1:
+        for d in part:
+            add(f"{d} alone", {d: mid[d]})
+    for name, m in global_copies(wp):             # last: the runs that read or write out of bounds
+        if not m.residue:
+            continue
+        res = in_bounds(m)
+        cex = res.counterexample
+        if res.status == REFUTED and cex is not None and cex.extra.get("residue"):
+            r = {d: v for d, v in cex.extra["residue"].items() if d in wp.dims}
+            cases[:] = [c for c in cases if c[1] != {d: v for d, v in r.items() if v != wp.dims[d][0]}]
+            add(f"in_bounds[{name}] counterexample", r)
+    return cases
+
+
+@dataclass
+class Case:
+    """One problem size the kernel runs: the residue of every cut dimension (absent: a full tile), what
+    the prover's predicate makes of it per copy, and how the global buffers are sized.
+
+    Per G2S operand ``ops[X]``: ``r`` (the residue along the tile's two modes, the extent where the copy
+    does not cut it), ``inside`` (tile element inside the problem), ``zero`` (outside it, in an
+    instruction the predicate turns off: ``cp.async`` with src-size 0 zero-fills it), ``oob`` (outside
+    it, in an instruction that executes: the hardware reads memory outside the problem into it -- the
+    ``in_bounds`` refutation), ``alloc`` (elements of the global buffer).  ``c``: the same for
+    ``[s2g.C]``, ``oob`` being written outside the problem.  ``exact``: every global buffer ends at the
+    last element inside the problem (its own ``cudaMalloc``, for compute-sanitizer); otherwise
+    ``GMEM_PAD`` bytes of poison follow it."""
+    label: str
+    residue: dict
+    ops: dict
+    c: dict | None = None
+    exact: bool = False
+    zclamp: bool = False
+
+    @property
+    def full(self) -> bool:
+        return not self.residue
+
+    @property
+    def oob_reads(self) -> int:
+        return sum(int(o["oob"].sum()) for o in self.ops.values())
+
+    @property
+    def oob_writes(self) -> int:
+        return 0 if self.c is None else int(self.c["oob"].sum())
+
+    def text(self) -> str:
+        return ", ".join(f"{d} = {r}" for d, r in sorted(self.residue.items())) or "full tile"
+
+
+def _cut(m, residue: dict) -> tuple:
+    """The residue along each mode of a copy's tile (the extent where the copy does not cut it)."""
+    names = MODE_NAMES[m.operand]
+    return tuple(int(residue.get(names[d], m.shape[d])) if d in m.residue else int(m.shape[d]) for d in range(2))
+
+
+def _predicate_split(m, r):
+    """``(inside, zero, oob)`` over the tile's elements under CuTe's predicate (``elem_less`` of the
+    identity coordinate of each instruction's first element and the residue ``r``)."""
+    import numpy as np
+    n = m.shape[0] * m.shape[1]
+    inside = np.array([m.coord(i)[0] < r[0] and m.coord(i)[1] < r[1] for i in range(n)], dtype=bool)
+    run = np.zeros(n, dtype=bool)
+    covered = np.zeros(n, dtype=bool)
+    for accs in m.accesses.values():
+        for a in accs:
+            covered[a] = True
+            if inside[a[0]]:
+                run[a] = True
+    return inside, covered & ~run & ~inside, run & ~inside
+
+
+def make_case(wp: WholePlan, residue: dict | None = None, label: str = "full tile", exact: bool = False,
+              zclamp: bool = False) -> Case:
+    """The :class:`Case` of ``residue`` (``{dim: r}``; None or {}: the full tile)."""
+    import numpy as np
+    residue = {d: int(r) for d, r in (residue or {}).items()}
+    for d, r in residue.items():
+        if d not in wp.dims:
+            raise HarnessError(f"no copy of this configuration cuts {d} (residue modes: {sorted(wp.dims) or 'none'})")
+        if not 1 <= r <= wp.dims[d][0]:
+            raise HarnessError(f"residue {d} = {r} is not in 1..{wp.dims[d][0]}")
+    ops = {}
+    for op, path in wp.ops.items():
+        m = path.g2s
+        if m is None:
+            continue
+        r = _cut(m, residue)
+        inside, zero, oob = _predicate_split(m, r)
+        G = np.asarray(path.g_table, dtype=np.int64)
+        alloc = ((wp.stages - 1) * path.g_span + int(G[inside].max()) + 1 if exact
+                 else wp.stages * path.g_span + GMEM_PAD)
+        src = np.full(len(inside), -1, dtype=np.int64)       # gmem offset whose value lands on element i
+        for accs in m.accesses.values():
+            for a in accs:
+                src[a] = G[a[0]] + np.arange(len(a))
+        ops[op] = {"r": r, "inside": inside, "zero": zero, "oob": oob, "alloc": alloc, "src": src}
+    c = None
+    if wp.s2g is not None:
+        m = wp.s2g
+        r = _cut(m, residue)
+        inside, zero, oob = _predicate_split(m, r)
+        G = np.asarray(m.gmem.table({}), dtype=np.int64)
+        alloc = int(G[inside].max()) + 1 if exact else int(G.max()) + m.k + GMEM_PAD
+        c = {"r": r, "inside": inside, "zero": zero, "oob": oob, "alloc": alloc}
+    return Case(label=label, residue=residue, ops=ops, c=c, exact=exact, zclamp=zclamp)
+
+
+def coord_table(m) -> list:
+    """Per thread and access (thread-major, one stage), the identity coordinate of the access's first
+    element packed as ``row | col << 16``: the kernel compares it with the residue (CuTe's ``tAcA``)."""
+    out = []
+    for t in range(m.threads):
+        for a in m.accesses[t]:
+            r, c = m.coord(a[0])
+            if r >= 1 << 16 or c >= 1 << 15:
+                raise HarnessError(f"[{m.name}] tile coordinate {(r, c)} does not fit the kernel's 16-bit packing")
+            out.append(r | c << 16)
+    return out
 
 
 # ---------------------------------------------------------------------------------------- tables
@@ -263,21 +455,41 @@ def s2g_tables(wp: WholePlan):
 
 
 def _g2s_function(wp: WholePlan, path: OperandPath) -> str:
-    """``g2s_X(t, tile, g, goff, soff)``: every access of thread ``t`` for one stage."""
+    """``g2s_X(t, tile, g, goff, soff, ...)``: every access of thread ``t`` for one stage.  With ``residue``
+    each access is predicated as CuTe predicates it: ``elem_less(crd, residue)`` of the identity
+    coordinate of its first element; an access turned off zero-fills its destination (``cp.async`` with
+    src-size 0, CuTe's ``SM80_CP_ASYNC_*_ZFILL``, from the same source address unless ``zclamp``; a
+    vector copy stores zeros, flash-attention's ``clear``)."""
     m = path.g2s
     eb, vb = m.eb, m.vb
     nacc = len(m.accesses[0])
+    pred = bool(m.residue)
     if m.atom.op.kind == "cp_async":
         cg = "cg" if "CACHEGLOBAL" in m.atom.op.name else "ca"
-        body = (f'    asm volatile("cp.async.{cg}.shared.global [%0], [%1], {vb};\\n" :: "r"(tile + soff[j] * {eb}), '
-                f'"l"(g + (long long)goff[j] * {eb}) : "memory");')
+        if pred:
+            body = ("    const int q = crd[j];\n"
+                    "    const bool p = (q & 0xffff) < r0 && (q >> 16) < r1;   // elem_less(first coordinate, residue)\n"
+                    f"    const unsigned char* src = (p || !zclamp) ? g + (long long)goff[j] * {eb} : g;\n"
+                    f'    asm volatile("cp.async.{cg}.shared.global [%0], [%1], {vb}, %2;\\n" :: "r"(tile + soff[j] * {eb}), '
+                    f'"l"(src), "r"(p ? {vb} : 0) : "memory");')
+        else:
+            body = (f'    asm volatile("cp.async.{cg}.shared.global [%0], [%1], {vb};\\n" :: "r"(tile + soff[j] * {eb}), '
+                    f'"l"(g + (long long)goff[j] * {eb}) : "memory");')
     else:
         V = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "uint2", 16: "uint4"}[vb]
-        body = (f"    {{ {V} v = *(const {V}*)(g + (long long)goff[j] * {eb});\n"
-                f"      *({V}*)(dyn_base + (tile - sbase0) + soff[j] * {eb}) = v; }}")
+        store = f"*({V}*)(dyn_base + (tile - sbase0) + soff[j] * {eb})"
+        if pred:
+            body = ("    const int q = crd[j];\n"
+                    f"    if ((q & 0xffff) < r0 && (q >> 16) < r1) {{ {V} v = *(const {V}*)(g + (long long)goff[j] * {eb}); "
+                    f"{store} = v; }}\n"
+                    f"    else {{ {V} z = {{}}; {store} = z; }}")
+        else:
+            body = (f"    {{ {V} v = *(const {V}*)(g + (long long)goff[j] * {eb});\n"
+                    f"      {store} = v; }}")
+    extra = ", const int* __restrict__ crd, int r0, int r1, int zclamp" if pred else ""
     return "\n".join([
         f"__device__ __forceinline__ void g2s_{path.op}(int t, u32 tile, const unsigned char* __restrict__ g, "
-        f"const int* __restrict__ goff, const int* __restrict__ soff, unsigned char* dyn_base, u32 sbase0) {{",
+        f"const int* __restrict__ goff, const int* __restrict__ soff, unsigned char* dyn_base, u32 sbase0{extra}) {{",
         f"  if (t >= {m.threads}) return;",
         "#pragma unroll 1",
         f"  for (int c = 0; c < {nacc}; ++c) {{",
@@ -288,20 +500,35 @@ def _g2s_function(wp: WholePlan, path: OperandPath) -> str:
 
 
 def _s2g_function(wp: WholePlan) -> str:
+    """``s2g_C``: ``ld.shared`` + ``st.global`` of every access of thread ``t``; with ``residue``
+    predicated on the identity coordinate of its first element (an access turned off stores nothing)."""
     m = wp.s2g
     eb, vb = m.eb, m.vb
     nacc = len(m.accesses[0])
     V = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "uint2", 16: "uint4"}[vb]
+    pred = bool(m.residue)
+    guard = ["    const int q = crd[j];", "    if (!((q & 0xffff) < r0 && (q >> 16) < r1)) continue;"] if pred else []
+    extra = ", const int* __restrict__ crd, int r0, int r1" if pred else ""
     return "\n".join([
         "__device__ __forceinline__ void s2g_C(int t, const unsigned char* tile, unsigned char* __restrict__ g, "
-        "const int* __restrict__ goff, const int* __restrict__ soff) {",
+        f"const int* __restrict__ goff, const int* __restrict__ soff{extra}) {{",
         f"  if (t >= {m.threads}) return;",
         "#pragma unroll 1",
         f"  for (int c = 0; c < {nacc}; ++c) {{",
         f"    const int j = t * {nacc} + c;",
+        *guard,
         f"    *({V}*)(g + (long long)goff[j] * {eb}) = *(const {V}*)(tile + soff[j] * {eb});",
         "  }",
         "}"])
+
+
+def _pred_params(path: OperandPath) -> list:
+    """The predicate's kernel parameters of a G2S operand with ``residue``: the coordinate table, the
+    residue along both tile modes, whether a turned-off access reads from the tile's base."""
+    op = path.op
+    if not path.g2s.residue:
+        return []
+    return [f"const int* __restrict__ crd{op}", f"int r{op}0", f"int r{op}1", f"int zclamp{op}"]
 
 
 def _kernel(wp: WholePlan, marker: bool) -> str:
@@ -318,14 +545,17 @@ def _kernel(wp: WholePlan, marker: bool) -> str:
         lines.append(f"  {E[op]} f{op}[{fs}]; int n{op}[{fs}];")
         if path.copy is None and path.g2s is not None:          # G2S only: poison the region, read it back
             params += [f"const unsigned char* __restrict__ g{op}", f"const int* __restrict__ goff{op}",
-                       f"const int* __restrict__ soff{op}", f"{E[op]}* __restrict__ simg{op}_out"]
+                       f"const int* __restrict__ soff{op}"] + _pred_params(path) + [f"{E[op]}* __restrict__ simg{op}_out"]
             lines.append(f"  {{ {E[op]}* s = ({E[op]}*)(dyn + {wp.smem_layout[op]}); "
                          f"for (int i = t; i < {path.span}; i += blockDim.x) s[i] = ({E[op]})~0u; }}")
         elif path.copy is not None:
             params += [f"const int* __restrict__ addr{op}", f"const int* __restrict__ slot{op}"]
             if path.g2s is not None:
                 params += [f"const unsigned char* __restrict__ g{op}", f"const int* __restrict__ goff{op}",
-                           f"const int* __restrict__ soff{op}"]
+                           f"const int* __restrict__ soff{op}"] + _pred_params(path)
+                # poison the staged buffer: a destination neither copied nor zero-filled shows
+                lines.append(f"  {{ {E[op]}* s = ({E[op]}*)(dyn + {wp.smem_layout[op]}); "
+                             f"for (int i = t; i < {path.span}; i += blockDim.x) s[i] = ({E[op]})~0u; }}")
             else:
                 params += [f"const {E[op]}* __restrict__ img{op}"]
                 lines.append(f"  {{ {E[op]}* s = ({E[op]}*)(dyn + {wp.smem_layout[op]}); "
@@ -340,8 +570,9 @@ def _kernel(wp: WholePlan, marker: bool) -> str:
         for op, path in wp.ops.items():
             if path.g2s is not None:
                 na = len(path.g2s.accesses[0])
+                pa = f", crd{op}, r{op}0, r{op}1, zclamp{op}" if path.g2s.residue else ""
                 lines.append(f"  g2s_{op}(t, sbase + {wp.smem_layout[op]}, g{op}, goff{op} + {s * path.g2s.threads * na}, "
-                             f"soff{op} + {s * path.g2s.threads * na}, dyn, sbase);")
+                             f"soff{op} + {s * path.g2s.threads * na}, dyn, sbase{pa});")
         lines.append('  asm volatile("cp.async.commit_group;\\n" ::: "memory");')
     fsc = cpl.frag["C"]
     params.append(f"const {E['C']}* __restrict__ dirC")
@@ -409,7 +640,11 @@ def _kernel(wp: WholePlan, marker: bool) -> str:
         lines.append("  __syncthreads();")
         if wp.s2g is not None:
             params += ["unsigned char* __restrict__ gC", "const int* __restrict__ goffC", "const int* __restrict__ soffC"]
-            lines.append(f"  s2g_C(t, dyn + {wp.smem_layout['C']}, gC, goffC, soffC);")
+            pa = ""
+            if wp.s2g.residue:
+                params += ["const int* __restrict__ crdC", "int rC0", "int rC1"]
+                pa = ", crdC, rC0, rC1"
+            lines.append(f"  s2g_C(t, dyn + {wp.smem_layout['C']}, gC, goffC, soffC{pa});")
         else:
             params.append(f"{EO}* __restrict__ outC")
             lines.append(f"  {{ {EO}* s = ({EO}*)(dyn + {wp.smem_layout['C']}); for (int i = t; i < {p.span}; i += blockDim.x) outC[i] = s[i]; }}")
@@ -499,9 +734,11 @@ def _rand(rng, shape, t: str, r: int):
     return rng.integers(lo, r + 1, size=shape)
 
 
-def compute_inputs(wp: WholePlan) -> dict:
+def compute_inputs(wp: WholePlan, case: Case | None = None) -> dict:
     """Random small integers A ``(M, stages*K)``, B ``(N, stages*K)``, C ``(M, N)``, exact in every
-    type on the way, and ``ref = A @ B^T + C`` (int64)."""
+    type on the way, and ``ref = A @ B^T + C`` (int64).  Under a partial-tile ``case`` the reference
+    takes the elements of a G2S operand outside the problem as the zeros the predicated copy fills in
+    (every stage's tile is cut alike)."""
     import numpy as np
     cpl = wp.compute
     M, N, K = cpl.M, cpl.N, cpl.K * wp.stages
@@ -512,7 +749,17 @@ def compute_inputs(wp: WholePlan) -> dict:
     A = _rand(rng, (M, K), cpl.atype, rv)
     B = _rand(rng, (N, K), cpl.btype, rv)
     C0 = _rand(rng, (M, N), cpl.ctype, cr)
-    ref = A.astype(np.int64) @ B.astype(np.int64).T + C0
+    eff = {"A": A, "B": B}
+    for op, co in ((case.ops if case is not None else {}).items()):
+        path, X = wp.ops[op], eff[op]
+        if (path.rows, path.kt) != (X.shape[0], cpl.K):
+            continue                                   # a G2S-only operand (marker mode): not in the product
+        i = np.arange(path.size)
+        mask = np.ones(X.shape, dtype=bool)
+        for s_ in range(wp.stages):
+            mask[i % path.rows, s_ * path.kt + i // path.rows] = co["inside"]
+        eff[op] = np.where(mask, X, 0)
+    ref = eff["A"].astype(np.int64) @ eff["B"].astype(np.int64).T + C0
     return {"A": A, "B": B, "C": C0, "ref": ref, "rv": rv, "cr": cr}
 
 
@@ -532,13 +779,16 @@ def operand_values(wp: WholePlan, op: str, X, marker: bool):
     return np.array([encode(X[i % rows, s * kt + i // rows], t) for s in range(wp.stages)]).astype(U)
 
 
-def gmem_image(path: OperandPath, vals, stages: int, poison: int):
-    """The global allocation of a G2S operand: stage ``s``'s tile at ``s * g_span`` elements, poison elsewhere."""
+def gmem_image(path: OperandPath, vals, stages: int, poison: int, inside=None, alloc: int | None = None):
+    """The global allocation of a G2S operand: stage ``s``'s tile at ``s * g_span`` elements, poison elsewhere.
+    With ``inside`` (a partial tile) only the elements inside the problem hold values; ``alloc``: the
+    allocation's length in elements (default: the stages and ``GMEM_PAD`` of poison)."""
     import numpy as np
-    img = np.full(stages * path.g_span + GMEM_PAD, poison, dtype=uint_np(path.bits))
+    img = np.full(alloc if alloc is not None else stages * path.g_span + GMEM_PAD, poison, dtype=uint_np(path.bits))
     g = np.asarray(path.g_table, dtype=np.int64)
+    sel = np.ones(len(g), dtype=bool) if inside is None else np.asarray(inside, dtype=bool)
     for s in range(stages):
-        img[s * path.g_span + g] = vals[s]
+        img[s * path.g_span + g[sel]] = np.asarray(vals[s])[sel]
     return img
 
 
@@ -580,41 +830,80 @@ def c_fragments(wp: WholePlan, C0, marker: bool):
 # ---------------------------------------------------------------------------------------- run and check
 
 
-def run_plan(wp: WholePlan, marker: bool, cuda=None, module=None) -> dict:
-    """Launch the whole-path kernel once (compute or marker mode) and check its outputs."""
+def _exact_buffer(cp, nbytes: int):
+    """A ``uint8`` device array that is its own ``cudaMalloc`` of exactly ``nbytes`` (not a block of CuPy's
+    memory pool): compute-sanitizer's memcheck reports any access past it."""
+    mem = cp.cuda.memory.Memory(int(nbytes))
+    return cp.ndarray((int(nbytes),), dtype=cp.uint8, memptr=cp.cuda.memory.MemoryPointer(mem, 0))
+
+
+def _global_input(cp, raw, case: Case | None, g_base: int):
+    """The device copy of a gmem image (``g_base`` leading bytes of alignment, then the image), and the
+    pointer the kernel reads from (``g_base`` bytes in)."""
+    import numpy as np
+    raw = np.ascontiguousarray(raw, dtype=np.uint8)
+    if case is not None and case.exact:
+        buf = _exact_buffer(cp, raw.size)
+        buf[:] = cp.asarray(raw)
+    else:
+        buf = cp.asarray(raw)
+    return buf[g_base:]
+
+
+def host_images(wp: WholePlan, case: Case, inp: dict, marker: bool) -> dict:
+    """``{op: gmem image}`` of every G2S operand (element ids in marker mode and for an operand nothing
+    reads into registers, values otherwise; poison outside the problem)."""
+    imgs = {}
+    for op, path in wp.ops.items():
+        if path.g2s is None:
+            continue
+        ids = marker or path.copy is None
+        vals = operand_values(wp, op, inp[op], ids)
+        co = case.ops[op]
+        imgs[op] = gmem_image(path, vals, wp.stages, (1 << path.bits) - 1, co["inside"], co["alloc"])
+    return imgs
+
+
+def run_plan(wp: WholePlan, marker: bool, cuda=None, module=None, case: Case | None = None) -> dict:
+    """Launch the whole-path kernel once (compute or marker mode) on ``case`` (default: the full tile)
+    and check its outputs."""
     import numpy as np
     from . import cuda as _cuda
     cuda = cuda or _cuda
     cp = cuda.load_cupy()
     if module is None:
         module = cuda.compile_module(wp.source, name=os.path.basename(wp.path.split("@")[0]) + ".whole.cu")
+    case = case or make_case(wp)
     cpl = wp.compute
     T, n = wp.threads, wp.stages
-    inp = compute_inputs(wp)
+    inp = compute_inputs(wp, case)
+    inp["gimg"] = host_images(wp, case, inp, marker)
     args, keep = [], {}
 
     def dev(a, dt):
         return cp.asarray(np.ascontiguousarray(np.asarray(a, dtype=dt))).ravel()
+
+    def g2s_args(op, path):
+        goff, soff = g2s_tables(path, n)
+        raw = np.concatenate([np.zeros(path.g_base, np.uint8), inp["gimg"][op].view(np.uint8)])
+        out = [_global_input(cp, raw, case, path.g_base), dev(goff, np.int32), dev(soff, np.int32)]
+        if path.g2s.residue:
+            r0, r1 = case.ops[op]["r"]
+            out += [dev(coord_table(path.g2s), np.int32), np.int32(r0), np.int32(r1), np.int32(bool(case.zclamp))]
+        return out
     for op, path in wp.ops.items():
         X = inp[op]
         if path.copy is None and path.g2s is not None:
-            vals = operand_values(wp, op, X, True)
-            poison = (1 << path.bits) - 1
-            goff, soff = g2s_tables(path, n)
-            raw = np.concatenate([np.zeros(path.g_base, np.uint8), gmem_image(path, vals, n, poison).view(np.uint8)])
             keep["img_" + op] = cp.zeros(path.span, dtype=uint_np(path.bits))
-            args += [dev(raw, np.uint8)[path.g_base:], dev(goff, np.int32), dev(soff, np.int32), keep["img_" + op]]
+            args += g2s_args(op, path) + [keep["img_" + op]]
         elif path.copy is not None:
             addr, slot = copy_tables(path, n)
             args += [dev(addr, np.int32), dev(slot, np.int32)]
-            vals = operand_values(wp, op, X, marker)
-            poison = (1 << path.bits) - 1
             if path.g2s is not None:
-                goff, soff = g2s_tables(path, n)
-                raw = np.concatenate([np.zeros(path.g_base, np.uint8), gmem_image(path, vals, n, poison).view(np.uint8)])
-                args += [dev(raw, np.uint8)[path.g_base:], dev(goff, np.int32), dev(soff, np.int32)]
+                args += g2s_args(op, path)
             else:
-                args.append(dev(smem_image(path, vals, n, poison), uint_np(path.bits)))
+                vals = operand_values(wp, op, X, marker)
+                args.append(dev(smem_image(path, vals, n, (1 << path.bits) - 1), uint_np(path.bits)))
         else:
             args.append(dev(direct_fragments(wp, op, X, marker), uint_np(cpl.frag_bits[op])))
         if marker and path.copy is not None:
@@ -636,11 +925,19 @@ def run_plan(wp: WholePlan, marker: bool, cuda=None, module=None) -> dict:
         args += [dev(addr, np.int32), dev(slot, np.int32), U(pz), cntc]
         if wp.s2g is not None:
             goff, soff = s2g_tables(wp)
-            ng = max(goff) + wp.s2g.k + GMEM_PAD
+            ng = case.c["alloc"]
             gb = wp.s2g.gmem_align % REGION_ALIGN
-            graw = cp.full(ng + gb * 8 // p.bits + 1, pz, dtype=U)
-            gout = graw[gb * 8 // p.bits:gb * 8 // p.bits + ng]
+            lead = gb * 8 // p.bits
+            if case.exact:
+                graw = _exact_buffer(cp, (lead + ng) * p.bits // 8).view(U)
+                graw.fill(U(pz))
+            else:
+                graw = cp.full(lead + ng + 1, pz, dtype=U)
+            gout = graw[lead:lead + ng]
             args += [gout.view(cp.uint8), dev(goff, np.int32), dev(soff, np.int32)]
+            if wp.s2g.residue:
+                r0, r1 = case.c["r"]
+                args += [dev(coord_table(wp.s2g), np.int32), np.int32(r0), np.int32(r1)]
         else:
             gout = cp.full(p.span, (pz + 1) // 2, dtype=U)
             args.append(gout)
@@ -654,7 +951,7 @@ def run_plan(wp: WholePlan, marker: bool, cuda=None, module=None) -> dict:
     got = {op: (cp.asnumpy(k) if op.startswith("img_") else cp.asnumpy(k).reshape(n, T, cpl.frag[op]))
            for op, k in keep.items()}
     return check(wp, marker, inp, got, cp.asnumpy(cnt).reshape(n, T, fab), cp.asnumpy(gout),
-                 None if cntc is None else cp.asnumpy(cntc))
+                 None if cntc is None else cp.asnumpy(cntc), case)
 
 
 def _out_targets(wp: WholePlan):
@@ -672,12 +969,45 @@ def _out_targets(wp: WholePlan):
     return np.arange(len(els)), els, "the thread's C partition (no [copy.C])"
 
 
-def check(wp: WholePlan, marker: bool, inp: dict, frags: dict, cnt, out, cntc) -> dict:
-    """Compare one launch's outputs with the model (marker) or numpy (compute)."""
+def _expected_ids(wp: WholePlan, op: str, case: Case, S: int, img):
+    """``(want, known)`` over ``[stage * S + i]``: what the shared image of G2S operand ``op`` holds for
+    tile element ``i`` of each stage in marker mode -- its id inside the problem, 0 where the predicate
+    zero-fills it, and where an executing instruction reads outside the problem, the gmem image's word
+    at the address it reads (``known`` False past the allocation: memcheck's part)."""
     import numpy as np
+    co, path = case.ops[op], wp.ops[op]
+    img = np.asarray(img).astype(np.int64)
+    want = np.zeros(wp.stages * S, dtype=np.int64)
+    known = np.ones(wp.stages * S, dtype=bool)
+    oobm = np.tile(co["oob"], wp.stages)
+    i = np.arange(S)
+    for s in range(wp.stages):
+        w = np.where(co["inside"], s * S + i, 0)
+        at = s * path.g_span + co["src"]
+        ok = (at >= 0) & (at < len(img))
+        oob = co["oob"]
+        w[oob & ok] = img[at[oob & ok]]
+        want[s * S:(s + 1) * S] = w
+        known[s * S:(s + 1) * S] = ~oob | ok
+    return want, known, oobm
+
+
+def check(wp: WholePlan, marker: bool, inp: dict, frags: dict, cnt, out, cntc, case: Case | None = None) -> dict:
+    """Compare one launch's outputs with the model (marker) or numpy (compute).  Under a partial-tile
+    ``case``, what the prover's predicate says: elements outside the problem zero-filled or (an executing
+    instruction's) read from outside it, C elements outside the problem left as poison or written."""
+    import numpy as np
+    case = case or make_case(wp)
+    gimg = inp.get("gimg") or host_images(wp, case, inp, marker)
     cpl = wp.compute
     M = cpl.M
-    res: dict[str, Any] = {"mode": "marker" if marker else "compute", "stages": wp.stages}
+    res: dict[str, Any] = {"mode": "marker" if marker else "compute", "stages": wp.stages, "case": case.text()}
+    if not case.full:
+        res.update(residue=dict(case.residue), label=case.label, zero_filled=sum(int(o["zero"].sum()) for o in case.ops.values()),
+                   oob_reads=case.oob_reads, oob_writes=case.oob_writes)
+    if case.exact:
+        res["exact_allocation"] = True
+    unchecked = seen = 0
     problems = []
     fa = cpl.frag["A"]
     for op, path in wp.ops.items():
@@ -693,8 +1023,10 @@ def check(wp: WholePlan, marker: bool, inp: dict, frags: dict, cnt, out, cntc) -
             img = frags.pop(key).astype(np.int64)
             S = path.size
             pos = np.asarray(path.stage_table, dtype=np.int64)
-            want = np.arange(len(pos))
-            bad = img[pos] != want
+            want, known, oobm = _expected_ids(wp, op, case, S, gimg[op])
+            bad = (img[pos] != want) & known
+            seen += int(((img[pos] == want) & known & oobm).sum())
+            unchecked += int((~known).sum())
             stray = np.ones(img.shape, dtype=bool)
             stray[pos] = False
             res[f"smem_{op}"] = int(bad.size)
@@ -704,63 +1036,86 @@ def check(wp: WholePlan, marker: bool, inp: dict, frags: dict, cnt, out, cntc) -
                 i = int(np.nonzero(bad)[0][0]) if bad.any() else -1
                 problems.append(f"{op}: the shared image after G2S differs from the model at "
                                 f"{int(bad.sum())} of {bad.size} elements" + (f" (first: element {i % S} of stage {i // S} "
-                                f"at offset {int(pos[i])} holds {int(img[pos[i]])})" if i >= 0 else "")
+                                f"at offset {int(pos[i])} holds {int(img[pos[i]])}, want {int(want[i])})" if i >= 0 else "")
                                 + f", {res[f'stray_smem_{op}']} stray writes")
         for op, got in frags.items():
             path = wp.ops[op]
             m = path.copy.model
             S = path.size
-            exp = np.array([[[s * S + e for e in m.expected[t]] for t in range(wp.threads)] for s in range(wp.stages)])
+            e = np.array([[m.expected[t] for t in range(wp.threads)]] * wp.stages, dtype=np.int64)
+            st = np.arange(wp.stages).reshape(-1, 1, 1)
+            if path.g2s is not None:
+                want, known, oobm = _expected_ids(wp, op, case, S, gimg[op])
+                exp, kn, om = want[st * S + e], known[st * S + e], oobm[st * S + e]
+            else:
+                exp, kn, om = st * S + e, np.ones(e.shape, dtype=bool), np.zeros(e.shape, dtype=bool)
             g = got.astype(np.int64)
-            bad = g != exp
+            bad = (g != exp) & kn
+            seen += int(((g == exp) & kn & om).sum())
+            unchecked += int((~kn).sum())
             res[f"slots_{op}"] = int(bad.size)
             res[f"mismatches_{op}"] = int(bad.sum())
             if bad.any():
                 s, t, q = (int(x[0]) for x in np.nonzero(bad))
                 gi = int(g[s, t, q])
+                ex = int(exp[s, t, q])
                 problems.append(f"{op}: stage {s} thread {t} slot {q} holds "
                                 f"{'poison' if gi == (1 << path.bits) - 1 else m.name(gi % S) + f' of stage {gi // S}'}, "
-                                f"the MMA expects {m.name(int(exp[s, t, q]) % S)}")
+                                f"the MMA expects {m.name(int(e[s, t, q]))}"
+                                + ("" if ex == s * S + int(e[s, t, q]) else f" (under the predicate: {ex})"))
     offs, els, where = _out_targets(wp)
     res["output"] = where
     o = out.astype(np.int64)
+    written = np.ones(len(offs), dtype=bool)
+    if wp.s2g is not None and case.c is not None:
+        written = case.c["inside"] | case.c["oob"]
+    inbuf = offs < len(o)
+    unchecked += int((~inbuf).sum())
     if marker:
         pz = (1 << (wp.c_copy.bits if wp.c_copy is not None else cpl.frag_bits["C"])) - 1
-        if wp.c_copy is None:
-            want = els
-            got = o[offs]
-        else:
-            want = els
-            got = o[offs]
-        bad = got != want
+        want = els
+        got = np.where(inbuf, o[np.minimum(offs, len(o) - 1)], pz)
+        bad = np.where(written, got != want, got != pz) & inbuf
     else:
         pz = compute_poison(cpl.out_type if wp.c_copy is not None else cpl.ctype)
         t = cpl.out_type if wp.c_copy is not None else cpl.ctype
-        vals = np.asarray(decode(o[offs], t), dtype=np.float64)
+        raw = np.where(inbuf, o[np.minimum(offs, len(o) - 1)], pz)
+        vals = np.asarray(decode(raw, t), dtype=np.float64)
         want = inp["ref"][els % M, els // M]
-        bad = (o[offs] == pz) | ~np.isfinite(vals) | (vals != want)
+        bad = np.where(written, (raw == pz) | ~np.isfinite(vals) | (vals != want), raw != pz) & inbuf
         res["value_range"], res["c_range"] = inp["rv"], inp["cr"]
         res["K_total"] = cpl.K * wp.stages
     res["elements"] = int(bad.size)
     res["mismatches"] = int(bad.sum())
+    if case.oob_reads:
+        res["oob_read_seen"] = seen           # values read from outside the problem, where the prover says
+    if case.oob_writes:
+        res["oob_written_seen"] = int((~bad & inbuf & case.c["oob"]).sum())
+    if not written.all():
+        res["left_unwritten"] = int((~written).sum())
     if bad.any():
         i = int(np.nonzero(bad)[0][0])
         problems.append(f"C element ({els[i] % M},{els[i] // M}) at offset {int(offs[i])}: gpu {int(o[offs[i]])} "
-                        f"(raw), want {int(want[i])}")
+                        f"(raw), want " + (f"{int(want[i])}" if written[i] else "poison (outside the problem, not written)"))
     if wp.c_copy is not None:
         stray = np.ones(o.shape, dtype=bool)
-        stray[offs] = False
+        stray[offs[inbuf]] = False
         nstray = int((o[stray] != pz).sum())
         res["stray_writes"] = nstray
         if nstray:
             problems.append(f"{nstray} output words outside the tile's offsets are not poison")
+    if unchecked:
+        res["unchecked_past_allocation"] = unchecked
     res["problems"] = problems
     res["status"] = "pass" if not problems else "fail"
     return res
 
 
-def run_whole(spec) -> dict:
-    """Plan, compile and run one configuration instance (marker mode, then compute mode)."""
+def run_whole(spec, *, exact: bool = False, zclamp: bool = False, cases=None) -> dict:
+    """Plan, compile and run one configuration instance: the full tile (marker mode, then compute mode),
+    then every partial tile of :func:`residue_cases` (``cases``: a list of ``(label, {dim: r})`` instead).
+    ``exact``: global buffers end at the problem's last element (for compute-sanitizer's memcheck);
+    ``zclamp``: a predicated-off ``cp.async`` reads from the tile's base instead of its own address."""
     from . import cuda
     from .cuda import is_sticky
     t0 = time.perf_counter()
@@ -773,22 +1128,66 @@ def run_whole(spec) -> dict:
     a, b = wp.ops["A"], wp.ops["B"]
     out.update(stages=wp.stages, threads=wp.threads, smem_bytes=wp.smem_bytes, M=a.rows or wp.compute.M,
                N=b.rows or wp.compute.N, K=a.kt or b.kt or wp.compute.K, route=route_text(wp))
+    if wp.dims:
+        out["residue_dims"] = {d: {"extent": e, "residues": _span_text(rs)} for d, (e, rs) in wp.dims.items()}
+    if exact:
+        out["exact_allocation"] = True
     stage = "compile"
+    parts = []
     try:
         mod = cuda.compile_module(wp.source, name=os.path.basename(out["path"].split("@")[0]) + ".whole.cu")
-        for marker in ((True,) if wp.marker_only else (True, False)):
-            stage = "marker" if marker else "compute"
-            out[stage] = run_plan(wp, marker, cuda, mod)
-        if wp.marker_only:
-            out["compute_skip"] = wp.marker_only
+        if cases is None or any(not r for _l, r in cases):
+            full = make_case(wp, exact=exact, zclamp=zclamp)
+            for marker in ((True,) if wp.marker_only else (True, False)):
+                stage = "marker" if marker else "compute"
+                out[stage] = run_plan(wp, marker, cuda, mod, full)
+                parts.append(out[stage])
+            if wp.marker_only:
+                out["compute_skip"] = wp.marker_only
+        for label, r in (wp.cases if cases is None else [c for c in cases if c[1]]):
+            c = make_case(wp, r, label, exact=exact, zclamp=zclamp)
+            e: dict[str, Any] = {"label": label, "residue": dict(c.residue), "oob_reads": c.oob_reads,
+                                 "oob_writes": c.oob_writes}
+            out.setdefault("residue", []).append(e)
+            stage = f"residue {c.text()} marker"
+            e["marker"] = run_plan(wp, True, cuda, mod, c)
+            parts.append(e["marker"])
+            if wp.marker_only:
+                pass
+            elif c.oob_reads:
+                e["compute_skip"] = "the predicate lets instructions read outside the problem: marker mode shows what they read"
+            else:
+                stage = f"residue {c.text()} compute"
+                e["compute"] = run_plan(wp, False, cuda, mod, c)
+                parts.append(e["compute"])
+            e["status"] = "pass" if all(x["status"] == "pass" for x in (e["marker"], e.get("compute")) if x) else "fail"
     except Exception as e:  # noqa: BLE001 - a fault is a result (refutations that fault run in their own process)
         msg = f"{type(e).__name__}: " + " ".join(str(e).split())
         out["error"] = {"stage": stage, "message": msg[:1500], "sticky": is_sticky(msg)}
-    parts = [out.get("marker")] + ([] if wp.marker_only else [out.get("compute")])
     out["status"] = ("error" if out.get("error") else
-                     "pass" if all(p and p["status"] == "pass" for p in parts) else "fail")
+                     "pass" if parts and all(p["status"] == "pass" for p in parts) else "fail")
     out["seconds"] = round(time.perf_counter() - t0, 3)
     return out
+
+
+def _span_text(rs) -> str:
+    return f"{rs[0]}..{rs[-1]}" if len(rs) > 3 and rs == list(range(rs[0], rs[-1] + 1)) else ", ".join(map(str, rs))
+
+
+def residue_summary(w: dict) -> str:
+    """One line on a :func:`run_whole` result's partial tiles (empty without any)."""
+    rs = w.get("residue") or []
+    if not rs:
+        return ""
+    ok = sum(1 for e in rs if e.get("status") == "pass")
+    oob = [e for e in rs if e.get("oob_reads") or e.get("oob_writes")]
+    txt = f"{ok}/{len(rs)} partial tiles as the predicate says"
+    for e in oob:
+        m = e.get("marker") or {}
+        txt += (f"; {e['label']} ({', '.join(f'{d} = {v}' for d, v in sorted(e['residue'].items()))}): "
+                f"{e['oob_reads']} elements read and {e['oob_writes']} written outside the problem predicted, "
+                f"{m.get('oob_read_seen', 0) + m.get('oob_written_seen', 0)} seen")
+    return txt
 
 
 def route_text(wp: WholePlan) -> str:
@@ -815,3 +1214,69 @@ def route_text(wp: WholePlan) -> str:
     if wp.s2g is not None:
         steps.append(f"C: ld.shared+st.global {wp.s2g.vb}B")
     return " -> ".join(steps) + (f" ({wp.stages} stages)" if wp.stages > 1 else "")
+
+
+def memcheck_summary(text: str) -> dict:
+    """What ``compute-sanitizer --tool memcheck`` reported: the error count of its summary, the kinds of
+    errors (``Invalid __global__ read of size 16 bytes``: count), the threads, and how many bytes past
+    the nearest allocation each access lay."""
+    import re
+    kinds: dict = {}
+    threads, after = [], []
+    errors = None
+    for line in text.splitlines():
+        body = line.lstrip("= ").strip()
+        m = re.match(r"(Invalid __\w+__ (read|write|atomic) of size \d+ bytes?)", body)
+        if m:
+            kinds[m.group(1)] = kinds.get(m.group(1), 0) + 1
+        m = re.match(r"by thread \((\d+),", body)
+        if m:
+            threads.append(int(m.group(1)))
+        m = re.search(r"is (\d+) bytes? after the nearest allocation", body)
+        if m:
+            after.append(int(m.group(1)))
+        m = re.match(r"ERROR SUMMARY: (\d+) errors?", body)
+        if m:
+            errors = (errors or 0) + int(m.group(1))
+    return {"errors": errors, "kinds": kinds, "threads": threads, "after_allocation": after}
+
+
+def main(argv=None) -> int:
+    """``python -m symlayout.harness.wholepath [--exact] [--zclamp] [--cases all|full|counterexample] SPEC...``:
+    run the whole path of configuration instances, one JSON line per instance (``RESULT {...}``); exit 0
+    when every run did what the prover predicts, 1 otherwise (an expected out-of-bounds access is a
+    prediction).  ``--exact`` sizes every global buffer to the problem (its own ``cudaMalloc``), so that
+    ``compute-sanitizer --tool memcheck`` reports any byte read or written past it."""
+    import argparse
+    import json
+    ap = argparse.ArgumentParser(prog="python -m symlayout.harness.wholepath")
+    ap.add_argument("specs", nargs="+", metavar="SPEC", help="path@sym=value,... (a configuration instance)")
+    ap.add_argument("--exact", action="store_true", help="global buffers end at the problem's last element")
+    ap.add_argument("--zclamp", action="store_true", help="predicated-off cp.async read from the tile's base")
+    ap.add_argument("--cases", choices=("all", "full", "partial", "counterexample"), default="all")
+    a = ap.parse_args(argv)
+    rc = 0
+    for spec in a.specs:
+        cases = None
+        if a.cases != "all":
+            try:
+                wp = plan_whole(spec)
+            except HarnessError as e:
+                print("RESULT " + json.dumps({"path": spec, "status": "skipped", "reason": str(e)}), flush=True)
+                continue
+            sel = {"full": lambda lab: False, "partial": lambda lab: "counterexample" not in lab,
+                   "counterexample": lambda lab: "counterexample" in lab}[a.cases]
+            cases = ([("full tile", {})] if a.cases in ("full", "partial") else []) + [c for c in wp.cases if sel(c[0])]
+        w = run_whole(spec, exact=a.exact, zclamp=a.zclamp, cases=cases)
+        print("RESULT " + json.dumps(w, default=str), flush=True)
+        line = f"{spec}: {w['status']}" + (f" ({w.get('reason') or (w.get('error') or {}).get('message', '')})"
+                                           if w["status"] in ("skipped", "error") else "")
+        summ = residue_summary(w)
+        print(line + (f"; {summ}" if summ else ""), flush=True)
+        rc |= w["status"] not in ("pass", "skipped")
+    return int(rc)
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main())
