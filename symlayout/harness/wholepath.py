@@ -833,7 +833,13 @@ def c_fragments(wp: WholePlan, C0, marker: bool):
 def _exact_buffer(cp, nbytes: int):
     """A ``uint8`` device array that is its own ``cudaMalloc`` of exactly ``nbytes`` (not a block of CuPy's
     memory pool): compute-sanitizer's memcheck reports any access past it."""
-    mem = cp.cuda.memory.Memory(int(nbytes))
+    try:
+        mem = cp.cuda.memory.Memory(int(nbytes))
+    except (AttributeError, TypeError):            # a CuPy without the RAII class: cudaMalloc by hand
+        import weakref
+        ptr = cp.cuda.runtime.malloc(int(nbytes))
+        mem = cp.cuda.memory.UnownedMemory(ptr, int(nbytes), None)
+        weakref.finalize(mem, cp.cuda.runtime.free, ptr)
     return cp.ndarray((int(nbytes),), dtype=cp.uint8, memptr=cp.cuda.memory.MemoryPointer(mem, 0))
 
 
@@ -1250,13 +1256,20 @@ def main(argv=None) -> int:
     import argparse
     import json
     ap = argparse.ArgumentParser(prog="python -m symlayout.harness.wholepath")
-    ap.add_argument("specs", nargs="+", metavar="SPEC", help="path@sym=value,... (a configuration instance)")
+    ap.add_argument("specs", nargs="+", metavar="SPEC",
+                    help="path@sym=value,... (a configuration instance; a parametric path: its first instance)")
     ap.add_argument("--exact", action="store_true", help="global buffers end at the problem's last element")
     ap.add_argument("--zclamp", action="store_true", help="predicated-off cp.async read from the tile's base")
     ap.add_argument("--cases", choices=("all", "full", "partial", "counterexample"), default="all")
     a = ap.parse_args(argv)
     rc = 0
     for spec in a.specs:
+        if "@" not in spec:                        # a parametric family: its first instance
+            from ..config import load_config
+            from .plan import instance_values
+            vals = instance_values(load_config(spec))
+            if vals and vals[0]:
+                spec = spec + "@" + ",".join(f"{k}={v}" for k, v in vals[0].items())
         cases = None
         if a.cases != "all":
             try:
