@@ -441,14 +441,26 @@ def test_partial_tile_source_and_arguments(monkeypatch):
 
 
 def test_memcheck_report_is_read():
+    """The H200 run's report of the pitfall (compute-sanitizer 2025.3): the last row's vector from A(127, 0),
+    thread 120, reads 16 bytes from 2 bytes before the end of the 16,274-byte buffer (16 bytes of alignment
+    + 8129 half elements): 14 bytes past it."""
     text = ("========= COMPUTE-SANITIZER\n"
             "========= Invalid __global__ read of size 16 bytes\n"
-            "=========     at g2s_A(int, unsigned int, const unsigned char *, const int *, ...)+0x90 in whole.cu:30\n"
-            "=========     by thread (127,0,0) in block (0,0,0)\n"
-            "=========     Address 0x7f0000003f80 is out of bounds\n"
-            "=========     and is 14 bytes after the nearest allocation at 0x7f0000000000 of size 16258 bytes\n"
-            "========= ERROR SUMMARY: 1 error\n")
+            "=========     at whole_marker+0x980\n"
+            "=========     by thread (120,0,0) in block (0,0,0)\n"
+            "=========     Access to 0x7fd62a807f90 is out of bounds\n"
+            "=========     and is inside the nearest allocation at 0x7fd62a804000 of size 16,274 bytes\n"
+            "========= Program hit cudaErrorLaunchFailure (error 719) due to \"unspecified launch failure\"\n"
+            "========= ERROR SUMMARY: 5 errors\n")
     s = W.memcheck_summary(text)
-    assert s["errors"] == 1 and s["kinds"] == {"Invalid __global__ read of size 16 bytes": 1}
-    assert s["threads"] == [127] and s["after_allocation"] == [14]
+    assert s["errors"] == 5 and s["kinds"] == {"Invalid __global__ read of size 16 bytes": 1}
+    assert s["threads"] == [120] and s["bytes_past_allocation"] == [14]
+    wp = W.plan_whole(instance("proofs/sm80_datapath/pitfalls/fa2_hd64_headdim_not_multiple_of_8.toml"))
+    label, r = wp.cases[-1]
+    case = W.make_case(wp, r, label, exact=True)
+    emulate_marker(wp, case)
+    assert wp.ops["A"].g_base + case.ops["A"]["alloc"] * 2 == 16274 and case.memcheck[0][3] == 14   # the same bytes
+    m = wp.ops["A"].g2s
+    first = [a[0] for a in m.accesses[120]]
+    assert (127, 0) in [m.coord(i) for i in first]                          # thread 120 copies row 127 from k = 0
     assert W.memcheck_summary("========= ERROR SUMMARY: 0 errors\n")["errors"] == 0

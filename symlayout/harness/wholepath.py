@@ -346,7 +346,8 @@ def _predicate_split(m, r):
     identity coordinate of each instruction's first element and the residue ``r``)."""
     import numpy as np
     n = m.shape[0] * m.shape[1]
-    inside = np.array([m.coord(i)[0] < r[0] and m.coord(i)[1] < r[1] for i in range(n)], dtype=bool)
+    crd = np.array([m.coord(i) for i in range(n)], dtype=np.int64).reshape(n, 2)
+    inside = (crd[:, 0] < r[0]) & (crd[:, 1] < r[1])
     run = np.zeros(n, dtype=bool)
     covered = np.zeros(n, dtype=bool)
     for accs in m.accesses.values():
@@ -882,6 +883,12 @@ def run_plan(wp: WholePlan, marker: bool, cuda=None, module=None, case: Case | N
     case = case or make_case(wp)
     cpl = wp.compute
     T, n = wp.threads, wp.stages
+    memo = wp.__dict__.setdefault("_tables", {})      # the tables do not depend on the case: built once
+
+    def once(key, f, *a):
+        if key not in memo:
+            memo[key] = f(*a)
+        return memo[key]
     inp = compute_inputs(wp, case)
     inp["gimg"] = host_images(wp, case, inp, marker)
     args, keep = [], {}
@@ -890,12 +897,12 @@ def run_plan(wp: WholePlan, marker: bool, cuda=None, module=None, case: Case | N
         return cp.asarray(np.ascontiguousarray(np.asarray(a, dtype=dt))).ravel()
 
     def g2s_args(op, path):
-        goff, soff = g2s_tables(path, n)
+        goff, soff = once(("g2s", op), g2s_tables, path, n)
         raw = np.concatenate([np.zeros(path.g_base, np.uint8), inp["gimg"][op].view(np.uint8)])
         out = [_global_input(cp, raw, case, path.g_base), dev(goff, np.int32), dev(soff, np.int32)]
         if path.g2s.residue:
             r0, r1 = case.ops[op]["r"]
-            out += [dev(coord_table(path.g2s), np.int32), np.int32(r0), np.int32(r1), np.int32(bool(case.zclamp))]
+            out += [dev(once(("crd", op), coord_table, path.g2s), np.int32), np.int32(r0), np.int32(r1), np.int32(bool(case.zclamp))]
         return out
     for op, path in wp.ops.items():
         X = inp[op]
@@ -903,7 +910,7 @@ def run_plan(wp: WholePlan, marker: bool, cuda=None, module=None, case: Case | N
             keep["img_" + op] = cp.zeros(path.span, dtype=uint_np(path.bits))
             args += g2s_args(op, path) + [keep["img_" + op]]
         elif path.copy is not None:
-            addr, slot = copy_tables(path, n)
+            addr, slot = once(("copy", op), copy_tables, path, n)
             args += [dev(addr, np.int32), dev(slot, np.int32)]
             if path.g2s is not None:
                 args += g2s_args(op, path)
@@ -911,11 +918,11 @@ def run_plan(wp: WholePlan, marker: bool, cuda=None, module=None, case: Case | N
                 vals = operand_values(wp, op, X, marker)
                 args.append(dev(smem_image(path, vals, n, (1 << path.bits) - 1), uint_np(path.bits)))
         else:
-            args.append(dev(direct_fragments(wp, op, X, marker), uint_np(cpl.frag_bits[op])))
+            args.append(dev(once(("direct", op, marker), direct_fragments, wp, op, X, marker), uint_np(cpl.frag_bits[op])))
         if marker and path.copy is not None:
             keep[op] = cp.full(n * T * cpl.frag[op], (1 << path.bits) - 1, dtype=uint_np(path.bits))
             args.append(keep[op])
-    args.append(dev(c_fragments(wp, inp["C"], marker), uint_np(cpl.frag_bits["C"])))
+    args.append(dev(once(("cfrag", marker), c_fragments, wp, inp["C"], marker), uint_np(cpl.frag_bits["C"])))
     fab = cpl.frag["A"] + cpl.frag["B"]
     cnt = cp.full(n * T * fab, -7, dtype=cp.int32)
     args.append(cnt)
@@ -930,7 +937,7 @@ def run_plan(wp: WholePlan, marker: bool, cuda=None, module=None, case: Case | N
         cntc = cp.full(T * fsc, -7, dtype=cp.int32)
         args += [dev(addr, np.int32), dev(slot, np.int32), U(pz), cntc]
         if wp.s2g is not None:
-            goff, soff = s2g_tables(wp)
+            goff, soff = once(("s2g",), s2g_tables, wp)
             ng = case.c["alloc"]
             gb = wp.s2g.gmem_align % REGION_ALIGN
             lead = gb * 8 // p.bits
@@ -943,7 +950,7 @@ def run_plan(wp: WholePlan, marker: bool, cuda=None, module=None, case: Case | N
             args += [gout.view(cp.uint8), dev(goff, np.int32), dev(soff, np.int32)]
             if wp.s2g.residue:
                 r0, r1 = case.c["r"]
-                args += [dev(coord_table(wp.s2g), np.int32), np.int32(r0), np.int32(r1)]
+                args += [dev(once(("crd", "C"), coord_table, wp.s2g), np.int32), np.int32(r0), np.int32(r1)]
         else:
             gout = cp.full(p.span, (pz + 1) // 2, dtype=U)
             args.append(gout)
@@ -1224,27 +1231,37 @@ def route_text(wp: WholePlan) -> str:
 
 def memcheck_summary(text: str) -> dict:
     """What ``compute-sanitizer --tool memcheck`` reported: the error count of its summary, the kinds of
-    errors (``Invalid __global__ read of size 16 bytes``: count), the threads, and how many bytes past
-    the nearest allocation each access lay."""
+    errors (``Invalid __global__ read of size 16 bytes``: count), the threads, and for each access how many
+    of its bytes lay past the end of the nearest allocation (from ``Access to 0x..`` and ``allocation at
+    0x.. of size N bytes``; older versions say ``N bytes after the nearest allocation``)."""
     import re
     kinds: dict = {}
-    threads, after = [], []
+    threads, past = [], []
     errors = None
+    size = addr = None
     for line in text.splitlines():
         body = line.lstrip("= ").strip()
-        m = re.match(r"(Invalid __\w+__ (read|write|atomic) of size \d+ bytes?)", body)
+        m = re.match(r"(Invalid __\w+__ (?:read|write|atomic) of size (\d+) bytes?)", body)
         if m:
             kinds[m.group(1)] = kinds.get(m.group(1), 0) + 1
+            size, addr = int(m.group(2)), None
         m = re.match(r"by thread \((\d+),", body)
         if m:
             threads.append(int(m.group(1)))
+        m = re.match(r"(?:Access to|Address) (0x[0-9a-fA-F]+)", body)
+        if m:
+            addr = int(m.group(1), 16)
         m = re.search(r"is (\d+) bytes? after the nearest allocation", body)
         if m:
-            after.append(int(m.group(1)))
+            past.append(int(m.group(1)) + (size or 1) if "inside" not in body else None)
+        else:
+            m = re.search(r"allocation at (0x[0-9a-fA-F]+) of size ([\d,]+) bytes", body)
+            if m and addr is not None and size is not None:
+                past.append(addr + size - int(m.group(1), 16) - int(m.group(2).replace(",", "")))
         m = re.match(r"ERROR SUMMARY: (\d+) errors?", body)
         if m:
             errors = (errors or 0) + int(m.group(1))
-    return {"errors": errors, "kinds": kinds, "threads": threads, "after_allocation": after}
+    return {"errors": errors, "kinds": kinds, "threads": threads, "bytes_past_allocation": past}
 
 
 def main(argv=None) -> int:
