@@ -19,6 +19,20 @@ same kernel without the MMA: the global tiles hold element ids, every fragment s
 is read back and compared with the slot the MMA expects (``expected`` of the ``[copy.X]`` model),
 and the C fragment's ids must land at the gmem offset of their element.
 
+**Partial tiles** (``residue``): after the full tile the kernel runs the tile cut by the problem size,
+predicated as CuTe predicates it (CUTLASS's SM80 mainloop, flash-attention): each G2S instruction executes
+iff ``elem_less`` of the identity coordinate of its first element and the residue holds, and otherwise
+zero-fills its destination (``cp.async`` with src-size 0, CuTe's ``*_ZFILL`` atoms); each S2G instruction
+stores iff its first element is inside the problem.  The residues are the prover's
+(:func:`symlayout.prove.g2s.residues`: the family's ``M``/``N``/``K`` parameters), and every ``in_bounds``
+counterexample of the instance runs last, at the prover's residue.  Global memory holds the problem's
+elements only, poison everywhere else; every shared-memory element and every output word is compared
+with what the predicate predicts -- the element, a zero, or (where an executing instruction reaches
+outside the problem, the refutation) the word it reads from outside -- and numpy computes ``D`` from
+the zero-filled operands.  ``exact=True`` ends every global buffer at the problem's last element (its
+own ``cudaMalloc``) so that ``compute-sanitizer --tool memcheck`` sees any byte past it
+(``python -m symlayout.harness.wholepath --exact``).
+
 Nothing here computes a layout: the G2S/S2G accesses are :func:`symlayout.prove.g2s.build_global_model`'s,
 the shared-memory addresses and fragment slots of ``[copy.X]`` are
 :func:`symlayout.prove.model.build_operand_model`'s (through :func:`symlayout.harness.plan.plan_operand`),
