@@ -529,6 +529,9 @@ class Config:
     s2g: dict = field(default_factory=dict, compare=False)
     #: version 2: ``[stages] count`` (or the PIPE size of staged smem layouts); None when absent
     stages: int | None = field(default=None, compare=False)
+    #: ``[stages] count = "s"``: the ``[params]`` symbol whose values are the stage counts of a family
+    #: (then ``stages`` is None: every copy is proved on stage 0; prove/stages.py proves the family)
+    stages_param: str | None = field(default=None, compare=False)
     lines: KeyLines | None = field(default=None, repr=False, compare=False)
     smem: dict = field(default_factory=dict)          # [smem.A|B] -> SmemConfig (Version 2, Hopper)
     tma: dict = field(default_factory=dict)           # [tma.A|B] -> TmaConfig
@@ -746,9 +749,12 @@ class _Loader:
         params = self.load_params(data)
         symbols = {n: p.symbol for n, p in params.items()}
         mma = self.load_mma(data, symbols) if "mma" in data else None
-        stages = self.load_stages(data)
+        stages = self.load_stages(data, params)
+        stages_param = stages if isinstance(stages, str) else None
+        stages = None if stages_param else stages
+        self.stages_family = stages_param
         copies = self.load_copies(data, symbols, mma)
-        stages = self.apply_stages(copies, stages)
+        stages = self.apply_stages(copies, stages, stages_param)
         g2s, s2g = self.load_global_copies(data, symbols, copies, stages)
         if (g2s or s2g) and mma is None:
             self.fail(("g2s",) if g2s else ("s2g",), "[g2s.X] / [s2g.C] need an [mma] table (the TiledMMA whose "
@@ -767,7 +773,7 @@ class _Loader:
         tma = self.load_tma_tables(data, symbols, smem)
         cfg = Config(path=self.path, name=name, mma=mma, copies=copies, threadmap=threadmap, params=params,
                      prove=prove, expect=expect, text=self.text, data=data, lines=self.lines,
-                     g2s=g2s, s2g=s2g, stages=stages, smem=smem, tma=tma)
+                     g2s=g2s, s2g=s2g, stages=stages, smem=smem, tma=tma, stages_param=stages_param)
         if mma is not None:
             self.check_tiles(cfg)
         if threadmap is not None:
@@ -866,6 +872,9 @@ class _Loader:
 
     def load_smem_tables(self, data, symbols, mma, stages) -> dict:
         out = {}
+        if "smem" in data and getattr(self, "stages_family", None):
+            self.fail(("stages", "count"), f"[stages] count = {self.stages_family!r}: not supported with [smem.X] "
+                                           "tables (write the PIPE extent of the [smem.X] layout as the parameter)")
         if "smem" in data:
             t = self.table(data["smem"], ("smem",))
             for op, spec in t.items():
@@ -1146,12 +1155,24 @@ class _Loader:
             spec_ = TiledCopySpec(tv=parsed["tv"], tiler=parsed["tiler"])
         return spec_
 
-    def load_stages(self, data):
+    def load_stages(self, data, params=None):
+        """``[stages] count``: an integer, or the name of a ``[params]`` symbol (a family of stage counts)."""
         if "stages" not in data:
             return None
         keys = ("stages",)
         t = self.table(data["stages"], keys)
         self.check_keys(t, keys, _STAGES_KEYS)
+        raw = t.get("count")
+        if isinstance(raw, str):
+            w = self.where(keys + ("count",))
+            p = (params or {}).get(raw)
+            if p is None:
+                self.fail(keys + ("count",), f"{w}: {raw!r} is not a [params] symbol (a stage count is an integer "
+                                             "or the name of a parameter)")
+            if p.min < 1 or p.count() < 1:
+                self.fail(keys + ("count",), f"{w}: the stage counts of {raw!r} must be at least 1 "
+                                             f"(min = {p.min})")
+            return raw
         return self.get_int(t, keys + ("count",), required=True, lo=1, hi=MAX_STAGES)
 
     def split_stages(self, smem, keys):
@@ -1171,10 +1192,13 @@ class _Loader:
             self.fail(keys, f"{self.where(keys)}: stage 0 of the PIPE mode does not start at offset 0")
         return s0, smem, n
 
-    def apply_stages(self, copies, stages):
+    def apply_stages(self, copies, stages, family=None):
         """``[stages] count``: the PIPE mode of every A/B smem layout (a staged layout's own PIPE size must agree)."""
         import dataclasses
         for op, c in list(copies.items()):
+            if c.smem_staged is not None and family is not None:
+                self.fail(("stages", "count"), f"[stages] count = {family!r} is a family of stage counts, but "
+                                               f"[copy.{op}] smem has a PIPE mode of {c.stages}: give one or the other")
             if c.smem_staged is not None:
                 if stages is not None and stages != c.stages:
                     self.fail(("stages", "count"), f"[stages] count = {stages}, but [copy.{op}] smem has a PIPE mode "
@@ -1215,6 +1239,10 @@ class _Loader:
                     smem = self.notation(raw_smem, keys + ("smem",), symbols, "a layout")
                     self.check_smem(smem, raw_smem, keys + ("smem",), op, bits, staged=op != "C")
                     smem, staged, nst = self.split_stages(smem, keys + ("smem",))
+                    if staged is not None and getattr(self, "stages_family", None):
+                        self.fail(keys + ("smem",), f"{w} smem has a PIPE mode of {nst}, but [stages] count = "
+                                                    f"{self.stages_family!r} is a family of stage counts: give one "
+                                                    "or the other")
                     if staged is None and stages is not None and op != "C":
                         staged, nst = staged_layout(smem, stages), stages
                     elif staged is not None and stages is not None and nst != stages:

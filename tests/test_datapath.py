@@ -177,6 +177,55 @@ def test_stages_count_and_capacity():
     assert big.status == "refuted" and big.counterexample.extra["capacity"] == 166912
 
 
+def _family(lo, hi, mult=1, smem=FA2_Q):
+    return cfg_text(smem=smem, params=f"ldQ = {{ min = 64, max = 65536, multiple_of = 64 }}\n"
+                    f"s = {{ min = {lo}, max = {hi}, multiple_of = {mult} }}", more='[stages]\ncount = "s"\n')
+
+
+def _member(n, smem=FA2_Q):
+    return cfg_text(smem=smem, more=f"[stages]\ncount = {n}\n")
+
+
+STAGE_PROPS = [("exactly_once", "stages.A"), ("in_bounds", "stages.A")]
+
+
+@pytest.mark.parametrize("lo,hi,mult", [(1, 10, 1), (2, 8, 2), (3, 3, 1)])
+def test_stage_family_proved_and_every_member_agrees(lo, hi, mult):
+    """A family of stage counts that fits: proved by translation, and each member proved concretely."""
+    fam = results(_family(lo, hi, mult))
+    assert {k: fam[k].status for k in STAGE_PROPS} == {k: "proved" for k in STAGE_PROPS}
+    assert all(fam[k].method == "translation" and fam[k].checked for k in STAGE_PROPS)
+    for n in range(lo, hi + 1, mult):
+        got = results(_member(n))
+        assert {k: got[k].status for k in STAGE_PROPS if k in got} == {k: "proved" for k in STAGE_PROPS if k in got}
+
+
+def test_stage_family_capacity_refuted_at_the_least_count_that_does_not_fit():
+    fam = results(_family(2, 16))[("in_bounds", "stages.A")]
+    assert fam.status == "refuted" and fam.counterexample.params == {"s": 11}
+    assert fam.counterexample.extra == {"bytes": 11 * 16384, "capacity": 166912, "stages": 11}
+    assert results(_member(10))[("in_bounds", "stages.A")].status == "proved"     # the members agree
+    assert results(_member(11))[("in_bounds", "stages.A")].status == "refuted"
+    assert results(_family(2, 16, 4))[("in_bounds", "stages.A")].counterexample.params == {"s": 12}
+
+
+def test_stage_family_not_on_the_bank_grid_is_unknown():
+    padded = "(128,64):(72,1)"           # cosize 127*72+64 = 9208 elements: 18416 bytes, not 128-byte rows
+    r = results(_family(1, 4, smem=padded))[("in_bounds", "stages.A")]
+    assert r.status == "unknown" and "128-byte rows" in r.detail
+    assert results(_member(3, smem=padded))[("in_bounds", "stages.A")].status == "unknown"   # as a member
+    one = _family(1, 1, smem=padded)     # one stage: nothing is moved
+    assert results(one)[("in_bounds", "stages.A")].status == "proved"
+
+
+def test_first_overlap_decides_every_count():
+    from symlayout.prove.stages import first_overlap
+    assert first_overlap([0, 1, 2, 3], 4) is None
+    assert first_overlap([0, 1, 2, 3], 2) == 2 or first_overlap([0, 1, 2, 3], 2) == 1
+    assert first_overlap([0, 2, 4, 6], 3) == 2          # 0+2*3 = 6: stage 2 meets stage 0; stage 1 does not
+    assert first_overlap([0, 2, 4, 6], 1) == 2          # 1 is no difference of two offsets, 2 is
+
+
 # ---------------------------------------------------------------- bad input: one line, located
 
 @pytest.mark.parametrize("text,where,what", [
@@ -188,6 +237,9 @@ def test_stages_count_and_capacity():
     (cfg_text(smem=STAGED, more="[stages]\ncount = 2\n"), 19, "PIPE mode of 3"),
     (cfg_text().replace("[g2s.A]", "[g2s.C]"), 11, "[g2s.A] or [g2s.B]"),
     (cfg_text(extra="gmem_aling = 16\n"), 18, "did you mean 'gmem_align'"),
+    (cfg_text(more='[stages]\ncount = "q"\n'), 19, "not a [params] symbol"),
+    (cfg_text(smem=STAGED, params="ldQ = { min = 64, max = 65536, multiple_of = 64 }\ns = { min = 1, max = 4 }",
+              more='[stages]\ncount = "s"\n'), 20, "a family of stage counts"),
 ])
 def test_bad_input_is_one_line(text, where, what):
     with pytest.raises(ConfigError) as ei:

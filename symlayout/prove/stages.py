@@ -60,8 +60,106 @@ def _name(i, M, s):
     return f"({i % M},{i // M}) of stage {s}"
 
 
+def stage0_buffers(cfg) -> dict:
+    """``operand -> (stage-0 layout, value bits)`` of the A/B buffers a family of stage counts stages."""
+    out = {}
+    for op in ("A", "B"):
+        for table in (cfg.copies, cfg.g2s):
+            c = table.get(op)
+            if c is not None and getattr(c, "smem", None) is not None:
+                out[op] = (c.smem, value_type_bits(c.type))
+                break
+    return out
+
+
+def first_overlap(addrs, d: int):
+    """The least ``k >= 1`` such that stage 0 (element offsets ``addrs``) and stage 0 moved by ``k * d``
+    share an offset, or None when no translate ever meets it.  Only ``k * d <= span`` can meet it (the
+    difference of two offsets is at most the span), so the answer holds for every stage count: a buffer
+    of ``n`` stages overlaps exactly when ``n > k``."""
+    have = set(addrs)
+    span = max(addrs) - min(addrs)
+    if d <= 0:
+        return 1
+    for k in range(1, span // d + 1):
+        if any(a + k * d in have for a in addrs):
+            return k
+    return None
+
+
+def prove_stage_family(cfg, props, refuted=frozenset()) -> list:
+    """``[stages] count = "s"``: the stage results for every count ``s`` of ``[params]``, by the
+    translation argument: the buffer of ``s`` stages is stage 0 and its translates by ``k * C``
+    elements (``C`` = cosize of stage 0, ``k < s``), so
+
+    * ``exactly_once``: no two stages share a byte, for every member: stage 0 lies in ``[0, C)`` (the
+      translates meet only if some ``k * C`` is a difference of two stage-0 offsets, see
+      :func:`first_overlap`: decided for the whole family at once);
+    * ``in_bounds``: every stage inherits stage 0's verdicts when ``C`` bytes are a multiple of 128 (each
+      address keeps its bank and alignment; otherwise UNKNOWN as for a concrete count), and the buffers
+      fit the block's shared memory: their size grows with ``s``, so the largest member decides, and the
+      counterexample is the least count that does not fit.
+    """
+    name = cfg.stages_param
+    p = cfg.params[name]
+    counts = p.values() if p.count() <= 1_000_000 else None
+    lo = counts[0] if counts else -(-p.min // p.multiple_of) * p.multiple_of
+    hi = counts[-1] if counts else p.max // p.multiple_of * p.multiple_of
+    bufs = stage0_buffers(cfg)
+    out = []
+    per_stage = 0
+    members = f"{name} in {{{lo}..{hi}}}" + (f" (multiples of {p.multiple_of})" if p.multiple_of > 1 else "")
+    for op, (s0, bits) in sorted(bufs.items()):
+        eb = bits / 8
+        t0 = time.perf_counter()
+        table = function_table(s0)
+        C = int(s0.cosize())
+        per_stage += int(C * eb)
+        label = f"stages.{op}"
+        if "exactly_once" in props:
+            k = first_overlap(table, C)
+            cex = None
+            if k is not None and k + 1 <= hi:
+                n = min(v for v in (counts or [k + 1, hi]) if v >= k + 1)
+                a = next(x for x in table if x + k * C in set(table))
+                cex = Counterexample(f"with {name} = {n}: stage {k} and stage 0 of the {op} buffer overlap at byte "
+                                     f"{int((a + k * C) * eb)}", address_bytes=int((a + k * C) * eb),
+                                     params={name: n}, extra={"stages": [0, k]})
+            out.append(Result("exactly_once", verdict(cex, len(table)), operand=label, checked=len(table),
+                              method="translation", counterexample=cex, seconds=time.perf_counter() - t0,
+                              detail=f"every member {members}: stage k is stage 0 moved by k*{int(C * eb)} bytes",
+                              expected=REFUTED if "exactly_once" in refuted else PROVED))
+        if "in_bounds" in props:
+            if (C * eb) % 128 and hi >= 2:
+                r = Result("in_bounds", UNKNOWN, operand=label, method="translation",
+                           detail=f"stage 1 of the {op} buffer is stage 0 moved by {int(C * eb)} bytes, not a whole "
+                                  "number of 128-byte rows: its own copies are not proved (not supported)")
+            else:
+                r = Result("in_bounds", verdict(None, len(table)), operand=label, checked=len(table),
+                           method="translation",
+                           detail=f"every member {members}: stage k is stage 0 moved by k*{int(C * eb)} bytes, a "
+                                  "multiple of 128 (every stage-0 verdict holds for it)")
+            r.expected = REFUTED if "in_bounds" in refuted else PROVED
+            r.seconds = time.perf_counter() - t0
+            out.append(r)
+    if "in_bounds" in props and per_stage:
+        arch, cap = _capacity(cfg.mma.atom if cfg.mma else "")
+        if hi * per_stage > cap:
+            n = next(v for v in (counts or range(lo, hi + 1)) if v * per_stage > cap)
+            cex = Counterexample(f"with {name} = {n}: the staged shared-memory buffers ({', '.join(sorted(bufs))}: "
+                                 f"{per_stage} bytes a stage) take {n * per_stage} bytes; an {arch} block may use at "
+                                 f"most {cap}", params={name: n},
+                                 extra={"bytes": n * per_stage, "capacity": cap, "stages": n})
+            for r in out:
+                if r.property == "in_bounds" and r.status != UNKNOWN:
+                    r.status, r.counterexample = REFUTED, cex
+    return out
+
+
 def prove_stages(cfg, props, refuted=frozenset()) -> list:
     """The stage results of a configuration (nothing when it has no stages)."""
+    if getattr(cfg, "stages_param", None):
+        return prove_stage_family(cfg, props, refuted)
     out = []
     bufs = staged_buffers(cfg)
     if not bufs:
