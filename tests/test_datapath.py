@@ -291,3 +291,65 @@ def test_cute_rejects_a_dynamic_stride_inside_the_vector():
     r = status(cfg_text(gmem="(128,64):(ldQ,s)", params="ldQ = { min = 64, max = 256, multiple_of = 64 }\n"
                                                         "s = { min = 1, max = 2 }"), "alignment")
     assert r.status == "refuted" and r.method == "cute"
+
+
+# ---------------------------------------------------------------- hand-built [copy.X] over a parametric smem tile
+
+HB_TV = 'tv = "((4,8,4),((2,2,2),(1,1))):((128,1,16),((64,8,512),(0,0)))"\ntiler = "(64,16)"\n'
+
+
+def _hb(smem, keys=HB_TV, params="K = { min = 16, max = 128, multiple_of = 16 }"):
+    return (f"[params]\n{params}\n[mma]\natom = \"SM80_16x8x16_F32F16F16F32_TN\"\nlayout = \"(4,1,1)\"\n"
+            f"[copy.A]\natom = \"SM75_U32x4_LDSM_N\"\ntype = \"half_t\"\nsmem = \"{smem}\"\n{keys}")
+
+
+def _copy_results(text):
+    rep = prove_config(loads_config(text))
+    assert rep.error is None, rep.error
+    return {r.property: r for r in rep.results if r.operand == "A"}
+
+
+@pytest.mark.parametrize("smem", ["(64,K):(K,1)", "Sw<3,3,3> o (64,K):(K,1)", "(64,K):(K+8,1)"])
+def test_handbuilt_copy_over_a_parametric_tile_is_every_member(smem):
+    fam = _copy_results(_hb(smem))
+    members = {k: _copy_results(_hb(smem.replace("K+8", str(k + 8)).replace("K", str(k)), params="x = { min = 1, max = 1 }"))
+               for k in range(16, 129, 16)}
+    rejected = [k for k, m in members.items() if any(r.method == "cute" for r in m.values())]
+    if rejected:                       # CuTe rejects a member: the family is that rejection, naming it
+        (only,) = fam.values()
+        assert only.method == "cute" and only.counterexample.params == {"K": rejected[0]}
+        return
+    assert fam and all("members (K)" in r.detail for r in fam.values())
+    for p, r in fam.items():
+        bad = [k for k, m in members.items() if m[p].status == "refuted"]
+        assert r.status == ("refuted" if bad else "proved"), (p, bad)
+        if bad:
+            assert r.counterexample.params == {"K": bad[0]}
+
+
+def test_handbuilt_copy_over_a_parametric_tile_cute_rejects_a_member():
+    r = _copy_results(_hb("(64,K):(K,1)", keys='thr = "(32,4):(1,32)"\nval = "(1,8)"\n'))
+    (only,) = r.values()
+    assert only.status == "refuted" and only.method == "cute" and only.counterexample.params == {"K": 16}
+
+
+def test_handbuilt_copy_over_too_many_members_is_an_error_naming_the_table():
+    rep = prove_config(loads_config(_hb("(64,K):(K,1)", params="K = { min = 16, max = 8192, multiple_of = 16 }")))
+    msg = rep.error or next(r.detail for r in rep.results if r.status == "error")
+    assert "[copy.A]" in msg and "members" in msg and "\n" not in msg
+
+
+# ---------------------------------------------------------------- swizzle offsets in a global-memory copy
+
+def test_g2s_swizzle_offset_off_the_period_is_an_error_naming_the_key():
+    rs = results(cfg_text(smem="Sw<3,3,3> o 8 o (128,64):(64,1)"))
+    errs = [r for (p, o), r in rs.items() if o == "g2s.A"]
+    assert [r.status for r in errs] == ["error"]
+    assert errs[0].detail.startswith("[g2s.A] smem Sw<3,3,3> o 8 o") and "\n" not in errs[0].detail
+
+
+def test_g2s_swizzle_offset_on_the_period_follows_the_layout():
+    rs = results(cfg_text(smem="Sw<3,3,3> o 512 o (128,64):(64,1)"))
+    got = {p: r.status for (p, o), r in rs.items() if o == "g2s.A"}
+    assert got["in_bounds"] == "refuted"               # CuTe's buffer is cosize (8192 elements): the offset runs past it
+    assert got["coverage"] == got["alignment"] == got["bank_conflicts"] == "proved"

@@ -134,6 +134,8 @@ def prove_copy(cfg, mma, cc, props, refuted, method="auto", timeout_s=None):
     and for tiles beyond :data:`EXHAUSTIVE_LIMIT` elements."""
     op = cc.operand
     convert = getattr(cc, "convert", False)
+    if getattr(cc, "tiled", None) is not None and cfg.params and not _concrete(cc.smem) and not _too_large(cc.smem):
+        return _prove_members(cfg, mma, cc, props, refuted, method, timeout_s)    # CuTe's checks per member
     try:
         try:
             cute_build_check(mma, op, cc.atom, cc.type, cc.smem, convert, tiled=getattr(cc, "tiled", None))
@@ -147,7 +149,7 @@ def prove_copy(cfg, mma, cc, props, refuted, method="auto", timeout_s=None):
         if (cfg.params and not _concrete(cc.smem)) or _too_large(cc.smem):
             if getattr(cc, "tiled", None) is not None:
                 raise SymlayoutError(f"[copy.{op}]: not supported: a hand-built TiledCopy (thr/val, tv/tiler) "
-                                     "over a parametric or very large smem tile")
+                                     "over a very large smem tile")
             return _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s), set()
         m = build_operand_model(mma, None, None, op, cc.atom, cc.type, cc.smem, cc.align, convert=convert,
                                 tiled=getattr(cc, "tiled", None))
@@ -157,6 +159,91 @@ def prove_copy(cfg, mma, cc, props, refuted, method="auto", timeout_s=None):
             r.detail = "; ".join(x for x in (r.detail, too_few_vals_fix(cfg, cc)) if x)
         return [r], {op}
     return run_checks(m, props, refuted, method, timeout_s), set()
+
+
+#: most members of a parametric smem tile proved one by one (a hand-built [copy.X] over it)
+MEMBER_LIMIT = 64
+
+
+def _smem_symbols(smem) -> list:
+    from ..algebra import int_tuple as it
+    inner = smem.inner if getattr(smem, "is_composed", False) else smem
+    leaves = list(it.flatten_leaves(inner.shape)) + list(it.flatten_leaves(inner.stride))
+    leaves.append(getattr(smem, "offset", 0))
+    syms = set()
+    for x in leaves:
+        syms |= set(getattr(x, "free_symbols", ()))
+    return sorted(syms, key=str)
+
+
+def _member_smem(smem, env: dict):
+    """``smem`` with its symbols replaced by the integers of ``env`` (symbol -> int)."""
+    from ..algebra.composed import ComposedLayout
+    from ..algebra.layout import Layout
+
+    def sub(t):
+        if isinstance(t, tuple):
+            return tuple(sub(x) for x in t)
+        return t if isinstance(t, int) else int(t.subs(env))
+    inner = smem.inner if getattr(smem, "is_composed", False) else smem
+    new = Layout(sub(inner.shape), sub(inner.stride))
+    if getattr(smem, "is_composed", False):
+        return ComposedLayout(smem.swizzle, sub(smem.offset), new)
+    return new
+
+
+def _prove_members(cfg, mma, cc, props, refuted, method, timeout_s):
+    """A hand-built ``[copy.X]`` over a parametric smem tile: every member of the family (every
+    admissible assignment of the tile's ``[params]`` symbols, at most :data:`MEMBER_LIMIT`) proved
+    concretely, the results merged (a refutation names its member in ``params``).  A member CuTe
+    does not compile makes the family's result that rejection, as for one configuration."""
+    import dataclasses
+    import itertools
+    op = cc.operand
+    syms = _smem_symbols(cc.smem)
+    missing = [str(x) for x in syms if str(x) not in cfg.params]
+    if missing:
+        raise SymlayoutError(f"[copy.{op}] smem: symbol {missing[0]} is not in [params]")
+    params = [cfg.params[str(x)] for x in syms]
+    total = 1
+    for p in params:
+        total *= p.count()
+    if total > MEMBER_LIMIT:
+        raise SymlayoutError(f"[copy.{op}]: not supported: a hand-built TiledCopy (thr/val, tv/tiler) over a "
+                             f"parametric smem tile of {total} members (at most {MEMBER_LIMIT} are proved one by one)")
+    merged: dict = {}
+    bare = dataclasses.replace(cfg, params={})
+    for vals in itertools.product(*(p.values() for p in params)):
+        env = dict(zip(syms, vals))
+        at = {str(x): v for x, v in env.items()}
+        try:
+            smem = _member_smem(cc.smem, env)
+        except (ValueError, TypeError, SymlayoutError) as e:
+            raise SymlayoutError(f"[copy.{op}] smem: the member {at} is not a layout ({e})") from None
+        rs, rejected = prove_copy(bare, mma, dataclasses.replace(cc, smem=smem), props, refuted, method, timeout_s)
+        if rejected:
+            for r in rs:
+                if r.counterexample is not None:
+                    r.counterexample.params = at
+                r.detail = (r.detail + "; " if r.detail else "") + f"member {at} of {total}"
+            return rs, rejected
+        for r in rs:
+            prev = merged.get(r.property)
+            if r.counterexample is not None:
+                r.counterexample.params = at
+            if prev is None or (prev.status != REFUTED and r.status == REFUTED):
+                if prev is not None and prev.checked is not None and r.checked is not None and r.status != REFUTED:
+                    r.checked += prev.checked
+                merged[r.property] = r
+            elif prev.status == PROVED and r.status != PROVED and r.status != REFUTED:
+                merged[r.property] = r            # unknown / vacuous / error of one member: not proved
+            elif prev.status != REFUTED and prev.checked is not None and r.checked is not None:
+                prev.checked += r.checked
+    out = [merged[p] for p in props if p in merged]
+    names = ", ".join(str(x) for x in syms)
+    for r in out:
+        r.detail = (r.detail + "; " if r.detail else "") + f"each of the {total} members ({names})"
+    return out, set()
 
 
 #: largest shared-memory tile (elements) decided by enumeration: beyond it (about a second and
