@@ -70,12 +70,99 @@ def cpp_cases(text: str):
     return out
 
 
+FAMILY_FILES = ["fa2_fwd_hd64_qk.toml", "fa2_fwd_hd128_pv.toml"]
+
+
+def family_oracle_cases(name: str, text: str, ld_cap: int) -> list:
+    """``tests/oracle/datapath_oracle.py`` cases for the global-memory copies of a configuration: every
+    admissible leading dimension up to ``ld_cap`` (its own [params] range otherwise), the same residues."""
+    from symlayout.config import loads_config
+    cfg = loads_config(text)
+    out = []
+    for gc in list(cfg.g2s.values()) + list(cfg.s2g.values()):
+        g = gc.gmem
+        major = "k" if g.stride[1] == 1 else "m"
+        sym = g.stride[0] if major == "k" else g.stride[1]
+        p = cfg.params[str(sym)]
+        vals = p.values()
+        M, N = (g.shape[0], g.shape[1])
+        out.append({"id": f"{name}/{gc.kind}.{gc.operand}", "family": "bench", "note": "", "operand": gc.operand,
+                    "mma": {"atom": cfg.mma.atom, "layout": "(1,1,1)", "permutation": None}, "copy": None,
+                    "g": {"kind": gc.kind, "atom": gc.atom, "type": gc.type, "thr": str(gc.tiled.thr),
+                          "val": str(gc.tiled.val), "gmem": gc.raw_gmem, "major": major, "R": M, "K": N,
+                          "ld": [vals[0], min(vals[-1], ld_cap), p.multiple_of], "gmem_align": gc.gmem_align,
+                          "align": gc.align, "residue": list(gc.residue), "smem": gc.raw_smem or str(gc.smem)},
+                    "stages": None, "pipe": None})
+    return out
+
+
+def family_vs_cpp(repeat: int, ld_cap: int) -> str:
+    """The FA2 leading-dimension families: symlayout (every admissible ld, decided on representatives) vs
+    CuTe C++ enumerating the members ld <= ld_cap with the same checks (tests/oracle/datapath_oracle.hpp,
+    g++ -O2), and whether the verdicts agree."""
+    sys.path.insert(0, str(common.REPO / "tests" / "oracle"))
+    import cute_oracle as co
+    import datapath_oracle as dpo
+    incs = co.include_dirs()
+    rows = []
+    for f in FAMILY_FILES:
+        text = (DIR / f).read_text()
+        tf, _, rep = common.time_call(prove_text, text, repeat=repeat)
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "symlayout", "prove", str(DIR / f)], capture_output=True)
+        tcli = time.perf_counter() - t0
+        sym = {(r.operand, r.property): r.status for r in rep.results}
+        cases = family_oracle_cases(f.removesuffix(".toml"), text, ld_cap)
+        members = sum(len(range(c["g"]["ld"][0], c["g"]["ld"][1] + 1, c["g"]["ld"][2])) for c in cases)
+        comp = run = float("nan")
+        agree = "—"
+        if incs is not None:
+            work = Path(tempfile.mkdtemp(prefix="bench-dpo-"))
+            for h in ("oracle.hpp", "datapath_oracle.hpp"):
+                (work / h).write_text((common.REPO / "tests" / "oracle" / h).read_text())
+            (work / "p.cpp").write_text(dpo.program(cases)[0])
+            t0 = time.perf_counter()
+            subprocess.run(["g++", "-std=c++17", "-O2", "-w", f"-I{work}", *[f"-I{d}" for d in incs],
+                            str(work / "p.cpp"), "-o", str(work / "p")], check=True, capture_output=True)
+            comp = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            out = subprocess.run([str(work / "p")], check=True, capture_output=True, text=True).stdout
+            run = time.perf_counter() - t0
+            got = dpo._parse(out)
+            diffs = []
+            for c in cases:
+                op = f"{c['g']['kind']}.{c['operand']}"
+                for prop in dpo.GLOBAL_PROPS:
+                    if got[c["id"]][prop] != sym.get((op, prop)):
+                        diffs.append(f"{op} {prop}: C++ {got[c['id']][prop]}, symlayout {sym.get((op, prop))}")
+            agree = "same verdicts" if not diffs else "; ".join(diffs)
+        rows.append([f, len(rep.results), common.fmt_s(tf), common.fmt_s(tcli), members, common.fmt_s(comp),
+                     common.fmt_s(run), agree])
+        print(rows[-1], flush=True)
+    return common.md_table(["configuration", "results", "symlayout: every ld (in process)", "symlayout CLI",
+                            f"C++ members (ld <= {ld_cap}, every copy)", "C++: g++ -O2 compile",
+                            "C++: run (every member, residue and property)", "verdicts"], rows)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--no-append", action="store_true")
     ap.add_argument("--no-cpp", action="store_true")
+    ap.add_argument("--family", action="store_true", help="only the FA2 ld families vs the CuTe C++ enumeration")
+    ap.add_argument("--ld-cap", type=int, default=8192, help="C++ enumerates the members with ld <= this")
     a = ap.parse_args(argv)
+    if a.family:
+        import os
+        table = family_vs_cpp(a.repeat, a.ld_cap)
+        load = os.getloadavg()
+        table += (f"\n\nLoad average during the run: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1/5/15 min) on "
+                  f"{os.cpu_count()} cores.\n")
+        print(table)
+        if not a.no_append:
+            common.append_results("bench/datapath.py --family — FA2 leading-dimension families vs CuTe C++ (issue 14)",
+                                  table, command=f"python bench/datapath.py --family --repeat {a.repeat} --ld-cap {a.ld_cap}")
+        return
     rows = []
     gxx = None
     if not a.no_cpp:
