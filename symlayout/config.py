@@ -1187,7 +1187,12 @@ class _Loader:
             self.fail(keys, f"{self.where(keys)}: the PIPE mode must be concrete")
         if n > MAX_STAGES:
             self.fail(keys, f"{self.where(keys)}: {n} stages (limit {MAX_STAGES})")
-        s0, off = slice_and_offset((_, _, 0), smem)
+        from .errors import SymlayoutError
+        try:
+            s0, off = slice_and_offset((_, _, 0), smem)
+        except SymlayoutError as e:               # CuTe's slice of the stage fails to compile as well
+            self.fail(keys, f"{self.where(keys)}: a stage of this staged layout cannot be sliced (CuTe's sX(_,_,s) "
+                            f"does not compile: {str(e).splitlines()[0]})")
         if off != 0:
             self.fail(keys, f"{self.where(keys)}: stage 0 of the PIPE mode does not start at offset 0")
         return s0, smem, n
