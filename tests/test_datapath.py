@@ -238,6 +238,7 @@ def test_first_overlap_decides_every_count():
     (cfg_text().replace("[g2s.A]", "[g2s.C]"), 11, "[g2s.A] or [g2s.B]"),
     (cfg_text(extra="gmem_aling = 16\n"), 18, "did you mean 'gmem_align'"),
     (cfg_text(more='[stages]\ncount = "q"\n'), 19, "not a [params] symbol"),
+    (cfg_text(smem="Sw<3,3,3> o 0 o (128,64,3):(64,1,8200)"), 10, "cannot be sliced"),
     (cfg_text(smem=STAGED, params="ldQ = { min = 64, max = 65536, multiple_of = 64 }\ns = { min = 1, max = 4 }",
               more='[stages]\ncount = "s"\n'), 20, "a family of stage counts"),
 ])
