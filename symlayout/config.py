@@ -1163,6 +1163,9 @@ class _Loader:
         t = self.table(data["stages"], keys)
         self.check_keys(t, keys, _STAGES_KEYS)
         raw = t.get("count")
+        if isinstance(raw, str) and raw.strip().isdigit():
+            t = dict(t, count=int(raw))          # a member of a family written out ("s" replaced by its value)
+            raw = t["count"]
         if isinstance(raw, str):
             w = self.where(keys + ("count",))
             p = (params or {}).get(raw)
