@@ -112,7 +112,7 @@ def prove_stage_family(cfg, props, refuted=frozenset()) -> list:
     for op, (s0, bits) in sorted(bufs.items()):
         eb = bits / 8
         t0 = time.perf_counter()
-        table = function_table(s0)
+        table = [int(x) for x in index_table(s0).tolist()]
         C = int(s0.cosize())
         per_stage += int(C * eb)
         label = f"stages.{op}"
