@@ -33,10 +33,12 @@ Every user error is one line on stderr, ``symlayout: error: <message>``, naming
 the file and line (``path:12: ...``) or the column in a string; no traceback.
 
 Configurations are loaded (and validated) here, once, before any command runs:
-the command functions receive ``args.configs`` (``prove``, ``gpu``: a list of
-:class:`symlayout.config.Config`; ``prove`` also ``args.load_errors``, a list of
-``(path, message)``, and ``args.skipped``, files that are not configurations)
-or ``args.cfg`` (``show``, ``explain``, ``cute``: one Config).  ``solve``,
+the command functions receive ``args.configs`` (``gpu``: a list of
+:class:`symlayout.config.Config`, ``args.load_errors``, a list of ``(path, message)``,
+and ``args.skipped``, files that are not configurations) or ``args.cfg`` (``show``,
+``explain``, ``cute``: one Config); ``prove`` receives ``args.files``, the files
+named and found, and reads each in the process that proves it
+(:mod:`symlayout.prove.schedule`).  ``solve``,
 ``extract`` and ``dsl`` read their own inputs (a solve file holds unknowns; a header is C++;
 a DSL file is Python).
 
@@ -121,6 +123,19 @@ def _load_many(args) -> None:
                 args.load_errors.append((f, str(e)))
 
 
+def _list_many(args) -> None:
+    """``args.files`` (``(path, explicit)``: the TOML files named and found, read where they are proved),
+    ``args.load_errors`` (missing paths), ``args.skipped`` (filled as files prove not to be
+    configurations) and ``args.order`` (every file's path in the order given, errors in place)."""
+    from ..prove.schedule import list_files
+    args.files, args.load_errors, args.skipped, args.order = [], [], [], []
+    for p in args.paths:
+        files, errors = list_files([p])
+        args.files += files
+        args.load_errors += errors
+        args.order += [f for f, _ in files] + [e for e, _ in errors]
+
+
 def _load_one(args) -> None:
     from ..config import load_config
     args.config = args.config_path
@@ -158,6 +173,8 @@ def main(argv=None) -> int:
         loads = getattr(mod, "LOADS", None)
         if loads == "many":
             _load_many(args)
+        elif loads == "files":
+            _list_many(args)
         elif loads == "one":
             _load_one(args)
         rc = mod.run(args)

@@ -29,7 +29,7 @@ EXIT_CODES = {
     EXIT_USAGE: "bad input: some file could not be read (the others are still proved), or a bad option",
     EXIT_UNKNOWN: "some result unknown (e.g. a solver timeout) and none unmet",
 }
-LOADS = "many"
+LOADS = "files"          # (the files are read where they are proved: symlayout/prove/schedule.py)
 
 
 def add_arguments(sp) -> None:
@@ -38,7 +38,11 @@ def add_arguments(sp) -> None:
     sp.add_argument("-q", "--quiet", action="store_true",
                     help="print only refutations, unmet expectations and errors (and the summary)")
     sp.add_argument("-v", "--verbose", action="store_true", help="also name the files skipped as not configurations")
-    sp.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="prove configurations in N processes")
+    sp.add_argument("--jobs", type=positive_int, default=None, metavar="N",
+                    help="prove files side by side in N processes (default: one per CPU; 1: in this process)")
+    sp.add_argument("--shard", type=shard_spec, default=None, metavar="I/N",
+                    help="prove only the I-th of N disjoint parts of the files (a CI matrix: I = 1..N; every file "
+                         "is in exactly one part, the parts balanced by an estimate of their cost)")
     sp.add_argument("--method", choices=("auto", "exhaustive", "z3"), default="auto",
                     help="decide concrete configurations by exhaustive evaluation (auto) or with Z3 "
                          "(parametric configurations always use Z3)")
@@ -50,6 +54,18 @@ def add_arguments(sp) -> None:
                     help="also write a self-contained HTML report (verdict table and pictures)")
     sp.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                     help="colour the verdicts (auto: on a terminal, unless NO_COLOR is set)")
+
+
+def shard_spec(s: str) -> tuple:
+    """``"I/N"`` -> ``(I, N)`` with ``1 <= I <= N``."""
+    import argparse
+    try:
+        i, n = (int(x) for x in s.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected I/N (e.g. 2/8), got {s!r}") from None
+    if not 1 <= i <= n:
+        raise argparse.ArgumentTypeError(f"expected I/N with 1 <= I <= N, got {s!r}")
+    return i, n
 
 
 # ---------------------------------------------------------------- proving
@@ -148,22 +164,41 @@ def json_document(reports, skipped=()) -> dict:
     return doc
 
 
+def prove_listed(args) -> tuple:
+    """Prove ``args.files`` (this shard's, in ``args.jobs`` processes); ``(reports, failures)``, with
+    ``args.skipped`` extended by the files of a directory that are not configurations."""
+    from ..prove.schedule import default_jobs, prove_files, shard_files
+    files = args.files
+    if args.shard is not None:
+        keep = set(shard_files([p for p, _ in files], *args.shard))
+        files = [f for f in files if f[0] in keep]
+    answers = prove_files(files, args.property or None, args.jobs or default_jobs(), args.timeout, args.method)
+    reports, failures = [], list(args.load_errors)
+    for (path, _), (kind, what) in zip(files, answers):
+        if kind == "report":
+            reports.append(what)
+        elif kind == "error":
+            failures.append((path, what))
+        else:
+            args.skipped.append((path, what))
+    return reports, failures
+
+
 def run(args) -> int:
-    """``symlayout prove``: ``args.configs`` / ``args.load_errors`` / ``args.skipped`` come loaded."""
+    """``symlayout prove``: ``args.files`` / ``args.load_errors`` come listed (the files are read where they
+    are proved)."""
     t0 = time.perf_counter()
-    props = args.property or None
-    failures = list(args.load_errors)
-    if not args.configs and not failures:
+    proved, failures = prove_listed(args)
+    if not proved and not failures:
         from ..errors import ConfigError
         raise ConfigError(f"no configuration found under {', '.join(args.paths)} "
                           f"({len(args.skipped)} TOML files are not configurations; -v names them)")
-    if not args.configs and not args.json:       # nothing readable: the errors alone, on stderr
+    if not proved and not args.json:             # nothing readable: the errors alone, on stderr
         from .common import print_error
         for _path, msg in failures:
             print_error(msg)
         return EXIT_USAGE
-    reports = in_order(prove_configs(args.configs, props, args.jobs, args.timeout, args.method)
-                       + error_reports(failures), args.order)
+    reports = in_order(proved + error_reports(failures), args.order)
     code = exit_code(reports)
     if args.json:
         print(json.dumps(json_document(reports, args.skipped), indent=1))
@@ -179,7 +214,8 @@ def run(args) -> int:
         print_error(msg)
     if args.html:
         from ..prove.report_html import write_html
-        write_html(args.html, reports, args.configs, args.skipped)
+        from ..config import load_config
+        write_html(args.html, reports, [load_config(r.path) for r in proved], args.skipped)
         if not args.json:
             print(f"wrote {args.html}")
     return code

@@ -1,0 +1,170 @@
+"""Scheduling: which process proves which configuration file.
+
+``symlayout prove PATH...`` proves files side by side: a pool of forked workers
+(they inherit the imported prover, nothing is imported twice) each *load and
+prove* whole files, so reading, validating and building the models runs in
+parallel too, not only the solver.  Files are handed out one at a time, the
+most expensive first (a cheap look at the file's tables: a Hopper family, a
+parametric family or a data path before a 16x8 tile), so that a long Z3 or
+Hopper proof starts at once instead of waiting behind the small ones.
+
+A single parametric file is split the other way: its properties are
+independent Z3 queries, proved side by side by
+:func:`symlayout.prove.engine.prove_many`.
+
+``--shard I/N`` picks the I-th of N disjoint parts of the files (balanced by
+the same cost estimate, identical in every shard), so that a CI matrix or any
+job array proves a large directory without a scheduler: every file lands in
+exactly one shard.
+
+>>> shard_files(["a.toml", "b.toml", "c.toml"], 2, 3)
+['b.toml']
+>>> sorted(f for i in range(1, 3) for f in shard_files(["a", "b", "c", "d", "e"], i, 2))
+['a', 'b', 'c', 'd', 'e']
+"""
+from __future__ import annotations
+
+import os
+
+#: above this many files, no cost estimate is read (each file would be opened twice) and files go in their
+#: order, a few at a time per hand-out (the tail of a large sweep is short anyway)
+ESTIMATE_LIMIT = 2000
+
+#: what a configuration's tables say about its cost, in relative units (the pieces measured on proofs/)
+_TABLE_COST = ((b"[tma", 8.0), (b"[smem", 4.0), (b"[params]", 4.0), (b"[g2s", 3.0), (b"[stages", 2.0),
+               (b"[copy", 1.0), (b"[threadmap", 0.5))
+
+
+def default_jobs() -> int:
+    """The number of processes a plain ``symlayout prove`` uses: the CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def file_cost(path: str) -> float:
+    """A rough, cheap estimate of the time to prove a file (its tables; its size breaks ties)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(1 << 16)
+    except OSError:
+        return 0.0
+    return sum(w for key, w in _TABLE_COST if key in raw) + len(raw) / 4096
+
+
+def shard_files(files, index: int, count: int, costs=None) -> list:
+    """The files of shard ``index`` of ``count`` (1-based), in their given order: the files sorted by cost
+    (most expensive first, then by name), each given to the shard with the least cost so far.
+
+    Deterministic, so every shard computes the same split; ``costs`` defaults to :func:`file_cost`
+    (unit costs above :data:`ESTIMATE_LIMIT` files: then the split is round-robin)."""
+    files = list(files)
+    if count <= 1:
+        return files
+    if costs is None:
+        costs = [file_cost(f) for f in files] if len(files) <= ESTIMATE_LIMIT else [1.0] * len(files)
+    load, held = [0.0] * count, [0] * count
+    mine = set()
+    for i in sorted(range(len(files)), key=lambda i: (-costs[i], str(files[i]))):
+        s = min(range(count), key=lambda k: (load[k], held[k], k))
+        load[s] += costs[i]
+        held[s] += 1
+        if s == index - 1:
+            mine.add(i)
+    return [f for i, f in enumerate(files) if i in mine]
+
+
+# ---------------------------------------------------------------- one file, in whichever process
+
+
+def list_files(paths):
+    """``(files, errors)``: every ``*.toml`` below the directories named (sorted, ``explicit`` False: each is
+    checked to be a configuration where it is proved) and every file named (``explicit`` True) as
+    ``(path, explicit)`` pairs in order; ``(path, message)`` for a missing path or a directory without
+    TOML files (the messages of :func:`symlayout.config.find_config_files`, which reads every file here:
+    this leaves the reading to the process that proves it)."""
+    from pathlib import Path
+    files, errors = [], []
+    for p in paths:
+        p = str(p)
+        if os.path.isdir(p):
+            found = sorted(str(q) for q in Path(p).rglob("*.toml") if q.is_file())
+            if not found:
+                errors.append((p, f"{p}: no *.toml configuration files in this directory"))
+            files.extend((q, False) for q in found)
+        elif os.path.exists(p):
+            files.append((p, True))
+        else:
+            errors.append((p, f"{p}: no such file or directory"))
+    return files, errors
+
+
+def prove_file(path: str, explicit: bool, properties, method, timeout_s, jobs: int = 1):
+    """``("skip", reason)`` for a TOML file of a directory that is not a configuration,
+    ``("error", message)`` for one that cannot be read, ``("report", ConfigReport)`` otherwise
+    (a parametric configuration's Z3 queries in ``jobs`` processes)."""
+    from ..config import load_config, not_a_configuration
+    from ..errors import ConfigError
+    if not explicit:
+        why = not_a_configuration(path)
+        if why is not None:
+            return "skip", why
+    try:
+        cfg = load_config(path)
+    except ConfigError as e:
+        return "error", str(e)
+    from .engine import prove_config, prove_many
+    if jobs > 1 and cfg.params:
+        return "report", prove_many([cfg], properties, jobs, timeout_s, method)[0]
+    return "report", prove_config(cfg, properties, method, timeout_s)
+
+
+_TASK_ARGS: tuple = ()
+
+
+def _pool_file(task):
+    i, path, explicit = task
+    return i, prove_file(path, explicit, *_TASK_ARGS)
+
+
+def prove_files(files, properties=None, jobs: int = 1, timeout_s=None, method="auto", on_result=None) -> list:
+    """Prove ``files`` (``(path, explicit)`` pairs: ``explicit`` False for a file found in a directory,
+    which is skipped when it is not a configuration) in ``jobs`` processes.
+
+    One answer per file, in their order, as :func:`prove_file` gives it; the same answers whatever
+    ``jobs`` is.  ``on_result(i, answer)`` is called as each file is done (in completion order)."""
+    files = [(str(p), bool(e)) for p, e in files]
+    out: list = [None] * len(files)
+    if len(files) == 1:                        # one file: its Z3 queries side by side
+        out[0] = prove_file(*files[0], properties, method, timeout_s, jobs)
+        if on_result is not None:
+            on_result(0, out[0])
+        return out
+    jobs = max(1, min(jobs, len(files)))
+    if jobs == 1:
+        for i, (p, e) in enumerate(files):
+            out[i] = prove_file(p, e, properties, method, timeout_s)
+            if on_result is not None:
+                on_result(i, out[i])
+        return out
+    tasks = [(i, p, e) for i, (p, e) in enumerate(files)]
+    if len(tasks) <= ESTIMATE_LIMIT:
+        costs = [file_cost(p) for _, p, _ in tasks]
+        tasks.sort(key=lambda t: -costs[t[0]])
+        chunk = 1
+    else:
+        chunk = max(1, min(32, len(tasks) // (jobs * 64)))
+    from . import engine  # noqa: F401  (imported once, before the workers fork)
+    import multiprocessing as mp
+    global _TASK_ARGS
+    _TASK_ARGS = (properties, method, timeout_s)
+    try:
+        with mp.get_context("fork").Pool(jobs) as pool:
+            for i, ans in pool.imap_unordered(_pool_file, tasks, chunksize=chunk):
+                out[i] = ans
+                if on_result is not None:
+                    on_result(i, ans)
+    finally:
+        _TASK_ARGS = ()
+    return out
