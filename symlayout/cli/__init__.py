@@ -80,22 +80,38 @@ def _version() -> str:
         return "unknown"
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked (importlib.metadata is slow to import)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser._print_message(f"{PROG} {_version()}\n", sys.stdout)
+        parser.exit()
+
+
+def build_parser(argv=None) -> argparse.ArgumentParser:
     """The argparse parser of the ``symlayout`` command (one-line usage errors).
+
+    With ``argv``, only the command it names gets its arguments (the others keep their help line):
+    building every command's options imports what those commands need, which one run does not.
 
     >>> sorted(build_parser()._subparsers._group_actions[0].choices)[:3]
     ['atoms', 'cute', 'dsl']
     """
     p = Parser(prog=PROG, description="Prove CuTe/CUTLASS GPU tiling configurations correct.",
                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    p.add_argument("--version", action=_Version, help="show the version and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
+    named = next((str(a) for a in argv if not str(a).startswith("-")), None) if argv is not None else None
     for name, mod in COMMANDS.items():
         sp = sub.add_parser(name, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP),
                             epilog=exit_codes_text(mod.EXIT_CODES),
                             formatter_class=argparse.RawDescriptionHelpFormatter)
-        mod.add_arguments(sp)
+        if named is None or named not in COMMANDS or name == named:
+            mod.add_arguments(sp)
     return p
 
 
@@ -165,7 +181,8 @@ def main(argv=None) -> int:
         argv = sys.argv[1:]
     try:
         try:
-            args = build_parser().parse_args([str(a) for a in argv])
+            argv = [str(a) for a in argv]
+            args = build_parser(argv).parse_args(argv)
         except SystemExit as e:  # --help / --version
             code = e.code
             return code if isinstance(code, int) else (EXIT_OK if code is None else EXIT_USAGE)
