@@ -467,7 +467,8 @@ _NODE = (Term, Bool)
 def postorder(roots, done=None):
     """Every node reachable from ``roots``, children first (iterative: chains can be long);
     nodes whose id is in ``done`` are neither returned nor expanded."""
-    seen = set() if done is None else set(done)
+    seen = set()
+    done = () if done is None else done             # (looked up, not copied: a lowering's memo grows large)
     out = []
     stack = [(r, False) for r in reversed(roots) if isinstance(r, _NODE)]
     while stack:
@@ -476,13 +477,15 @@ def postorder(roots, done=None):
             out.append(n)
             continue
         i = id(n)
-        if i in seen:
+        if i in seen or i in done:
             continue
         seen.add(i)
         stack.append((n, True))
         for c in n.args:
-            if isinstance(c, _NODE) and id(c) not in seen:
-                stack.append((c, False))
+            if isinstance(c, _NODE):
+                j = id(c)
+                if j not in seen and j not in done:
+                    stack.append((c, False))
     return out
 
 
@@ -592,9 +595,12 @@ class Lowering:
         hit = memo.get(id(node))
         if hit is not None:
             return hit[1]
+        direct = _direct_ops() if type(self) is Lowering else {}
         for n in postorder([node], memo):
             a = [memo[id(c)][1] if isinstance(c, _NODE) else c for c in n.args]
-            memo[id(n)] = (n, self._lower(n, a))
+            f = direct.get(n.op)
+            memo[id(n)] = (n, f(*a) if f is not None and isinstance(n, Term) is (n.op not in _CMP) else
+                           self._lower(n, a))
         return memo[id(node)][1]
 
     def _lower(self, n, a):
@@ -681,6 +687,42 @@ class Lowering:
 def _z3():
     import z3
     return z3
+
+
+_CMP = frozenset(("eq", "ne", "lt", "le"))
+_DIRECT: dict = {}
+
+
+def _direct_ops() -> dict:
+    """The bit-vector operations of :meth:`Lowering._lower` as the very Z3 C API calls z3py's operators make
+    (``a + b`` is ``Z3_mk_bvadd``; the same terms, so the same queries and models) without z3py's per-call
+    sort coercion and checks: the operands are of one width by construction."""
+    if _DIRECT:
+        return _DIRECT
+    import z3
+    from z3 import z3core as C
+    BV, B, Ast = z3.BitVecRef, z3.BoolRef, z3.Ast
+
+    def binary(mk, cls):
+        def f(a, b):
+            ctx = a.ctx
+            return cls(mk(ctx.ctx, a.ast, b.ast), ctx)
+        return f
+
+    def neg(a):
+        ctx = a.ctx
+        return BV(C.Z3_mk_bvneg(ctx.ctx, a.ast), ctx)
+
+    def ne(a, b):
+        ctx = a.ctx
+        return B(C.Z3_mk_distinct(ctx.ctx, 2, (Ast * 2)(a.ast, b.ast)), ctx)
+
+    _DIRECT.update({"add": binary(C.Z3_mk_bvadd, BV), "mul": binary(C.Z3_mk_bvmul, BV), "neg": neg,
+                    "xor": binary(C.Z3_mk_bvxor, BV), "shr": binary(C.Z3_mk_bvashr, BV),
+                    "shl": binary(C.Z3_mk_bvshl, BV), "and": binary(C.Z3_mk_bvand, BV),
+                    "eq": binary(C.Z3_mk_eq, B), "ne": ne, "lt": binary(C.Z3_mk_bvslt, B),
+                    "le": binary(C.Z3_mk_bvsle, B)})
+    return _DIRECT
 
 
 _FRESH = __import__("itertools").count()
