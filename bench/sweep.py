@@ -14,7 +14,7 @@
    one-core jobs): every file in exactly one shard (the union of the shards' summaries is the whole one), the
    slowest shard's wall time (what the matrix waits for) and the spread.
 4. **xdist** (``--xdist M``): the first M files under a ``proofs/`` folder collected by the pytest plugin and run
-   with ``pytest -n 2`` (pytest-xdist distributes the items): wall time and items.
+   with ``pytest -n 2 --dist loadfile`` (pytest-xdist distributes the files): wall time and items.
 """
 from __future__ import annotations
 
@@ -171,12 +171,12 @@ def main(argv=None) -> int:
             for f in sorted(d.glob("*.toml"))[:a.xdist]:
                 shutil.copy(f, x / f.name)
             t = time.perf_counter()
-            r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "2", "-p", "no:cacheprovider",
+            r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "loadfile", "-p", "no:cacheprovider",
                                 "--rootdir", str(x.parent), str(x)], capture_output=True, text=True,
                                cwd=str(x.parent), env=dict(os.environ, PYTHONPATH=str(common.REPO)))
             dt = time.perf_counter() - t
             last = (r.stdout.strip().splitlines() or ["?"])[-1]
-            out.append(f"pytest -n 2 over {a.xdist} files (the plugin's items, distributed by pytest-xdist): "
+            out.append(f"pytest -n 2 --dist loadfile over {a.xdist} files (the plugin's items, distributed by pytest-xdist): "
                        f"{dt:.1f} s, `{last}`; load avg after {_load()}.\n")
             print(out[-1], flush=True)
     finally:

@@ -20,7 +20,10 @@ files still run.  Each item records its result as JSON in the JUnit XML
 (``<property name="symlayout" value="{...}"/>``).
 
 The configuration is proved once per process (cached), so items distribute under
-``pytest-xdist`` (``-n auto``) with identical results.
+``pytest-xdist`` (``-n auto``) with identical results; ``--dist loadfile`` keeps a
+file's items in one worker, so each file is proved once (``-n auto --dist loadfile``
+is the way to spread a large ``proofs/`` over the cores; a CI matrix splits it with
+``symlayout prove DIR --shard I/N``).
 
 Options: ``--symlayout-no-proofs`` turns collection off; the ini option
 ``symlayout_proof_dirs`` (default ``proofs``) names the directory names that mark

@@ -69,11 +69,12 @@ class Term:
     ``need``: bits its lowering needs (its interval's, or more for temporaries).
     Operators build new terms (ints are lifted); comparisons build :class:`Bool`.
     """
-    __slots__ = ("op", "args", "lo", "hi", "need")
+    __slots__ = ("op", "args", "lo", "hi", "need", "_agg")
 
     def __init__(self, op: str, args: tuple, lo: int, hi: int, need: int = 0):
         self.op, self.args, self.lo, self.hi = op, args, lo, hi
         self.need = max(signed_bits(lo), signed_bits(hi), need)
+        self._agg = None              # (widest need, nonlinear) below and at this node: subtree_facts()
 
     @property
     def value(self):
@@ -358,10 +359,11 @@ def If(c, a, b):
 
 class Bool:
     """A boolean formula over :class:`Term`\\ s."""
-    __slots__ = ("op", "args")
+    __slots__ = ("op", "args", "_agg")
 
     def __init__(self, op: str, args: tuple):
         self.op, self.args = op, args
+        self._agg = None
 
     def __repr__(self):
         return f"{self.op}({', '.join(map(repr, self.args))})"
@@ -489,6 +491,45 @@ def postorder(roots, done=None):
     return out
 
 
+_NONLINEAR_OPS = frozenset(("mul", "floordiv", "mod"))
+
+
+def subtree_facts(roots) -> tuple:
+    """``(widest need, nonlinear)`` over every node reachable from ``roots``: the bits the widest term
+    needs, and whether a product or a divisor involves two non-constant terms.  Computed once per node
+    (terms are immutable) and kept on it, so queries over shared terms do not walk them again.
+
+    >>> m = var("m", 0, 100); subtree_facts([m * 3 < 7]), subtree_facts([m * m < 7])
+    ((10, False), (15, True))
+    """
+    stack = [r for r in roots if isinstance(r, _NODE) and r._agg is None]
+    while stack:
+        n = stack[-1]
+        if n._agg is not None:
+            stack.pop()
+            continue
+        pending = [c for c in n.args if isinstance(c, _NODE) and c._agg is None]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        term = isinstance(n, Term)
+        w = n.need if term else 0
+        nl = term and n.op in _NONLINEAR_OPS and all(a.op != "const" for a in n.args)
+        for c in n.args:
+            if isinstance(c, _NODE):
+                cw, cnl = c._agg
+                if cw > w:
+                    w = cw
+                nl = nl or cnl
+        n._agg = (w, nl)
+    w, nl = 0, False
+    for r in roots:
+        if isinstance(r, _NODE):
+            w, nl = max(w, r._agg[0]), nl or r._agg[1]
+    return w, nl
+
+
 def evaluate(node, values: dict):
     """The value of a Term/Bool with Python integers (variables from ``values``).
 
@@ -562,11 +603,7 @@ class Lowering:
     @staticmethod
     def width_of(roots, minimum: int = 8) -> int:
         """One bit more than the widest reachable term (at least ``minimum``)."""
-        w = 0
-        for n in postorder(list(roots)):
-            if isinstance(n, Term) and n.need > w:
-                w = n.need
-        return max(minimum, w + 1)
+        return max(minimum, subtree_facts(list(roots))[0] + 1)
 
     @classmethod
     def of(cls, roots, minimum: int = 8):

@@ -141,7 +141,10 @@ def prove_files(files, properties=None, jobs: int = 1, timeout_s=None, method="a
         if on_result is not None:
             on_result(0, out[0])
         return out
+    import multiprocessing as mp
     jobs = max(1, min(jobs, len(files)))
+    if "fork" not in mp.get_all_start_methods():   # (no fork, e.g. Windows: one process)
+        jobs = 1
     if jobs == 1:
         for i, (p, e) in enumerate(files):
             out[i] = prove_file(p, e, properties, method, timeout_s)
@@ -156,7 +159,6 @@ def prove_files(files, properties=None, jobs: int = 1, timeout_s=None, method="a
     else:
         chunk = max(1, min(32, len(tasks) // (jobs * 64)))
     from . import engine  # noqa: F401  (imported once, before the workers fork)
-    import multiprocessing as mp
     global _TASK_ARGS
     _TASK_ARGS = (properties, method, timeout_s)
     try:

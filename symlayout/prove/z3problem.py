@@ -316,11 +316,7 @@ def check_time(deadline):
 def is_nonlinear(roots) -> bool:
     """True when a product or a divisor involves two variable terms (bit-blasted
     multipliers: often faster over integers)."""
-    for n in bt.postorder(roots):
-        if n.op in ("mul", "floordiv", "mod") and isinstance(n, bt.Term) and \
-                all(a.op != "const" for a in n.args):
-            return True
-    return False
+    return bt.subtree_facts(list(roots))[1]
 
 
 def queries(P, entries) -> list:
