@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from symlayout.cli import main
+from symlayout.prove import schedule
 from symlayout.prove.schedule import file_cost, list_files, prove_files, shard_files
 
 PROOFS = Path(__file__).resolve().parents[1] / "proofs"
@@ -32,7 +33,8 @@ def _some_files(tmp_path):
     return d
 
 
-def test_workers_and_shards_give_the_serial_reports(tmp_path, capsys):
+def test_workers_and_shards_give_the_serial_reports(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(schedule, "POOL_MIN_COST", 0.0)        # (workers even for this little work)
     d = _some_files(tmp_path)
     rc1, serial = _doc(capsys, ["prove", "--json", "--jobs", "1", str(d)])
     assert rc1 == 2 and serial["summary"]["errors"] == 1 and serial["skipped"]
@@ -63,7 +65,8 @@ def test_shards_partition_the_files_and_balance_their_cost():
     assert max(costs) - min(costs) <= max(file_cost(f) for f in files)
 
 
-def test_files_are_listed_without_being_read(tmp_path):
+def test_files_are_listed_without_being_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(schedule, "POOL_MIN_COST", 0.0)
     d = _some_files(tmp_path)
     files, errors = list_files([d, tmp_path / "missing.toml", d / "broken.toml"])
     assert [Path(p).name for p, e in files if e] == ["broken.toml"]
@@ -72,3 +75,22 @@ def test_files_are_listed_without_being_read(tmp_path):
     answers = prove_files(files, jobs=2)
     kinds = [a[0] for a in answers]
     assert kinds.count("skip") == 1 and kinds.count("error") == 2        # (broken.toml twice: found and named)
+
+
+def _no_worker(task):
+    raise AssertionError("a worker was started")
+
+
+def test_little_work_stays_in_this_process(tmp_path, monkeypatch):
+    d = _some_files(tmp_path)
+    files = [f for f in list_files([d])[0] if "seeds" in f[0]]
+    assert sum(file_cost(p) for p, _ in files) < schedule.POOL_MIN_COST
+    monkeypatch.setattr(schedule, "_pool_file", _no_worker)
+    assert [a[0] for a in prove_files(files, jobs=2)] == ["report"] * len(files)
+    monkeypatch.setattr(schedule, "POOL_MIN_COST", 0.0)
+    try:
+        prove_files(files, jobs=2)
+    except AssertionError as e:
+        assert "worker" in str(e)
+    else:
+        raise AssertionError("the pool was not used")

@@ -30,6 +30,10 @@ import os
 #: order, a few at a time per hand-out (the tail of a large sweep is short anyway)
 ESTIMATE_LIMIT = 2000
 
+#: below this estimated total (about twenty single-tile files, or a few families) one process is quicker than
+#: starting workers (each would import numpy / sympy / z3 again)
+POOL_MIN_COST = 24.0
+
 #: what a configuration's tables say about its cost, in relative units (the pieces measured on proofs/)
 _TABLE_COST = ((b"[tma", 8.0), (b"[smem", 4.0), (b"[params]", 4.0), (b"[g2s", 3.0), (b"[stages", 2.0),
                (b"[copy", 1.0), (b"[threadmap", 0.5))
@@ -123,6 +127,19 @@ def prove_file(path: str, explicit: bool, properties, method, timeout_s, jobs: i
 _TASK_ARGS: tuple = ()
 
 
+def _ordered(files, jobs):
+    """``(tasks, chunk size)`` for the pool: most expensive first, one at a time (large sweeps: in order, a few
+    at a time); None when the estimated total is too small to be worth the workers."""
+    tasks = [(i, p, e) for i, (p, e) in enumerate(files)]
+    if len(tasks) > ESTIMATE_LIMIT:
+        return tasks, max(1, min(32, len(tasks) // (jobs * 64)))
+    costs = [file_cost(p) for _, p, _ in tasks]
+    if sum(costs) < POOL_MIN_COST:
+        return None
+    tasks.sort(key=lambda t: -costs[t[0]])
+    return tasks, 1
+
+
 def _pool_file(task):
     i, path, explicit = task
     return i, prove_file(path, explicit, *_TASK_ARGS)
@@ -145,19 +162,17 @@ def prove_files(files, properties=None, jobs: int = 1, timeout_s=None, method="a
     jobs = max(1, min(jobs, len(files)))
     if "fork" not in mp.get_all_start_methods():   # (no fork, e.g. Windows: one process)
         jobs = 1
+    if jobs > 1:
+        tasks = _ordered(files, jobs)
+        if tasks is None:
+            jobs = 1
     if jobs == 1:
         for i, (p, e) in enumerate(files):
             out[i] = prove_file(p, e, properties, method, timeout_s)
             if on_result is not None:
                 on_result(i, out[i])
         return out
-    tasks = [(i, p, e) for i, (p, e) in enumerate(files)]
-    if len(tasks) <= ESTIMATE_LIMIT:
-        costs = [file_cost(p) for _, p, _ in tasks]
-        tasks.sort(key=lambda t: -costs[t[0]])
-        chunk = 1
-    else:
-        chunk = max(1, min(32, len(tasks) // (jobs * 64)))
+    tasks, chunk = tasks
     from . import engine  # noqa: F401  (imported once, before the workers fork)
     global _TASK_ARGS
     _TASK_ARGS = (properties, method, timeout_s)
