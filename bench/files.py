@@ -2,6 +2,7 @@
 baseline checkout, interleaved in one run (by hand, never CI):
 
     python bench/files.py --baseline DIR [--repeat 3] [--no-append]
+    python bench/files.py --balance [--jobs 2]      (how the workers share proofs/: CPU per worker, nothing appended)
 
 ``DIR`` is another checkout (``git archive main | tar -x -C DIR``).  Every measurement runs in a fresh
 interpreter with ``PYTHONPATH`` set to the checkout (bytecode cached, as an installed package has it), the two
@@ -40,6 +41,27 @@ c0, t0 = time.process_time(), time.perf_counter()
 rep = prove_config(load_config(sys.argv[1]))
 print("@@" + json.dumps({"wall": time.perf_counter() - t0, "cpu": time.process_time() - c0,
                          "verdicts": [[r.property, r.operand, r.status, r.checked] for r in rep.results]}))
+'''
+
+
+BALANCE_CHILD = r'''
+import collections, os, resource, sys, time
+c0 = time.process_time()
+from symlayout.prove import schedule
+orig = schedule.prove_file
+def traced(*a, **k):
+    c = time.process_time(); r = orig(*a, **k)
+    return r[0], (r[1], os.getpid(), time.process_time() - c)
+schedule.prove_file = traced
+files, _ = schedule.list_files(["proofs"])
+t, c = time.perf_counter(), time.process_time()
+ans = schedule.prove_files(files, None, int(sys.argv[1]))
+per = collections.Counter()
+for _k, (_r, pid, cpu) in ans:
+    per[pid] += cpu
+print(f"jobs {sys.argv[1]}: wall {time.perf_counter() - t:.2f} s; parent CPU {time.process_time() - c:.2f} s "
+      f"(imports before the fork included); CPU per worker in its files {sorted(round(v, 2) for v in per.values())}; "
+      f"load {os.getloadavg()[0]:.1f}")
 '''
 
 
@@ -85,10 +107,18 @@ def _med(xs):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--baseline", required=True)
+    ap.add_argument("--baseline")
+    ap.add_argument("--balance", action="store_true")
+    ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-append", action="store_true")
     a = ap.parse_args(argv)
+    if a.balance:
+        for jobs in (a.jobs, 1):
+            subprocess.run([sys.executable, "-c", BALANCE_CHILD, str(jobs)], env=_env(common.REPO), cwd=common.REPO)
+        return 0
+    if not a.baseline:
+        ap.error("--baseline DIR is required (or --balance)")
     here, base = common.REPO, Path(a.baseline).resolve()
     info = common.machine_info()
     for c in (here, base):                       # bytecode written once, outside the measurements
