@@ -505,7 +505,12 @@ def main(argv=None) -> int:
     ap.add_argument("--install", action="store_true", help="pip-install tensor-layouts into the bench cache")
     ap.add_argument("--repeat", type=int, default=5, help="repeats per case (median per case)")
     ap.add_argument("--no-append", action="store_true", help="do not append to bench/RESULTS.md")
+    ap.add_argument("--per-op", action="store_true",
+                    help="also print symlayout vs pycute per op (cold, us/case, common cases)")
+    ap.add_argument("--only", default="", help="comma-separated ops to run (a quick look; implies --no-append)")
     a = ap.parse_args(argv)
+    if a.only:
+        a.no_append = True
 
     common.use_cache_site()
     if a.install:
@@ -517,6 +522,9 @@ def main(argv=None) -> int:
     info = common.machine_info()
     print(common.machine_line(info))
     cases = load_cases()
+    if a.only:
+        keep = set(a.only.split(","))
+        cases = [c for c in cases if c["op"] in keep]
     neutral = [[parse(x) if isinstance(x, str) else x for x in c["args"]] for c in cases]
     print(f"{len(cases)} cases from {', '.join(FILES)}")
 
@@ -658,11 +666,31 @@ def main(argv=None) -> int:
         ops_rows.append([op] + [f"{c[n + ':right']}/{c[n + ':supported']}" if c[n + ":supported"] else "—"
                                 for n in names])
     table3 = common.md_table(["op"] + [f"{n} right/supported" for n in names], ops_rows)
+    per_op_out = ""
+    if a.per_op and "pycute" in names:
+        both = ok_cases[sl] & ok_cases["pycute"]
+        rows4 = []
+        by_op = defaultdict(list)
+        for i in sorted(both):
+            by_op[cases[i]["op"]].append(i)
+        for op in sorted(by_op):
+            ii = by_op[op]
+            for label, tt in (("op", t_op), ("strings", t_str)):
+                ts = sum(tt[sl][i] for i in ii) / len(ii) * 1e6
+                tp = sum(tt["pycute"][i] for i in ii) / len(ii) * 1e6
+                if label == "op":
+                    row = [op, len(ii), f"{ts:.2f}", f"{tp:.2f}", f"{tp / ts:.2f}x"]
+                else:
+                    row += [f"{ts:.2f}", f"{tp:.2f}", f"{tp / ts:.2f}x"]
+            rows4.append(row)
+        per_op_out = "\n\nPer op, symlayout vs pycute (cold, mean of per-case medians, us/case):\n\n" + common.md_table(
+            ["op", "cases", "op only: symlayout", "pycute", "ratio", "from strings: symlayout", "pycute", "ratio"],
+            rows4) + "\n"
     rss = common.peak_rss_mib()
     notes = (f"{len(cases)} public algebra cases; {a.repeat} repeats, per-case median, interleaved; cold = "
              f"symlayout's caches emptied before every timed call, warm = kept (repeats hit them). "
              f"Process peak RSS (ru_maxrss): {rss:.0f} MiB." + (" " + "; ".join(missing) if missing else ""))
-    out = f"{notes}\n\nPer op:\n\n{table3}\n\n{table1}\n\n{table2}\n"
+    out = f"{notes}\n\nPer op:\n\n{table3}\n\n{table1}\n\n{table2}\n{per_op_out}"
     if not a.no_append:
         common.append_results("bench/algebra.py — layout algebra: symlayout vs pycute vs tensor-layouts",
                                out, info)

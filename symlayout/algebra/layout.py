@@ -699,7 +699,6 @@ def _coalesce_x_static(s, d):
     return _coalesce_static(s, d)
 
 
-@_guard
 def coalesce(L, profile=None):
     """``coalesce(L[, profile])``: merge modes while preserving ``L(i)``.
 
@@ -715,8 +714,13 @@ def coalesce(L, profile=None):
                 return _from_modes(*_coalesce_static(*f))
             try:
                 return _mk(*_coalesce_profile_static(L.shape, L.stride, profile))
-            except _Decline:
+            except (_Decline, RecursionError):              # (unguarded: the general path reports)
                 pass
+    return _coalesce(L, profile)
+
+
+@_guard_as("coalesce")
+def _coalesce(L, profile):
     if getattr(L, "is_composed", False):
         return L.map_inner(lambda B: coalesce(B, profile))
     if profile is not None and is_tuple(profile):
@@ -780,7 +784,6 @@ def filter_zeros(L):
     return Layout(go(L.shape, L.stride), L.stride)
 
 
-@_guard
 def filter(L, profile=None):  # noqa: A001 (CuTe's name)
     """``filter(L)`` = ``coalesce(filter_zeros(L))``.
 
@@ -791,6 +794,11 @@ def filter(L, profile=None):  # noqa: A001 (CuTe's name)
         f = L._sf if L._sf is not None else static_flat(L)
         if f:                                               # static: drop stride-0 modes, coalesce
             return _from_modes(*_filter_static(f[0], f[1]))
+    return _filter(L, profile)
+
+
+@_guard_as("filter")
+def _filter(L, profile):
     if getattr(L, "is_composed", False):
         return L.map_inner(lambda B: filter(B, profile))
     if profile is not None and is_tuple(profile):
@@ -1047,7 +1055,6 @@ def format_tiler(T) -> str:
 # ---------------------------------------------------------------- complement
 
 
-@_guard
 def complement(L, cotarget=None):
     """``complement(L, cotarget)``: the layout of the holes of ``L`` up to cotarget.
 
@@ -1063,8 +1070,13 @@ def complement(L, cotarget=None):
                 if MEMO:
                     return _memo(complement, L, cotarget, _complement_fast)
                 return _from_modes(*_complement_static(f[0], f[1], cotarget))
-            except _Decline:
+            except (_Decline, RecursionError):       # (unguarded: the general path reports)
                 pass
+    return _complement(L, cotarget)
+
+
+@_guard_as("complement")
+def _complement(L, cotarget):
     if getattr(L, "is_composed", False):
         return complement(L.inner, cotarget)
     if cotarget is None:
@@ -1111,10 +1123,23 @@ def _complement_fast(s, d, f, cotarget):
 def _complement_static(fs, fd, cotarget):
     """``complement`` of the static modes ``fs:fd`` up to a static cotarget -> the result's coalesced
     modes (lists).  Declines where the general path raises (not injective, a negative stride, a
-    cotarget entry <= 0) or the cotarget is not static."""
-    s, d = _filter_static(fs, fd)                          # F = filter(L)
+    cotarget entry <= 0) or the cotarget is not static.
+
+    The general formula's steps, on plain ints:
+    * ``F = filter(L)``: size-1 and stride-0 modes drop out.  filter also merges neighbours
+      ``s0:d0, s1:s0*d0``; left unmerged, such a pair leaves a hole of size ``s0*d0 // (s0*d0) = 1``
+      between them, which the final coalesce drops: the same result, so they are not merged here.
+    * strides in increasing order: ``sorted`` (stride, size) pairs.  Equal strides are never injective
+      (the second one's hole is ``d // (s*d) = 0``) whichever comes first, so ties need no index order.
+    * the hole below each mode, ``d // cur``, at stride ``cur``; then the rest up to the cotarget.
+    * the final coalesce: size-1 holes are dropped as they come; no two holes merge (a hole ends at
+      ``(d // cur) * cur <= d < s*d``, where the next one starts), nor the last hole and the rest.
+    """
+    ds = sorted([(y, x) for x, y in zip(fs, fd) if x != 1 and y != 0])     # F's modes by stride
     if cotarget is None:
-        cotarget = _cosize_static(s, d) if s else 1         # cosize(F)
+        cotarget = 1                                        # cosize(F)
+        for y, x in ds:
+            cotarget += (x - 1) * (y if y >= 0 else -y)
     elif type(cotarget) is int:
         if cotarget <= 0:
             raise _Decline
@@ -1122,34 +1147,34 @@ def _complement_static(fs, fd, cotarget):
         c = _static_leaves(cotarget)
         if not c or min(c) <= 0:
             raise _Decline
-    if not s:                                               # F = 1:0: the holes are all of cotarget
+    if not ds:                                              # F = 1:0: the holes are all of cotarget
         n = cotarget if type(cotarget) is int else _prod(c)
         return ([], []) if n == 1 else ([n], [1])
-    order = _order(d)                                       # strides in increasing order (ties: first
-    if d[order[0]] < 0:                                     #   mode first, as the general scan takes them)
+    if ds[0][0] < 0:                                        # a negative stride
         raise _Decline
-    rs, rd, cur = [], [1], 1
-    for j in order:
-        new_s = d[j] // cur                                 # the hole below mode j
-        if new_s == 0:
+    rs, rd, cur = [], [], 1
+    for y, x in ds:
+        h = y // cur                                        # the hole below this mode
+        if h == 0:                                          # not injective
             raise _Decline
-        rs.append(new_s)
-        cur = d[j] * s[j]
-        rd.append(cur)
-    new_d = rd.pop()                                        # the last mode's end: the rest starts there
-    if type(cotarget) is int:                               # the rest: ceil_div(cotarget, new_d), coalesced
-        rest = -(-cotarget // new_d)
+        if h != 1:
+            rs.append(h)
+            rd.append(cur)
+        cur = y * x
+    if type(cotarget) is int:                               # the rest: ceil_div(cotarget, cur), coalesced
+        rest = -(-cotarget // cur)
     else:                                                   # (a tuple folds left to right)
-        b, rest = new_d, 1
+        b, rest = cur, 1
         for a in cotarget:
             if type(a) is not int:
-                rest = product(it.ceil_div(cotarget, new_d))
+                rest = product(it.ceil_div(cotarget, cur))
                 break
             rest *= -(-a // b)
             b = -(-b // a)
-    rs.append(rest)
-    rd.append(0 if rest == 1 else new_d)
-    return _coalesce_static(rs, rd)
+    if rest != 1:
+        rs.append(rest)
+        rd.append(cur)
+    return rs, rd
 
 
 def _require_injective(new_s, L):
