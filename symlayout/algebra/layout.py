@@ -660,9 +660,14 @@ def _coalesce_static(s, d, drop_zero=False):
     left to right: the merged pairs are the same adjacent pairs as in the general right-to-left scan."""
     if drop_zero:
         return _filter_static(s, d)
+    if len(s) == 1:                                 # one mode: kept unless its size is 1
+        return ([s[0]], [d[0]]) if s[0] != 1 else ([], [])
     NS, ND = [], []
     nxt = None                                      # size * stride of the last mode: where it continues
-    for x, y in zip(s, d):
+    i = 0
+    for x in s:                                     # (indexing d: cheaper than zip on a few modes)
+        y = d[i]
+        i += 1
         if x == 1:
             continue
         if y == nxt:                                # merge into the last mode
@@ -679,7 +684,10 @@ def _filter_static(s, d):
     """``_coalesce_static`` that also drops stride-0 modes (``filter_zeros`` makes them size 1)."""
     NS, ND = [], []
     nxt = None
-    for x, y in zip(s, d):
+    i = 0
+    for x in s:
+        y = d[i]
+        i += 1
         if x == 1 or y == 0:
             continue
         if y == nxt:
@@ -857,8 +865,10 @@ def _compose_static(LS, LD, bs, bd):
     not a static int or a size < 1, or CuTe's divisibility assertions fail (the general path raises)."""
     if type(bs) is tuple:                           # B by mode
         rs, rd = [], []
-        for x, y in zip(bs, bd):
-            x, y = _compose_static(LS, LD, x, y)
+        i = 0
+        for x in bs:
+            x, y = _compose_static(LS, LD, x, bd[i])
+            i += 1
             rs.append(x)
             rd.append(y)
         return tuple(rs), tuple(rd)
@@ -1004,10 +1014,12 @@ def _mode_static(As, Ad, i):
         ms, md = As[i], Ad[i]
     else:
         ms, md = As, Ad
-    fs, fd = _static_leaves(ms), _static_leaves(md)
-    if not fs or fd is None or min(fs) < 1:
+    if type(ms) is int:                             # (A is static: its leaves are ints >= 1)
+        return ms, md, ((ms,), (md,))
+    fs = _static_leaves(ms)
+    if not fs:                                      # an empty mode ()
         raise _Decline
-    return ms, md, (fs, fd)
+    return ms, md, (fs, _static_leaves(md))
 
 
 def _composition_static(As, Ad, f, B):
@@ -1020,8 +1032,12 @@ def _composition_static(As, Ad, f, B):
     if type(B) is tuple:                                    # by mode (the first len(B) modes)
         if len(B) > (len(As) if type(As) is tuple else 1):
             raise _Decline
-        parts = [_composition_static(*_mode_static(As, Ad, i), B[i]) for i in range(len(B))]
-        return tuple([p[0] for p in parts]), tuple([p[1] for p in parts])
+        rs, rd = [], []
+        for i in range(len(B)):
+            x, y = _composition_static(*_mode_static(As, Ad, i), B[i])
+            rs.append(x)
+            rd.append(y)
+        return tuple(rs), tuple(rd)
     if B is _:
         return As, Ad
     if type(B) is int and B > 0:                            # the tiler n means n:1
@@ -1123,23 +1139,9 @@ def _complement_fast(s, d, f, cotarget):
 def _complement_static(fs, fd, cotarget):
     """``complement`` of the static modes ``fs:fd`` up to a static cotarget -> the result's coalesced
     modes (lists).  Declines where the general path raises (not injective, a negative stride, a
-    cotarget entry <= 0) or the cotarget is not static.
-
-    The general formula's steps, on plain ints:
-    * ``F = filter(L)``: size-1 and stride-0 modes drop out.  filter also merges neighbours
-      ``s0:d0, s1:s0*d0``; left unmerged, such a pair leaves a hole of size ``s0*d0 // (s0*d0) = 1``
-      between them, which the final coalesce drops: the same result, so they are not merged here.
-    * strides in increasing order: ``sorted`` (stride, size) pairs.  Equal strides are never injective
-      (the second one's hole is ``d // (s*d) = 0``) whichever comes first, so ties need no index order.
-    * the hole below each mode, ``d // cur``, at stride ``cur``; then the rest up to the cotarget.
-    * the final coalesce: size-1 holes are dropped as they come; no two holes merge (a hole ends at
-      ``(d // cur) * cur <= d < s*d``, where the next one starts), nor the last hole and the rest.
-    """
-    ds = sorted([(y, x) for x, y in zip(fs, fd) if x != 1 and y != 0])     # F's modes by stride
+    cotarget entry <= 0) or the cotarget is not static."""
     if cotarget is None:
-        cotarget = 1                                        # cosize(F)
-        for y, x in ds:
-            cotarget += (x - 1) * (y if y >= 0 else -y)
+        cotarget = _cosize_static(fs, fd)                  # cosize(F): size-1 and stride-0 modes add 0
     elif type(cotarget) is int:
         if cotarget <= 0:
             raise _Decline
@@ -1147,12 +1149,39 @@ def _complement_static(fs, fd, cotarget):
         c = _static_leaves(cotarget)
         if not c or min(c) <= 0:
             raise _Decline
-    if not ds:                                              # F = 1:0: the holes are all of cotarget
-        n = cotarget if type(cotarget) is int else _prod(c)
-        return ([], []) if n == 1 else ([n], [1])
-    if ds[0][0] < 0:                                        # a negative stride
-        raise _Decline
+    rs, rd, cur = _holes(fs, fd)
+    rest = _rest(cotarget, cur)
+    if rest != 1:
+        rs.append(rest)
+        rd.append(cur)
+    return rs, rd
+
+
+def _holes(fs, fd):
+    """The holes of the static modes ``fs:fd`` below their end -> (sizes, strides, end): the general
+    formula's steps on plain ints, its final coalesce included.  Declines where it raises (not
+    injective, a negative stride).
+
+    * ``F = filter(L)``: size-1 and stride-0 modes drop out.  filter also merges neighbours
+      ``s0:d0, s1:s0*d0``; left unmerged, such a pair leaves a hole of size ``s0*d0 // (s0*d0) = 1``
+      between them, which the final coalesce drops: the same result, so they are not merged here.
+    * strides in increasing order: sorted (stride, size) pairs.  Equal strides are never injective
+      (the second one's hole is ``d // (s*d) = 0``) whichever comes first, so ties need no index order.
+    * the hole below each mode, ``d // cur``, at stride ``cur`` (then ``cur = s*d``).
+    * the final coalesce: size-1 holes are dropped as they come; no two holes merge (a hole ends at
+      ``(d // cur) * cur <= d < s*d``, where the next one starts), nor the last hole and the rest.
+    """
+    ds = []                                                 # F's modes as (stride, size)
+    i = 0
+    for x in fs:
+        y = fd[i]
+        i += 1
+        if x != 1 and y != 0:
+            ds.append((y, x))
+    ds.sort()
     rs, rd, cur = [], [], 1
+    if ds and ds[0][0] < 0:                                 # a negative stride
+        raise _Decline
     for y, x in ds:
         h = y // cur                                        # the hole below this mode
         if h == 0:                                          # not injective
@@ -1161,20 +1190,20 @@ def _complement_static(fs, fd, cotarget):
             rs.append(h)
             rd.append(cur)
         cur = y * x
-    if type(cotarget) is int:                               # the rest: ceil_div(cotarget, cur), coalesced
-        rest = -(-cotarget // cur)
-    else:                                                   # (a tuple folds left to right)
-        b, rest = cur, 1
-        for a in cotarget:
-            if type(a) is not int:
-                rest = product(it.ceil_div(cotarget, cur))
-                break
-            rest *= -(-a // b)
-            b = -(-b // a)
-    if rest != 1:
-        rs.append(rest)
-        rd.append(cur)
-    return rs, rd
+    return rs, rd, cur
+
+
+def _rest(cotarget, cur):
+    """``size(ceil_div(cotarget, cur))`` (a tuple folds left to right), the complement's last mode."""
+    if type(cotarget) is int:
+        return -(-cotarget // cur)
+    rest = 1
+    for a in cotarget:
+        if type(a) is not int:
+            return product(it.ceil_div(cotarget, cur))
+        rest *= -(-a // cur)
+        cur = -(-cur // a)
+    return rest
 
 
 def _require_injective(new_s, L):
@@ -1458,8 +1487,12 @@ def _logical_divide_static(As, Ad, f, T):
         return As, Ad
     ts, td, g = _static_tiler(T)
     NS, ND = _coalesce_static(*f)
-    cot = _tree_of_modes(NS, ND)[0]                         # coalesce(A).shape
-    cs, cd = _tree_of_modes(*_complement_static(g[0], g[1], cot))
+    cs, cd, cur = _holes(*g)                                # complement(T, coalesce(A).shape)
+    rest = _rest(NS, cur)                                   #   (NS: entries >= 2; none -> 1)
+    if rest != 1:
+        cs.append(rest)
+        cd.append(cur)
+    cs, cd = _tree_of_modes(cs, cd)
     LS, LD = (NS, ND) if f[0][-1] != 1 else _coalesce_x_static(*f)    # coalesce_x(A): the same modes
     return _compose_static(LS, LD, (ts, cs), (td, cd))                #   unless A ends in a size-1 mode
 
