@@ -1289,18 +1289,18 @@ def _right_inverse(L):
 
 def _right_inverse_static(s, d):
     """The static chain of ``right_inverse`` on coalesced modes ``s:d`` -> coalesced modes."""
-    if not s:
-        s, d = [1], [0]
     pp, cur = [], 1                                   # exclusive prefix products of s
     for x in s:
         pp.append(cur)
         cur *= x
-    rs, rd, cur = [1], [0], 1
-    for j in _order(d):
-        if d[j] == cur:
-            rs.append(s[j])
-            rd.append(pp[j])
-            cur = s[j] * d[j]
+    # the chain from stride 1: in sorted order, the mode whose stride is the current one (of equal
+    # strides the first: d.index).  The leading 1:0 and an empty layout's 1:0 coalesce away.
+    rs, rd, cur = [], [], 1
+    while cur in d:                                   # (cur grows: every coalesced size is >= 2)
+        j = d.index(cur)
+        rs.append(s[j])
+        rd.append(pp[j])
+        cur *= s[j]
     return _coalesce_static(rs, rd)
 
 
@@ -1664,10 +1664,13 @@ def _logical_product_static(Bs, Bd, f, T):
         ts, td, g = T, 1, ((T,), (1,))
     else:
         ts, td, g = _static_tiler(T)
-    cs, cd = _complement_static(f[0], f[1], _prod(f[0]) * _cosize_static(*g))
-    if not cs:
-        cs, cd = [1], [0]
-    LS, LD = _coalesce_x_static(tuple(cs), tuple(cd))
+    cs, cd, cur = _holes(*f)                                # complement(B, size(B)*cosize(T))
+    rest = -(-(_prod(f[0]) * _cosize_static(*g)) // cur)
+    if rest != 1:
+        cs.append(rest)
+        cd.append(cur)
+    # coalesce_x of the complement: its modes are coalesced already (see _holes); none is 1:0 -> 2:0
+    LS, LD = (cs, cd) if cs else ([2], [0])
     rs, rd = _compose_static(LS, LD, ts, td)
     return (Bs, rs), (Bd, rd)
 
