@@ -234,6 +234,38 @@ def _memo_keys_are_exact(DynInt):
     assert not L._MEMO
 
 
+@st.composite
+def injective_layouts(draw):
+    """Compact layouts with holes, modes in a random order, some pairs that merge (``s0:d0, s1:s0*d0``),
+    an occasional stride 0 or negative stride: where complement / the inverses / the divides mostly
+    succeed (random strides mostly make them decline)."""
+    n = draw(st.integers(1, 5))
+    sizes = [draw(st.sampled_from([1, 2, 2, 3, 4, 8])) for _ in range(n)]
+    order = draw(st.permutations(range(n)))
+    strides, cur = [0] * n, 1
+    for j in order:
+        cur *= draw(st.sampled_from([1, 1, 1, 2, 3]))              # a hole (or none)
+        strides[j] = draw(st.sampled_from([cur] * 8 + [0, -cur]))
+        cur *= sizes[j]
+    k = draw(st.integers(0, n - 1))                                # nest a run of modes
+    shape = tuple(sizes[:k]) + ((tuple(sizes[k:]),) if n - k > 1 else tuple(sizes[k:]))
+    stride = tuple(strides[:k]) + ((tuple(strides[k:]),) if n - k > 1 else tuple(strides[k:]))
+    return Layout(shape, stride)
+
+
+@PROP
+@given(injective_layouts(), injective_layouts(), cotargets)
+def test_injective_fast_equals_general(A, T, c):
+    """complement, the inverses, the divides and products where they mostly succeed."""
+    same_both_ways(L.complement, _fresh(A), c)
+    same_both_ways(L.complement, _fresh(A))
+    for fn in UNARY:
+        same_both_ways(fn, _fresh(A))
+    for fn in BINARY + [L.make_layout_tv]:
+        same_both_ways(fn, _fresh(A), _fresh(T))
+    same_both_ways(L.logical_divide, _fresh(A), (_fresh(T), 2))
+
+
 def test_static_flat_marks_only_concrete_layouts():
     assert L.static_flat(Layout((2, (3, 4)), (12, (1, 3)))) == ((2, 3, 4), (12, 1, 3))
     assert L.static_flat(Layout((2, 0), (1, 2))) is False            # a size-0 mode: general path
