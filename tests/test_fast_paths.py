@@ -319,3 +319,22 @@ def test_fast_parser_equals_full_parser(x, swizzled):
 def test_fast_parser_agrees_or_falls_back(text):
     fast = _read(lambda: notation.parse(text))
     assert fast == _read(lambda: notation._Parser(text, None).parse_top())
+
+
+@PROP
+@given(layouts(6), st.integers(0, 2))
+def test_function_table_vectorised_equals_python(A, scale):
+    """function_table's numpy path (numpy loaded, large tables) gives the pure Python path's list."""
+    import numpy  # noqa: F401  (loaded: the vectorised path may run)
+    A = Layout(A.shape, it.repeat_like(A.stride, 0) if scale == 2 else A.stride)
+    saved = L.VECTOR_MIN
+    try:
+        L.VECTOR_MIN = 1
+        fast = _outcome(L.function_table, _fresh(A))
+        L.VECTOR_MIN = 1 << 62
+        slow = _outcome(L.function_table, _fresh(A))
+    finally:
+        L.VECTOR_MIN = saved
+    assert fast == slow
+    if fast[0] == "ok":
+        assert all(type(x) is int for x in L.function_table(_fresh(A)))

@@ -16,6 +16,7 @@ CuTe's printed results exactly (see ``shared/reference/cute-semantics.md``).
 from __future__ import annotations
 
 import functools
+import sys
 
 from ._lazy import sympy
 
@@ -441,15 +442,26 @@ def function_table(L) -> list:
     L._flat = f
     if f is False:
         raise AlgebraError(f"function_table: {L} has symbolic entries")
+    np = sys.modules.get("numpy") if n >= VECTOR_MIN else None
+    if np is not None and L.cosize() < 1 << 62:
+        # the same table as whole arrays where numpy is loaded already (the prover loads it; the
+        # algebra never imports it): |every entry| <= cosize - 1 fits int64; tolist gives Python ints
+        v = np.zeros(1, dtype=np.int64)
+        for (s, d) in f:
+            if s != 1:
+                v = (np.arange(s, dtype=np.int64)[:, None] * d + v).ravel()
+        return v.tolist()
     out = [0]
-    # build table mode by mode (colex): fast
-    size_so_far = 1
+    # build table mode by mode (colex): entry k*len(out) + b is out[b] + k*d
     for (s, d) in f:
         if s == 1:
             continue
         out = [b + k * d for k in range(s) for b in out]
-        size_so_far *= s
     return out
+
+
+#: function_table: tables of at least this many entries are built by numpy when it is loaded
+VECTOR_MIN = 2048
 
 
 # ---------------------------------------------------------------- constructors
