@@ -267,6 +267,42 @@ def _in_bounds(m, op, bases, t0):
 # ---------------------------------------------------------------------------
 
 
+_PTX_TABLES: dict = {}
+
+
+def _ptx_table(kind: str, n: int) -> list:
+    """The PTX ISA's wgmma fragment as one table, index ``t + 128 i`` (``t`` fastest, as CuTe's
+    ``ALayout_64xK`` / ``CLayout_64xN`` are read): ``m + 64 k`` of A register element ``i`` of thread ``t``
+    (``kind`` the A type), or ``m + 64 n`` of accumulator element ``i`` (``kind`` "C", ``n`` the atom's N).
+    Built once per form from :mod:`symlayout.arch.gmma`'s per-element functions."""
+    key = (kind, n)
+    tab = _PTX_TABLES.get(key)
+    if tab is None:
+        if kind == "C":
+            cnt = arch.accumulator_count(n)
+            elem = arch.accumulator_elem
+        else:
+            cnt = n
+            elem = lambda t, i: arch.a_fragment_elem(kind, t, i)  # noqa: E731
+        tab = [0] * (WARPGROUP * cnt)
+        for t in range(WARPGROUP):
+            for i in range(cnt):
+                r, c = elem(t, i)
+                tab[t + WARPGROUP * i] = r + 64 * c
+        tab = _PTX_TABLES[key] = tab
+    return tab
+
+
+def _atom_table(atom, name: str) -> list:
+    """``function_table`` of the atom's ``name`` layout (``a_layout`` / ``c_layout``), as plain ints,
+    kept on the atom (an atom's layouts are fixed)."""
+    memo = atom.__dict__.setdefault("_fn_tables", {})
+    tab = memo.get(name)
+    if tab is None:
+        tab = memo[name] = [int(x) for x in function_table(getattr(atom, name))]
+    return tab
+
+
 def rs_fragment_result(mma) -> Result:
     """``slot_agreement[A]`` of an RS atom: CuTe's ALayout_64xK vs the PTX A fragment, every thread."""
     t0 = time.perf_counter()
@@ -274,7 +310,10 @@ def rs_fragment_result(mma) -> Result:
     atype = value_type_info(a.val_type_a)["ptx"]
     n = arch.a_fragment_count(atype)
     checked = 0
-    tab = function_table(a.a_layout)                 # (t, i) -> m + 64 k, t fastest
+    tab = _atom_table(a, "a_layout")                 # (t, i) -> m + 64 k, t fastest
+    if tab == _ptx_table(atype, n):                  # every (t, i) at once; else the loop finds the first
+        return _res("slot_agreement", "A", t0, None, WARPGROUP * n, via="registers",
+                    detail="RS: the A register fragment CuTe partitions vs the PTX ISA's wgmma A fragment")
     for t in range(WARPGROUP):                       # every warpgroup's thread t runs the same atom
         for i in range(n):
             checked += 1
@@ -297,8 +336,10 @@ def accumulator_results(mma, props) -> list:
         a = mma.atom
         n = a.shape_mnk[1]
         checked, cex = 0, None
-        tab = function_table(a.c_layout)
-        for t in range(WARPGROUP):                   # every warpgroup's thread t runs the same atom
+        tab = _atom_table(a, "c_layout")
+        if tab == _ptx_table("C", n):                # every (t, i) at once; else the loop finds the first
+            checked, cex = len(tab), None
+        for t in (() if checked else range(WARPGROUP)):                   # every warpgroup's thread t runs the same atom
             for i in range(arch.accumulator_count(n)):
                 checked += 1
                 m, nn = arch.accumulator_elem(t, i)

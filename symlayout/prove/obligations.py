@@ -15,6 +15,7 @@ import time
 from collections import Counter, defaultdict
 
 from ..algebra.layout import function_table
+from ..errors import AlgebraError
 from ..arch import ptx
 from ..atoms import canonical_type, exact_conversion, reinterpretation, value_type_info
 from .model import OperandModel
@@ -59,6 +60,31 @@ def access_vectors(m: OperandModel):
 # ---------------------------------------------------------------- coverage
 
 
+def _tv_coverage_holds(tv, T: int, V: int, rep: int, n: int) -> bool:
+    """True when the TV table ``(t, v) -> e`` (``t`` fastest) has distinct elements in every thread and owns
+    every element ``e < n`` exactly ``rep`` times (what :func:`tv_coverage`'s loop checks, on whole arrays);
+    False when it does not or the tables are off (numpy not loaded for a small table,
+    ``SYMLAYOUT_NO_TABLES``): the loop then decides and tells the counterexample."""
+    import os
+    import sys
+    if os.environ.get("SYMLAYOUT_NO_TABLES", "") not in ("", "0"):
+        return False
+    if "numpy" not in sys.modules and T * V < tables.LARGE:
+        return False
+    np = tables.lazy_np
+    try:
+        tab = tables.index_table(tv)
+    except (AlgebraError, TypeError, ValueError, OverflowError):
+        return False
+    if tab.shape != (T * V,) or (T * V and tab.min() < 0):
+        return False
+    per_thread = np.sort(tab.reshape(V, T).T, axis=1)        # row t: thread t's V elements
+    if V > 1 and bool((per_thread[:, 1:] == per_thread[:, :-1]).any()):
+        return False
+    counts = np.bincount(tab, minlength=n)[:n]
+    return bool((counts == rep).all())
+
+
 def tv_coverage(mma, operand: str):
     """The TiledMMA's TV layout of ``operand`` owns every tile element exactly
     (replication) times and no thread holds an element twice.  Replication: A
@@ -76,8 +102,11 @@ def tv_coverage(mma, operand: str):
     vm = mma.thr_layout_vmnk
     rep = {"A": vm[2].size(), "B": vm[1].size(), "C": vm[3].size()}[operand]
     T, V = tv[0].size(), tv[1].size()
-    tvt = function_table(tv)
     rows, cols = mma.operand_tile(operand)
+    if _tv_coverage_holds(tv, T, V, rep, rows * cols):   # the whole table at once; else the loop tells why
+        memo[operand] = T * V
+        return T * V, None
+    tvt = function_table(tv)
     counts = Counter()
     owners = defaultdict(list)
     checked = 0
