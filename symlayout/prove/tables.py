@@ -135,28 +135,14 @@ def addresses(L):
 
 def index_table(L):
     """``function_table(L)`` of a concrete layout as an int64 numpy array, built mode by mode
-    (colexicographic: ``L(i) = sum_j ((i / prod(s_<j)) % s_j) * d_j`` over the flattened modes); a
-    swizzle ``Sw o off o inner`` applied to the inner table at once.  Other layouts: their
-    ``function_table``.  (Whole-array code that has no point-by-point twin, e.g. the Hopper and data
-    path checks, uses it whatever ``SYMLAYOUT_NO_TABLES`` says.)"""
+    (:func:`symlayout.tiled.arrays.index_array`).  (Whole-array code that has no point-by-point twin, e.g.
+    the Hopper and data path checks, uses it whatever ``SYMLAYOUT_NO_TABLES`` says.)"""
     global np
     if np is None:
         import numpy
         np = numpy
-    from ..algebra import int_tuple as it
-    if getattr(L, "is_composed", False):
-        sw, off = L.swizzle, L.offset
-        if type(sw).__name__ == "Swizzle" and type(off) is int:
-            return sw(index_table(L.inner) + off)
-    elif hasattr(L, "shape"):
-        shp, std = it.flatten_leaves(L.shape), it.flatten_leaves(L.stride)
-        if all(type(x) is int for x in shp + std):
-            out = np.zeros(1, dtype=np.int64)
-            for s_, d_ in zip(shp, std):
-                if s_ != 1:
-                    out = (np.arange(s_, dtype=np.int64)[:, None] * d_ + out[None, :]).ravel()
-            return out
-    return np.array(function_table(L), dtype=np.int64)
+    from ..tiled.arrays import index_array
+    return index_array(L)
 
 
 def route(base, offsets, expected_at, frag_table, part_table, threads):

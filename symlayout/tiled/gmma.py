@@ -32,6 +32,7 @@ from ..atoms import value_type_bits, value_type_info
 from ..atoms.gmma import GmmaDesc, GmmaDescriptorError, GmmaSmemLayout, arch_descriptor, descriptor_fragment, gmma_majors
 from ..algebra.layout import Layout, function_table
 from ..algebra.composed import Swizzle
+from .arrays import index_array
 
 WARPGROUP = arch.WARPGROUP_SIZE
 
@@ -173,7 +174,7 @@ def gmma_operand_model(mma, operand: str, value_type: str, layout) -> GmmaOperan
         if m.error is not None:
             desc, frag = None, Layout((1,) + tuple(_flat_shape(p)[1:]))
         vals = rows * kin
-        ptab, itab = np.array(function_table(p), dtype=np.int64), np.array(function_table(pi), dtype=np.int64)
+        ptab, itab = index_array(p), index_array(pi)
         rest = _flat_shape(p)[1:]
         nrest = 1
         for r in rest:
