@@ -295,8 +295,10 @@ class Catalog:
             out.extend(t.catalog_names())
         return out
 
-    def lookup(self, name: str) -> dict:
-        """The resolved entry (a fresh dict) for ``name``; AtomError if unknown."""
+    def lookup(self, name: str, hint: bool = True) -> dict:
+        """The resolved entry (a fresh dict) for ``name``; AtomError if unknown (with the closest known
+        name when ``hint``: listing every name costs more than most lookups, so a caller that has
+        another way to resolve the name asks without it)."""
         if name in self._cache:
             return dict(self._cache[name])
         base, args = split_name(name)
@@ -317,7 +319,7 @@ class Catalog:
         if entry is None:
             if args is not None and base in self.explicit:
                 raise AtomError(f"{self.what} {base!r} takes no template arguments (got {name!r})")
-            raise AtomError(f"unknown {self.what} {name!r}{suggest(norm, self.names())}")
+            raise AtomError(f"unknown {self.what} {name!r}{suggest(norm, self.names()) if hint else ''}")
         self._cache[name] = entry
         return dict(entry)
 

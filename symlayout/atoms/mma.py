@@ -162,20 +162,29 @@ def get_mma_atom(name: str) -> MMAAtom:
     'UniversalFMA<half_t,half_t,half_t,half_t>'
     """
     try:
-        return _build(_catalog().lookup(name))
-    except AtomError as err:
+        return _build(_catalog().lookup(name, hint=False))   # (the hint only when the name is really unknown)
+    except AtomError:
         if not name.strip().replace("cute::", "").replace("SM90::GMMA::", "").startswith("SM90_64x"):
-            raise
+            raise _catalog_error(name) from None
         try:
             a = gmma_mma_atom(name)
         except AtomError:
-            raise err from None
+            raise _catalog_error(name) from None
         if a.val_type_a in ("half_t", "bfloat16_t"):
-            raise                              # the catalog holds every 16-bit GMMA atom: its message stands
+            raise _catalog_error(name) from None  # the catalog holds every 16-bit GMMA atom: its message stands
         if "_TN" not in a.name:                # CuTe names every non-16-bit GMMA operation ..._TN (K-major only)
             raise AtomError(f"unknown MMA atom {name!r}: CuTe's {a.val_type_a} GMMA operations are K-major only, "
                             f"named ..._{'SS' if '_SS' in a.name else 'RS'}_TN") from None
         return _with_wgmma_model(a)
+
+
+def _catalog_error(name: str) -> AtomError:
+    """The catalog's own error for an unknown ``name``, with its "did you mean" hint."""
+    try:
+        _catalog().lookup(name)
+    except AtomError as e:
+        return e
+    raise AssertionError(f"{name!r} resolves in the catalog")  # pragma: no cover  (called after it did not)
 
 
 def _with_wgmma_model(a: MMAAtom) -> MMAAtom:
