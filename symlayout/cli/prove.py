@@ -94,10 +94,18 @@ def in_order(reports, order=None) -> list:
 
 
 def prove_paths(paths, properties=None, jobs: int = 1, timeout_s=None, method="auto"):
-    """Load and prove every config under ``paths``; a list of ConfigReport (errors in place)."""
-    from ..config import load_configs
-    configs, failures = load_configs(paths, errors="collect")
-    return prove_configs(configs, properties, jobs, timeout_s, method) + error_reports(failures)
+    """Load and prove every config under ``paths``, each file read and proved in one of ``jobs`` processes
+    as ``symlayout prove`` does (:func:`symlayout.prove.schedule.prove_files`); a list of ConfigReport: the
+    configurations in order, then the paths and files that could not be read."""
+    from ..prove.schedule import list_files, prove_files
+    files, failures = list_files(paths)
+    reports, failures = [], list(failures)
+    for (path, _explicit), (kind, ans) in zip(files, prove_files(files, properties, jobs, timeout_s, method)):
+        if kind == "report":
+            reports.append(ans)
+        elif kind == "error":
+            failures.append((path, ans))
+    return reports + error_reports(failures)
 
 
 # ---------------------------------------------------------------- text
