@@ -210,6 +210,8 @@ def prove_files(files, properties=None, jobs: int = 1, timeout_s=None, method="a
     preload([p for _i, p, _e in tasks])
     global _TASK_ARGS
     _TASK_ARGS = (properties, method, timeout_s)
+    import gc
+    gc.freeze()          # the parent's objects so far: left out of collections (the workers' and the parent's)
     try:
         with mp.get_context("fork").Pool(jobs) as pool:
             for i, ans in pool.imap_unordered(_pool_file, tasks, chunksize=chunk):
@@ -218,4 +220,5 @@ def prove_files(files, properties=None, jobs: int = 1, timeout_s=None, method="a
                     on_result(i, ans)
     finally:
         _TASK_ARGS = ()
+        gc.unfreeze()
     return out
