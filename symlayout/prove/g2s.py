@@ -471,6 +471,19 @@ def _lookup(u, first, x):
     return np.where(u[pos] == x, first[pos], -1)
 
 
+def _destination_holds(name, m, t0, n, holds):
+    """The holding Result of ``name`` when ``holds(m, table, n)`` is true of the destination tile on
+    the arrays (smem for ``g2s``, every gmem table otherwise); None sends it to the point-by-point loop."""
+    if m.access_array is None or len(m.smem_array) < n:
+        return None
+    if m.kind == "g2s" and holds(m, m.smem_array, n):
+        return _result(name, m, t0, None, n)
+    arrays = m.gmem_arrays() if m.kind != "g2s" else None
+    if arrays and all(len(G) >= n and holds(m, G, n) for _a, G in arrays):
+        return _result(name, m, t0, None, n * len(arrays))
+    return None
+
+
 def _dst_side(m):
     return "smem" if m.kind == "g2s" else "gmem"
 
@@ -480,12 +493,9 @@ def coverage(m: GlobalCopyModel) -> Result:
     written by some instruction: the bytes the hardware writes from each access's first address."""
     t0 = time.perf_counter()
     n = m.shape[0] * m.shape[1]
-    if m.access_array is not None and len(m.smem_array) >= n:
-        if m.kind == "g2s" and _coverage_holds(m, m.smem_array, n):
-            return _result("coverage", m, t0, None, n)
-        arrays = m.gmem_arrays() if m.kind != "g2s" else None
-        if arrays and all(len(G) >= n and _coverage_holds(m, G, n) for _a, G in arrays):
-            return _result("coverage", m, t0, None, n * len(arrays))
+    fast = _destination_holds("coverage", m, t0, n, _coverage_holds)
+    if fast is not None:
+        return fast
     if m.kind == "g2s":
         touched = {a for a, _t, _c in _smem_written(m)}
         for i in range(n):
@@ -517,12 +527,9 @@ def exactly_once(m: GlobalCopyModel) -> Result:
     """Every destination element is written exactly once (by the bytes the hardware writes)."""
     t0 = time.perf_counter()
     n = m.shape[0] * m.shape[1]
-    if m.access_array is not None and len(m.smem_array) >= n:
-        if m.kind == "g2s" and _exactly_once_holds(m, m.smem_array, n):
-            return _result("exactly_once", m, t0, None, n)
-        arrays = m.gmem_arrays() if m.kind != "g2s" else None
-        if arrays and all(len(G) >= n and _exactly_once_holds(m, G, n) for _a, G in arrays):
-            return _result("exactly_once", m, t0, None, n * len(arrays))
+    fast = _destination_holds("exactly_once", m, t0, n, _exactly_once_holds)
+    if fast is not None:
+        return fast
     if m.kind == "g2s":
         cnt, who = defaultdict(int), defaultdict(list)
         for a, t, c in _smem_written(m):
