@@ -34,7 +34,6 @@ import os
 import sys
 from collections.abc import MutableMapping
 
-from ..algebra.layout import function_table
 from ..errors import AlgebraError
 
 #: numpy, imported when first needed (its import costs about as much as proving a few small
@@ -117,17 +116,9 @@ class Tables:
 
 
 def addresses(L):
-    """``function_table(L)`` as an int64 array; a swizzle ``Sw<B,M,S> o off o inner`` applied to the
-    inner table at once (``x ^ ((x & yyy_msk) >> S)``, :class:`~symlayout.algebra.composed.Swizzle`).
-    None for symbolic layouts."""
+    """``function_table(L)`` as an int64 array (:func:`index_table`, a swizzle applied to the inner
+    table at once); None for symbolic layouts."""
     try:
-        if getattr(L, "is_composed", False):
-            sw, off = L.swizzle, L.offset
-            if type(sw).__name__ != "Swizzle" or type(off) is not int:
-                return np.array(function_table(L), dtype=np.int64)
-            x = index_table(L.inner) + off
-            y = x & sw.yyy_msk
-            return x ^ (y >> sw.s if sw.s >= 0 else y << -sw.s)
         return index_table(L)
     except (AlgebraError, TypeError, ValueError, OverflowError):
         return None
