@@ -127,6 +127,53 @@ def _c_reg_decl(rtype: str) -> tuple[str, str]:
             "double": ("double", "d")}[rtype]
 
 
+def _mma_issue_loop(cpl, atom, tab: str) -> list:
+    """The ``mma.sync`` issue loop: per issue ``i``, pack the fragment slots named by the index tables
+    ``{tab}A/B/C`` into the A, B, C registers, issue ``atom.ptx``, and unpack D into ``fC``."""
+    NI = len(cpl.issues)
+    VA, VB, VC = (len(cpl.issues[0][i]) for i in range(3))
+    body = ["#pragma unroll 1", f"  for (int i = 0; i < {NI}; ++i) {{"]
+    cons = {}
+    for op, (rt, n, per), V in (("A", cpl.regs["A"], VA), ("B", cpl.regs["B"], VB), ("C", cpl.regs["C"], VC)):
+        decl, letter = _c_reg_decl(rt)
+        cons[op] = letter
+        bits = cpl.frag_bits[op]
+        nw = max(1, n * reg_bits(rt) // 32)
+        body.append(f"    u32 w{op}[{nw}];")
+        body.append(f"    for (int w = 0; w < {nw}; ++w) w{op}[w] = 0u;")
+        body.append(f"    for (int v = 0; v < {V}; ++v) sl_put(w{op}, v, {bits}, (u64)f{op}[{tab}{op}[i * {V} + v]]);")
+        body.append(f"    {decl} r{op}[{n}];")
+        if decl == "u32":
+            body.append(f"    for (int j = 0; j < {n}; ++j) r{op}[j] = w{op}[j];")
+        elif decl == "float":
+            body.append(f"    for (int j = 0; j < {n}; ++j) r{op}[j] = __uint_as_float(w{op}[j]);")
+        else:
+            body.append(f"    for (int j = 0; j < {n}; ++j) r{op}[j] = __longlong_as_double((long long)((u64)w{op}[2 * j] | ((u64)w{op}[2 * j + 1] << 32)));")
+    (_, na, _), (_, nb, _), (tc, nc, _) = cpl.regs["A"], cpl.regs["B"], cpl.regs["C"]
+    declc, letc = _c_reg_decl(tc)
+    body.append(f"    {declc} rD[{nc}];")
+    idx, groups = 0, []
+    for k in (nc, na, nb, nc):
+        groups.append(_regs_list(k, idx))
+        idx += k
+    outs = ", ".join(f'"={letc}"(rD[{j}])' for j in range(nc))
+    ins = ", ".join([f'"{cons["A"]}"(rA[{j}])' for j in range(na)] + [f'"{cons["B"]}"(rB[{j}])' for j in range(nb)]
+                    + [f'"{cons["C"]}"(rC[{j}])' for j in range(nc)])
+    body.append(f'    asm volatile("{atom.ptx} {groups[0]}, {groups[1]}, {groups[2]}, {groups[3]};\\n" : {outs} : {ins});')
+    # unpack D into the C fragment
+    wn = max(1, nc * reg_bits(tc) // 32)
+    body.append(f"    u32 wD[{wn}];")
+    if declc == "u32":
+        body.append(f"    for (int j = 0; j < {nc}; ++j) wD[j] = rD[j];")
+    elif declc == "float":
+        body.append(f"    for (int j = 0; j < {nc}; ++j) wD[j] = __float_as_uint(rD[j]);")
+    else:
+        body.append(f"    for (int j = 0; j < {nc}; ++j) {{ u64 x = (u64)__double_as_longlong(rD[j]); wD[2 * j] = (u32)x; wD[2 * j + 1] = (u32)(x >> 32); }}")
+    body.append(f"    for (int v = 0; v < {VC}; ++v) fC[{tab}C[i * {VC} + v]] = ({uint_c(cpl.frag_bits['C'])})sl_get(wD, v, {cpl.frag_bits['C']});")
+    body.append("  }")
+    return body
+
+
 def _compute_kernel(plan) -> str:
     cpl = plan.compute
     atom = plan.mma.atom
@@ -168,48 +215,7 @@ def _compute_kernel(plan) -> str:
     for name, idx, v in (("IA", 0, VA), ("IB", 1, VB), ("IC", 2, VC)):
         flat = ", ".join(str(x) for iss in cpl.issues for x in iss[idx])
         tabs.append(f"__device__ const short {name}[{NI * v}] = {{{flat}}};")
-    # registers
-    (_, na, _), (_, nb, _), (tc, nc, _) = cpl.regs["A"], cpl.regs["B"], cpl.regs["C"]
-    body = ["#pragma unroll 1", f"  for (int i = 0; i < {NI}; ++i) {{"]
-    cons = {}
-    for op, (rt, n, per), V in (("A", cpl.regs["A"], VA), ("B", cpl.regs["B"], VB), ("C", cpl.regs["C"], VC)):
-        decl, letter = _c_reg_decl(rt)
-        cons[op] = letter
-        bits = cpl.frag_bits[op]
-        tab = "I" + op
-        body.append(f"    u32 w{op}[{max(1, n * reg_bits(rt) // 32)}];")
-        body.append(f"    for (int w = 0; w < {max(1, n * reg_bits(rt) // 32)}; ++w) w{op}[w] = 0u;")
-        body.append(f"    for (int v = 0; v < {V}; ++v) sl_put(w{op}, v, {bits}, (u64)f{op}[{tab}[i * {V} + v]]);")
-        body.append(f"    {decl} r{op}[{n}];")
-        if decl == "u32":
-            body.append(f"    for (int j = 0; j < {n}; ++j) r{op}[j] = w{op}[j];")
-        elif decl == "float":
-            body.append(f"    for (int j = 0; j < {n}; ++j) r{op}[j] = __uint_as_float(w{op}[j]);")
-        else:
-            body.append(f"    for (int j = 0; j < {n}; ++j) r{op}[j] = __longlong_as_double((long long)((u64)w{op}[2 * j] | ((u64)w{op}[2 * j + 1] << 32)));")
-    declc, letc = _c_reg_decl(tc)
-    body.append(f"    {declc} rD[{nc}];")
-    idx = 0
-    groups = []
-    for n in (nc, na, nb, nc):
-        groups.append(_regs_list(n, idx))
-        idx += n
-    outs = ", ".join(f'"={letc}"(rD[{j}])' for j in range(nc))
-    ins = ", ".join([f'"{cons["A"]}"(rA[{j}])' for j in range(na)] + [f'"{cons["B"]}"(rB[{j}])' for j in range(nb)]
-                    + [f'"{cons["C"]}"(rC[{j}])' for j in range(nc)])
-    body.append(f'    asm volatile("{atom.ptx} {groups[0]}, {groups[1]}, {groups[2]}, {groups[3]};\\n" : {outs} : {ins});')
-    # unpack D into the C fragment
-    wn = max(1, nc * reg_bits(tc) // 32)
-    body.append(f"    u32 wD[{wn}];")
-    if declc == "u32":
-        body.append(f"    for (int j = 0; j < {nc}; ++j) wD[j] = rD[j];")
-    elif declc == "float":
-        body.append(f"    for (int j = 0; j < {nc}; ++j) wD[j] = __float_as_uint(rD[j]);")
-    else:
-        body.append(f"    for (int j = 0; j < {nc}; ++j) {{ u64 x = (u64)__double_as_longlong(rD[j]); wD[2 * j] = (u32)x; wD[2 * j + 1] = (u32)(x >> 32); }}")
-    body.append(f"    for (int v = 0; v < {VC}; ++v) fC[IC[i * {VC} + v]] = ({E['C']})sl_get(wD, v, {cpl.frag_bits['C']});")
-    body.append("  }")
-    lines += body
+    lines += _mma_issue_loop(cpl, atom, "I")
     # output
     if "C" in plan.operands:
         p = plan.operands["C"]

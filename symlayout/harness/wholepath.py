@@ -674,50 +674,8 @@ def _kernel(wp: WholePlan, marker: bool) -> str:
 
 def _mma_loop(wp: WholePlan) -> list:
     """The ``mma.sync`` issue loop over one stage's fragments (the registers from the fragment slots)."""
-    from .codegen import _c_reg_decl, _regs_list
-    cpl = wp.compute
-    atom = wp.mma.atom
-    NI = len(cpl.issues)
-    VA, VB, VC = (len(cpl.issues[0][i]) for i in range(3))
-    body = ["#pragma unroll 1", f"  for (int i = 0; i < {NI}; ++i) {{"]
-    cons = {}
-    for op, (rt, n, per), V in (("A", cpl.regs["A"], VA), ("B", cpl.regs["B"], VB), ("C", cpl.regs["C"], VC)):
-        decl, letter = _c_reg_decl(rt)
-        cons[op] = letter
-        bits = cpl.frag_bits[op]
-        nw = max(1, n * reg_bits(rt) // 32)
-        body.append(f"    u32 w{op}[{nw}];")
-        body.append(f"    for (int w = 0; w < {nw}; ++w) w{op}[w] = 0u;")
-        body.append(f"    for (int v = 0; v < {V}; ++v) sl_put(w{op}, v, {bits}, (u64)f{op}[WI{op}[i * {V} + v]]);")
-        body.append(f"    {decl} r{op}[{n}];")
-        if decl == "u32":
-            body.append(f"    for (int j = 0; j < {n}; ++j) r{op}[j] = w{op}[j];")
-        elif decl == "float":
-            body.append(f"    for (int j = 0; j < {n}; ++j) r{op}[j] = __uint_as_float(w{op}[j]);")
-        else:
-            body.append(f"    for (int j = 0; j < {n}; ++j) r{op}[j] = __longlong_as_double((long long)((u64)w{op}[2 * j] | ((u64)w{op}[2 * j + 1] << 32)));")
-    (_, na, _), (_, nb, _), (tc, nc, _) = cpl.regs["A"], cpl.regs["B"], cpl.regs["C"]
-    declc, letc = _c_reg_decl(tc)
-    body.append(f"    {declc} rD[{nc}];")
-    idx, groups = 0, []
-    for k in (nc, na, nb, nc):
-        groups.append(_regs_list(k, idx))
-        idx += k
-    outs = ", ".join(f'"={letc}"(rD[{j}])' for j in range(nc))
-    ins = ", ".join([f'"{cons["A"]}"(rA[{j}])' for j in range(na)] + [f'"{cons["B"]}"(rB[{j}])' for j in range(nb)]
-                    + [f'"{cons["C"]}"(rC[{j}])' for j in range(nc)])
-    body.append(f'    asm volatile("{atom.ptx} {groups[0]}, {groups[1]}, {groups[2]}, {groups[3]};\\n" : {outs} : {ins});')
-    wn = max(1, nc * reg_bits(tc) // 32)
-    body.append(f"    u32 wD[{wn}];")
-    if declc == "u32":
-        body.append(f"    for (int j = 0; j < {nc}; ++j) wD[j] = rD[j];")
-    elif declc == "float":
-        body.append(f"    for (int j = 0; j < {nc}; ++j) wD[j] = __float_as_uint(rD[j]);")
-    else:
-        body.append(f"    for (int j = 0; j < {nc}; ++j) {{ u64 x = (u64)__double_as_longlong(rD[j]); wD[2 * j] = (u32)x; wD[2 * j + 1] = (u32)(x >> 32); }}")
-    body.append(f"    for (int v = 0; v < {VC}; ++v) fC[WIC[i * {VC} + v]] = ({uint_c(cpl.frag_bits['C'])})sl_get(wD, v, {cpl.frag_bits['C']});")
-    body.append("  }")
-    return body
+    from .codegen import _mma_issue_loop
+    return _mma_issue_loop(wp.compute, wp.mma.atom, "WI")
 
 
 def whole_source(wp: WholePlan) -> str:
