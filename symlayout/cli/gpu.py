@@ -43,6 +43,18 @@ def _config_ok(r: dict) -> bool:
     return st in ("pass", "pass (marker only)", "skipped")
 
 
+def _emit(out_dir: str | None, name: str, res: dict, md: str, as_json: bool) -> None:
+    """Write ``name.json`` / ``name.md`` to ``out_dir`` (when given); print the markdown unless ``as_json``."""
+    if out_dir:
+        os.makedirs(out_dir, exist_ok=True)
+        with open(os.path.join(out_dir, f"{name}.json"), "w") as f:
+            json.dump(res, f, indent=1, default=str)
+        with open(os.path.join(out_dir, f"{name}.md"), "w") as f:
+            f.write(md)
+    if not as_json:
+        print(md)
+
+
 def run_on_gpu(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None = None, prover: str | None = None,
         as_json: bool = False, isolate: bool = True, jobs: int | None = None, log=None) -> int:
     """Run configurations (and optionally the atom probe); print a report; write files to ``out_dir``."""
@@ -66,14 +78,7 @@ def run_on_gpu(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None
         hres = H.run_hopper(hopper, log=sys.stderr if log else None)
         doc["hopper"] = hres
         hmd = H.report_markdown(hres)
-        if out_dir:
-            os.makedirs(out_dir, exist_ok=True)
-            with open(os.path.join(out_dir, "hopper_configs.json"), "w") as f:
-                json.dump(hres, f, indent=1, default=str)
-            with open(os.path.join(out_dir, "hopper_configs.md"), "w") as f:
-                f.write(hmd)
-        if not as_json:
-            print(hmd)
+        _emit(out_dir, "hopper_configs", hres, hmd, as_json)
         if not H.hopper_ok(hres):
             rc = 1
     if paths:
@@ -82,14 +87,7 @@ def run_on_gpu(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None
         res = run_paths(list(paths), isolate=isolate, jobs=jobs, log=log)
         doc["configs"] = res
         md = report_markdown(res, prov)
-        if out_dir:
-            os.makedirs(out_dir, exist_ok=True)
-            with open(os.path.join(out_dir, "configs.json"), "w") as f:
-                json.dump(res, f, indent=1, default=str)
-            with open(os.path.join(out_dir, "configs.md"), "w") as f:
-                f.write(md)
-        if not as_json:
-            print(md)
+        _emit(out_dir, "configs", res, md, as_json)
         if not all(_config_ok(r) for r in res["results"]):
             rc = 1
     if atoms:
@@ -99,14 +97,7 @@ def run_on_gpu(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None
         ares.setdefault("meta", {})["seconds"] = round(time.perf_counter() - ta, 2)
         doc["atoms"] = ares
         amd = P.report_markdown(ares)
-        if out_dir:
-            os.makedirs(out_dir, exist_ok=True)
-            with open(os.path.join(out_dir, "atoms.json"), "w") as f:
-                json.dump(ares, f, indent=1, default=str)
-            with open(os.path.join(out_dir, "atoms.md"), "w") as f:
-                f.write(amd)
-        if not as_json:
-            print(amd)
+        _emit(out_dir, "atoms", ares, amd, as_json)
         summ = P.summarize(ares)
         if summ.get("disagree", 0) or summ.get("error", 0):
             rc = 1
@@ -116,13 +107,7 @@ def run_on_gpu(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None
             sres = S.run_sm90_probe(log=sys.stderr if log else None)
             doc["sm90"] = sres
             smd = S.report_markdown(sres)
-            if out_dir:
-                with open(os.path.join(out_dir, "sm90.json"), "w") as f:
-                    json.dump(sres, f, indent=1, default=str)
-                with open(os.path.join(out_dir, "sm90.md"), "w") as f:
-                    f.write(smd)
-            if not as_json:
-                print(smd)
+            _emit(out_dir, "sm90", sres, smd, as_json)
             if any(r.get("status") != "agree" for r in sres["results"]) or \
                     any(c.get("status") != "agree" for c in sres.get("encode", [])):
                 rc = 1
