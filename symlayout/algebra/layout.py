@@ -326,9 +326,20 @@ def _order(d):
     return sorted(range(len(d)), key=d.__getitem__)
 
 
+def _modes_parts(NS, ND):
+    """(shape, stride, static_flat) of coalesced static modes (as ``_coalesce_flat`` builds them): none
+    -> ``1:0``, one -> a leaf, several -> a flat tuple."""
+    if not NS:
+        return 1, 0, ((1,), (0,))
+    if len(NS) == 1:
+        a, b = NS[0], ND[0]
+        return a, b, ((a,), (b,))
+    s, d = tuple(NS), tuple(ND)
+    return s, d, (s, d)
+
+
 def _from_modes(NS, ND):
-    """The Layout of coalesced static modes (as ``_coalesce_flat`` builds it): none -> ``1:0``, one -> a
-    leaf, several -> a flat tuple."""
+    """``_mk(*_modes_parts(NS, ND))``, built in place (the concrete paths' hottest constructor)."""
     L = _new(Layout)
     L._flat = None
     if not NS:
@@ -404,6 +415,22 @@ def _memo(op, A, T, fast):
             _MEMO.clear()
         _MEMO[key] = R
     return R
+
+
+def _static_or_general(op, A, T, static, general):
+    """``op(A, T)``: for a concrete Layout ``A`` (FAST_PATHS on) the same steps on plain ints,
+    ``static(A.shape, A.stride, static_flat(A), T)`` -> parts of the result (remembered by value with
+    ``MEMO`` on); else, or where ``static`` declines, ``general(A, T)`` (which reports any error)."""
+    if type(A) is Layout and FAST_PATHS:
+        f = A._sf if A._sf is not None else static_flat(A)
+        if f:
+            try:
+                if MEMO:
+                    return _memo(op, A, T, static)
+                return _mk(*static(A.shape, A.stride, f, T))
+            except (_Decline, RecursionError):       # (unguarded: the general path reports)
+                pass
+    return general(A, T)
 
 
 def _flat_eval_table(L):
@@ -985,16 +1012,7 @@ def composition(A, B):
     >>> print(composition(Layout((12, (4, 8)), (59, (13, 1))), (Layout(3, 4), Layout(8, 2))))
     (3,(2,4)):(236,(26,1))
     """
-    if type(A) is Layout and FAST_PATHS:
-        f = A._sf if A._sf is not None else static_flat(A)
-        if f:
-            try:                                            # static: the same steps on plain ints
-                if MEMO:
-                    return _memo(composition, A, B, _composition_static)
-                return _mk(*_composition_static(A.shape, A.stride, f, B))
-            except (_Decline, RecursionError):       # (unguarded: the general path reports)
-                pass
-    return _composition(A, B)
+    return _static_or_general(composition, A, B, _composition_static, _composition)
 
 
 @_guard_as("composition")
@@ -1091,16 +1109,7 @@ def complement(L, cotarget=None):
     16:2
     (None, None)
     """
-    if type(L) is Layout and FAST_PATHS:
-        f = L._sf if L._sf is not None else static_flat(L)
-        if f:
-            try:                                            # static: the same steps on plain ints
-                if MEMO:
-                    return _memo(complement, L, cotarget, _complement_fast)
-                return _from_modes(*_complement_static(f[0], f[1], cotarget))
-            except (_Decline, RecursionError):       # (unguarded: the general path reports)
-                pass
-    return _complement(L, cotarget)
+    return _static_or_general(complement, L, cotarget, _complement_fast, _complement)
 
 
 @_guard_as("complement")
@@ -1145,7 +1154,7 @@ def _complement(L, cotarget):
 
 
 def _complement_fast(s, d, f, cotarget):
-    return _tree_of_modes(*_complement_static(f[0], f[1], cotarget))
+    return _modes_parts(*_complement_static(f[0], f[1], cotarget))
 
 
 def _complement_static(fs, fd, cotarget):
@@ -1438,16 +1447,7 @@ def logical_divide(A, T):
     >>> print(logical_divide(Layout((4, 2, 3), (2, 1, 8)), Layout(4, 2)))
     ((2,2),(2,3)):((4,1),(2,8))
     """
-    if type(A) is Layout and FAST_PATHS:
-        f = A._sf if A._sf is not None else static_flat(A)
-        if f:
-            try:                                            # static: the same steps on plain ints
-                if MEMO:
-                    return _memo(logical_divide, A, T, _logical_divide_static)
-                return _mk(*_logical_divide_static(A.shape, A.stride, f, T))
-            except (_Decline, RecursionError):       # (unguarded: the general path reports)
-                pass
-    return _logical_divide(A, T)
+    return _static_or_general(logical_divide, A, T, _logical_divide_static, _logical_divide)
 
 
 @_guard_as("logical_divide")
@@ -1628,16 +1628,7 @@ def logical_product(B, T):
     >>> print(logical_product(Layout((2, 2), (4, 1)), Layout(6, 1)))
     ((2,2),(2,3)):((4,1),(2,8))
     """
-    if type(B) is Layout and FAST_PATHS:
-        f = B._sf if B._sf is not None else static_flat(B)
-        if f:
-            try:                                            # static: the same steps on plain ints
-                if MEMO:
-                    return _memo(logical_product, B, T, _logical_product_static)
-                return _mk(*_logical_product_static(B.shape, B.stride, f, T))
-            except (_Decline, RecursionError):       # (unguarded: the general path reports)
-                pass
-    return _logical_product(B, T)
+    return _static_or_general(logical_product, B, T, _logical_product_static, _logical_product)
 
 
 @_guard_as("logical_product")
