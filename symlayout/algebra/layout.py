@@ -1542,27 +1542,6 @@ def tile_unzip(L, T):
     return _mk(_zip2_by(L.shape, T), _zip2_by(L.stride, T))   # the same regrouping of both: congruent
 
 
-def zipped_divide(A, T):
-    """``zipped_divide(A, T)`` -> ``((tile...), (rest...))``.
-
-    >>> print(zipped_divide(Layout((12, 32), (1, 12)), (4, 8)))
-    ((4,8),(3,4)):((1,12),(4,96))
-    """
-    if type(A) is Layout:  # unguarded: logical_divide/product guard themselves, regrouping raises AlgebraError only
-        try:
-            return tile_unzip(logical_divide(A, T), T)
-        except RecursionError:
-            pass
-    return _zipped_divide(A, T)
-
-
-@_guard_as("zipped_divide")
-def _zipped_divide(A, T):
-    if getattr(A, "is_composed", False):
-        return A.map_inner(lambda B: zipped_divide(B, T))
-    return tile_unzip(logical_divide(A, T), T)
-
-
 def _split_rest(L, split0):
     s, d = L.shape, L.stride
     parts_s, parts_d = [], []
@@ -1577,46 +1556,58 @@ def _split_rest(L, split0):
     return _mk(tuple(parts_s), tuple(parts_d))                 # the same regrouping of both: congruent
 
 
-def tiled_divide(A, T):
-    """``tiled_divide(A, T)`` -> ``((tile...), rest0, rest1, ...)``.
+def _tiled(L, T):
+    """``((tile...), rest0, rest1, ...)``: the zipped form with its rest mode spread out."""
+    return _split_rest(tile_unzip(L, T), False)
+
+
+def _flat(L, T):
+    """``(tile0, tile1, ..., rest0, rest1, ...)``: both modes of the zipped form spread out."""
+    return _split_rest(tile_unzip(L, T), True)
+
+
+def _regrouped(name, base, regroup, doc):
+    """The public ``name(A, T) = regroup(base(A, T), T)`` (``base``: logical_divide or logical_product).
+
+    A plain Layout runs unguarded (``base`` guards itself; regrouping raises AlgebraError only); a composed
+    layout is divided or multiplied through its inner layout; anything else goes through the guard, which
+    turns a stray Python error into one AlgebraError naming ``name``."""
+    def op(A, T):
+        if type(A) is Layout:
+            try:
+                return regroup(base(A, T), T)
+            except RecursionError:
+                pass
+        return general(A, T)
+
+    @_guard_as(name)
+    def general(A, T):
+        if getattr(A, "is_composed", False):
+            return A.map_inner(lambda B: op(B, T))
+        return regroup(base(A, T), T)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return op
+
+
+zipped_divide = _regrouped("zipped_divide", logical_divide, tile_unzip, """``zipped_divide(A, T)`` -> ``((tile...), (rest...))``.
+
+    >>> print(zipped_divide(Layout((12, 32), (1, 12)), (4, 8)))
+    ((4,8),(3,4)):((1,12),(4,96))
+    """)
+
+tiled_divide = _regrouped("tiled_divide", logical_divide, _tiled, """``tiled_divide(A, T)`` -> ``((tile...), rest0, rest1, ...)``.
 
     >>> print(tiled_divide(Layout((12, 32), (1, 12)), (4, 8)))
     ((4,8),3,4):((1,12),4,96)
-    """
-    if type(A) is Layout:  # unguarded: logical_divide/product guard themselves, regrouping raises AlgebraError only
-        try:
-            return _split_rest(zipped_divide(A, T), False)
-        except RecursionError:
-            pass
-    return _tiled_divide(A, T)
+    """)
 
-
-@_guard_as("tiled_divide")
-def _tiled_divide(A, T):
-    if getattr(A, "is_composed", False):
-        return A.map_inner(lambda B: tiled_divide(B, T))
-    return _split_rest(zipped_divide(A, T), False)
-
-
-def flat_divide(A, T):
-    """``flat_divide(A, T)`` -> ``(tile0, tile1, ..., rest0, rest1, ...)``.
+flat_divide = _regrouped("flat_divide", logical_divide, _flat, """``flat_divide(A, T)`` -> ``(tile0, tile1, ..., rest0, rest1, ...)``.
 
     >>> print(flat_divide(Layout((12, 32), (1, 12)), (4, 8)))
     (4,8,3,4):(1,12,4,96)
-    """
-    if type(A) is Layout:  # unguarded: logical_divide/product guard themselves, regrouping raises AlgebraError only
-        try:
-            return _split_rest(zipped_divide(A, T), True)
-        except RecursionError:
-            pass
-    return _flat_divide(A, T)
-
-
-@_guard_as("flat_divide")
-def _flat_divide(A, T):
-    if getattr(A, "is_composed", False):
-        return A.map_inner(lambda B: flat_divide(B, T))
-    return _split_rest(zipped_divide(A, T), True)
+    """)
 
 
 # ---------------------------------------------------------------- products
@@ -1678,59 +1669,15 @@ def _logical_product_static(Bs, Bd, f, T):
     return (Bs, rs), (Bd, rd)
 
 
-def zipped_product(B, T):
-    """``zipped_product(B, T)``."""
-    if type(B) is Layout:  # unguarded: logical_divide/product guard themselves, regrouping raises AlgebraError only
-        try:
-            return tile_unzip(logical_product(B, T), T)
-        except RecursionError:
-            pass
-    return _zipped_product(B, T)
+zipped_product = _regrouped("zipped_product", logical_product, tile_unzip, """``zipped_product(B, T)``.""")
 
-
-@_guard_as("zipped_product")
-def _zipped_product(B, T):
-    if getattr(B, "is_composed", False):
-        return B.map_inner(lambda X: zipped_product(X, T))
-    return tile_unzip(logical_product(B, T), T)
-
-
-def tiled_product(B, T):
-    """``tiled_product(B, T)``.
+tiled_product = _regrouped("tiled_product", logical_product, _tiled, """``tiled_product(B, T)``.
 
     >>> print(tiled_product(Layout(32, 1), Layout((2, 2, 1), (1, 2, 0))))
     (32,2,2,1):(1,32,64,0)
-    """
-    if type(B) is Layout:  # unguarded: logical_divide/product guard themselves, regrouping raises AlgebraError only
-        try:
-            return _split_rest(zipped_product(B, T), False)
-        except RecursionError:
-            pass
-    return _tiled_product(B, T)
+    """)
 
-
-@_guard_as("tiled_product")
-def _tiled_product(B, T):
-    if getattr(B, "is_composed", False):
-        return B.map_inner(lambda X: tiled_product(X, T))
-    return _split_rest(zipped_product(B, T), False)
-
-
-def flat_product(B, T):
-    """``flat_product(B, T)``."""
-    if type(B) is Layout:  # unguarded: logical_divide/product guard themselves, regrouping raises AlgebraError only
-        try:
-            return _split_rest(zipped_product(B, T), True)
-        except RecursionError:
-            pass
-    return _flat_product(B, T)
-
-
-@_guard_as("flat_product")
-def _flat_product(B, T):
-    if getattr(B, "is_composed", False):
-        return B.map_inner(lambda X: flat_product(X, T))
-    return _split_rest(zipped_product(B, T), True)
+flat_product = _regrouped("flat_product", logical_product, _flat, """``flat_product(B, T)``.""")
 
 
 def _blocked_or_raked(B, T, raked):
