@@ -127,6 +127,17 @@ def _c_reg_decl(rtype: str) -> tuple[str, str]:
             "double": ("double", "d")}[rtype]
 
 
+def _issue_tables(cpl, tab: str) -> list:
+    """The index tables ``{tab}A/B/C`` of :func:`_mma_issue_loop`: per issue, the fragment slot of each
+    register value of A, B and C (``cpl.issues``), flattened issue by issue."""
+    n = len(cpl.issues)
+    out = []
+    for op, k in (("A", 0), ("B", 1), ("C", 2)):
+        flat = ", ".join(str(x) for iss in cpl.issues for x in iss[k])
+        out.append(f"__device__ const short {tab}{op}[{n * len(cpl.issues[0][k])}] = {{{flat}}};")
+    return out
+
+
 def _mma_issue_loop(cpl, atom, tab: str) -> list:
     """The ``mma.sync`` issue loop: per issue ``i``, pack the fragment slots named by the index tables
     ``{tab}A/B/C`` into the A, B, C registers, issue ``atom.ptx``, and unpack D into ``fC``."""
@@ -208,13 +219,7 @@ def _compute_kernel(plan) -> str:
     params.append(f"const {E['C']}* __restrict__ dirC")
     lines.append(f"  {E['C']} fC[{fsc}];")
     lines.append(f"  _Pragma(\"unroll 1\") for (int q = 0; q < {fsc}; ++q) fC[q] = dirC[t * {fsc} + q];")
-    # issue tables
-    NI = len(cpl.issues)
-    VA, VB, VC = (len(cpl.issues[0][i]) for i in range(3))
-    tabs = []
-    for name, idx, v in (("IA", 0, VA), ("IB", 1, VB), ("IC", 2, VC)):
-        flat = ", ".join(str(x) for iss in cpl.issues for x in iss[idx])
-        tabs.append(f"__device__ const short {name}[{NI * v}] = {{{flat}}};")
+    tabs = _issue_tables(cpl, "I")
     lines += _mma_issue_loop(cpl, atom, "I")
     # output
     if "C" in plan.operands:

@@ -48,14 +48,13 @@ True
 """
 from __future__ import annotations
 
-import math
 import os
 import time
 from typing import Any
 
 from .plan import REGION_PAD, ConfigPlan, OperandPlan, global_offset, plan_config
 from .cuda import is_sticky  # noqa: F401 - the harness's public name for it stays here too
-from .values import HarnessError, compute_poison, decode, encode, exact_limit, type_kind, uint_np
+from .values import HarnessError, compute_poison, decode, encode, random_gemm_inputs, uint_np
 
 
 #: seed of the compute-mode operands
@@ -305,27 +304,13 @@ def _masked_summary(p: OperandPlan, got, unwritten, bad) -> dict:
             "explained_by_masked_address": masked}
 
 
-def _rand(rng, shape, t: str, r: int):
-    k = type_kind(t)
-    lo = 0 if k and k.startswith("u") else -r
-    return rng.integers(lo, r + 1, size=shape)
-
-
 def compute_inputs(plan: ConfigPlan) -> dict:
     """Random small integers A (M,K), B (N,K), C (M,N), exact in every type on the
     way (inputs, accumulator, the C copy's type), and ``ref = A @ B^T + C``."""
     import numpy as np
-    cpl = plan.compute
-    M, N, K = cpl.M, cpl.N, cpl.K
-    limit = min(exact_limit(cpl.ctype), exact_limit(cpl.out_type))
-    cr = 2 if limit > 64 else 0
-    rv = max(1, min(3, int(math.isqrt(max(1, (limit - cr) // max(1, K))))))
-    rng = np.random.default_rng(SEED)
-    A = _rand(rng, (M, K), cpl.atype, rv)
-    B = _rand(rng, (N, K), cpl.btype, rv)
-    C0 = _rand(rng, (M, N), cpl.ctype, cr)
-    ref = A.astype(np.int64) @ B.astype(np.int64).T + C0
-    return {"A": A, "B": B, "C": C0, "ref": ref, "rv": rv, "cr": cr}
+    inp = random_gemm_inputs(plan.compute, plan.compute.K, SEED)
+    inp["ref"] = inp["A"].astype(np.int64) @ inp["B"].astype(np.int64).T + inp["C"]
+    return inp
 
 
 def compute_operand_data(plan: ConfigPlan, inp: dict) -> dict:

@@ -2,6 +2,8 @@
 (encode/decode, poison, the C types of raw words, the integers every type holds exactly)."""
 from __future__ import annotations
 
+import math
+
 from ..atoms.types import canonical_type, value_type_bits, value_type_info
 
 
@@ -117,3 +119,22 @@ def reg_bits(rtype: str) -> int:
 def round_up(x: int, m: int) -> int:
     """``x`` rounded up to a multiple of ``m``."""
     return (x + m - 1) // m * m
+
+
+def random_gemm_inputs(cpl, K: int, seed: int) -> dict:
+    """Random small integers ``A`` (M, K), ``B`` (N, K), ``C`` (M, N) in the compute plan ``cpl``'s types,
+    small enough that ``A @ B^T + C`` is exact in every type on the way (inputs, accumulator, the C copy's
+    type): entries of A and B in ``[-rv, rv]``, of C in ``[-cr, cr]`` (unsigned types from 0)."""
+    import numpy as np
+    limit = min(exact_limit(cpl.ctype), exact_limit(cpl.out_type))
+    cr = 2 if limit > 64 else 0
+    rv = max(1, min(3, int(math.isqrt(max(1, (limit - cr) // max(1, K))))))
+    rng = np.random.default_rng(seed)
+
+    def rand(shape, t, r):
+        k = type_kind(t)
+        return rng.integers(0 if k and k.startswith("u") else -r, r + 1, size=shape)
+    A = rand((cpl.M, K), cpl.atype, rv)
+    B = rand((cpl.N, K), cpl.btype, rv)
+    C = rand((cpl.M, cpl.N), cpl.ctype, cr)
+    return {"A": A, "B": B, "C": C, "rv": rv, "cr": cr}

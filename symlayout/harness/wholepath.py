@@ -52,14 +52,13 @@ True
 """
 from __future__ import annotations
 
-import math
 import os
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .values import HarnessError, compute_poison, decode, encode, exact_limit, reg_bits, round_up, type_kind, \
-    uint_c, uint_np
+from .values import HarnessError, compute_poison, decode, encode, random_gemm_inputs, reg_bits, round_up, uint_c, \
+    uint_np
 
 #: seed of the compute-mode operands
 SEED = 20261201
@@ -593,12 +592,8 @@ def _kernel(wp: WholePlan, marker: bool) -> str:
     params.append(f"const {E['C']}* __restrict__ dirC")
     lines.append(f"  {E['C']} fC[{fsc}];")
     lines.append(f"  _Pragma(\"unroll 1\") for (int q = 0; q < {fsc}; ++q) fC[q] = dirC[t * {fsc} + q];")
-    NI = len(cpl.issues)
-    VA, VB, VC = (len(cpl.issues[0][i]) for i in range(3))
-    tabs = []
-    for name, idx, v in (("IA", 0, VA), ("IB", 1, VB), ("IC", 2, VC)):
-        flat = ", ".join(str(x) for iss in cpl.issues for x in iss[idx])
-        tabs.append(f"__device__ const short W{name}[{NI * v}] = {{{flat}}};")
+    from .codegen import _issue_tables
+    tabs = _issue_tables(cpl, "WI")
     params.append("int* __restrict__ cntAB")
     fa, fb = cpl.frag["A"], cpl.frag["B"]
     for s in range(n):
@@ -701,12 +696,6 @@ def whole_source(wp: WholePlan) -> str:
 # ---------------------------------------------------------------------------------------- host data
 
 
-def _rand(rng, shape, t: str, r: int):
-    k = type_kind(t)
-    lo = 0 if k and k.startswith("u") else -r
-    return rng.integers(lo, r + 1, size=shape)
-
-
 def compute_inputs(wp: WholePlan, case: Case | None = None) -> dict:
     """Random small integers A ``(M, stages*K)``, B ``(N, stages*K)``, C ``(M, N)``, exact in every
     type on the way, and ``ref = A @ B^T + C`` (int64).  Under a partial-tile ``case`` the reference
@@ -714,15 +703,8 @@ def compute_inputs(wp: WholePlan, case: Case | None = None) -> dict:
     (every stage's tile is cut alike)."""
     import numpy as np
     cpl = wp.compute
-    M, N, K = cpl.M, cpl.N, cpl.K * wp.stages
-    limit = min(exact_limit(cpl.ctype), exact_limit(cpl.out_type))
-    cr = 2 if limit > 64 else 0
-    rv = max(1, min(3, int(math.isqrt(max(1, (limit - cr) // max(1, K))))))
-    rng = np.random.default_rng(SEED)
-    A = _rand(rng, (M, K), cpl.atype, rv)
-    B = _rand(rng, (N, K), cpl.btype, rv)
-    C0 = _rand(rng, (M, N), cpl.ctype, cr)
-    eff = {"A": A, "B": B}
+    inp = random_gemm_inputs(cpl, cpl.K * wp.stages, SEED)
+    eff = {"A": inp["A"], "B": inp["B"]}
     for op, co in ((case.ops if case is not None else {}).items()):
         path, X = wp.ops[op], eff[op]
         if (path.rows, path.kt) != (X.shape[0], cpl.K):
@@ -732,8 +714,8 @@ def compute_inputs(wp: WholePlan, case: Case | None = None) -> dict:
         for s_ in range(wp.stages):
             mask[i % path.rows, s_ * path.kt + i // path.rows] = co["inside"]
         eff[op] = np.where(mask, X, 0)
-    ref = eff["A"].astype(np.int64) @ eff["B"].astype(np.int64).T + C0
-    return {"A": A, "B": B, "C": C0, "ref": ref, "rv": rv, "cr": cr}
+    inp["ref"] = eff["A"].astype(np.int64) @ eff["B"].astype(np.int64).T + inp["C"]
+    return inp
 
 
 def operand_values(wp: WholePlan, op: str, X, marker: bool):
