@@ -358,10 +358,10 @@ def cute_build_check(mma, operand: str, copy_op, value_type: str, smem, convert:
                 atom = CopyAtom(copy_op, value_type, strict=False)
         tc = tiled_copy_for(atom, mma, operand, tiled)
         _check_swizzle_slices(mma, tc, operand, smem)
+        frag = mma.get_slice(0).partition_fragment(operand, smem)     # (slices the smem tensor: every atom)
         if _is_auto_vectorizing(atom):
             return                                 # copy() never calls copy_unpack for it
         cp = tc.get_slice(0)
-        frag = mma.get_slice(0).partition_fragment(operand, smem)
         ret = tc.retile(frag)
         tbits, fbits = value_type_bits(value_type), value_type_bits(frag_t)
         # a partition of a swizzled tensor that keeps its swizzle (CuTe's ComposedLayout that does not
