@@ -305,6 +305,22 @@ _SLICERS: dict = {}
 _DECAYED: dict = {}
 
 
+def _exact(x):
+    """A key of an IntTuple by each leaf's kind and value: a static ``8`` and a ``DynInt`` 8 print (and
+    compare) alike, but CuTe treats them apart (the sliced layout keeps the dynamic strides)."""
+    if is_tuple(x):
+        return tuple(_exact(e) for e in x)
+    return (type(x).__name__, x, getattr(x, "dyn_mask", None))
+
+
+def _layout_key(L):
+    """:func:`_exact` of a plain layout's shape and stride (anything else: its own object, kept alive by
+    the caller's key tuple holding it)."""
+    if type(L) is Layout:
+        return _exact(L.shape), _exact(L.stride)
+    return ("object", id(L), L)
+
+
 def _pattern(c):
     if is_tuple(c):
         return tuple(_pattern(e) for e in c)
@@ -314,7 +330,7 @@ def _pattern(c):
 def _slicer(sw, inner, crd):
     """The coordinate-independent part of slicing ``Sw o O o inner`` by ``crd`` (cached): the sliced layout,
     the Y/Z and non-Y/Z projections of the diced layout, and whether the result decays."""
-    key = (sw.b, sw.m, sw.s, str(inner), _pattern(crd))
+    key = (sw.b, sw.m, sw.s, _layout_key(inner), _pattern(crd))
     hit = _SLICERS.get(key)
     if hit is None:
         only_zy, anti_zy = _projections(sw)
@@ -334,7 +350,7 @@ def _slicer(sw, inner, crd):
 
 def _decayed(sw, sliced, off_zy, dynamic):
     """``composition(swizzle_layout(off_zy, dynamic), sliced)`` (cached): the decayed plain layout."""
-    key = (sw.b, sw.m, sw.s, str(sliced), off_zy, dynamic)
+    key = (sw.b, sw.m, sw.s, _layout_key(sliced), off_zy, dynamic)
     hit = _DECAYED.get(key)
     if hit is None:
         hit = _compose(swizzle_layout(sw, off_zy, dynamic), sliced)
