@@ -69,6 +69,8 @@ MAX_STRING = 4096
 MAX_PARAM = (1 << 31) - 1
 #: largest concrete shared-memory tile, in bytes (the 32-bit shared address space)
 MAX_SMEM_BYTES = 1 << 32
+#: largest concrete global-memory tile span, in bytes (its offsets are computed in 64-bit arrays)
+MAX_GMEM_BYTES = 1 << 62
 #: largest number of threads of a TiledMMA or thread map (a CUDA block)
 MAX_THREADS = 1024
 #: largest extent of a thread map tile or permutation mode
@@ -1262,7 +1264,7 @@ class _Loader:
                 align = self.get_align(spec, keys + ("align",), cc.align if cc is not None and "smem" not in spec else 128)
                 raw_g = self.get_str(spec, keys + ("gmem",), required=True)
                 gmem = self.notation(raw_g, keys + ("gmem",), symbols, "a layout")
-                self.check_gmem(gmem, raw_g, smem, keys + ("gmem",))
+                self.check_gmem(gmem, raw_g, smem, keys + ("gmem",), bits)
                 galign = self.get_align(spec, keys + ("gmem_align",), None)
                 if galign is None:
                     galign = max(1, (bits or 8) // 8)
@@ -1295,7 +1297,7 @@ class _Loader:
             self.fail(keys, f"[s2g.{op}] atom {atom!r} (cp.async) copies global memory into shared memory; the "
                             "store of C to global memory needs UniversalCopy<...> or AutoVectorizingCopy")
 
-    def check_gmem(self, gmem, raw, smem, keys):
+    def check_gmem(self, gmem, raw, smem, keys, bits=None):
         from .algebra.int_tuple import flatten_leaves, product
         w = self.where(keys)
         if not hasattr(gmem, "shape") or getattr(gmem, "is_composed", False) or getattr(gmem, "is_swizzle", False):
@@ -1311,6 +1313,11 @@ class _Loader:
         for x in flatten_leaves(gmem.stride):
             if isinstance(x, int) and x < 0:
                 self.fail(keys, f"{w} {raw!r}: negative strides are not supported")
+        shp, std = flatten_leaves(gmem.shape), flatten_leaves(gmem.stride)
+        if all(isinstance(x, int) for x in std):
+            nbytes = (sum((n - 1) * d for n, d in zip(shp, std)) + 1) * max(bits or 8, 8) // 8
+            if nbytes > MAX_GMEM_BYTES:
+                self.fail(keys, f"{w} {raw!r} spans {nbytes} bytes, beyond the 64-bit global address space")
 
     def check_smem(self, smem, raw, keys, op, bits, staged=False):
         from .algebra.int_tuple import flatten_leaves, is_tuple

@@ -301,3 +301,25 @@ def test_sweep_neighbours_prove_as_each_alone():
 def test_sweep_space_sample_prove_as_each_alone(no_tables, monkeypatch):
     fresh = _sweep_campaign(_sweep_points(1500, 1), no_tables, monkeypatch)
     assert all("error" not in f for f in fresh), [f for f in fresh if "error" in f][:3]
+
+
+# ---------------------------------------------------------------- 64-bit arrays
+
+
+def _s2g_with_pitch(pitch: int) -> str:
+    text = (ROOT / "proofs" / "sm80_datapath" / "fa2_fwd_hd128_pv.toml").read_text()
+    assert 'gmem = "(128,128):(ldO,1)"' in text
+    return text.replace('gmem = "(128,128):(ldO,1)"', f'gmem = "(128,128):({pitch},1)"')
+
+
+def test_a_gmem_tile_beyond_64_bit_offsets_is_an_input_error():
+    """The global-memory checks compute offsets in int64 arrays (there is no point-by-point twin): a row
+    pitch of 2^61 half_t wrapped them, and rows 0, 4, 8, ... of the O store 'aliased' -- a false
+    exactly_once[s2g.C] refutation ('C(0,0) is written 16 times').  Such a tile spans more than the 64-bit
+    address space: an input error naming the key; just inside the bound every check is exact."""
+    from symlayout.errors import ConfigError
+    with pytest.raises(ConfigError, match=r"\[s2g\.C\] gmem .* beyond the 64-bit global address space"):
+        loads_config(_s2g_with_pitch(1 << 61))
+    rep = prove_config(loads_config(_s2g_with_pitch(1 << 54)))
+    assert rep.error is None
+    assert {r.status for r in rep.results if r.operand == "s2g.C"} == {"proved"}
