@@ -323,3 +323,52 @@ def test_a_gmem_tile_beyond_64_bit_offsets_is_an_input_error():
     rep = prove_config(loads_config(_s2g_with_pitch(1 << 54)))
     assert rep.error is None
     assert {r.status for r in rep.results if r.operand == "s2g.C"} == {"proved"}
+
+
+# ---------------------------------------------------------------- configurations with CuTe ground truth
+
+
+def _oracle_texts():
+    """Every configuration of the CuTe C++ campaigns (tests/oracle, tests/data/sm90) as TOML text."""
+    out = []
+    for name in ("tests/oracle/cases.jsonl", "tests/oracle/datapath_cases.jsonl", "tests/data/sm90/configs.jsonl",
+                 "tests/data/sm90/configs_tma.jsonl"):
+        for line in (ROOT / name).read_text().splitlines():
+            c = json.loads(line)
+            if "toml" in c:
+                out.append(c["toml"])
+                continue
+            cfg = c["config"]
+            m, cp = cfg["mma"], cfg["copy"]
+            t = f'[mma]\natom = "{m["atom"]}"\nlayout = "{m["layout"]}"\n'
+            if m.get("permutation"):
+                t += f'permutation = {json.dumps(m["permutation"])}\n'
+            out.append(t + f'[copy.{cfg["operand"]}]\natom = "{cp["atom"]}"\ntype = "{cp["type"]}"\n'
+                           f'smem = "{cp["smem"]}"\nalign = {cp["align"]}\n')
+    return out
+
+
+def _outcome(text):
+    try:
+        return _prove(loads_config(text))
+    except Exception as e:                     # noqa: BLE001 -- an input error is an outcome too
+        return {"exception": f"{type(e).__name__}: {e}"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("no_tables", [False, True])
+def test_oracle_configurations_prove_as_each_alone(no_tables, monkeypatch):
+    """The 800 configurations of the CuTe C++ campaigns (SM80 copies, whole data paths, GMMA and TMA),
+    proved one after another forwards and backwards (and without the tables), report what each reports
+    after emptying every cache."""
+    texts = _oracle_texts()
+    assert len(texts) > 700
+    fresh = []
+    for t in texts:
+        clear_caches()
+        fresh.append(_outcome(t))
+    clear_caches()
+    if no_tables:
+        monkeypatch.setenv("SYMLAYOUT_NO_TABLES", "1")
+    for i in list(range(len(texts))) + list(range(len(texts)))[::-1]:
+        assert _outcome(texts[i]) == fresh[i], texts[i]
