@@ -15,7 +15,8 @@ Sw<3,3,3> o 0 o (8,64):(64,1)
 from __future__ import annotations
 
 from ..errors import AlgebraError, CuteStaticAssert
-from .int_tuple import _, dice_modes, format_int_tuple, has_underscore, idx2crd, is_tuple, zero_underscores
+from .int_tuple import _, dice_modes, flatten_leaves, format_int_tuple, has_underscore, idx2crd, is_tuple, \
+    zero_underscores
 from .layout import (Layout, composition, dice, downcast, left_inverse, right_inverse, slice_, upcast,
                      slice_and_offset as _plain_slice_and_offset)
 from .symbolic import DynInt
@@ -340,12 +341,22 @@ def _slicer(sw, inner, crd):
         _mixed_bits(only, zero_underscores(dice_modes(crd, crd)))          # CuTe's static check on the diced modes
         # the Y/Z bits the remaining (sliced) layout reaches, at its last coordinate
         pz = _compose(only_zy, sliced)
-        active = int(pz(pz.size() - 1)) if pz.size() > 0 else 0
+        active = int(_last_value(pz))
         hit = (sliced, only, anti, not (active & ~sw(active)))
         if len(_SLICERS) > 4096:
             _SLICERS.clear()
         _SLICERS[key] = hit
     return hit
+
+
+def _last_value(L):
+    """``L(size(L) - 1)``: the value at the last coordinate, every mode at its largest, ``sum((s-1)*d)``
+    (0 for an empty layout).  A mode of stride 0 adds nothing whatever its extent, so a symbolic extent
+    the swizzle's projection does not see leaves the value an integer."""
+    shape, stride = flatten_leaves(L.shape), flatten_leaves(L.stride)
+    if any(s == 0 for s in shape):
+        return 0
+    return sum(((s - 1) * d for s, d in zip(shape, stride) if d != 0), 0)
 
 
 def _decayed(sw, sliced, off_zy, dynamic):

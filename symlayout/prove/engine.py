@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ..errors import SymlayoutError
 from ..atoms.copy import make_copy_atom
 from ..algebra.layout import Layout
+from ..algebra.symbolic import collect_conditions
 from ..tiled.copy import make_tiled_copy_X
 from .model import (CuteRejects, OperandModel, build_operand_model, copy_vector_width, cute_addresses_differ,
                     cute_build_check, stand_in_tile)
@@ -137,15 +138,29 @@ def prove_copy(cfg, mma, cc, props, refuted, method="auto", timeout_s=None):
     if getattr(cc, "tiled", None) is not None and cfg.params and not _concrete(cc.smem) and not _too_large(cc.smem):
         return _prove_members(cfg, mma, cc, props, refuted, method, timeout_s)    # CuTe's checks per member
     try:
-        try:
-            cute_build_check(mma, op, cc.atom, cc.type, cc.smem, convert, tiled=getattr(cc, "tiled", None))
-        except CuteRejects:
-            raise
-        except SymlayoutError:
-            if not cfg.params:
-                raise
-            # symbolic extents: the replay needs concrete values; the tile model below still checks
-            # every static_assert that does not depend on the smem layout
+        family = bool(cfg.params) and not _concrete(cc.smem)
+        decided = True                    # the symbolic replay decided CuTe's checks for every member
+        with collect_conditions() as conds:
+            try:
+                cute_build_check(mma, op, cc.atom, cc.type, cc.smem, convert, tiled=getattr(cc, "tiled", None))
+            except CuteRejects:
+                if not family:
+                    raise
+                decided = False           # a rejection of the symbolic tile: re-validated on its members
+            except SymlayoutError:
+                if not cfg.params:
+                    raise
+                decided = False           # symbolic extents the replay cannot slice: replayed member by member
+        if family and (conds or not decided):
+            hit = _member_rejection(cfg, mma, cc, conds if decided else None)
+            if hit is not None:
+                if isinstance(hit, str):
+                    return [Result(p, UNKNOWN, operand=op, detail=hit) for p in props], set()
+                e, at, total = hit
+                r = rejection_result(e, op, refuted, mma, cc.atom, cc.type)
+                r.counterexample.params = at
+                r.detail = f"{r.detail}; member {at} of {total}"
+                return [r], {op}
         if (cfg.params and not _concrete(cc.smem)) or _too_large(cc.smem):
             if getattr(cc, "tiled", None) is not None:
                 raise SymlayoutError(f"[copy.{op}]: not supported: a hand-built TiledCopy (thr/val, tv/tiler) "
@@ -163,6 +178,124 @@ def prove_copy(cfg, mma, cc, props, refuted, method="auto", timeout_s=None):
 
 #: most members of a parametric smem tile proved one by one (a hand-built [copy.X] over it)
 MEMBER_LIMIT = 64
+
+#: most members of a parametric smem tile whose CuTe compile-time checks are replayed one by one, where the
+#: symbolic replay cannot decide them (about a millisecond each), and most members at which the side
+#: conditions the symbolic replay leaves are evaluated (microseconds each)
+REPLAY_LIMIT = 4096
+EVAL_LIMIT = 1 << 16
+
+
+#: Z3's resource limit for deciding the symbolic replay's side conditions over the parameters' ranges
+#: (deterministic, unlike a time-out; beyond it the members are enumerated)
+CONDITION_RLIMIT = 2_000_000
+
+
+def _conditions_everywhere(syms, params, conds):
+    """Whether every condition of ``conds`` holds at every member (``params`` of ``syms``: ranges and
+    ``multiple_of``), by Z3: True; a member (``{name: value}``) where one fails; None if Z3 does not say."""
+    try:
+        import z3
+        from ..algebra.z3terms import condition_z3
+    except ImportError:
+        return None
+    try:
+        env: dict = {}
+        goal = z3.And(*[condition_z3(c, env) for c in conds])
+        s = z3.Solver()
+        s.set("rlimit", CONDITION_RLIMIT)
+        for x, p in zip(syms, params):
+            v = env.setdefault(str(x), z3.Int(str(x)))
+            lo = -(-p.min // p.multiple_of) * p.multiple_of
+            s.add(v >= lo, v <= p.max, v % p.multiple_of == 0)
+        s.add(z3.Not(goal))
+        r = s.check()
+    except Exception:                               # noqa: BLE001 - (not translated: enumerated instead)
+        return None
+    if r == z3.unsat:
+        return True
+    if r == z3.sat:
+        m = s.model()
+        return {str(x): m.eval(env[str(x)], model_completion=True).as_long() for x in syms}
+    return None
+
+
+def _condition_test(syms, conds):
+    """``holds(values)``: every condition of ``conds`` is true at the member ``syms = values`` (the
+    conditions as Python functions of integers: exact; False where one cannot be evaluated)."""
+    import sympy
+    from sympy.printing.pycode import pycode
+    fns = []
+    for c in conds:
+        try:
+            if "/" in pycode(c.expr):               # (true division, floats: evaluated exactly by sympy)
+                fns.append(lambda *v, e=c.expr: e.subs(dict(zip(syms, v))))
+            else:
+                fns.append(sympy.lambdify(syms, c.expr, modules=["math"]))
+        except Exception:                           # noqa: BLE001 - (not printable as Python: never holds)
+            return lambda vals: False
+
+    def holds(vals):
+        try:
+            return all(bool(f(*vals)) for f in fns)
+        except Exception:                           # noqa: BLE001 - (not evaluated at this member: replayed)
+            return False
+    return holds
+
+
+def _member_rejection(cfg, mma, cc, conds):
+    """CuTe's compile-time checks of a parametric ``[copy.X]`` for every member of its family, where the
+    symbolic replay (:func:`~symlayout.prove.model.cute_build_check` on the symbolic smem) left side
+    conditions ``conds`` it could not decide, or could not run at all or rejected the symbolic tile
+    (``conds`` None: a symbolic rejection names no member and may not hold for any).
+
+    With conditions: a member where every condition holds compiles as the symbolic replay says; the others
+    are replayed concretely.  Without: every member is replayed.  ``None`` when CuTe compiles every member;
+    ``(CuteRejects, member, count)`` for the least member it rejects; a string (the reason) when more than
+    :data:`REPLAY_LIMIT` members would have to be replayed (or :data:`EVAL_LIMIT` evaluated) before one is
+    rejected: then nothing is proved."""
+    import itertools
+    op = cc.operand
+    syms = _smem_symbols(cc.smem)
+    params = [cfg.params.get(str(x)) for x in syms]
+    what = "were not decided on the symbolic smem" if conds is None else \
+        "left side conditions on the parameters (" + "; ".join(c.text for c in conds[:3]) + ")"
+    if any(p is None for p in params):
+        return f"not decided: CuTe's compile-time checks of [copy.{op}] {what}, over symbols not in [params]"
+    total = 1
+    for p in params:
+        total *= p.count()
+    unknown = (f"not decided: CuTe's compile-time checks of [copy.{op}] {what}; of its {total} members, more "
+               f"than {REPLAY_LIMIT} would be replayed one by one: whether CuTe compiles every member is unknown")
+    convert = getattr(cc, "convert", False)
+    if conds is not None:
+        every = _conditions_everywhere(syms, params, conds)
+        if every is True:
+            return None                             # (Z3: every condition holds at every member)
+        if isinstance(every, dict) and total > EVAL_LIMIT:
+            env = {x: every[str(x)] for x in syms}  # (a member where one fails: CuTe's verdict there)
+            try:
+                cute_build_check(mma, op, cc.atom, cc.type, _member_smem(cc.smem, env), convert,
+                                 tiled=getattr(cc, "tiled", None))
+            except CuteRejects as e:
+                return e, dict(every), total
+    if total > EVAL_LIMIT:
+        return unknown
+    holds = _condition_test(syms, conds) if conds is not None else None
+    replays = 0
+    for vals in itertools.product(*(p.values() for p in params)):
+        if holds is not None and holds(vals):
+            continue                                # (the symbolic replay holds at this member)
+        replays += 1
+        if replays > REPLAY_LIMIT:
+            return unknown
+        env = dict(zip(syms, vals))
+        try:
+            cute_build_check(mma, op, cc.atom, cc.type, _member_smem(cc.smem, env), convert,
+                             tiled=getattr(cc, "tiled", None))
+        except CuteRejects as e:
+            return e, {str(x): v for x, v in env.items()}, total
+    return None
 
 
 def _smem_symbols(smem) -> list:
