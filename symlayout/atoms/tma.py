@@ -233,7 +233,9 @@ def make_tma_copy(value_type: str, gmem, slayout, cta_tiler=None, multicast: int
     if not (_is_static_value(gstr[0]) and int(gstr[0]) == 1):
         raise TmaCopyError("make_tma_copy: gmem_prob_stride[0] == 1 && \"Majorness of smem doesn't match majorness "
                            f"of gmem\" (the box's first mode walks global strides {gstr[0]})")
-    bstr = [d * bits // 8 for d in gstr]
+    # (whole bytes per element: d * (bits / 8), the same value and expression as floor(d * bits / 8) for an
+    # integer d, without asking sympy to simplify a floor of a run-time extent)
+    bstr = [d * (bits // 8) if bits % 8 == 0 and _is_integer(d) else d * bits // 8 for d in gstr]
     for i, b in enumerate(bstr[1:], start=1):
         if _is_static_value(b) and int(b) % 16:
             raise TmaCopyError(f"make_tma_copy: (gmem_prob_stride[{i}] & 0b1111) == 0 failed: Stride must be multiple of "
@@ -263,6 +265,11 @@ def make_tma_copy(value_type: str, gmem, slayout, cta_tiler=None, multicast: int
 def _val(x):
     """A run-time integer as a plain int (symbols stay symbolic)."""
     return int(x) if isinstance(x, int) else x
+
+
+def _is_integer(x) -> bool:
+    """An int (static or run-time) or a sympy expression known to be an integer."""
+    return isinstance(x, int) or getattr(x, "is_integer", None) is True
 
 
 def _is_static_value(x) -> bool:

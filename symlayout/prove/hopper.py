@@ -166,8 +166,28 @@ def _descriptor(m, sc, bases, op, t0):
 
 
 def _ptx_reads(m, base):
-    """The bytes every read of ``m`` reads from base ``base``: ``(reads, values)``."""
-    return np.stack([m.ptx_array(rd, base) for rd in m.reads])
+    """The bytes every read of ``m`` reads from base ``base``: ``(reads, values)`` (built once per base:
+    every property reads it; read-only)."""
+    memo = m.__dict__.setdefault("_ptx_reads", {})
+    hit = memo.get(base)
+    if hit is None:
+        hit = memo[base] = np.stack([m.ptx_array(rd, base) for rd in m.reads])
+        hit.flags.writeable = False
+    return hit
+
+
+def _one_element_per_byte(a, els) -> bool:
+    """True when no byte of ``a`` holds two different elements of ``els`` (same shapes): the last
+    element written to each byte is every element read from it.  False also when ``a`` is not a
+    small range of non-negative bytes (the caller then looks for the first violation)."""
+    if not a.size:
+        return True
+    lo, hi = int(a.min()), int(a.max())
+    if lo < 0 or hi >= 1 << 26:
+        return False
+    owner = np.empty(hi + 1, dtype=np.int64)
+    owner[a] = els
+    return bool((owner[a] == els).all())
 
 
 def _slot_agreement(m, bases, op, t0):
@@ -227,6 +247,9 @@ def _exactly_once(m, op, bases, t0):
     checked = 0
     for base in bases:
         a = _ptx_reads(m, base).ravel() - base
+        if _one_element_per_byte(a, els):
+            checked += len(a)
+            continue
         _u, first, inv = np.unique(a, return_index=True, return_inverse=True)
         f = first[inv.ravel()]
         bad = els[f] != els
@@ -279,16 +302,22 @@ def _ptx_table(kind: str, n: int) -> list:
     tab = _PTX_TABLES.get(key)
     if tab is None:
         if kind == "C":
+            # the accumulator's per-element function of thread t over every element i at once (its
+            # formula is arithmetic in i: numpy arrays go through it unchanged)
             cnt = arch.accumulator_count(n)
-            elem = arch.accumulator_elem
+            i = np.arange(cnt, dtype=np.int64)
+            cols = np.empty((cnt, WARPGROUP), dtype=np.int64)
+            for t in range(WARPGROUP):
+                r, c = arch.accumulator_elem(t, i)
+                cols[:, t] = r + 64 * c
+            tab = cols.ravel().tolist()
         else:
             cnt = n
-            elem = lambda t, i: arch.a_fragment_elem(kind, t, i)  # noqa: E731
-        tab = [0] * (WARPGROUP * cnt)
-        for t in range(WARPGROUP):
-            for i in range(cnt):
-                r, c = elem(t, i)
-                tab[t + WARPGROUP * i] = r + 64 * c
+            tab = [0] * (WARPGROUP * cnt)
+            for t in range(WARPGROUP):
+                for i in range(cnt):
+                    r, c = arch.a_fragment_elem(kind, t, i)
+                    tab[t + WARPGROUP * i] = r + 64 * c
         tab = _PTX_TABLES[key] = tab
     return tab
 
@@ -409,9 +438,12 @@ def tma_results(cfg, sc, tc, props) -> list:
     if "exactly_once" in props:
         t1 = time.perf_counter()
         cex, checked = None, len(flat)
-        _u, first, inv = np.unique(flat, return_index=True, return_inverse=True)
-        again = first[inv.ravel()] != np.arange(len(flat))
-        if again.any():
+        if _one_element_per_byte(flat, np.arange(len(flat))):
+            again = None                      # every byte written once
+        else:
+            _u, first, inv = np.unique(flat, return_index=True, return_inverse=True)
+            again = first[inv.ravel()] != np.arange(len(flat))
+        if again is not None and again.any():
             i = int(np.argmax(again))
             checked = i + 1
             a = int(flat[i])

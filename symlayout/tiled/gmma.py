@@ -47,8 +47,24 @@ class Read:
     thread: int
     block: tuple
     desc: GmmaDesc
-    elements: list
-    offsets: list
+    element_array: object = field(repr=False)      # int64 numpy rows (views of the model's read arrays)
+    offset_array: object = field(repr=False)
+
+    @property
+    def elements(self) -> list:
+        """The tile element index of every atom value, as ints."""
+        hit = self.__dict__.get("_elements")
+        if hit is None:
+            hit = self.__dict__["_elements"] = self.element_array.tolist()
+        return hit
+
+    @property
+    def offsets(self) -> list:
+        """The element offset of every atom value, as ints."""
+        hit = self.__dict__.get("_offsets")
+        if hit is None:
+            hit = self.__dict__["_offsets"] = self.offset_array.tolist()
+        return hit
 
 
 @dataclass
@@ -116,8 +132,8 @@ class GmmaOperandModel:
         if hit is None:
             import numpy as np
             n = self.rows * self.kin
-            e = np.array([rd.elements for rd in self.reads], dtype=np.int64).reshape(len(self.reads), n)
-            o = np.array([rd.offsets for rd in self.reads], dtype=np.int64).reshape(len(self.reads), n)
+            e = np.stack([rd.element_array for rd in self.reads]).reshape(len(self.reads), n)
+            o = np.stack([rd.offset_array for rd in self.reads]).reshape(len(self.reads), n)
             hit = self.__dict__["_read_arrays"] = (e, o)
         return hit
 
@@ -179,6 +195,9 @@ def gmma_operand_model(mma, operand: str, value_type: str, layout) -> GmmaOperan
         nrest = 1
         for r in rest:
             nrest *= r
+        els, offs = oi + itab, off + ptab                 # values vals*j .. vals*(j+1)-1: fragment element j
+        for a in (els, offs):
+            a.flags.writeable = False
         for j in range(nrest):
             blk, q = [], j
             for r in rest:
@@ -186,7 +205,5 @@ def gmma_operand_model(mma, operand: str, value_type: str, layout) -> GmmaOperan
                 q //= r
             fo = int(frag((0,) + tuple(blk))) if len(rest) > 1 else int(frag(0, blk[0]))
             d = desc.advanced(fo) if desc is not None else None
-            els = (oi + itab[vals * j:vals * (j + 1)]).tolist()
-            offs = (off + ptab[vals * j:vals * (j + 1)]).tolist()
-            m.reads.append(Read(w, t0, tuple(blk), d, els, offs))
+            m.reads.append(Read(w, t0, tuple(blk), d, els[vals * j:vals * (j + 1)], offs[vals * j:vals * (j + 1)]))
     return m

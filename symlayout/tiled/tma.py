@@ -123,11 +123,10 @@ class TmaModel:
         """:meth:`cute_address` of tile coordinates ``coords`` (``(..., tile rank)``, inside the tile)
         of stages ``stages`` (broadcast against ``coords[..., 0]``), as an array."""
         import numpy as np
-        if self._tab is None:
-            self._tab = function_table(self.stage_layout())
+        from .arrays import index_array
         tab = self.__dict__.get("_tab_array")
         if tab is None:
-            tab = self.__dict__["_tab_array"] = np.array(self._tab, dtype=np.int64)
+            tab = self.__dict__["_tab_array"] = index_array(self.stage_layout())
         i, s = np.zeros(coords.shape[:-1], dtype=np.int64), 1
         for j, n in enumerate(self.tile_shape):
             i += coords[..., j] * s
@@ -231,12 +230,19 @@ def tma_model(value_type: str, gmem, smem, box, multicast: int = 1, atom: str = 
     m.swizzle = tma_swizzle(swizzle) if swizzle is not None else tc.swizzle
     m._merged_strides = {d: {j: int(gstride[j]) for j in js} for d, js in enumerate(tc.basis) if len(js) > 1}
     # smem offset -> tile coordinate (CuTe's right_inverse of the stage layout)
+    import numpy as np
+    from .arrays import index_array
     n = _prod(shape)
-    inv = {}
-    for i, o in enumerate(function_table(L0)):
-        inv.setdefault(int(o), i)
+    # the first tile index holding each smem offset (sorted offsets, the first index of each)
+    offsets, first = np.unique(index_array(L0), return_index=True)
     full = _prod(tc.box_dim) * multicast
     part = full // multicast
+    starts = [b * full + c * part for b in range(n // full) for c in range(multicast)]
+    pos = np.searchsorted(offsets, starts).tolist()
+    inv = {}
+    for o, p in zip(starts, pos):
+        if p < len(offsets) and int(offsets[p]) == o:
+            inv[o] = int(first[p])
     for s in range(len(offs)):
         for b in range(n // full):
             for c in range(multicast):
