@@ -37,8 +37,8 @@ from ..arch import tma as arch_tma
 from ..atoms import value_type_info
 from ..atoms.gmma import arch_descriptor
 from ..atoms.tma import tma_swizzle
-from ..algebra.layout import function_table
 from ..tiled.gmma import WARPGROUP, gmma_operand_model
+from ..tiled.arrays import index_array
 from ..tiled.tma import tma_model
 from .tables import index_table, lazy_np as np
 from .result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
@@ -328,7 +328,7 @@ def _atom_table(atom, name: str) -> list:
     memo = atom.__dict__.setdefault("_fn_tables", {})
     tab = memo.get(name)
     if tab is None:
-        tab = memo[name] = [int(x) for x in function_table(getattr(atom, name))]
+        tab = memo[name] = index_array(getattr(atom, name)).tolist()
     return tab
 
 
@@ -420,7 +420,7 @@ def tma_results(cfg, sc, tc, props) -> list:
 
         def at(i):                            # (write, box coordinate) of flat position i
             w, b = divmod(int(i), nb)
-            return m.writes[w], m._box_table()[b][0]
+            return m.writes[w], m.element(m.writes[w], b)[0]
     if "coverage" in props:
         t1 = time.perf_counter()
         tab = index_table(m.smem.layout)
@@ -521,7 +521,7 @@ def _tma(cfg, m, tc, sc, bases, op, t0):
         i = int(np.argmax(bad))
         checked += i + 1
         w = m.writes[i // addr.shape[1]]
-        c, t, a = list(m.elements(w))[i % addr.shape[1]]
+        c, t, a = m.element(w, i % addr.shape[1])
         if t is None:
             return _res("tma", op, t0, Counterexample(
                 f"box element {c} of {_wtext(w, m)} (box {copy.box_dim}) lies outside the {m.tile_shape} tile",
@@ -545,6 +545,11 @@ def _norun(r: Result) -> Result:
     return r
 
 
+#: (stride expression, parameter substitution) -> whether it is a multiple of 16 bytes for every value
+#: (the same global strides recur in every operand and file of a GEMM family)
+_STRIDE_DECIDED: dict = {}
+
+
 def _symbolic_strides(cfg, copy, op, t0):
     from ..algebra._lazy import sympy
     from ..algebra.symbolic import decide
@@ -556,7 +561,10 @@ def _symbolic_strides(cfg, copy, op, t0):
         for name, p in cfg.params.items():
             if p.multiple_of > 1:
                 subs[p.symbol] = p.multiple_of * sympy.Symbol(f"_{name}_q", integer=True, positive=True)
-        ok = decide(sympy.Eq(sympy.Mod(expr.subs(subs), 16), 0))
+        key = (expr, tuple(sorted(subs.items(), key=str)))
+        if key not in _STRIDE_DECIDED:
+            _STRIDE_DECIDED[key] = decide(sympy.Eq(sympy.Mod(expr.subs(subs), 16), 0))
+        ok = _STRIDE_DECIDED[key]
         if ok:
             continue
         # look for a value that breaks it

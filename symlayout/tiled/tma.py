@@ -142,6 +142,15 @@ class TmaModel:
             inside = all(0 <= x < s for x, s in zip(t, self.tile_shape))
             yield c, (t if inside else None), arch_tma.smem_address(w.dst + off, self.swizzle)
 
+    def element(self, w: Write, b: int):
+        """Box element ``b`` (flat, dimension 0 fastest) of :meth:`elements` of ``w``: ``(box coordinate,
+        tile coordinate or None, TMA byte address from base 0)``, from :meth:`box_arrays` alone."""
+        coords, disp, off = self.box_arrays()
+        c, dd = tuple(coords[b].tolist()), tuple(disp[b].tolist())
+        t = tuple(o + d for o, d in zip(w.origin, dd))
+        inside = all(0 <= x < s for x, s in zip(t, self.tile_shape))
+        return c, (t if inside else None), arch_tma.smem_address(w.dst + int(off[b]), self.swizzle)
+
     def _disp(self, d: int, cd: int):
         """Tile-coordinate displacement along the global modes box dimension ``d`` walks."""
         js = self.copy.basis[d]
