@@ -63,7 +63,7 @@ from ..atoms.copy import make_copy_atom
 from ..errors import CuteStaticAssert, SymlayoutError
 from ..tiled.copy import auto_vectorizing_width, copy_calls
 from .model import cute_addresses_differ
-from .tables import enabled as tables_enabled, index_table, lazy_np as np
+from .tables import distinct, enabled as tables_enabled, index_table, lazy_np as np
 from .result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
 
 #: properties a global-memory copy has (in the spec's order)
@@ -682,7 +682,7 @@ def _bank_conflicts_holds(m):
     wmin = int(wd.min())
     span = int(wd.max()) - wmin + 1
     ngid = int(gid.max()) + 1
-    pairs = np.unique(g * span + (wd - wmin))                              # distinct (phase, word)
+    pairs = distinct(g * span + (wd - wmin), ngid * span)                  # distinct (phase, word)
     per_bank = np.bincount((pairs // span) * 32 + (pairs % span + wmin) % 32, minlength=ngid * 32)
     need = per_bank.reshape(ngid, 32).max(axis=1)
     items = np.bincount(gid.ravel(), minlength=ngid)

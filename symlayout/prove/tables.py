@@ -413,7 +413,7 @@ def _providers(hw, R, vb, rb, k):
     return hit
 
 
-def _distinct(keys, top: int):
+def distinct(keys, top: int):
     """The distinct values of non-negative ``keys`` (all below ``top``), sorted: a presence table
     when it is small, else a sort."""
     if top <= (1 << 22):
@@ -452,7 +452,7 @@ def _phase_needs(m, tb):
     wmin = int(wd.min())
     span = int(wd.max()) - wmin + 1
     ngid = int(gid.max()) + 1
-    pairs = _distinct(g * span + (wd - wmin), ngid * span)                  # distinct (phase, word)
+    pairs = distinct(g * span + (wd - wmin), ngid * span)                  # distinct (phase, word)
     pg = pairs // span
     bank = (pairs % span + wmin) % 32
     per_bank = np.bincount(pg * 32 + bank, minlength=ngid * 32)              # distinct words per (phase, bank)
