@@ -259,6 +259,13 @@ class Param:
         lo = -(-self.min // self.multiple_of) * self.multiple_of
         return list(range(lo, self.max + 1, self.multiple_of))
 
+    def first_value(self) -> int:
+        """``values()[0]`` without listing every value (the same errors where there is none, or too many)."""
+        n = self.count()
+        if n == 0 or n > 1_000_000:
+            return self.values()[0]
+        return -(-self.min // self.multiple_of) * self.multiple_of
+
     def count(self) -> int:
         """Number of admissible values."""
         lo = -(-self.min // self.multiple_of)

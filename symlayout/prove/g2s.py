@@ -315,7 +315,7 @@ def _dyn_layout(gmem, params):
             return tuple(conv(e) for e in x)
         if isinstance(x, int):
             return x
-        vals = {s: params[s.name].values()[0] if s.name in params else 2 for s in x.free_symbols}
+        vals = {s: params[s.name].first_value() if s.name in params else 2 for s in x.free_symbols}
         # a run-time stride is dynamic whatever its value: never 1, which the algebra would take
         # for the static unit stride a vector can be recast along (CuTe cannot: it rejects)
         return DynInt(max(2, int(x.subs(vals))))

@@ -721,7 +721,7 @@ def prove_hopper(cfg, mma, props, refuted) -> list:
         out = _prove_hopper_member(member, mma, props, refuted)
         for r in out:
             if r.counterexample is not None:
-                r.counterexample.params = {n: p.values()[0] if p.count() <= 1_000_000 else p.min
+                r.counterexample.params = {n: p.first_value() if p.count() <= 1_000_000 else p.min
                                            for n, p in params.items()}
             if r.via in ("wgmma", "tma"):
                 r.method = (r.method + ", " if r.method else "") + "translation"

@@ -315,8 +315,40 @@ def format_ranges(values: Sequence[int]) -> str:
 # exhaustive decisions
 # ---------------------------------------------------------------------------
 
+def _element_arrays(m: MapModel):
+    """Every element access of :func:`map_elements` at once, in its order: ``(t, i, c, s)`` int64 arrays,
+    or None where numpy is not loaded (the loops decide then).  Kept on the model."""
+    hit = m.__dict__.get("_element_arrays")
+    if hit is None:
+        import sys
+        np = sys.modules.get("numpy")
+        if np is None or not m.starts():
+            return None
+        vc, vs = m.vec
+        st = np.array(m.starts(), dtype=np.int64).reshape(-1, 4)
+        ec = np.tile(np.arange(vc, dtype=np.int64), vs)                # element e = ec + vc * es
+        es = np.repeat(np.arange(vs, dtype=np.int64), vc)
+        k = vc * vs
+        hit = m.__dict__["_element_arrays"] = (np.repeat(st[:, 0], k), np.repeat(st[:, 1], k),
+                                               (st[:, 2:3] + ec).ravel(), (st[:, 3:4] + es).ravel())
+    return hit
+
+
+def _inside_array(m: MapModel, c, s):
+    return (c >= 0) & (c < m.tile[0]) & (s >= 0) & (s < m.tile[1])
+
+
 def _ex_coverage(m: MapModel, deadline) -> tuple:
     C, S = m.tile
+    arr = _element_arrays(m) if deadline is None else None
+    if arr is not None:                        # every access at once; the same count, the same first miss
+        import numpy as np
+        _t, _i, c, s = arr
+        ins = _inside_array(m, c, s)
+        seen = np.zeros(C * S, dtype=bool)
+        seen[(c + s * C)[ins]] = True
+        if seen.all():
+            return None, len(c)
     seen = bytearray(C * S)
     n = 0
     for t, i, e, c, s in map_elements(m, deadline):
@@ -336,6 +368,15 @@ def _ex_coverage(m: MapModel, deadline) -> tuple:
 
 
 def _ex_exactly_once(m: MapModel, deadline) -> tuple:
+    arr = _element_arrays(m) if deadline is None else None
+    if arr is not None:                        # no element twice: decided at once (the loop tells a violation)
+        import numpy as np
+        _t, _i, c, s = arr
+        c0, s0 = int(c.min()), int(s.min())
+        key = (c - c0) + (s - s0) * (int(c.max()) - c0 + 1)
+        key = np.sort(key)
+        if not bool((key[1:] == key[:-1]).any()):
+            return None, len(key)
     first: dict = {}
     dup_elems = set()
     cex = None
@@ -361,6 +402,9 @@ def _ex_exactly_once(m: MapModel, deadline) -> tuple:
 
 
 def _ex_in_bounds(m: MapModel, deadline) -> tuple:
+    arr = _element_arrays(m) if deadline is None else None
+    if arr is not None and bool(_inside_array(m, arr[2], arr[3]).all()):
+        return None, len(arr[2])               # every access inside, at once (the loop tells a violation)
     bad = None
     out_offsets = []
     n = nout = 0
