@@ -61,7 +61,7 @@ from ..algebra.symbolic import DynInt
 from ..atoms import canonical_type, value_type_bits
 from ..atoms.copy import make_copy_atom
 from ..errors import CuteStaticAssert, SymlayoutError
-from ..tiled.copy import auto_vectorizing_width, copy_calls
+from ..tiled.copy import auto_vectorizing_width, copy_calls, view_values
 from .model import cute_addresses_differ
 from .tables import distinct, enabled as tables_enabled, index_table, lazy_np as np
 from .result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
@@ -371,8 +371,7 @@ def build_global_model(gc, params=None) -> GlobalCopyModel:
         plan = copy_calls(atom, sview, dview)
         base = []
         for c in plan:
-            s_idx = [int(c.src[1] + c.src[0](i)) for i in range(c.src[0].size())]
-            d_idx = [int(c.dst[1] + c.dst[0](i)) for i in range(c.dst[0].size())]
+            s_idx, d_idx = view_values(c.src), view_values(c.dst)
             if s_idx != d_idx:
                 raise NotModelled(f"{gc.atom}: source and destination values of one call differ")
             base.append(s_idx)

@@ -27,7 +27,7 @@ from ..errors import AtomError, CuteStaticAssert, TilingError
 from ..algebra.layout import Layout, function_table, is_layout, slice_and_offset
 from ..algebra.int_tuple import _
 from ..algebra.notation import parse, parse_layout
-from ..tiled.copy import auto_vectorizing_calls, auto_vectorizing_width, copy_calls, make_tiled_copy_X
+from ..tiled.copy import auto_vectorizing_calls, auto_vectorizing_width, copy_calls, make_tiled_copy_X, view_values
 from ..tiled.mma import TiledMMA, make_tiled_mma, value_key
 from . import tables
 
@@ -588,14 +588,12 @@ def _route(mma, tc, atom, operand, direction, ident, frag, ret, cp0, width):
     elif direction == "load":
         sview = cp0.partition_S(ident)
         plan = copy_calls(atom, (sview[0], 0), (ret, 0))
-        base = [([int(c.src[1] + c.src[0](i)) for i in range(c.src[0].size())],
-                 [int(c.dst[1] + c.dst[0](i)) for i in range(c.dst[0].size())]) for c in plan]
+        base = [(view_values(c.src), view_values(c.dst)) for c in plan]
         tidfrg = tc.tidfrg_S(ident)
     else:
         dview = cp0.partition_D(ident)
         plan = copy_calls(atom, (ret, 0), (dview[0], 0))
-        base = [([int(c.dst[1] + c.dst[0](i)) for i in range(c.dst[0].size())],
-                 [int(c.src[1] + c.src[0](i)) for i in range(c.src[0].size())]) for c in plan]
+        base = [(view_values(c.dst), view_values(c.src)) for c in plan]
         tidfrg = tc.tidfrg_D(ident)
     thr_mode = tidfrg[0]
     # per-thread offsets of the MMA partition: the thread mode of thrfrg at the thread's (v, (m|n, k|n))
@@ -607,10 +605,8 @@ def _route(mma, tc, atom, operand, direction, ident, frag, ret, cp0, width):
     nA = tmode[1][0].size() if it.is_tuple(tmode.shape[1]) else tmode[1].size()
     thr_tab = function_table(thr_mode)
     T = tc.tiled_num_thr
-    poffs = []
-    for t in range(T):
-        v = mma.thr_vmnk_ints(t)
-        poffs.append(ttab[v[0] + nV * (v[sel[0]] + nA * v[sel[1]])])
+    s0, s1 = sel
+    poffs = [ttab[v[0] + nV * (v[s0] + nA * v[s1])] for v in mma.thr_vmnk_table(T)]
     arrays = tables.route(base, thr_tab, poffs, ft, pt, T)      # the same tables, whole-tile (numpy)
     if arrays is not None:
         for a in arrays:

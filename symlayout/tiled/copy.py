@@ -192,6 +192,17 @@ def _view_eval(view, i):
     return off + L(i)
 
 
+def view_values(view) -> list:
+    """``[int(off + L(i)) for i in range(size(L))]`` of a ``(layout, offset)`` view: its function table
+    (built mode by mode) shifted, or point by point where the layout has none (symbolic entries)."""
+    L, off = view
+    try:
+        tab = function_table(L)
+    except AlgebraError:
+        return [int(off + L(i)) for i in range(L.size())]
+    return [int(off + x) for x in tab]
+
+
 def _sub(view, crd):
     """Slice a (layout, offset) view with a coordinate containing ``_``."""
     L, off = view
@@ -300,8 +311,12 @@ _RESHAPED: dict = {}
 
 
 def _signature(x):
-    """An IntTuple with each leaf's kind: ``8`` and a dynamic ``8`` print alike but CuTe treats them apart."""
-    return tuple(_signature(y) for y in x) if isinstance(x, tuple) else (type(x).__name__, str(x))
+    """An IntTuple with each leaf's kind: ``8`` and a dynamic ``8`` print alike but CuTe treats them apart
+    (a plain int stands for itself; any other leaf is ``(its type's name, its text)``, never equal to a
+    tuple of signatures)."""
+    if type(x) is int:
+        return x
+    return tuple([_signature(y) for y in x]) if isinstance(x, tuple) else (type(x).__name__, str(x))
 
 
 def _reshaped(L, key, f):

@@ -244,6 +244,15 @@ class TiledMMA:
             out.append(r)
         return tuple(out)
 
+    def thr_vmnk_table(self, n: int) -> list:
+        """``[thr_vmnk_ints(t) for t in range(n)]``, computed once per TiledMMA (every configuration on it
+        asks for every thread)."""
+        memo = self.__dict__.setdefault("_vmnk_table", {})
+        hit = memo.get(n)
+        if hit is None:
+            hit = memo[n] = [self.thr_vmnk_ints(t) for t in range(n)]
+        return hit
+
     def thr_vmnk(self, thr_idx):
         """``ThrLayoutVMNK.get_flat_coord(t)`` (size-1 modes give a static 0)."""
         v = self.thr_layout_vmnk
