@@ -315,9 +315,12 @@ def format_ranges(values: Sequence[int]) -> str:
 # exhaustive decisions
 # ---------------------------------------------------------------------------
 
-def _element_arrays(m: MapModel):
+def _element_arrays(m: MapModel, deadline=None):
     """Every element access of :func:`map_elements` at once, in its order: ``(t, i, c, s)`` int64 arrays,
-    or None where numpy is not loaded (the loops decide then).  Kept on the model."""
+    or None where numpy is not loaded (the loops decide then).  Kept on the model.  The deadline is
+    checked as :func:`map_elements` checks it (once 4096 accesses are made)."""
+    if deadline is not None and len(m.starts()) >= 4096:
+        _tick(deadline, 4096)
     hit = m.__dict__.get("_element_arrays")
     if hit is None:
         import sys
@@ -340,7 +343,7 @@ def _inside_array(m: MapModel, c, s):
 
 def _ex_coverage(m: MapModel, deadline) -> tuple:
     C, S = m.tile
-    arr = _element_arrays(m) if deadline is None else None
+    arr = _element_arrays(m, deadline)
     if arr is not None:                        # every access at once; the same count, the same first miss
         import numpy as np
         _t, _i, c, s = arr
@@ -368,7 +371,7 @@ def _ex_coverage(m: MapModel, deadline) -> tuple:
 
 
 def _ex_exactly_once(m: MapModel, deadline) -> tuple:
-    arr = _element_arrays(m) if deadline is None else None
+    arr = _element_arrays(m, deadline)
     if arr is not None:                        # no element twice: decided at once (the loop tells a violation)
         import numpy as np
         _t, _i, c, s = arr
@@ -402,7 +405,7 @@ def _ex_exactly_once(m: MapModel, deadline) -> tuple:
 
 
 def _ex_in_bounds(m: MapModel, deadline) -> tuple:
-    arr = _element_arrays(m) if deadline is None else None
+    arr = _element_arrays(m, deadline)
     if arr is not None and bool(_inside_array(m, arr[2], arr[3]).all()):
         return None, len(arr[2])               # every access inside, at once (the loop tells a violation)
     bad = None
