@@ -204,10 +204,23 @@ def view_values(view) -> list:
 
 
 def _sub(view, crd):
-    """Slice a (layout, offset) view with a coordinate containing ``_``."""
+    """Slice a (layout, offset) view with a coordinate containing ``_`` (a plain layout's slice is
+    memoised by value: copy() slices the same few layouts for every configuration of an atom)."""
     L, off = view
-    s, o = slice_and_offset(crd, L)
+    if type(L) is Layout:
+        k = (_signature(crd), _signature(L.shape), _signature(L.stride))
+        hit = _SLICED.get(k)
+        if hit is None:
+            if len(_SLICED) > 4096:
+                _SLICED.clear()
+            hit = _SLICED[k] = slice_and_offset(crd, L)
+        s, o = hit
+    else:
+        s, o = slice_and_offset(crd, L)
     return s, off + o
+
+
+_SLICED: dict = {}
 
 
 def _reg_offsets(view, nregs, elems_per_reg):
@@ -272,10 +285,11 @@ def _copy(atom, src, dst, out, bits=None, first_only=False):
         raise CuteStaticAssert(f"copy: rest modes of {sL} and {dL} differ in size",
                                "size<1>(src_v) == size<1>(dst_v)")
     null = nullspace(dv[0][1])
+    nk = (_signature(null.shape), _signature(null.stride))
     tiler = (dv[0][0].shape, null)
-    dn = (_reshaped(dv[0], ("zd", str(tiler)), lambda L: zipped_divide(L, tiler)), dv[1])
+    dn = (_reshaped(dv[0], ("zd", _signature(tiler[0]), nk), lambda L: zipped_divide(L, tiler)), dv[1])
     tiler = (sv[0][0].shape, null)
-    sn = (_reshaped(sv[0], ("zd", str(tiler)), lambda L: zipped_divide(L, tiler)), sv[1])
+    sn = (_reshaped(sv[0], ("zd", _signature(tiler[0]), nk), lambda L: zipped_divide(L, tiler)), sv[1])
     dc = _sub(dn, ((_, 0), (0, _)))
     sc = _sub(sn, ((_, 0), (0, _)))
     n = dc[0][1].size()
