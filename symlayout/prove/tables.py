@@ -415,12 +415,13 @@ def _providers(hw, R, vb, rb, k):
 
 def distinct(keys, top: int):
     """The distinct values of non-negative ``keys`` (all below ``top``), sorted: a presence table
-    when it is small, else a sort."""
+    when it is small, else a sort (numpy imported here: other modules call it too)."""
+    import numpy
     if top <= (1 << 22):
-        seen = np.zeros(top, dtype=bool)
+        seen = numpy.zeros(top, dtype=bool)
         seen[keys] = True
-        return np.flatnonzero(seen)
-    return np.unique(keys)
+        return numpy.flatnonzero(seen)
+    return numpy.unique(keys)
 
 
 def bank_conflicts_holds(m, tb) -> bool:
