@@ -166,3 +166,21 @@ def test_stride_shortcut_agrees_with_sympy():
         if _multiple_of(e, 16):
             assert decide(sympy.Eq(sympy.Mod(e, 16), 0)) is True, e
     assert not _multiple_of(8 * q, 16) and not _multiple_of(16 * sympy.Symbol("x"), 16)
+
+
+@pytest.mark.parametrize("atom,major,layout", [
+    ("SM90_64x128x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>", "K_SW128", (128, 64, 2)),
+    ("SM90_64x64x16_F32F16F16_SS<GMMA::Major::MN,GMMA::Major::MN>", "MN_SW64", (128, 32)),
+    ("SM90_64x128x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>", "K_INTER", (64, 32, 3)),
+])
+def test_ptx_reads_is_every_read_ptx_array(atom, major, layout):
+    from symlayout.atoms.gmma import layout_atom
+    from symlayout.tiled.gmma import gmma_operand_model
+    from symlayout.tiled.mma import make_tiled_mma
+    mma = make_tiled_mma(atom, (2, 1, 1))
+    m = gmma_operand_model(mma, "A", "half_t", layout_atom(major, "half_t").tile_to_shape(layout))
+    assert m.error is None
+    for base in (0, 16, 48, 1024):
+        whole = m.ptx_reads(base)
+        assert whole.tolist() == [m.ptx_array(rd, base).tolist() for rd in m.reads]
+        assert m.read_arrays()[1].tolist() == [rd.offsets for rd in m.reads]

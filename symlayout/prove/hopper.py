@@ -168,12 +168,7 @@ def _descriptor(m, sc, bases, op, t0):
 def _ptx_reads(m, base):
     """The bytes every read of ``m`` reads from base ``base``: ``(reads, values)`` (built once per base:
     every property reads it; read-only)."""
-    memo = m.__dict__.setdefault("_ptx_reads", {})
-    hit = memo.get(base)
-    if hit is None:
-        hit = memo[base] = np.stack([m.ptx_array(rd, base) for rd in m.reads])
-        hit.flags.writeable = False
-    return hit
+    return m.ptx_reads(base)
 
 
 def _one_element_per_byte(a, els) -> bool:

@@ -113,18 +113,46 @@ class GmmaOperandModel:
         key = (id(read), base)
         hit = self._ptx.get(key)
         if hit is None:
-            import numpy as np
-            d = arch_descriptor(read.desc._replace(start_address=(base + read.desc.start_address) & ~15))
-            ck = (d.swizzle, d.leading_byte_offset, d.stride_byte_offset)
-            rel = self._ptx.get(ck)                    # (row, k) -> byte offset: one per descriptor form
-            if rel is None:
-                sh, st = arch.canonical_layout(self.major, d.swizzle, self.atype, self.rows,
-                                               lbo=d.leading_byte_offset, sbo=d.stride_byte_offset)
-                rowoff = np.array([arch.layout_offset(sh[0], st[0], r) for r in range(self.rows)], dtype=np.int64)
-                koff = np.array([arch.layout_offset(sh[1], st[1], k) for k in range(self.kin)], dtype=np.int64)
-                rel = self._ptx[ck] = (koff[:, None] + rowoff[None, :]).ravel()
-            hit = self._ptx[key] = arch.swizzle_address(d.swizzle, d.start_address + rel, d.base_offset)
+            d = self._descriptor_at(read, base)
+            hit = self._ptx[key] = arch.swizzle_address(d.swizzle, d.start_address + self._relative(d), d.base_offset)
         return hit
+
+    def ptx_reads(self, base: int):
+        """:meth:`ptx_array` of every read at once, ``(reads, values)`` (computed once per base, read-only):
+        the reads through descriptors of one form share their ``(row, k)`` offsets and swizzle."""
+        key = ("reads", base)
+        hit = self._ptx.get(key)
+        if hit is None:
+            import numpy as np
+            ds = [self._descriptor_at(rd, base) for rd in self.reads]
+            hit = np.empty((len(ds), self.rows * self.kin), dtype=np.int64)
+            forms: dict = {}
+            for j, d in enumerate(ds):
+                forms.setdefault((d.swizzle, d.leading_byte_offset, d.stride_byte_offset, d.base_offset), []).append(j)
+            for (sw, _l, _s, bo), js in forms.items():
+                starts = np.array([ds[j].start_address for j in js], dtype=np.int64)
+                hit[js] = arch.swizzle_address(sw, starts[:, None] + self._relative(ds[js[0]])[None, :], bo)
+            hit.flags.writeable = False
+            self._ptx[key] = hit
+        return hit
+
+    @staticmethod
+    def _descriptor_at(read: Read, base: int):
+        """The PTX descriptor of ``read`` for smem base ``base`` (start address in 16-byte units)."""
+        return arch_descriptor(read.desc._replace(start_address=(base + read.desc.start_address) & ~15))
+
+    def _relative(self, d):
+        """``(row, k) -> byte offset`` (``v = row + rows * k``) of descriptor form ``d``, once per form."""
+        ck = (d.swizzle, d.leading_byte_offset, d.stride_byte_offset)
+        rel = self._ptx.get(ck)
+        if rel is None:
+            import numpy as np
+            sh, st = arch.canonical_layout(self.major, d.swizzle, self.atype, self.rows,
+                                           lbo=d.leading_byte_offset, sbo=d.stride_byte_offset)
+            rowoff = np.array([arch.layout_offset(sh[0], st[0], r) for r in range(self.rows)], dtype=np.int64)
+            koff = np.array([arch.layout_offset(sh[1], st[1], k) for k in range(self.kin)], dtype=np.int64)
+            rel = self._ptx[ck] = (koff[:, None] + rowoff[None, :]).ravel()
+        return rel
 
     def read_arrays(self):
         """``(elements, offsets)`` of every read as ``(reads, values)`` numpy arrays."""
