@@ -377,16 +377,26 @@ def build_global_model(gc, params=None) -> GlobalCopyModel:
             base.append(s_idx)
         k = len(base[0]) if base else 1
     thr_s = function_table(tf_s[0])
-    acc = {}
-    for t in range(tc.tiled_num_thr):
-        o = thr_s[t]
-        acc[t] = [[i + o for i in a] for a in base]
+    T = tc.tiled_num_thr
+    whole = None
+    if base and all(len(a) == len(base[0]) for a in base) and len(base[0]) and len(thr_s) >= T:
+        # every thread's accesses at once: its offset plus thread 0's plan
+        whole = np.array(thr_s[:T], dtype=np.int64)[:, None, None] + np.array(base, dtype=np.int64)[None]
+        acc = dict(enumerate(whole.tolist()))
+    else:
+        acc = {}
+        for t in range(T):
+            o = thr_s[t]
+            acc[t] = [[i + o for i in a] for a in base]
     names = {"A": "MK", "B": "NK", "C": "MN"}[gc.operand]
     residue = tuple(names.index(r) for r in gc.residue)
-    return GlobalCopyModel(cfg=gc, kind=gc.kind, operand=gc.operand, atom=atom, tiled_copy=tc, value_type=gc.type,
-                           value_bits=vbits, shape=(M, N), smem=smem, smem_align=gc.align,
-                           gmem=GmemTile.of(gc.gmem, M, N), gmem_align=gc.gmem_align, params=dict(params),
-                           residue=residue, k=k, accesses=acc, vector_width=width)
+    m = GlobalCopyModel(cfg=gc, kind=gc.kind, operand=gc.operand, atom=atom, tiled_copy=tc, value_type=gc.type,
+                        value_bits=vbits, shape=(M, N), smem=smem, smem_align=gc.align,
+                        gmem=GmemTile.of(gc.gmem, M, N), gmem_align=gc.gmem_align, params=dict(params),
+                        residue=residue, k=k, accesses=acc, vector_width=width)
+    if whole is not None and tables_enabled():
+        m.__dict__["access_array"] = whole.reshape(-1, whole.shape[2])      # (the rows access_array reads)
+    return m
 
 
 # ---------------------------------------------------------------- obligations

@@ -135,7 +135,8 @@ def _descriptor(m, sc, bases, op, t0):
             f"[smem.{op}] is MN-major, but the PTX ISA has no MN-major (transposed) wgmma operand for .{m.atype} "
             "(only .f16/.bf16)"), 1)
     seen = set()
-    for rd in m.reads:
+    tops: dict = {}                            # base -> the largest byte each read reads (all reads at once)
+    for j, rd in enumerate(m.reads):
         key = (rd.desc.start_address, rd.desc.leading_byte_offset, rd.desc.stride_byte_offset)
         for base in bases:
             checked += 1
@@ -149,7 +150,9 @@ def _descriptor(m, sc, bases, op, t0):
             if (key, base) in seen:
                 continue
             seen.add((key, base))
-            top = int(m.ptx_array(rd, base).max()) + m.bytes
+            if base not in tops:
+                tops[base] = m.ptx_reads(base).max(axis=1).tolist()
+            top = tops[base][j] + m.bytes
             if top > arch.ENCODE_MASK + 1:
                 return _res("descriptor", op, t0, Counterexample(
                     f"{_where(m, rd)}: the operand reaches smem byte {top - 1} (base {base}); descriptor addresses are "

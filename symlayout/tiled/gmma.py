@@ -32,6 +32,7 @@ from ..atoms import value_type_bits, value_type_info
 from ..atoms.gmma import GmmaDesc, GmmaDescriptorError, GmmaSmemLayout, arch_descriptor, descriptor_fragment, gmma_majors
 from ..algebra.layout import Layout, function_table
 from ..algebra.composed import Swizzle
+from ..errors import SymlayoutError
 from .arrays import index_array
 
 WARPGROUP = arch.WARPGROUP_SIZE
@@ -226,12 +227,21 @@ def gmma_operand_model(mma, operand: str, value_type: str, layout) -> GmmaOperan
         els, offs = oi + itab, off + ptab                 # values vals*j .. vals*(j+1)-1: fragment element j
         for a in (els, offs):
             a.flags.writeable = False
+        try:                                            # fragment element j (colexicographic) at once
+            ftab = function_table(frag)
+        except SymlayoutError:
+            ftab = None
+        if ftab is not None and len(ftab) != nrest:
+            ftab = None
         for j in range(nrest):
             blk, q = [], j
             for r in rest:
                 blk.append(q % r)
                 q //= r
-            fo = int(frag((0,) + tuple(blk))) if len(rest) > 1 else int(frag(0, blk[0]))
+            if ftab is not None:
+                fo = int(ftab[j])
+            else:
+                fo = int(frag((0,) + tuple(blk))) if len(rest) > 1 else int(frag(0, blk[0]))
             d = desc.advanced(fo) if desc is not None else None
             m.reads.append(Read(w, t0, tuple(blk), d, els[vals * j:vals * (j + 1)], offs[vals * j:vals * (j + 1)]))
     return m
