@@ -203,18 +203,20 @@ def view_values(view) -> list:
     return [int(off + x) for x in tab]
 
 
-def _sub(view, crd):
-    """Slice a (layout, offset) view with a coordinate containing ``_`` (a plain layout's slice is
-    memoised by value: copy() slices the same few layouts for every configuration of an atom)."""
+def _sub(view, crd, key=None):
+    """Slice a (layout, offset) view with a coordinate containing ``_``; with ``key`` (naming ``crd``:
+    plain ints and ``_`` only) the slice of a plain layout is memoised on the layout object (copy()
+    slices the memoised reshapes of :func:`_reshaped`, the same objects for every configuration of
+    an atom)."""
     L, off = view
-    if type(L) is Layout:
-        k = (_signature(crd), _signature(L.shape), _signature(L.stride))
+    if key is not None and type(L) is Layout:
+        k = (id(L), key)
         hit = _SLICED.get(k)
-        if hit is None:
+        if hit is None or hit[0] is not L:
             if len(_SLICED) > 4096:
                 _SLICED.clear()
-            hit = _SLICED[k] = slice_and_offset(crd, L)
-        s, o = hit
+            hit = _SLICED[k] = (L, slice_and_offset(crd, L))      # (the layout kept alive with its key)
+        s, o = hit[1]
     else:
         s, o = slice_and_offset(crd, L)
     return s, off + o
@@ -290,18 +292,18 @@ def _copy(atom, src, dst, out, bits=None, first_only=False):
     dn = (_reshaped(dv[0], ("zd", _signature(tiler[0]), nk), lambda L: zipped_divide(L, tiler)), dv[1])
     tiler = (sv[0][0].shape, null)
     sn = (_reshaped(sv[0], ("zd", _signature(tiler[0]), nk), lambda L: zipped_divide(L, tiler)), sv[1])
-    dc = _sub(dn, ((_, 0), (0, _)))
-    sc = _sub(sn, ((_, 0), (0, _)))
+    dc = _sub(dn, ((_, 0), (0, _)), "first rest")
+    sc = _sub(sn, ((_, 0), (0, _)), "first rest")
     n = dc[0][1].size()
     shifts = None if first_only or n == 1 else _rest_offsets(sc, dc, n)
     if shifts is None:
         for i in range(1 if first_only else n):
-            _call(atom, _sub(sc, (_, i)), _sub(dc, (_, i)), out, bits, first_only)
+            _call(atom, _sub(sc, (_, i), i), _sub(dc, (_, i), i), out, bits, first_only)
         return
     # plain layouts: iteration i slices the same modes at offsets L_rest(i), so its calls are the first
     # iteration's, shifted (slice_and_offset((_, i), L) = (L<0>, L<1>(i)))
     first: list = []
-    _call(atom, _sub(sc, (_, 0)), _sub(dc, (_, 0)), first, bits, first_only)
+    _call(atom, _sub(sc, (_, 0), 0), _sub(dc, (_, 0), 0), first, bits, first_only)
     for ds, dd in shifts:
         out.extend(AtomCall((c.src[0], c.src[1] + ds), (c.dst[0], c.dst[1] + dd),
                             tuple(x + ds for x in c.src_regs), tuple(x + dd for x in c.dst_regs)) for c in first)
