@@ -40,7 +40,7 @@ from ..atoms.tma import tma_swizzle
 from ..tiled.gmma import WARPGROUP, gmma_operand_model
 from ..tiled.arrays import index_array
 from ..tiled.tma import tma_model
-from .tables import index_table, lazy_np as np
+from .tables import index_table, lazy_np as np, one_owner
 from .result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
 
 #: properties of a GMMA configuration, in report order
@@ -175,17 +175,8 @@ def _ptx_reads(m, base):
 
 
 def _one_element_per_byte(a, els) -> bool:
-    """True when no byte of ``a`` holds two different elements of ``els`` (same shapes): the last
-    element written to each byte is every element read from it.  False also when ``a`` is not a
-    small range of non-negative bytes (the caller then looks for the first violation)."""
-    if not a.size:
-        return True
-    lo, hi = int(a.min()), int(a.max())
-    if lo < 0 or hi >= 1 << 26:
-        return False
-    owner = np.empty(hi + 1, dtype=np.int64)
-    owner[a] = els
-    return bool((owner[a] == els).all())
+    """True when no byte of ``a`` holds two different elements of ``els`` (:func:`~symlayout.prove.tables.one_owner`)."""
+    return one_owner(a, els)
 
 
 def _slot_agreement(m, bases, op, t0):

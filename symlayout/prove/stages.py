@@ -23,7 +23,7 @@ import time
 
 from ..algebra import int_tuple as it
 from ..atoms import value_type_bits
-from .tables import index_table, lazy_np as np
+from .tables import index_table, lazy_np as np, one_owner
 from .result import PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
 
 #: bytes of shared memory one block may use (opt-in maximum), by the MMA atom's architecture
@@ -174,12 +174,16 @@ def prove_stages(cfg, props, refuted=frozenset()) -> list:
         total += int(staged.cosize() * eb)
         label = f"stages.{op}"
         if "exactly_once" in props:
-            # the first (stage, element) whose address an earlier stage already holds
-            _u, first, inv = np.unique(table[:n * S], return_index=True, return_inverse=True)
-            f = first[inv.ravel()]
-            bad = f // S != np.arange(n * S) // S
+            # the first (stage, element) whose address an earlier stage already holds (none when every
+            # address belongs to one stage: decided at once)
             cex = None
-            if bad.any():
+            if one_owner(table[:n * S], np.arange(n * S) // S):
+                bad = None
+            else:
+                _u, first, inv = np.unique(table[:n * S], return_index=True, return_inverse=True)
+                f = first[inv.ravel()]
+                bad = f // S != np.arange(n * S) // S
+            if bad is not None and bad.any():
                 j = int(np.argmax(bad))
                 s, i, o = j // S, j % S, (int(f[j]) // S, int(f[j]) % S)
                 a = int(table[j])

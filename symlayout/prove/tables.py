@@ -413,6 +413,26 @@ def _providers(hw, R, vb, rb, k):
     return hit
 
 
+def one_owner(keys, owners) -> bool:
+    """True when no value of ``keys`` comes with two different ``owners`` (arrays of one shape): the
+    last owner written for each key is every owner of it.  False also when ``keys`` is not a small
+    range of non-negative ints (the caller then looks for the first violation its own way).
+
+    >>> import numpy
+    >>> one_owner(numpy.array([3, 5, 3]), numpy.array([1, 2, 1])), one_owner(numpy.array([3, 3]), numpy.array([1, 2]))
+    (True, False)
+    """
+    import numpy
+    if not keys.size:
+        return True
+    lo, hi = int(keys.min()), int(keys.max())
+    if lo < 0 or hi >= 1 << 26:
+        return False
+    last = numpy.empty(hi + 1, dtype=numpy.int64)
+    last[keys] = owners
+    return bool((last[keys] == owners).all())
+
+
 def distinct(keys, top: int):
     """The distinct values of non-negative ``keys`` (all below ``top``), sorted: a presence table
     when it is small, else a sort (numpy imported here: other modules call it too)."""
