@@ -184,3 +184,14 @@ def test_ptx_reads_is_every_read_ptx_array(atom, major, layout):
         whole = m.ptx_reads(base)
         assert whole.tolist() == [m.ptx_array(rd, base).tolist() for rd in m.reads]
         assert m.read_arrays()[1].tolist() == [rd.offsets for rd in m.reads]
+
+
+@PROP
+@given(st.lists(st.integers(-3, 60), max_size=40), st.lists(st.integers(-5, 70), max_size=30))
+def test_g2s_first_index_lookup_vs_sort(table, xs):
+    from symlayout.prove.g2s import _first_index, _lookup
+    t, x = np.array(table, dtype=np.int64), np.array(xs, dtype=np.int64)
+    want = [table.index(v) if v in table else -1 for v in xs]
+    u, first = _first_index(t)
+    assert _lookup(u, first, x).tolist() == want
+    assert _lookup(u, first, x.reshape(-1, 1)).ravel().tolist() == want

@@ -467,13 +467,22 @@ def _contiguous_holds(m, table) -> bool:
 
 
 def _first_index(table):
-    """``(sorted distinct values, index of each one's first occurrence)``."""
+    """``(sorted distinct values, index of each one's first occurrence)``; for a table of distinct
+    small non-negative values, ``(None, inverse)`` with ``inverse[value]`` its index (-1: none), no sort."""
+    if table.size and int(table.min()) >= 0 and int(table.max()) < 1 << 24:
+        inv = np.full(int(table.max()) + 1, -1, dtype=np.int64)
+        inv[table] = np.arange(table.size, dtype=np.int64)
+        if bool(np.all(inv[table] == np.arange(table.size))):       # distinct values: every index kept
+            return None, inv
     u, first = np.unique(table, return_index=True)
     return u, first
 
 
 def _lookup(u, first, x):
     """The first index holding each value of ``x`` (-1: none)."""
+    if u is None:                             # (an inverse table of distinct values)
+        inside = (x >= 0) & (x < len(first))
+        return np.where(inside, first[np.where(inside, x, 0)], -1)
     if len(u) == 0:
         return np.full(np.shape(x), -1, dtype=np.int64)
     pos = np.minimum(np.searchsorted(u, x), len(u) - 1)
