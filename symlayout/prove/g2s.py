@@ -747,13 +747,14 @@ def coalescing(m: GlobalCopyModel) -> Result:
     ``ceil(distinct bytes / 32)`` (the tile's first element on a sector boundary), for every
     admissible value of the gmem tile's symbols."""
     t0 = time.perf_counter()
-    tables = m.gmem_tables()
+    tables = m.gmem_arrays()                  # (the lists only for the loop)
     if tables is None:
         return _too_many("coalescing", m, t0)
     eb, vb = m.eb, m.vb
     checked = 0
     if _coalescing_holds(m):
         return _result("coalescing", m, t0, None, len(tables) * len(list(m.requests())))
+    tables = m.gmem_tables()
     for asg, G in tables:
         for w, c in m.requests():
             checked += 1
@@ -923,7 +924,7 @@ def slot_agreement(m: GlobalCopyModel, operand_model=None, partner=None) -> Resu
     the MMA reads it from; and the ``[copy.X]`` table's smem layout puts every element where this
     copy does."""
     t0 = time.perf_counter()
-    tables = m.gmem_tables()
+    tables = m.gmem_arrays()                  # (the lists only for the loop)
     if tables is None:
         return _too_many("slot_agreement", m, t0)
     sa, eb = m.smem_addr, m.eb
@@ -931,6 +932,8 @@ def slot_agreement(m: GlobalCopyModel, operand_model=None, partner=None) -> Resu
     if _slot_agreement_holds(m):
         checked = len(tables) * len(m.access_array) * m.k
         tables = ()
+    else:
+        tables = m.gmem_tables()
     for asg, G in tables:
         gwhere = {}
         for i, g in enumerate(G):
@@ -961,7 +964,7 @@ def slot_agreement(m: GlobalCopyModel, operand_model=None, partner=None) -> Resu
                                          route=route)
                     return _result("slot_agreement", m, t0, cex, checked)
     if partner is not None and getattr(partner, "smem", None) is not None:
-        cex, n = _same_smem(m, partner, operand_model, m.gmem_tables()[0])
+        cex, n = _same_smem(m, partner, operand_model, lambda: m.gmem_tables()[0])
         checked += n
         if cex is not None:
             return _result("slot_agreement", m, t0, cex, checked)
@@ -992,11 +995,11 @@ def _same_smem(m, partner, operand_model, gtable):
     except Exception:  # noqa: BLE001 - a parametric partner: compared by the [copy.X] results alone
         return None, 0
     sa, eb = m.smem_array, m.eb
-    asg, G = gtable
     n = min(len(other), len(sa))
     differ = np.flatnonzero(other[:n] != sa[:n])
     if len(differ) == 0:
         return None, n
+    asg, G = gtable()                         # (the first deciding assignment's table, as ints)
     other, sa = other.tolist(), m.smem_addr
     for i in range(int(differ[0]), n):
         if other[i] == sa[i]:
