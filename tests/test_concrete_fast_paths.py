@@ -80,21 +80,19 @@ def test_threadmap_fast_path_refutes_like_the_loop():
 
 @PROP
 @given(st.lists(st.integers(0, 40), min_size=0, max_size=60), st.integers(1, 5))
-def test_one_element_per_byte_vs_first_occurrence(addrs, nels):
-    from symlayout.prove.hopper import _one_element_per_byte
+def test_one_owner_vs_first_occurrence(addrs, nels):
     a = np.array(addrs, dtype=np.int64)
     els = (a * 7 + 3) % nels if nels > 1 else np.zeros_like(a)
     first = {}
     ok = True
     for x, e in zip(a.tolist(), els.tolist()):
         ok &= first.setdefault(x, e) == e
-    assert _one_element_per_byte(a, els) == ok
-    assert _one_element_per_byte(a, np.arange(len(a))) == (len(set(addrs)) == len(addrs))
+    assert tables.one_owner(a, els) == ok
+    assert tables.one_owner(a, np.arange(len(a))) == (len(set(addrs)) == len(addrs))
 
 
-def test_one_element_per_byte_declines_negative_bytes():
-    from symlayout.prove.hopper import _one_element_per_byte
-    assert _one_element_per_byte(np.array([-1, 3]), np.array([0, 1])) is False
+def test_one_owner_declines_negative_keys():
+    assert tables.one_owner(np.array([-1, 3]), np.array([0, 1])) is False
 
 
 @pytest.mark.parametrize("n", [8, 64, 128, 256])

@@ -168,21 +168,10 @@ def _descriptor(m, sc, bases, op, t0):
                        f"{len(bases)} base(s) mod 16")
 
 
-def _ptx_reads(m, base):
-    """The bytes every read of ``m`` reads from base ``base``: ``(reads, values)`` (built once per base:
-    every property reads it; read-only)."""
-    return m.ptx_reads(base)
-
-
-def _one_element_per_byte(a, els) -> bool:
-    """True when no byte of ``a`` holds two different elements of ``els`` (:func:`~symlayout.prove.tables.one_owner`)."""
-    return one_owner(a, els)
-
-
 def _slot_agreement(m, bases, op, t0):
     # every (read, base, value) at once, in the order the obligations are counted
     _e, offs = m.read_arrays()
-    got = np.stack([_ptx_reads(m, base) for base in bases], axis=1)                       # (reads, bases, values)
+    got = np.stack([m.ptx_reads(base) for base in bases], axis=1)                    # (reads, bases, values)
     want = np.stack([m.smem.swizzle(base + offs * m.bits // 8) for base in bases], axis=1)
     bad = (got != want).ravel()
     checked = bad.size
@@ -214,7 +203,7 @@ def _coverage(m, op, bases, t0):
     tab = index_table(m.smem.layout)
     checked = 0
     for base in bases:
-        read = _ptx_reads(m, base).ravel() - base
+        read = m.ptx_reads(base).ravel() - base
         want = m.smem.swizzle(base + tab * m.bits // 8) - base
         miss = ~np.isin(want, read)
         if miss.any():
@@ -235,8 +224,8 @@ def _exactly_once(m, op, bases, t0):
     els = m.read_arrays()[0].ravel()
     checked = 0
     for base in bases:
-        a = _ptx_reads(m, base).ravel() - base
-        if _one_element_per_byte(a, els):
+        a = m.ptx_reads(base).ravel() - base
+        if one_owner(a, els):
             checked += len(a)
             continue
         _u, first, inv = np.unique(a, return_index=True, return_inverse=True)
@@ -259,7 +248,7 @@ def _in_bounds(m, op, bases, t0):
     hi = m.cosize_bytes()
     checked = 0
     for base in bases:
-        a = _ptx_reads(m, base).ravel() - base
+        a = m.ptx_reads(base).ravel() - base
         bad = (a < 0) | (a + m.bytes > hi)
         if bad.any():
             i = int(np.argmax(bad))
@@ -427,7 +416,7 @@ def tma_results(cfg, sc, tc, props) -> list:
     if "exactly_once" in props:
         t1 = time.perf_counter()
         cex, checked = None, len(flat)
-        if _one_element_per_byte(flat, np.arange(len(flat))):
+        if one_owner(flat, np.arange(len(flat))):
             again = None                      # every byte written once
         else:
             _u, first, inv = np.unique(flat, return_index=True, return_inverse=True)
