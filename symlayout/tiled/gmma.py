@@ -161,8 +161,11 @@ class GmmaOperandModel:
         if hit is None:
             import numpy as np
             n = self.rows * self.kin
-            e = np.stack([rd.element_array for rd in self.reads]).reshape(len(self.reads), n)
-            o = np.stack([rd.offset_array for rd in self.reads]).reshape(len(self.reads), n)
+            if not self.reads:
+                e = o = np.zeros((0, n), dtype=np.int64)
+            else:
+                e = np.stack([rd.element_array for rd in self.reads]).reshape(len(self.reads), n)
+                o = np.stack([rd.offset_array for rd in self.reads]).reshape(len(self.reads), n)
             hit = self.__dict__["_read_arrays"] = (e, o)
         return hit
 
