@@ -39,7 +39,8 @@ def clear_caches() -> None:
     from symlayout.tiled import copy, mma
     layout.clear_caches()
     for d in (model._ROUTES, tables._PROVIDERS, obligations._MMA_ROUTE_OK, hopper._PTX_TABLES,
-              z3backend._TILE_CACHE, mma._NAMED, copy._RESHAPED, composed._SLICERS, composed._DECAYED):
+              z3backend._TILE_CACHE, mma._NAMED, copy._RESHAPED, copy._SLICED, hopper._STRIDE_DECIDED,
+              composed._SLICERS, composed._DECAYED):
         d.clear()
     for f in gc.get_objects():
         if isinstance(f, functools._lru_cache_wrapper) and getattr(f, "__module__", "").startswith("symlayout"):
