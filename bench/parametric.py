@@ -2,6 +2,12 @@
 
     python bench/parametric.py [--repeat R] [--baseline DIR] [--families N] [--no-append]
 
+0. **first** (``--parts first``): what ``symlayout prove proofs/`` pays for the parametric files: in a fresh
+   interpreter per round, after the imports the CLI makes before forking (``schedule.preload``), every file of
+   ``proofs/`` proved once in the CLI's order, as in one worker (``/work/notes/perfile.py``), the
+   ``proofs/parametric/*.toml`` ones timed (first-use costs included: lazy imports, caches filled); with ``--baseline DIR`` the other checkout runs in the same rounds, interleaved; medians of R rounds
+   and the ``prove --json`` results of both compared (timings stripped).  One line:
+   ``python bench/parametric.py --parts first --repeat 5 --baseline /tmp/base --no-append``
 1. **files**: every ``proofs/parametric/*.toml`` and the issue-12 families (interior worst cases, a negative
    floor, huge ranges), each proved in a fresh process (imports excluded, the tile model included): median of R
    runs, with every property's verdict.  ``--baseline DIR`` runs the same measurement on another checkout
@@ -61,6 +67,71 @@ for _ in range(repeat):
     getattr(zb, "_TILE_CACHE", {}).clear()
 print(json.dumps({"s": statistics.median(times), "v": out}))
 '''
+
+
+#: one round of part "first", run in a fresh interpreter: ms per parametric file (proved once, after the CLI's
+#: imports) and the reports without their timings
+FIRST = r'''
+import json, sys, time
+from symlayout.prove import schedule
+files, _ = schedule.list_files(["proofs/"])
+schedule.preload([p for p, _ in files])
+out, reps = {}, {}
+for p, e in files:
+    t0 = time.perf_counter()
+    kind, rep = schedule.prove_file(p, e, None, "auto", None)
+    if "/parametric/" not in p:
+        continue
+    out[p] = time.perf_counter() - t0
+    reps[p] = json.dumps(rep.to_json() if kind == "report" else rep, sort_keys=True)
+print(json.dumps({"s": out, "reports": reps}))
+'''
+
+
+def _strip_times(text: str):
+    def go(o):
+        if isinstance(o, dict):
+            return {k: go(v) for k, v in o.items() if not any(w in k for w in ("time", "second", "_ms", "elapsed"))}
+        if isinstance(o, list):
+            return [go(x) for x in o]
+        return o
+    return go(json.loads(text))
+
+
+def part_first(args) -> str:
+    import statistics
+    sides = [("this checkout", None)] + ([("baseline", args.baseline)] if args.baseline else [])
+    runs = {name: [] for name, _ in sides}
+    reports = {}
+    for _ in range(args.repeat):
+        for name, path in (sides if _ % 2 == 0 else sides[::-1]):       # interleaved, alternating order
+            env = dict(os.environ)
+            if path:
+                env["PYTHONPATH"] = path
+            r = subprocess.run([sys.executable, "-c", FIRST], capture_output=True, text=True, env=env,
+                               cwd=path or str(common.REPO), timeout=3600)
+            if r.returncode:
+                raise SystemExit(f"{name}: {r.stderr.strip()[-2000:]}")
+            d = json.loads(r.stdout.strip().splitlines()[-1])
+            runs[name].append(d["s"])
+            reports.setdefault(name, {p: _strip_times(t) for p, t in d["reports"].items()})
+    files = sorted(runs["this checkout"][0])
+    rows = []
+    for f in files + ["total"]:
+        med = {name: statistics.median(sum(x.values()) if f == "total" else x[f] for x in runs[name])
+               for name, _ in sides}
+        row = [f, f"{med['this checkout'] * 1000:.0f} ms"]
+        if args.baseline:
+            same = "" if f == "total" else ("same" if reports["baseline"][f] == reports["this checkout"][f]
+                                              else "DIFFERS")
+            row += [f"{med['baseline'] * 1000:.0f} ms", f"{med['baseline'] / med['this checkout']:.2f}x", same]
+        rows.append(row)
+    head = ["file (proved once, in one process proving proofs/)", "this checkout"]
+    if args.baseline:
+        head += ["baseline", "baseline / this", "reports (timings stripped)"]
+    load = os.getloadavg()
+    return (common.md_table(head, rows) + f"\n\nmedian of {args.repeat} fresh-interpreter rounds, interleaved; "
+            f"load average {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} at the end")
 
 
 def measure(text: str, repeat: int, path: str | None) -> dict:
@@ -136,6 +207,9 @@ def main():
     args = ap.parse_args()
     body = []
     parts = args.parts.split(",")
+    if "first" in parts:
+        body.append("### parametric files as `symlayout prove proofs/` meets them (first proof after the imports)\n\n"
+                    + part_first(args))
     if "files" in parts:
         body.append("### parametric files (median of fresh-process runs, imports excluded)\n\n" + part_files(args))
     if "campaign" in parts:

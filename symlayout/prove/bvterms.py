@@ -34,6 +34,8 @@ anything else raises :class:`Untranslatable`.
 """
 from __future__ import annotations
 
+import itertools
+
 from ..algebra import int_tuple as it
 from ..errors import SymlayoutError
 
@@ -44,6 +46,10 @@ __all__ = ["Untranslatable", "Term", "Bool", "var", "const", "lift", "If", "And"
 
 class Untranslatable(SymlayoutError):
     """A term that has no sound bit-vector encoding (an unsupported function, an unbounded power)."""
+
+
+class OutOfTime(Exception):
+    """The property's time budget is spent."""
 
 
 def signed_bits(v: int) -> int:
@@ -591,7 +597,7 @@ class Lowering:
     (sat, 3)
     """
 
-    def __init__(self, width: int):
+    def __init__(self, width: int, own_names: bool = False):
         self.width = width
         self.vars: dict = {}          # name -> z3 BitVec
         self.ranges_: dict = {}       # name -> (lo, hi)
@@ -599,6 +605,10 @@ class Lowering:
         self.defs: list = []          # z3 Bools: definitions of auxiliary variables (quotients)
         self._memo: dict = {}
         self._consts: dict = {}
+        # auxiliary variables: _q0, _q1, ... numbered in this lowering when its formulas go to a solver of their
+        # own (``own_names``: the same query text whatever ran before in the process), else numbered process-wide
+        # (formulas of several lowerings asserted together, as solve/ does, never share a name)
+        self._fresh = itertools.count() if own_names else _FRESH
 
     @staticmethod
     def width_of(roots, minimum: int = 8) -> int:
@@ -606,8 +616,8 @@ class Lowering:
         return max(minimum, subtree_facts(list(roots))[0] + 1)
 
     @classmethod
-    def of(cls, roots, minimum: int = 8):
-        return cls(cls.width_of(roots, minimum))
+    def of(cls, roots, minimum: int = 8, own_names: bool = False):
+        return cls(cls.width_of(roots, minimum), own_names)
 
     def ranges(self) -> list:
         """``lo <= v <= hi`` for every variable lowered so far, and the definitions of
@@ -677,7 +687,7 @@ class Lowering:
                 # for d < 0): multiplications by a constant instead of a divider circuit
                 d = y.args[0]
                 qlo, qhi = _corners(lambda u, v: u // v, x, y)
-                name = f"_q{next(_FRESH)}"
+                name = f"_q{next(self._fresh)}"
                 q = self.vars[name] = z3.BitVec(name, w)         # ranged like every variable
                 self.ranges_[name] = (qlo, qhi)
                 dq = q * d
@@ -728,6 +738,7 @@ def _z3():
 
 _CMP = frozenset(("eq", "ne", "lt", "le"))
 _DIRECT: dict = {}
+_FRESH = itertools.count()
 
 
 def _direct_ops() -> dict:
@@ -760,9 +771,6 @@ def _direct_ops() -> dict:
                     "eq": binary(C.Z3_mk_eq, B), "ne": ne, "lt": binary(C.Z3_mk_bvslt, B),
                     "le": binary(C.Z3_mk_bvsle, B)})
     return _DIRECT
-
-
-_FRESH = __import__("itertools").count()
 
 
 # ---------------------------------------------------------------- sympy -> Term
@@ -808,13 +816,29 @@ class Env(dict):
 _LOOSE_OPS = frozenset(("floordiv", "mod", "ite", "and", "xor", "shr", "shl"))
 
 
-def tighten(t: Term, deadline: float | None = None, step_s: float = 0.25, max_steps: int = 80,
-            budget_s: float = 1.0) -> Term:
+#: Z3 resource units (``rlimit``: deterministic, unlike a wall-clock timeout) one bound query of :func:`tighten`
+#: may use, and all of one term's queries together (about 0.25 s and 1 s of this machine's Z3)
+TIGHTEN_STEP_RLIMIT = 500_000
+TIGHTEN_RLIMIT = 2_000_000
+
+
+def rlimit_used(s) -> int:
+    """Z3 resource units a solver has used so far (its ``rlimit count``)."""
+    st = s.statistics()
+    return st.get_key_value("rlimit count") if "rlimit count" in st.keys() else 0
+
+
+def tighten(t: Term, deadline: float | None = None, max_steps: int = 80) -> Term:
     """``t`` with its interval narrowed to bounds proved by Z3 (integer arithmetic over the
     variables' ranges): a ``lemma`` node whose lowering asserts them.  Interval arithmetic
     loses correlations (``(p+5)//7 - p//7`` is 0 or 1, not ``[-3e8, 3e8]``); the proved
     bounds keep the widths small and give the solver the range at once.  Terms without
     floor, mod or If, and terms with a guarded divisor, are returned as they are.
+
+    The queries are bounded by Z3 resource units (:data:`TIGHTEN_STEP_RLIMIT` each,
+    :data:`TIGHTEN_RLIMIT` in all), not by the clock, so the same term gets the same bounds on a
+    loaded machine; past ``deadline`` it raises :class:`OutOfTime` (the property it serves is
+    then undecided) instead of returning a looser term.
 
     >>> p = var("p", 1, 1000); t = tighten((p + 3) % 4 + (p % 4) * 0 + If(p > 500, 2, 1)); t.lo, t.hi
     (1, 5)
@@ -835,20 +859,26 @@ def tighten(t: Term, deadline: float | None = None, step_s: float = 0.25, max_st
     s = z3.Solver()
     s.add(*L.ranges())
     lo, hi = t.lo, t.hi
-    own = time.perf_counter() + budget_s                 # this term's own budget
-    deadline = own if deadline is None else min(deadline, own)
+    start = rlimit_used(s)
 
     def ask(cond):
         """A value of t satisfying cond, False when none exists, None when undecided."""
-        left = None if deadline is None else deadline - time.perf_counter()
-        if left is not None and left <= 0:
+        left = TIGHTEN_RLIMIT - (rlimit_used(s) - start)
+        if left <= 0:
             return None
         s.push()
-        s.set("timeout", max(1, int(1000 * (step_s if left is None else min(step_s, left)))))
+        s.set("rlimit", min(TIGHTEN_STEP_RLIMIT, left))
+        if deadline is not None:
+            ms = int(1000 * (deadline - time.perf_counter()))
+            if ms <= 0:
+                raise OutOfTime()
+            s.set("timeout", ms)
         s.add(cond)
         r = s.check()
         v = s.model().eval(x, model_completion=True).as_long() if r == z3.sat else (False if r == z3.unsat else None)
         s.pop()
+        if v is None and deadline is not None and time.perf_counter() >= deadline - 0.01:     # (the timeout, not the rlimit)
+            raise OutOfTime()
         return v
     steps = 0
     a = ask(z3.BoolVal(True))                  # some attained value

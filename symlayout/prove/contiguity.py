@@ -23,10 +23,12 @@ from .z3problem import Problem, substitute
 WITNESS_LIMIT = 1 << 20
 
 
-def hardware_link(r: Result, tm, mma, operand, atom, value_type, S, params, align, timeout_s) -> Result:
-    """``r`` (PROVED on the tile model ``tm`` over CuTe's indices) made a statement about the bytes."""
+def hardware_link(r: Result, tm, mma, operand, atom, value_type, S, params, align, timeout_s, P=None) -> Result:
+    """``r`` (PROVED on the tile model ``tm`` over CuTe's indices) made a statement about the bytes
+    (``P``: the :class:`~symlayout.prove.z3problem.Problem` of ``tm`` over ``S`` when the caller has it)."""
     t0 = time.perf_counter()
-    P = Problem(tm, S, params, tm.value_bits, align)
+    if P is None:
+        P = Problem(tm, S, params, tm.value_bits, align)
     ents = {tuple(tm.calls[t][c].smem[i] for i in idx) for (w, c, l, t, rr, idx) in access_vectors(tm)}
     bad = [P.addr(i) != P.addr(ent[0]) + e for ent in sorted(ents) for e, i in enumerate(ent) if e]
     st, mdl = P.solve(Or(*bad), timeout_s)

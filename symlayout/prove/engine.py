@@ -418,11 +418,13 @@ def _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s):
                              convert=convert, vector_width=width)
     tm.stand_in = True
     out = []
+    problems: dict = {}                # the properties share one Z3 problem (address terms, tiling checks)
     for p in props:
         if p not in PARAMETRIC_PROPERTIES:
             continue
         r = fragment_width_mismatch(tm, p) or \
-            decide(p, mma, op, cc.atom, cc.type, cc.smem, cfg.params, cc.align, timeout_s, tile_model=tm)
+            decide(p, mma, op, cc.atom, cc.type, cc.smem, cfg.params, cc.align, timeout_s, tile_model=tm,
+                   problems=problems)
         if not cfg.params and r.method == "z3":
             r.detail = (r.detail + "; " if r.detail else "") + \
                 f"smem tile of {cc.smem.size()} elements is beyond the enumeration limit {EXHAUSTIVE_LIMIT}"

@@ -206,8 +206,12 @@ QUERIES = {"alignment": q_alignment, "in_bounds": q_in_bounds, "slot_agreement":
 
 
 def decide(prop: str, mma, operand, atom, value_type, S, params: dict, align: int, timeout_s=None,
-           tile_model=None) -> Result:
-    """Decide one obligation with Z3 for every parameter value and rest tile, within ``timeout_s``."""
+           tile_model=None, problems: dict | None = None) -> Result:
+    """Decide one obligation with Z3 for every parameter value and rest tile, within ``timeout_s``.
+
+    ``problems``: a dict the caller keeps while it decides several properties of one copy (the same tile
+    model, smem layout, parameters and alignment): they share one :class:`Problem` -- its address terms,
+    and the tiling checks (whole tiles, no broadcast mode) once proved."""
     t0 = time.perf_counter()
     deadline = None if timeout_s is None else t0 + timeout_s
 
@@ -215,7 +219,7 @@ def decide(prop: str, mma, operand, atom, value_type, S, params: dict, align: in
         return Result(prop, status, operand=operand, seconds=time.perf_counter() - t0, checked=checked,
                       method=method, counterexample=cex, detail=detail)
     try:
-        r = _decide(prop, mma, operand, atom, value_type, S, params, align, deadline, tile_model, done)
+        r = _decide(prop, mma, operand, atom, value_type, S, params, align, deadline, tile_model, done, problems)
     except OutOfTime:
         return done(UNKNOWN, detail=f"time budget of {timeout_s} s spent")
     except Untranslatable as e:
@@ -233,36 +237,53 @@ def decide(prop: str, mma, operand, atom, value_type, S, params: dict, align: in
     return r
 
 
-def _decide(prop, mma, operand, atom, value_type, S, params, align, deadline, tile_model, done):
+def problem_for(problems, tm, S, params, align, deadline) -> Problem:
+    """The Problem of ``tm`` over ``S`` (shared through ``problems``, see :func:`decide`), its
+    translations bounded by ``deadline``."""
+    key = (id(tm), id(S), id(params), align)
+    hit = None if problems is None else problems.get(key)
+    if hit is not None and hit[0] is tm and hit[1] is S and hit[2] is params:
+        P = hit[3]
+        P.env.deadline = deadline
+        return P
+    P = Problem(tm, S, params, tm.value_bits, align, deadline)
+    if problems is not None:
+        problems[key] = (tm, S, params, P)
+    return P
+
+
+def _decide(prop, mma, operand, atom, value_type, S, params, align, deadline, tile_model, done, problems=None):
     tm = tile_model or tile_model_for(mma, operand, atom, value_type, align)
     if tm.value_bits % 8:
         return done(UNKNOWN, detail="sub-byte value types are not encoded for Z3")
     if cute_addresses_differ(S):
         return done(UNKNOWN, detail=f"smem {S}: CuTe's partitions of a swizzle whose offset is not a multiple of "
                                     "its period do not follow the layout function; not encoded for Z3")
-    P = Problem(tm, S, params, tm.value_bits, align, deadline)
-    # the smem extents must be whole tiles for every parameter value
-    r = _run(P, "divisibility", q_divisibility(P)[0], params, deadline, done, S=S, operand=operand)
-    if r is not None:
-        return r
-    # a broadcast (stride-0) smem mode changes CuTe's fragment (make_fragment_like filters zeros) and
-    # the copy (cute::copy skips the destination's null space): the tile model does not hold then
-    r = _broadcast(P, params, deadline, done, S)
-    if r is not None:
-        return r
+    P = problem_for(problems, tm, S, params, align, deadline)
+    if not P.tiling_proved:
+        # the smem extents must be whole tiles for every parameter value
+        r = _run(P, "divisibility", q_divisibility(P)[0], params, deadline, done, S=S, operand=operand)
+        if r is not None:
+            return r
+        # a broadcast (stride-0) smem mode changes CuTe's fragment (make_fragment_like filters zeros) and
+        # the copy (cute::copy skips the destination's null space): the tile model does not hold then
+        r = _broadcast(P, params, deadline, done, S)
+        if r is not None:
+            return r
+        P.tiling_proved = True
     if prop == "type_agreement" or prop in ("coverage",) or (prop == "exactly_once" and tm.direction == "load"):
         r = props.CHECKS[prop](tm)     # parameter-independent: decided on the tile
         r.method = "exhaustive (tile) + z3 (tiling)"
         r.operand = operand
         if prop == "coverage" and r.status == PROVED:     # CuTe's indices are the hardware's bytes?
-            r = hardware_link(r, tm, mma, operand, atom, value_type, S, params, align, time_left(deadline))
+            r = hardware_link(r, tm, mma, operand, atom, value_type, S, params, align, time_left(deadline), P)
         return r
     if prop == "exactly_once":
         r = props.exactly_once(tm)            # each tile element written once, on the tile
         if r.status == REFUTED:
             r.operand, r.method = operand, "exhaustive (tile)"
             return r
-        r = hardware_link(r, tm, mma, operand, atom, value_type, S, params, align, time_left(deadline))
+        r = hardware_link(r, tm, mma, operand, atom, value_type, S, params, align, time_left(deadline), P)
         if r.status != PROVED:
             return r
     elif prop == "slot_agreement":

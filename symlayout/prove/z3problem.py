@@ -20,25 +20,22 @@ from ..algebra import int_tuple as it
 from ..algebra._lazy import sympy
 from ..algebra.composed import ComposedLayout
 from ..algebra.layout import Layout
-from .bvterms import Or, Untranslatable, const, var
+from .bvterms import OutOfTime, Or, Untranslatable, const, var
 from . import bvterms as bt
 
-#: without a time budget, one minimisation step may take this long
-MINIMIZE_STEP_S = 2.0
+#: Z3 resource units (``rlimit``) one minimisation step may use (about 2 s of this machine's Z3): a limit
+#: counted by Z3, not the clock, so the same witness is minimised to the same values on a loaded machine
+MINIMIZE_STEP_RLIMIT = 4_000_000
 #: queries wider than this many bits (or nonlinear ones) are first tried over unbounded integers
-#: (half the budget)
 WIDE_BITS = 40
-#: without a time budget, the integer attempt of a wide query may take this long
-INTEGER_FIRST_S = 5.0
+#: Z3 resource units of that integer attempt (about 5 s of this machine's Z3; within a time budget, at most
+#: half the time left): which query decides does not depend on the machine's load
+INTEGER_FIRST_RLIMIT = 10_000_000
 
 
 def z3_module():
     import z3
     return z3
-
-
-class OutOfTime(Exception):
-    """The property's time budget is spent."""
 
 
 # ---------------------------------------------------------------- the problem
@@ -111,6 +108,7 @@ class Problem(TileAddressing):
         cons += self._place_tile(tile_model, it.product_each(S.shape), self.env, lambda k: f"u{k}")
         self.constraints = cons
         self._cosize = None
+        self.tiling_proved = False                # whole tiles, no broadcast mode (z3backend.decide)
 
     @property
     def cosize(self):
@@ -221,7 +219,7 @@ class Query:
         self.f = Or(*[c for _l, c in entries])
         roots = [self.f] + list(P.constraints)
         self.integer = integer
-        self.L = bt.IntLowering() if integer else bt.Lowering.of(roots)
+        self.L = bt.IntLowering() if integer else bt.Lowering.of(roots, own_names=True)
         z3 = z3_module()
         self.base = [self.L(c) for c in P.constraints]
         fz = self.L(self.f)
@@ -232,12 +230,14 @@ class Query:
         self.extra = []
         self.z3 = z3
 
-    def solve(self, deadline, extra=(), step_s=None, goal=None):
+    def solve(self, deadline, extra=(), step_s=None, goal=None, rlimit=None):
         z3 = self.z3
         s = z3.Solver() if self.integer else z3.SolverFor("QF_BV")
         ms = budget_ms(deadline, step_s)
         if ms is not None:
             s.set("timeout", ms)
+        if rlimit is not None:
+            s.set("rlimit", rlimit)
         s.add(*(self.goal if goal is None else goal), *self.extra, *extra)
         r = s.check()
         if r == z3.unsat:
@@ -261,7 +261,8 @@ class Query:
 
     def minimize(self, model, names, deadline):
         """Shrink the witness's variables ``names`` to their smallest values, one by one
-        (each bisection step a query); stops early at the deadline, keeping the last witness."""
+        (each step a query: the bottom of the range first, where witnesses mostly are, then
+        bisection); stops early at the deadline, keeping the last witness."""
         fixed = []
         for n in names:
             v = self.L.vars.get(n)
@@ -269,12 +270,14 @@ class Query:
                 continue
             lo = self.L.ranges_[n][0]
             best = self.value(model, v)
+            first = True
             while lo < best:
                 if deadline is not None and time.perf_counter() >= deadline:
                     return model
-                mid = (lo + best) // 2
+                mid = lo if first else (lo + best) // 2
+                first = False
                 try:
-                    st, m2 = self.solve(deadline, fixed + [v <= mid], step_s=MINIMIZE_STEP_S)
+                    st, m2 = self.solve(deadline, fixed + [v <= mid], rlimit=MINIMIZE_STEP_RLIMIT)
                 except OutOfTime:
                     return model
                 if st == "sat":
@@ -331,13 +334,15 @@ def queries(P, entries) -> list:
 
 
 def first_decided(qs, deadline):
-    """Ask the queries in turn (every one but the last with half the time left)."""
+    """Ask the queries in turn (every one but the last with :data:`INTEGER_FIRST_RLIMIT` and at most half the
+    time left)."""
     st = mdl = None
     for k, q in enumerate(qs):
-        step = None
+        step = rl = None
         if k < len(qs) - 1:
-            step = INTEGER_FIRST_S if deadline is None else max(0.001, (deadline - time.perf_counter()) / 2)
-        st, mdl = q.solve(deadline, step_s=step)
+            rl = INTEGER_FIRST_RLIMIT
+            step = None if deadline is None else max(0.001, (deadline - time.perf_counter()) / 2)
+        st, mdl = q.solve(deadline, step_s=step, rlimit=rl)
         if st != "unknown":
             return st, mdl, q
     return st, mdl, qs[-1]
