@@ -456,3 +456,42 @@ def test_symbolic_notation_round_trip():
     for text in SYMBOLIC + ["(8,16*m):(16*m,1)", "Sw<3,3,3> o 0 o (8,64*m):(64*m,1)"]:
         L = parse(text)
         assert str(parse(str(L))) == str(L)
+
+
+# ---------------------------------------------------------------- deciding without sympy.simplify
+
+
+def test_simplify_returns_linear_forms_as_sympy_simplify_does():
+    """symbolic.simplify skips sympy.simplify (and its sympy.physics import) on linear forms with
+    integer coefficients: it must return what sympy.simplify returns on them."""
+    from symlayout.algebra import symbolic
+    m, k, p = sympy.symbols("m k p", positive=True, integer=True)
+    d = sympy.Symbol("d", integer=True)
+    rng = random.Random(18)
+    coeffs = [0, 0, 1, -1, 2, -2, 3, -5, 8, 16, -64, 512, 65536]
+    for _ in range(150):
+        c = [rng.choice(coeffs + [rng.randint(-10**6, 10**6)]) for _ in range(5)]
+        e = c[0] + c[1] * m + c[2] * k + c[3] * p + c[4] * d
+        assert symbolic._linear_form(e) or e.is_number
+        assert symbolic.simplify(e) == sympy.simplify(e), e
+    assert not symbolic._linear_form(m * k) and not symbolic._linear_form(sympy.Mod(m, 4) + 1)
+    assert symbolic.simplify((m**2 - 1) / (m - 1)) == m + 1
+
+
+def test_a_relation_true_somewhere_and_false_elsewhere_is_left_to_no_simplification():
+    """_both_ways finds a true and a false instance; such a relation is undecided whatever simplifies it
+    (and stays recorded); one that holds everywhere is not claimed both ways."""
+    from symlayout.algebra import symbolic
+    m, k = sympy.symbols("m k", positive=True, integer=True)
+    both = [sympy.Eq(sympy.Mod(1, m), 0), sympy.StrictLessThan(1, m), sympy.Eq(sympy.Mod(m * k, 4), 0),
+            sympy.Ne(sympy.floor(m / 3), k), sympy.GreaterThan(sympy.Min(m, 8), k)]
+    for rel in both:
+        assert symbolic._both_ways(rel), rel
+        assert symbolic.decide(rel) is None
+        assert symbolic._decide_difference(rel, sympy.simplify(rel.lhs - rel.rhs)) is None
+    one_way = [sympy.Eq(sympy.Mod(4 * m, 2), 0), sympy.StrictLessThan(0, m), sympy.GreaterThan(m * k, 1),
+               sympy.Eq(sympy.floor(m / 2) + sympy.ceiling(m / 2), m)]
+    for rel in one_way:
+        assert not symbolic._both_ways(rel), rel
+    n = sympy.Symbol("n", integer=True)               # not a positive-integer symbol: no points tried
+    assert not symbolic._both_ways(sympy.Eq(n, 1))

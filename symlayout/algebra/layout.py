@@ -24,7 +24,7 @@ from ..errors import AlgebraError, SymlayoutError
 from .int_tuple import (_, cdiv, compact_col_major, dice_modes, fdiv, flatten, flatten_leaves, format_int_tuple,
                         has_underscore, iabs, is_tuple, product, product_each, signum, slice_modes,
                         static_eq, unwrap, wrap, zero_underscores)
-from .symbolic import collect_conditions, is_static, normalize, require
+from .symbolic import collect_conditions, is_static, normalize, require, simplify
 from . import int_tuple as it
 
 
@@ -974,7 +974,7 @@ def _static_structure(flat):
         if k + 1 < len(s):
             m = it.mul(x, d[k])
             if not (isinstance(m, int) and isinstance(d[k + 1], int)):
-                diff = sympy.simplify(sympy.sympify(m) - d[k + 1])
+                diff = simplify(sympy.sympify(m) - d[k + 1])
                 if not (diff.is_zero is False or diff.is_positive or diff.is_negative):
                     conds.append(sympy.Ne(m, d[k + 1]))
     return conds
@@ -1357,13 +1357,13 @@ def _right_inverse_symbolic(s, d, pp):
 def _provably_equal(a, b) -> bool:
     if isinstance(a, int) and isinstance(b, int):
         return int(a) == int(b)
-    return sympy.simplify(sympy.sympify(a) - b) == 0
+    return simplify(sympy.sympify(a) - b) == 0
 
 
 def _decidably_different(a, b) -> bool:
     if isinstance(a, int) and isinstance(b, int):
         return int(a) != int(b)
-    e = sympy.simplify(sympy.sympify(a) - b)
+    e = simplify(sympy.sympify(a) - b)
     return bool(e.is_zero is False or e.is_positive or e.is_negative)
 
 

@@ -353,9 +353,64 @@ def _simplify_cached(cond):
 
 def _decide_relation(rel):
     r = _decide_difference(rel, rel.lhs - rel.rhs)
-    if r is None and sympy.count_ops(rel.lhs - rel.rhs) <= _SIMPLIFY_RELATION_MAX_OPS:
-        r = _decide_difference(rel, sympy.simplify(rel.lhs - rel.rhs))
+    if r is None and sympy.count_ops(rel.lhs - rel.rhs) <= _SIMPLIFY_RELATION_MAX_OPS and not _both_ways(rel):
+        r = _decide_difference(rel, simplify(rel.lhs - rel.rhs))
     return rel if r is None else r
+
+
+def simplify(e):
+    """``sympy.simplify(e)``, returning a linear form with integer coefficients (``1 - m``, ``8*m``,
+    ``3 + 2*m - k``), a number or a symbol as it is -- what ``sympy.simplify`` returns for them (checked on
+    random forms by ``tests/test_symbolic.py``) -- without calling it: its first call imports
+    ``sympy.physics.units`` (~0.13 s in every process that meets one).
+
+    >>> m = sympy.Symbol('m', positive=True, integer=True)
+    >>> simplify(1 - 8*m) == 1 - 8*m, simplify((m**2 - 1) / (m - 1))
+    (True, m + 1)
+    """
+    e = sympy.sympify(e)
+    return e if _linear_form(e) else sympy.simplify(e)
+
+
+def _linear_form(e) -> bool:
+    """``e`` is ``c0 + c1*x1 + ...`` with Integer ``c`` and Symbol ``x`` (as sympy stores it)."""
+    for t in (e.args if e.is_Add else (e,)):
+        if t.is_Integer or t.is_Symbol:
+            continue
+        if t.is_Mul and len(t.args) == 2 and t.args[0].is_Integer and t.args[1].is_Symbol:
+            continue
+        return False
+    return True
+
+
+#: the positive-integer points :func:`_both_ways` tries (every symbol at one value, then one symbol moved)
+_POINTS = (1, 2, 3, 4, 7, 8, 16, 64)
+
+
+def _both_ways(rel) -> bool:
+    """``rel`` is true at one value of its (positive-integer) symbols and false at another, so no
+    simplification decides it: ``sympy.simplify`` is not worth calling (nor importing).
+
+    >>> m = sympy.Symbol('m', positive=True, integer=True)
+    >>> _both_ways(sympy.Eq(sympy.Mod(1, m), 0)), _both_ways(sympy.Eq(sympy.Mod(4 * m, 2), 0))
+    (True, False)
+    """
+    syms = sorted(rel.free_symbols, key=str)
+    if not syms or len(syms) > 3 or any(x != sympy.Symbol(x.name, positive=True, integer=True) for x in syms):
+        return False                  # (only symbols whose every positive integer value is admissible)
+    seen = set()
+    points = [{x: v for x in syms} for v in _POINTS]
+    points += [{x: (v if x is y else 1) for x in syms} for y in syms for v in _POINTS[1:]] if len(syms) > 1 else []
+    for pt in points:
+        try:
+            v = rel.xreplace(pt)
+        except Exception:  # noqa: BLE001 -- a point where sympy fails tells nothing
+            continue
+        if v is sympy.true or v is sympy.false:
+            seen.add(v is sympy.true)
+            if len(seen) == 2:
+                return True
+    return False
 
 
 def _decide_difference(rel, d):
