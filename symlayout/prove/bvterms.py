@@ -174,9 +174,20 @@ def const(v: int) -> Term:
 
     >>> const(-3).lo, const(-3).need
     (-3, 3)
+
+    Constants are immutable and shared (one node per value: fewer nodes to walk and lower).
     """
+    hit = _CONSTS.get(v)
+    if hit is not None and type(v) is int:
+        return hit
     v = int(v)
-    return Term("const", (v,), v, v)
+    t = Term("const", (v,), v, v)
+    if len(_CONSTS) < 1 << 16:
+        _CONSTS[v] = t
+    return t
+
+
+_CONSTS: dict = {}
 
 
 def var(name: str, lo: int, hi: int) -> Term:

@@ -23,15 +23,33 @@ from .z3problem import Problem, substitute
 WITNESS_LIMIT = 1 << 20
 
 
+def vectors(tm) -> list:
+    """The tile's dereferenced vectors: tuples of the tile indices each one reads or writes, in order."""
+    return sorted({tuple(tm.calls[t][c].smem[i] for i in idx) for (w, c, l, t, rr, idx) in access_vectors(tm)})
+
+
+def contiguity(P, deadline=None):
+    """Whether every dereferenced vector of ``P``'s tile is contiguous in its smem layout, for every
+    parameter value and rest tile: ``("unsat", None)`` (it is: no vector is broken), ``("sat", values)``
+    (a witness) or ``("unknown", reason)``; a decided answer is kept on ``P`` (one query for the
+    properties that share ``P``: see :func:`~symlayout.prove.z3backend.decide`)."""
+    hit = P.memo.get("contiguity")
+    if hit is not None:
+        return hit
+    bad = [P.addr(i) != P.addr(ent[0]) + e for ent in vectors(P.tm) for e, i in enumerate(ent) if e]
+    r = P.solve(Or(*bad), None if deadline is None else max(0.0, deadline - time.perf_counter()))
+    if r[0] != "unknown":
+        P.memo["contiguity"] = r
+    return r
+
+
 def hardware_link(r: Result, tm, mma, operand, atom, value_type, S, params, align, timeout_s, P=None) -> Result:
     """``r`` (PROVED on the tile model ``tm`` over CuTe's indices) made a statement about the bytes
     (``P``: the :class:`~symlayout.prove.z3problem.Problem` of ``tm`` over ``S`` when the caller has it)."""
     t0 = time.perf_counter()
     if P is None:
         P = Problem(tm, S, params, tm.value_bits, align)
-    ents = {tuple(tm.calls[t][c].smem[i] for i in idx) for (w, c, l, t, rr, idx) in access_vectors(tm)}
-    bad = [P.addr(i) != P.addr(ent[0]) + e for ent in sorted(ents) for e, i in enumerate(ent) if e]
-    st, mdl = P.solve(Or(*bad), timeout_s)
+    st, mdl = contiguity(P, None if timeout_s is None else t0 + timeout_s)
     r.seconds += time.perf_counter() - t0
     r.method += " + z3 (contiguous vectors)"
     if st == "unsat":

@@ -40,7 +40,7 @@ from ..atoms.copy import make_copy_atom
 from ..errors import SymlayoutError
 from ..tiled.copy import make_tiled_copy_X
 from .bvterms import And, Or, Untranslatable, const, var
-from .contiguity import hardware_link
+from .contiguity import contiguity, hardware_link, vectors
 from .model import build_operand_model, cute_addresses_differ, stand_in_tile
 from .obligations import CHECKS, access_vectors, bank_phases
 from .result import PROVED, REFUTED, UNKNOWN, Counterexample, Result
@@ -87,17 +87,21 @@ def _tile_model(mma, operand, atom, value_type, align):
 # ``entries is None`` means the property fails for every parameter value (``info`` says why).
 
 
-def q_alignment(P):
+def q_alignment(P, contiguous=False):
+    """Each vector starts on a multiple of its width and its elements are consecutive (``contiguous``, or
+    a function telling it: the latter is proved, see :func:`~symlayout.prove.contiguity.contiguity`, and
+    left out)."""
     tm = P.tm
     vb = max(tm.reg_bits_smem, tm.value_bits) // 8
     if P.align % vb and vb > 1:
         return None, f"smem base alignment {P.align} B is less than the {vb}-byte vector width"
-    ents = {tuple(tm.calls[t][c].smem[i] for i in idx) for (w, c, l, t, r, idx) in access_vectors(tm)}
+    contiguous = contiguous() if callable(contiguous) else contiguous
     out = []
-    for ent in sorted(ents):
+    for ent in vectors(tm):
         a0 = P.addr(ent[0])
         terms = [(a0 * P.eb) % vb != 0] if vb > 1 else []
-        terms += [P.addr(i) != a0 + e for e, i in enumerate(ent) if e]
+        if not contiguous:
+            terms += [P.addr(i) != a0 + e for e, i in enumerate(ent) if e]
         if terms:
             out.append((("vector", ent, vb), Or(*terms)))
     return out, None
@@ -115,7 +119,10 @@ def q_in_bounds(P):
     return out, None
 
 
-def q_slot_agreement(P):
+def q_slot_agreement(P, contiguous=False):
+    """The element the hardware moves into each register slot is the one the MMA expects there
+    (``contiguous``: every vector is proved contiguous, so an entry that is a vector's own
+    ``row + offset`` holds and is left out)."""
     tm = P.tm
     k = max(1, tm.reg_bits_smem // tm.value_bits)
     ents = set()
@@ -128,7 +135,10 @@ def q_slot_agreement(P):
                 p, e = tm.hw.provider(l, a, tm.value_bits, tm.reg_bits_frag)
                 sm = tm.calls[32 * w + p][c].smem
                 ents.add((sm[e - e % k], e % k, tm.expected[t][s]))
-    out = [(("slot", r, o, x), P.addr(r) + o != P.addr(x)) for r, o, x in sorted(ents) if not (o == 0 and r == x)]
+    contiguous = contiguous() if callable(contiguous) else contiguous
+    implied = {(ent[0], o, x) for ent in vectors(tm) for o, x in enumerate(ent)} if contiguous else ()
+    out = [(("slot", r, o, x), P.addr(r) + o != P.addr(x)) for r, o, x in sorted(ents)
+           if not (o == 0 and r == x) and (r, o, x) not in implied]
     return out, None
 
 
@@ -294,7 +304,12 @@ def _decide(prop, mma, operand, atom, value_type, S, params, align, deadline, ti
             return done(REFUTED, pk, method="exhaustive (tile)")
     elif prop not in QUERIES:
         return done(UNKNOWN, detail=f"{prop} has no Z3 encoding")
-    entries, info = QUERIES[prop](P)
+    if prop in ("alignment", "slot_agreement"):
+        # when every vector is contiguous (one query, shared with the other properties), the entries that
+        # implies are left out
+        entries, info = QUERIES[prop](P, contiguous=lambda: contiguity(P, deadline)[0] == "unsat")
+    else:
+        entries, info = QUERIES[prop](P)
     if entries is None:
         return done(REFUTED, Counterexample(info))
     check_time(deadline)

@@ -109,6 +109,7 @@ class Problem(TileAddressing):
         self.constraints = cons
         self._cosize = None
         self.tiling_proved = False                # whole tiles, no broadcast mode (z3backend.decide)
+        self.memo: dict = {}                      # decided facts kept for the properties sharing the problem
 
     @property
     def cosize(self):
