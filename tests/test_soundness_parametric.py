@@ -357,3 +357,75 @@ def test_random_families_equal_their_members_campaign(seed):
     print(f"\ncampaign seed {seed}: {families} families, {members} members, {len(disagreements)} disagreements, "
           f"{len(unknown)} unknown {unknown}")
     assert disagreements == []
+
+
+# ---------------------------------------------------------------- shared problems, deterministic limits (issue 18)
+
+
+def _decide_all(smem, params, props, shared):
+    mma = make_tiled_mma(F16, "(2,2,1)")
+    tm = zb.tile_model_for(mma, "A", "SM75_U32x2_LDSM_N", "half_t", 128)
+    syms = {n: sympy.Symbol(n, positive=True, integer=True) for n in params}
+    S = parse_layout(smem, symbols=syms)
+    problems = {} if shared else None
+    out = []
+    for p in props:
+        r = zb.decide(p, mma, "A", "SM75_U32x2_LDSM_N", "half_t", S, params, 128, 30, tile_model=tm,
+                      problems=problems)
+        d = r.to_json()
+        d.pop("seconds")
+        out.append(d)
+    return out
+
+
+@pytest.mark.parametrize("smem", ["(32,16):(p,1)", "(32,16):(16*p,1)", "(32,(8,2)):(8,(1,p))",
+                                  "(32*p,16):(16,1)"])
+def test_properties_sharing_one_problem_give_what_each_gives_alone(smem):
+    """One Problem per copy (address terms, the whole-tile check, the vectors' contiguity decided once,
+    alignment and slot_agreement without the entries contiguity implies) gives the results of a fresh
+    Problem per property -- where the vectors are contiguous and where they are not ((8,2):(1,p))."""
+    params = {"p": Param("p", 1, 24)}
+    props = ["coverage", "alignment", "slot_agreement", "in_bounds", "exactly_once", "bank_conflicts"]
+    alone = _decide_all(smem, params, props, shared=False)
+    assert _decide_all(smem, params, props, shared=True) == alone
+    assert _decide_all(smem, params, props[::-1], shared=True) == alone[::-1]
+    if smem.startswith("(32,(8,2))"):
+        st = {d["property"]: d["status"] for d in alone}
+        assert st["alignment"] == "refuted"            # (rows of the vectors are not contiguous)
+
+
+def test_a_query_is_the_same_text_whatever_ran_before():
+    """A query's auxiliary variables are numbered in its own lowering: asking it again, after other
+    queries, gives the same Z3 text (serial and parallel runs send Z3 the same queries)."""
+    mma = make_tiled_mma(F16, "(2,2,1)")
+    tm = zb.tile_model_for(mma, "A", "SM75_U32x2_LDSM_N", "half_t", 128)
+    S = parse_layout("(32,16):(p//3+16,1)", symbols={"p": sympy.Symbol("p", positive=True, integer=True)})
+
+    def text():
+        P = zp.Problem(tm, S, {"p": Param("p", 1, 100)}, 16, 128)
+        q = zp.Query(P, zb.q_alignment(P)[0])
+        assert any(n.startswith("_q") for n in q.L.vars)
+        return [str(x) for x in q.goal]
+    first = text()
+    bt.Lowering.of([bt.var("x", 0, 9) // 3 > 1])(bt.var("x", 0, 9) // 3 > 1)      # another lowering in between
+    assert text() == first
+
+
+def test_tightened_bounds_do_not_depend_on_the_clock(monkeypatch):
+    """tighten's queries are limited by Z3 resource units: the same bounds on a slow machine (a clock
+    advancing 10 s at every reading, without a deadline); past a deadline it raises OutOfTime instead
+    of returning a looser term."""
+    p = bt.var("p", 1, (1 << 31) - 1)
+    e = (p + 5) // 7 - p // 7 + 24
+    t = bt.tighten(e)
+    import time as _time
+    clock = [_time.perf_counter()]
+
+    def tick():
+        clock[0] += 10
+        return clock[0]
+    monkeypatch.setattr(_time, "perf_counter", tick)
+    t2 = bt.tighten(e)
+    assert (t.op, t.lo, t.hi) == (t2.op, t2.lo, t2.hi) == ("lemma", 24, 25)
+    with pytest.raises(zp.OutOfTime):
+        bt.tighten(e, deadline=clock[0] + 5)

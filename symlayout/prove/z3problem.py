@@ -65,6 +65,7 @@ class TileAddressing:
             self.u.append(uk)
             inside.append(uk * t < ext)
         self._addr_memo = {}
+        self._origin = [uk * t for uk, t in zip(self.u, self.tile)]       # the rest tile's first coordinate
         return inside
 
     def addr(self, idx: int):
@@ -72,8 +73,7 @@ class TileAddressing:
         r = self._addr_memo.get(idx)
         if r is None:
             local = self.tm.coord(idx)
-            crd = [const(local[k] if k < len(local) else 0) + self.u[k] * self.tile[k]
-                   for k in range(len(self.extents))]
+            crd = [const(local[k] if k < len(local) else 0) + self._origin[k] for k in range(len(self.extents))]
             r = self._addr_memo[idx] = self.layout(crd)
         return r
 
