@@ -37,10 +37,18 @@ def contiguity(P, deadline=None):
     if hit is not None:
         return hit
     bad = [P.addr(i) != P.addr(ent[0]) + e for ent in vectors(P.tm) for e, i in enumerate(ent) if e]
-    r = P.solve(Or(*bad), None if deadline is None else max(0.0, deadline - time.perf_counter()))
+    info = {}
+    r = P.solve(Or(*bad), None if deadline is None else max(0.0, deadline - time.perf_counter()), info)
     if r[0] != "unknown":
         P.memo["contiguity"] = r
+        P.memo["contiguity guarded"] = info.get("guarded", True)
     return r
+
+
+def contiguous(P, deadline=None) -> bool:
+    """:func:`contiguity` proved, on a query without a divisor that may be 0 (which the properties that
+    lean on it would have reported: they are asked in full then)."""
+    return contiguity(P, deadline)[0] == "unsat" and not P.memo.get("contiguity guarded", True)
 
 
 def hardware_link(r: Result, tm, mma, operand, atom, value_type, S, params, align, timeout_s, P=None) -> Result:

@@ -40,12 +40,12 @@ from ..atoms.copy import make_copy_atom
 from ..errors import SymlayoutError
 from ..tiled.copy import make_tiled_copy_X
 from .bvterms import And, Or, Untranslatable, const, var
-from .contiguity import contiguity, hardware_link, vectors
+from .contiguity import contiguous, hardware_link, vectors
 from .model import build_operand_model, cute_addresses_differ, stand_in_tile
 from .obligations import CHECKS, access_vectors, bank_phases
 from .result import PROVED, REFUTED, UNKNOWN, Counterexample, Result
-from .z3problem import (Instance, OutOfTime, Problem, Query, check_time, first_decided, queries, time_left,
-                        z3_module)
+from .z3problem import (MINIMIZE_STEP_RLIMIT, Instance, OutOfTime, Problem, Query, check_time, first_decided, queries,
+                        time_left, z3_module)
 from . import bvterms as bt
 from . import obligations as props
 
@@ -307,7 +307,7 @@ def _decide(prop, mma, operand, atom, value_type, S, params, align, deadline, ti
     if prop in ("alignment", "slot_agreement"):
         # when every vector is contiguous (one query, shared with the other properties), the entries that
         # implies are left out
-        entries, info = QUERIES[prop](P, contiguous=lambda: contiguity(P, deadline)[0] == "unsat")
+        entries, info = QUERIES[prop](P, contiguous=lambda: contiguous(P, deadline))
     else:
         entries, info = QUERIES[prop](P)
     if entries is None:
@@ -346,6 +346,7 @@ def _run(P, prop, entries, params, deadline, done, S, operand, full=None):
         if params:
             # minimisation may use half of what is left: the rest is kept for re-validation
             soft = None if deadline is None else time.perf_counter() + (deadline - time.perf_counter()) / 2
+            q, mdl = _bit_vector_witness(qs, q, mdl, names, soft)
             mdl = q.minimize(mdl, names, soft)
         vals = q.values(mdl)
         cex, why = _revalidate(prop, P, vals, deadline, full, operand)
@@ -355,6 +356,22 @@ def _run(P, prop, entries, params, deadline, done, S, operand, full=None):
         for qq in qs:                      # exclude the whole point (every entry was re-checked there)
             qq.exclude(vals, [n for n in vals if n not in ("s1", "s2") and not n.startswith("_")])
     return done(UNKNOWN, detail=f"{prop}: Z3 witnesses that did not reproduce: " + "; ".join(failures))
+
+
+def _bit_vector_witness(qs, q, mdl, names, deadline):
+    """A witness the integer query found, as the bit-vector query's model of the same point: minimised
+    there, each step a bounded bit-vector query (nonlinear integer steps can run out of resources and leave
+    the witness where it was); ``(q, mdl)`` unchanged when that query cannot be asked."""
+    bv = qs[-1]
+    if not q.integer or bv.integer:
+        return q, mdl
+    vals = q.values(mdl)
+    pin = [bv.L.vars[n] == vals[n] for n in names if n in bv.L.vars and n in vals]
+    try:
+        st, m2 = bv.solve(deadline, pin, rlimit=MINIMIZE_STEP_RLIMIT)
+    except OutOfTime:
+        return q, mdl
+    return (bv, m2) if st == "sat" else (q, mdl)
 
 
 def q_broadcast(P):

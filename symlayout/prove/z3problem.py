@@ -23,9 +23,12 @@ from ..algebra.layout import Layout
 from .bvterms import OutOfTime, Or, Untranslatable, const, var
 from . import bvterms as bt
 
-#: Z3 resource units (``rlimit``) one minimisation step may use (about 2 s of this machine's Z3): a limit
-#: counted by Z3, not the clock, so the same witness is minimised to the same values on a loaded machine
-MINIMIZE_STEP_RLIMIT = 4_000_000
+#: Z3 resource units (``rlimit``) one minimisation step may use: a limit counted by Z3, not the clock, so the
+#: same witness is minimised to the same values on a loaded machine.  Generous (~10 s of this machine's Z3;
+#: the time budget bounds it too): an unsat step of a bank-conflict family's selector query takes 2-3.5
+#: million units, and how many varies with what the process asked Z3 before -- a limit near that made the
+#: reported minimum depend on the history (tests/test_soundness_parametric.py's sharing test)
+MINIMIZE_STEP_RLIMIT = 30_000_000
 #: queries wider than this many bits (or nonlinear ones) are first tried over unbounded integers
 WIDE_BITS = 40
 #: Z3 resource units of that integer attempt (about 5 s of this machine's Z3; within a time budget, at most
@@ -117,12 +120,15 @@ class Problem(TileAddressing):
             self._cosize = bt.from_sympy(self.S.cosize(), self.env)
         return self._cosize
 
-    def solve(self, formula, timeout_s=None):
+    def solve(self, formula, timeout_s=None, info: dict | None = None):
         """Ask whether ``formula`` (a term Bool) holds somewhere under the problem's constraints:
-        ``("sat", values)``, ``("unsat", None)`` or ``("unknown", reason)`` (used by prove/contiguity.py)."""
+        ``("sat", values)``, ``("unsat", None)`` or ``("unknown", reason)`` (used by prove/contiguity.py).
+        ``info["guarded"]``: whether the query has a divisor that may be 0 (not excluded here)."""
         deadline = None if timeout_s is None else time.perf_counter() + timeout_s
         try:
             qs = queries(self, [((), formula)])
+            if info is not None:
+                info["guarded"] = bool(qs[0].guards)
             st, m, q = first_decided(qs, deadline)
         except OutOfTime:
             return "unknown", f"time budget of {timeout_s} s spent"
