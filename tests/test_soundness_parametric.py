@@ -429,3 +429,43 @@ def test_tightened_bounds_do_not_depend_on_the_clock(monkeypatch):
     assert (t.op, t.lo, t.hi) == (t2.op, t2.lo, t2.hi) == ("lemma", 24, 25)
     with pytest.raises(zp.OutOfTime):
         bt.tighten(e, deadline=clock[0] + 5)
+
+
+def test_comparisons_decided_from_linear_forms_hold_at_every_point():
+    """compare() decides ``a op b`` from the interval of ``a - b``'s linear form (sums, negations, products
+    by constants expanded; other nodes atoms): random terms over two variables, every decided comparison
+    checked at every point of the box, and addresses of one row (``addr + 1`` vs the next) decided."""
+    rng = random.Random(18)
+    x, y = bt.var("x", -3, 5), bt.var("y", 0, 4)
+    atoms = [x, y, x * y, (x + 7) // 3, x % 4]
+
+    def term(depth=0):
+        k = rng.randrange(6 if depth < 3 else 2)
+        if k == 0:
+            return bt.const(rng.randint(-6, 6))
+        if k == 1:
+            return rng.choice(atoms)
+        if k == 2:
+            return term(depth + 1) + term(depth + 1)
+        if k == 3:
+            return term(depth + 1) - term(depth + 1)
+        if k == 4:
+            return rng.randint(-4, 4) * term(depth + 1)
+        return -term(depth + 1)
+    decided = 0
+    for _ in range(400):
+        a, b = term(), term()
+        b = b if rng.random() < 0.5 else a + bt.const(rng.randint(-2, 2)) + (b - b)
+        for op, f in (("eq", lambda u, v: u == v), ("ne", lambda u, v: u != v), ("lt", lambda u, v: u < v),
+                      ("le", lambda u, v: u <= v)):
+            c = bt.compare(op, a, b)
+            if c.op != "bconst":
+                continue
+            decided += 1
+            for xv in range(-3, 6):
+                for yv in range(0, 5):
+                    env = {"x": xv, "y": yv}
+                    assert f(bt.evaluate(a, env), bt.evaluate(b, env)) == c.args[0], (op, a, b, env)
+    assert decided > 300
+    row = 16 * y + x
+    assert bt.compare("ne", row + 1, 16 * y + (x + 1)) is bt.FALSE

@@ -75,12 +75,13 @@ class Term:
     ``need``: bits its lowering needs (its interval's, or more for temporaries).
     Operators build new terms (ints are lifted); comparisons build :class:`Bool`.
     """
-    __slots__ = ("op", "args", "lo", "hi", "need", "_agg")
+    __slots__ = ("op", "args", "lo", "hi", "need", "_agg", "_lin")
 
     def __init__(self, op: str, args: tuple, lo: int, hi: int, need: int = 0):
         self.op, self.args, self.lo, self.hi = op, args, lo, hi
         self.need = max(signed_bits(lo), signed_bits(hi), need)
         self._agg = None              # (widest need, nonlinear) below and at this node: subtree_facts()
+        self._lin = None              # its linear form: linear()
 
     @property
     def value(self):
@@ -400,29 +401,101 @@ def _bconst(v: bool) -> Bool:
     return TRUE if v else FALSE
 
 
+def linear(t: Term) -> tuple:
+    """``(c, {id(atom): (atom, k)})`` with ``t == c + sum(k * atom)``: sums, negations and products by a
+    constant expanded, any other node an atom (exact integer algebra); kept on the node.
+
+    >>> m, u = var("m", 1, 8), var("u", 0, 3); c, atoms = linear((u * 32 + 5) * m + 2 * (m - u)); c
+    0
+    >>> sorted((repr(a), k) for a, k in atoms.values())
+    [('m', 2), ('mul(add(mul(u, 32), 5), m)', 1), ('u', -2)]
+    """
+    r = t._lin
+    if r is not None:
+        return r
+    op, args = t.op, t.args
+    if op == "const":
+        r = (args[0], {})
+    elif op == "add":
+        (ca, xa), (cb, xb) = linear(args[0]), linear(args[1])
+        atoms = dict(xa)
+        for i, (x, k) in xb.items():
+            k += atoms[i][1] if i in atoms else 0
+            if k:
+                atoms[i] = (x, k)
+            else:
+                atoms.pop(i, None)
+        r = (ca + cb, atoms)
+    elif op == "neg":
+        c, xs = linear(args[0])
+        r = (-c, {i: (x, -k) for i, (x, k) in xs.items()})
+    elif op == "mul" and (args[0].op == "const" or args[1].op == "const"):
+        f, x = (args[0].args[0], args[1]) if args[0].op == "const" else (args[1].args[0], args[0])
+        c, xs = linear(x)
+        r = (c * f, {i: (y, k * f) for i, (y, k) in xs.items()} if f else {})
+    else:
+        r = (0, {id(t): (t, 1)})
+    t._lin = r
+    return r
+
+
+def _difference_range(a: Term, b: Term):
+    """An interval holding ``a - b`` over the variables' ranges, from their linear forms (terms that
+    differ by a constant, like two addresses of one row, get a single value)."""
+    (ca, xa), (cb, xb) = linear(a), linear(b)
+    lo = hi = ca - cb
+    for i, (x, k) in xa.items():
+        if i in xb:
+            k -= xb[i][1]
+        if k > 0:
+            lo, hi = lo + k * x.lo, hi + k * x.hi
+        elif k < 0:
+            lo, hi = lo + k * x.hi, hi + k * x.lo
+    for i, (x, k) in xb.items():
+        if i not in xa:
+            if k > 0:
+                lo, hi = lo - k * x.hi, hi - k * x.lo
+            else:
+                lo, hi = lo - k * x.lo, hi - k * x.hi
+    return lo, hi
+
+
 def compare(op: str, a: Term, b: Term) -> Bool:
-    """``eq ne lt le`` of two terms (decided from the intervals where possible)."""
+    """``eq ne lt le`` of two terms (decided from the intervals where possible, and from the interval of
+    their difference's linear form: ``addr(r) + 1 != addr(r + 1)`` is false for every value of a row-major
+    layout's parameters, whatever their ranges)."""
+    r = _compare_intervals(op, a.lo, a.hi, b.lo, b.hi, a is b or (a.op == "const" and b.op == "const"
+                                                                  and a.args[0] == b.args[0]))
+    if r is None and not (a.op == "const" and b.op == "const"):
+        lo, hi = _difference_range(a, b)
+        r = _compare_intervals(op, lo, hi, 0, 0, lo == hi == 0)
+    return Bool(op, (a, b)) if r is None else r
+
+
+def _compare_intervals(op, alo, ahi, blo, bhi, same):
+    """TRUE/FALSE when ``a op b`` is decided by ``a`` in ``[alo, ahi]``, ``b`` in ``[blo, bhi]`` (``same``:
+    they are one value), else None."""
     if op == "eq":
-        if a is b or (a.op == "const" and b.op == "const" and a.args[0] == b.args[0]):
+        if same:
             return TRUE
-        if a.hi < b.lo or b.hi < a.lo:
+        if ahi < blo or bhi < alo:
             return FALSE
     elif op == "ne":
-        if a is b or (a.op == "const" and b.op == "const" and a.args[0] == b.args[0]):
+        if same:
             return FALSE
-        if a.hi < b.lo or b.hi < a.lo:
+        if ahi < blo or bhi < alo:
             return TRUE
     elif op == "lt":
-        if a.hi < b.lo:
+        if ahi < blo:
             return TRUE
-        if a.lo >= b.hi:
+        if alo >= bhi:
             return FALSE
     elif op == "le":
-        if a.hi <= b.lo:
+        if ahi <= blo:
             return TRUE
-        if a.lo > b.hi:
+        if alo > bhi:
             return FALSE
-    return Bool(op, (a, b))
+    return None
 
 
 def _is_py(x):
