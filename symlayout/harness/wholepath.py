@@ -848,7 +848,11 @@ def run_plan(wp: WholePlan, marker: bool, cuda=None, module=None, case: Case | N
     args, keep = [], {}
 
     def dev(a, dt):
-        return cp.asarray(np.ascontiguousarray(np.asarray(a, dtype=dt))).ravel()
+        x = np.asarray(a)
+        if x.size and dt is np.int32 and (x.min() < -(1 << 31) or x.max() >= 1 << 31):
+            raise HarnessError("an offset or index table does not fit the kernel's 32-bit ints "
+                               f"(values {int(x.min())}..{int(x.max())}): run a smaller instance")
+        return cp.asarray(np.ascontiguousarray(x.astype(dt))).ravel()
 
     def g2s_args(op, path):
         goff, soff = once(("g2s", op), g2s_tables, path, n)
