@@ -388,7 +388,8 @@ def cutlass_include_dirs() -> tuple[list[str], list[str]]:
     Looked for in ``$SYMLAYOUT_CUTE_SITE`` (a ``pip install --target`` directory
     holding ``nvidia-cutlass``), then in the installed ``cutlass_library``
     package (the ``nvidia-cutlass`` wheel) with the ``nvidia-cuda-*`` header
-    wheels beside it; CUDA headers otherwise from ``$CUDA_HOME/include``.
+    wheels beside it; CUDA headers otherwise from ``$CUDA_HOME/include`` (and its ``cccl/``
+    directory, where CUDA 13 keeps libcu++).
     ``([], [])`` when CuTe is nowhere.
     """
     env = os.environ.get("SYMLAYOUT_CUTE_SITE")
@@ -406,6 +407,9 @@ def cutlass_include_dirs() -> tuple[list[str], list[str]]:
     home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
     if not any(Path(d, "cuda_runtime.h").exists() for d in cuda) and Path(home, "include", "cuda_runtime.h").exists():
         cuda.append(str(Path(home, "include")))
+    # CUDA 13 keeps libcu++ (<cuda/std/...>, which CUTLASS includes) under include/cccl
+    if not any(Path(d, "cuda", "std", "utility").exists() for d in cuda) and Path(home, "include", "cccl", "cuda", "std").is_dir():
+        cuda.append(str(Path(home, "include", "cccl")))
     return cutlass, cuda
 
 
