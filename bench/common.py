@@ -103,7 +103,22 @@ def machine_info() -> dict:
     except (OSError, IndexError):
         gxx = "not found"
     info["g++"] = gxx
+    info["calibration"] = python_rate()
     return info
+
+
+def python_rate(n: int = 2_000_000, repeat: int = 3) -> str:
+    """This interpreter's speed on this machine right now: additions per second of a plain ``for`` loop
+    (best of ``repeat``). Shared 2-core machines differ by 2x from day to day; absolute times in two
+    sections compare only through this figure (ratios measured side by side in one run need none)."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        s = 0
+        for i in range(n):
+            s += i
+        best = min(best, time.perf_counter() - t0)
+    return f"{n / best / 1e6:.1f} M loop additions/s"
 
 
 def _importable(mod: str) -> bool:
@@ -115,7 +130,7 @@ def machine_line(info: dict | None = None) -> str:
     i = info or machine_info()
     return (f"{i['cpu']}, {i['cores']} cores, {i['os']}; Python {i['python']}; symlayout {i['symlayout']}; "
             f"sympy {i['sympy']}; z3-solver {i['z3-solver']}; pycute {i['pycute']}; "
-            f"tensor-layouts {i['tensor-layouts']}; {i['g++']}")
+            f"tensor-layouts {i['tensor-layouts']}; {i['g++']}; pure Python {i.get('calibration', '?')}")
 
 
 # ---------------------------------------------------------------- timing
