@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-TRUTH = HERE / "fuzz_truth.jsonl.gz"      # seeds 1-3 through CuTe 4.2.0 (the stored ground truth)
+TRUTH = HERE / "fuzz_truth.jsonl.gz"      # seeds 1-4 through CuTe 4.2.0 (the stored ground truth)
 KNOWN = HERE / "fuzz_known.json"          # the differences explained by a definition, each with its reason
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
@@ -145,17 +145,25 @@ PROPERTIES = ("coverage", "alignment", "exactly_once", "slot_agreement", "bank_c
 
 
 def load_truth(path) -> list:
-    """The lines of a truth file (``.jsonl`` or ``.jsonl.gz``), one per configuration id (the first kept)."""
+    """The lines of a truth file (``.jsonl`` or ``.jsonl.gz``), one per configuration (the first kept).
+
+    A campaign id names the MMA atom by its shape only, so two seeds can draw different configurations under
+    one id: the second is kept as ``id#2`` (and so on)."""
     import gzip
     opener = gzip.open if str(path).endswith(".gz") else open
-    rows, seen = [], set()
+    rows, seen = [], {}
     with opener(path, "rt") as f:
         for line in f:
             if line.strip():
                 c = json.loads(line)
-                if c["id"] not in seen:
-                    seen.add(c["id"])
-                    rows.append(c)
+                base, n = c["id"].split("#")[0], 1
+                cid = base
+                while cid in seen and seen[cid] != c["toml"]:
+                    n += 1
+                    cid = f"{base}#{n}"
+                if cid not in seen:
+                    seen[cid] = c["toml"]
+                    rows.append(dict(c, id=cid))
     return rows
 
 
