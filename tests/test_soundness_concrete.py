@@ -285,3 +285,30 @@ def test_a_128_mb_tile_is_decided_by_z3_not_enumerated(tmp_path, capsys):
     assert all(r["checked"] > 0 for r in res)
     assert any("z3" in r["method"] and f"enumeration limit {EXHAUSTIVE_LIMIT}" in r.get("detail", "") for r in res)
     assert main(["show", p]) == 2 and "show/explain list every element" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------ a swizzle inside one register
+
+
+def test_swizzle_inside_a_register_uses_the_row_pointer_cute_hands_ldmatrix():
+    """Sw<2,1,2> over int8 permutes 2-byte units inside each 16-byte ldmatrix row. CuTe's recast upcasts that
+    swizzle away and hands ldmatrix the swizzled offset rounded down to 16 bytes (its C++ oracle: every row
+    in bounds, every byte read; tests/oracle/fuzz_truth.jsonl.gz). Before, symlayout took the swizzled address
+    of the row's first element (lane 31 at byte 2036: "out of bounds")."""
+    from symlayout.prove.model import swizzle_inside_register
+    from symlayout.algebra.notation import parse_layout
+    m = build_operand_model("SM80_16x8x32_S32S8S8S32_TN", "(2,2,1)", None, "A", "SM75_U32x4_LDSM_N", "int8_t",
+                            "Sw<2,1,2> o (32,64):(64,1)")
+    assert m.cute_routes
+    got = {p: CHECKS[p](m) for p in ("coverage", "in_bounds", "alignment", "slot_agreement", "bank_conflicts")}
+    assert got["coverage"].status == "proved" and got["in_bounds"].status == "proved"
+    assert got["alignment"].status == "refuted" and "not contiguous" in got["alignment"].counterexample.message
+    assert "delivers A(0,20), but the MMA expects A(0,16)" in got["slot_agreement"].counterexample.message
+    assert got["bank_conflicts"].counterexample.extra["degree"] == 4          # CuTe's oracle: 4-way
+    # every row start CuTe hands the instruction is 16-byte aligned (the element offsets of int8)
+    starts = {m.addr_table[c.smem[0]] for t in range(m.threads) for c in m.calls[t]}
+    assert starts and all(a % 16 == 0 for a in starts)
+    # the predicate: a swizzle unit below the register (2^M < 16 int8) only
+    assert swizzle_inside_register(parse_layout("Sw<2,1,2> o (32,64):(64,1)"), 16)
+    assert not swizzle_inside_register(parse_layout("Sw<3,4,3> o (32,64):(64,1)"), 16)
+    assert not swizzle_inside_register(parse_layout("(32,64):(64,1)"), 16)

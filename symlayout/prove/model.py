@@ -172,6 +172,9 @@ class OperandModel:
     stray: dict = field(default_factory=dict)
     #: a hand-built TiledCopy (version 2 ``thr``/``val`` or ``tv``/``tiler``), None: ``make_tiled_copy_X``
     tiled: object = None
+    #: the smem side follows CuTe's own partitions and recasts (:func:`_cute_smem_calls`), not the layout
+    #: function: decided by enumeration only
+    cute_routes: bool = False
 
     @property
     def threads(self) -> int:
@@ -260,6 +263,35 @@ def cute_addresses_differ(smem) -> bool:
     return off % (1 << (sw.b + sw.m + abs(sw.s))) != 0
 
 
+def swizzle_inside_register(smem, reg_elems: int) -> bool:
+    """True when the swizzle of ``smem`` (``Sw<B,M,S>``, ``B > 0``) moves bits below one register of
+    ``reg_elems`` elements (``2^M < reg_elems``): ``copy_unpack``'s ``recast`` upcasts the swizzle to the
+    register type, which keeps its bits at or above the register width and drops the others, so the
+    instruction is handed the swizzled offset of the register's first element rounded down to the register
+    (:func:`_cute_smem_calls`), not that element's address."""
+    if not getattr(smem, "is_composed", False) or smem.swizzle.b == 0:
+        return False
+    return (1 << smem.swizzle.m) < reg_elems
+
+
+def _recast_starts(view, offsets: list, regs: int) -> list:
+    """``&recast<Reg>(view)(r)`` for each register ``r`` of a call, in elements: for a swizzled view
+    (a ComposedLayout ``Sw o o o L`` at pointer offset ``P``) CuTe's upcast gives
+    ``P + k * Sw'((o + L(k r)) / k)`` with ``Sw'`` the swizzle upcast by ``k`` elements, which is
+    ``P + k * floor(Sw(o + L(k r)) / k)``: the register's first element's offset rounded down to ``k``;
+    for a plain view, that element's offset.  The other elements keep CuTe's offsets (what it assigns)."""
+    L, P = view
+    if not getattr(L, "is_composed", False) or regs < 1:
+        return offsets
+    k = len(offsets) // regs
+    if k <= 1:
+        return offsets
+    out = list(offsets)
+    for r in range(regs):
+        out[r * k] = int(P + (int(L(r * k)) // k) * k)
+    return out
+
+
 def _cute_smem_calls(tc, atom, smem, ret, direction, threads, operand=None, width=0):
     """thread -> per ``copy_unpack`` call, ``(smem-side element offsets, fragment-side register offsets)``:
     what the real ``cute::copy`` of ``partition_S/D(smem)`` dereferences (CuTe's partitions of the smem
@@ -277,13 +309,16 @@ def _cute_smem_calls(tc, atom, smem, ret, direction, threads, operand=None, widt
                 rel += auto_vectorizing_calls(_k_block((ret, 0), k), _k_block((L, 0), k), width)
             memo[key] = rel
         if rel is None:
+            # (the smem side's register starts as copy_unpack's recast computes them)
             if direction == "load":
                 plan = copy_calls(atom, (L, 0), (ret, 0))
-                rel = [([int(c.src[1] + c.src[0](i)) for i in range(c.src[0].size())],
+                rel = [(_recast_starts(c.src, [int(c.src[1] + c.src[0](i)) for i in range(c.src[0].size())],
+                                       atom.op.s_regs.count),
                         [int(c.dst[1] + c.dst[0](i)) for i in range(c.dst[0].size())]) for c in plan]
             else:
                 plan = copy_calls(atom, (ret, 0), (L, 0))
-                rel = [([int(c.dst[1] + c.dst[0](i)) for i in range(c.dst[0].size())],
+                rel = [(_recast_starts(c.dst, [int(c.dst[1] + c.dst[0](i)) for i in range(c.dst[0].size())],
+                                       atom.op.d_regs.count),
                         [int(c.src[1] + c.src[0](i)) for i in range(c.src[0].size())]) for c in plan]
             memo[key] = rel
         o = int(off)
@@ -524,7 +559,9 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
             coff = thr_tab[t]
             calls[t] = [Call([i + coff for i in sm], list(rg)) for sm, rg in base]
     stray = {}
-    if cute_addresses_differ(smem):
+    smem_reg_elems = (src_reg_bits if direction == "load" else dst_reg_bits) // vbits
+    cute_routes = cute_addresses_differ(smem) or (not avc and swizzle_inside_register(smem, smem_reg_elems))
+    if cute_routes:
         arrays = None                          # (the route is CuTe's partitions' below, not the plan's)
         # name each address CuTe's partitions dereference by the element stored there (placeholder
         # indices past the tile for addresses that hold none)
@@ -560,7 +597,7 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
         value_bits=vbits, align=align, direction=direction, hw=hardware_of(atom), calls=calls,
         frag_size=frag_size, expected=expected, reg_bits_smem=smem_bits, reg_bits_frag=frag_bits,
         mma_value_type=mvt, mma_value_bits=type_bits(mvt) if mvt else 0, frag_type=frag_t, vector_width=width,
-        stray=stray, tiled=tiled)
+        stray=stray, tiled=tiled, cute_routes=cute_routes)
     if arrays is not None:
         tables.attach(model, sm_a, rg_a, exp_a)
     return model

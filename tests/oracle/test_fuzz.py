@@ -37,7 +37,7 @@ def test_known_differences_name_stored_cases_with_a_reason():
     ids = {c["id"] for c in ROWS}
     assert len(ROWS) == 4881 and len(ids) == len(ROWS)
     for cid, k in KNOWN.items():
-        assert cid in ids and k["kind"] in ("converting copy", "contiguity", "swizzle inside the vector"), cid
+        assert cid in ids and k["kind"] in ("converting copy", "contiguity"), cid
         assert k["differences"] and len(k["why"]) > 40, cid
 
 
