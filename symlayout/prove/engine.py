@@ -16,7 +16,7 @@ from ..atoms.copy import make_copy_atom
 from ..algebra.layout import Layout
 from ..algebra.symbolic import collect_conditions
 from ..tiled.copy import make_tiled_copy_X
-from .model import (CuteRejects, OperandModel, build_operand_model, copy_vector_width, cute_addresses_differ,
+from .model import (CuteRejects, OperandModel, build_operand_model, copy_vector_width,
                     cute_build_check, stand_in_tile)
 from .obligations import CHECKS, PROPERTIES, fragment_width_mismatch
 from .datapath import prove_datapath
@@ -73,7 +73,7 @@ def run_checks(model: OperandModel, properties, expect_refuted=frozenset(), meth
         r = fragment_width_mismatch(model, p)        # (the fragment's bytes, whatever the smem layout)
         if r is not None:
             pass
-        elif method == "z3" and not (cute_addresses_differ(model.smem) or model.cute_routes):   # (else not a layout function: exhaustive)
+        elif method == "z3" and not model.cute_routes:   # (else not a layout function: exhaustive)
             from .z3backend import decide
             tm = tm or stand_in_tile(model)
             r = decide(p, model.mma, model.operand, model.atom.op.name, model.value_type, model.smem, {},

@@ -281,14 +281,12 @@ def _recast_starts(view, offsets: list, regs: int) -> list:
     ``P + k * floor(Sw(o + L(k r)) / k)``: the register's first element's offset rounded down to ``k``;
     for a plain view, that element's offset.  The other elements keep CuTe's offsets (what it assigns)."""
     L, P = view
-    if not getattr(L, "is_composed", False) or regs < 1:
-        return offsets
-    k = len(offsets) // regs
-    if k <= 1:
+    k = len(offsets) // regs if regs > 0 else 0
+    if not getattr(L, "is_composed", False) or k <= 1:
         return offsets
     out = list(offsets)
-    for r in range(regs):
-        out[r * k] = int(P + (int(L(r * k)) // k) * k)
+    for r in range(0, len(offsets), k):
+        out[r] = int(P + (offsets[r] - P) // k * k)
     return out
 
 

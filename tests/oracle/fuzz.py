@@ -30,6 +30,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 import oracle_campaign as oc  # noqa: E402
+import oracle_compare  # noqa: E402  (symlayout is imported only when a verdict is asked for)
 
 SIZES = {"half_t": 2, "bfloat16_t": 2, "int16_t": 2, "uint16_t": 2, "tfloat32_t": 4, "float": 4, "int32_t": 4,
          "uint32_t": 4, "int8_t": 1, "uint8_t": 1, "float_e4m3_t": 1, "float_e5m2_t": 1}
@@ -120,13 +121,8 @@ def truth(args) -> int:
             got.update(res)
             for cid, v in res.items():
                 c = by_id[cid]
-                if "error" in v:
-                    cute = {"version": version, "error": v["error"]}
-                elif "rejected" in v:
-                    cute = {"version": version, "rejected": v["rejected"]}
-                else:
-                    cute = {"version": version, "verdict": {p: v[p] for p in PROPERTIES},
-                            "bank_degree": v["bank_degree"], "detail": v.get("detail", {})}
+                cute = ({"version": version, "error": v["error"]} if "error" in v
+                        else oracle_compare.cute_record(v, version))
                 f.write(json.dumps({"id": cid, "family": c["family"], "seed": args.seed,
                                     "config": {"mma": c["mma"], "operand": c["operand"], "copy": c["copy"]},
                                     "toml": cute_oracle.case_toml(c), "cute": cute}, sort_keys=True) + "\n")
@@ -139,9 +135,6 @@ def truth(args) -> int:
           f"errors, {time.perf_counter() - t0:.0f} s -> {args.out}")
     return 1 if errs else 0
 
-
-PROPERTIES = ("coverage", "alignment", "exactly_once", "slot_agreement", "bank_conflicts", "in_bounds",
-              "type_agreement")
 
 
 def load_truth(path) -> list:
@@ -173,21 +166,12 @@ def load_known(path=KNOWN) -> dict:
 
 def disagreements(rows: list) -> tuple:
     """``([{id, toml, cute, differences, items}], Counter)``: every configuration where symlayout's verdicts
-    differ from CuTe's (``oracle_compare.differences``), and how many were built / rejected / oracle errors."""
+    differ from CuTe's (``oracle_compare.disagreements``), and how many were built / rejected / oracle errors."""
     import collections
-    import oracle_compare
-    assert tuple(oracle_compare.PROPERTIES) == PROPERTIES
-    bad, counts = [], collections.Counter()
-    for c in rows:
-        if "error" in c["cute"]:
-            counts["oracle error"] += 1
-            continue
-        counts["rejected" if "rejected" in c["cute"] else "built"] += 1
-        sym = oracle_compare.symlayout_verdict(c["toml"], c["id"])
-        d = oracle_compare.differences(c["cute"], sym)
-        if d:
-            bad.append({"id": c["id"], "toml": c["toml"], "cute": c["cute"], "differences": [list(x) for x in d],
-                        "items": oracle_compare.classify(c, d)})
+    counts = collections.Counter("oracle error" if "error" in c["cute"] else "rejected" if "rejected" in c["cute"]
+                                 else "built" for c in rows)
+    bad = [{"id": c["id"], "toml": c["toml"], "cute": c["cute"], "differences": [list(x) for x in d],
+            "items": oracle_compare.classify(c, d)} for c, d in oracle_compare.disagreements(rows)]
     return bad, counts
 
 

@@ -57,6 +57,26 @@ def symlayout_verdict(toml_text: str, name: str = "<oracle case>") -> dict:
     return out
 
 
+def cute_record(v: dict, version: str) -> dict:
+    """A case line's ``cute`` field from the C++ oracle's result ``v`` for it (not an ``error``)."""
+    if "rejected" in v:
+        return {"version": version, "rejected": v["rejected"]}
+    return {"version": version, "verdict": {p: v[p] for p in PROPERTIES}, "bank_degree": v["bank_degree"],
+            "detail": v.get("detail", {})}
+
+
+def disagreements(cases: list) -> list:
+    """``[(case, differences)]`` for every stored case (oracle errors left out) where symlayout's verdicts
+    differ from CuTe's."""
+    out = []
+    for c in cases:
+        if "error" not in c["cute"]:
+            d = differences(c["cute"], symlayout_verdict(c["toml"], c["id"]))
+            if d:
+                out.append((c, d))
+    return out
+
+
 def differences(cute: dict, sym: dict) -> list:
     """``[(property, cute says, symlayout says)]``; empty when they agree."""
     if "rejected" in cute:

@@ -66,13 +66,7 @@ def write(cases, old, got, version) -> int:
     for c in cases:
         v = got.get(c["id"])
         if v is not None and "error" not in v:
-            cute = {"version": version}
-            if "rejected" in v:
-                cute["rejected"] = v["rejected"]
-            else:
-                cute["verdict"] = {p: v[p] for p in oracle_compare.PROPERTIES}
-                cute["bank_degree"] = v["bank_degree"]
-                cute["detail"] = v.get("detail", {})
+            cute = oracle_compare.cute_record(v, version)
         elif c["id"] in old:
             cute = old[c["id"]]["cute"]
         else:
@@ -92,14 +86,11 @@ def known(args) -> int:
     cases = oracle_compare.load_cases()
     out, by_item = {}, collections.Counter()
     t0 = time.perf_counter()
-    for c in cases:
-        sym = oracle_compare.symlayout_verdict(c["toml"], c["id"])
-        d = oracle_compare.differences(c["cute"], sym)
-        if d:
-            items = oracle_compare.classify(c, d)
-            out[c["id"]] = {"items": items, "differences": [list(x) for x in d]}
-            for i in items:
-                by_item[str(i)] += 1
+    for c, d in oracle_compare.disagreements(cases):
+        items = oracle_compare.classify(c, d)
+        out[c["id"]] = {"items": items, "differences": [list(x) for x in d]}
+        for i in items:
+            by_item[str(i)] += 1
     secs = time.perf_counter() - t0
     doc = {"_doc": "Cases of cases.jsonl where symlayout disagrees with CuTe C++ today, by issue-12 item; "
                    "tests/oracle/test_oracle.py marks them xfail(strict=True). Written by regenerate.py.",
