@@ -143,13 +143,15 @@ def _list_many(args) -> None:
     """``args.files`` (``(path, explicit)``: the TOML files named and found, read where they are proved),
     ``args.load_errors`` (missing paths), ``args.skipped`` (filled as files prove not to be
     configurations) and ``args.order`` (every file's path in the order given, errors in place)."""
-    from ..prove.schedule import list_files
+    from ..prove.schedule import path_entries
     args.files, args.load_errors, args.skipped, args.order = [], [], [], []
-    for p in args.paths:
-        files, errors = list_files([p])
-        args.files += files
-        args.load_errors += errors
-        args.order += [f for f, _ in files] + [e for e, _ in errors]
+    for p in map(str, args.paths):
+        for path, why in path_entries(p):
+            args.order.append(path)
+            if why is None:
+                args.files.append((path, path == p))
+            else:
+                args.load_errors.append((path, why))
 
 
 def _load_one(args) -> None:

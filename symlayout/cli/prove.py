@@ -8,7 +8,8 @@ code is 2 at the end.  In a directory, TOML files that are not configurations
 Exit codes (``shared/spec/configs.md``): 0 every result as expected, 1 some
 expectation unmet (a property refuted unexpectedly, an expected refutation
 proved, or a ``vacuous`` result where ``proved`` was expected), 2 bad input
-(some file), 3 some result unknown and none wrong.
+(some file), 3 some result unknown and none wrong, 4 an internal error (a bug) in some file: that
+file's ``error`` result, the others still proved and reported.
 """
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ import time
 
 from ..prove.result import ERROR, REFUTED, UNKNOWN
 from ..prove.summary import exit_code, summary, unmet
-from .common import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_USAGE, Style, positive_int, positive_seconds, \
-    property_name, properties, use_colour
+from .common import EXIT_INTERNAL, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_USAGE, Style, positive_int, \
+    positive_seconds, property_name, properties, use_colour
 
 HELP = "prove the properties of configuration files (directories: every configuration *.toml below)"
 EXIT_CODES = {
@@ -28,6 +29,8 @@ EXIT_CODES = {
                   "or vacuous where proved was expected (the summary names each)",
     EXIT_USAGE: "bad input: some file could not be read (the others are still proved), or a bad option",
     EXIT_UNKNOWN: "some result unknown (e.g. a solver timeout) and none unmet",
+    EXIT_INTERNAL: "internal error (a bug): in some file, that file's error result (the others still reported), "
+                   "or in the command",
 }
 LOADS = "files"          # (the files are read where they are proved: symlayout/prove/schedule.py)
 
@@ -194,13 +197,12 @@ def prove_listed(args) -> tuple:
 
 def run(args) -> int:
     """``symlayout prove``: ``args.files`` / ``args.load_errors`` come listed (the files are read where they
-    are proved)."""
+    are proved).  Every file is reported in place, the ``--json`` document always printed."""
     t0 = time.perf_counter()
     proved, failures = prove_listed(args)
     if not proved and not failures:
-        from ..errors import ConfigError
-        raise ConfigError(f"no configuration found under {', '.join(args.paths)} "
-                          f"({len(args.skipped)} TOML files are not configurations; -v names them)")
+        failures = [(", ".join(args.paths), f"no configuration found under {', '.join(args.paths)} "
+                     f"({len(args.skipped)} TOML files are not configurations; -v names them)")]
     if not proved and not args.json:             # nothing readable: the errors alone, on stderr
         from .common import print_error
         for _path, msg in failures:
@@ -218,12 +220,13 @@ def run(args) -> int:
         print(format_text(reports, quiet=args.quiet, style=style))
         print(f"# {time.perf_counter() - t0:.2f} s, exit {code}")
     from .common import print_error
-    for _path, msg in failures:                  # errors on stderr too, one line each
-        print_error(msg)
+    for rep in reports:                          # errors on stderr too, one line each
+        if rep.error:
+            print_error(rep.error)
     if args.html:
         from ..prove.report_html import write_html
         from ..config import load_config
-        write_html(args.html, reports, [load_config(r.path) for r in proved], args.skipped)
+        write_html(args.html, reports, [load_config(r.path) for r in proved if not r.error], args.skipped)
         if not args.json:
             print(f"wrote {args.html}")
     return code

@@ -37,6 +37,7 @@ class ConfigReport:
     error: str | None = None
     seconds: float = 0.0
     rejected: set = field(default_factory=set)    # operands whose copy CuTe does not compile
+    internal: bool = False                         # ``error`` is a bug in symlayout, not bad input
 
     @property
     def ok(self) -> bool:
@@ -46,6 +47,8 @@ class ConfigReport:
         d = {"path": self.path, "name": self.name, "ok": self.ok}
         if self.error:
             d["error"] = self.error
+        if self.internal:
+            d["internal"] = True
         d["results"] = [r.to_json() for r in self.results]
         return d
 

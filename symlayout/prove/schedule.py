@@ -24,6 +24,7 @@ exactly one shard.
 """
 from __future__ import annotations
 
+import errno
 import os
 
 #: above this many files, no cost estimate is read (each file would be opened twice) and files go in their
@@ -90,43 +91,116 @@ def shard_files(files, index: int, count: int, costs=None) -> list:
 def list_files(paths):
     """``(files, errors)``: every ``*.toml`` below the directories named (sorted, ``explicit`` False: each is
     checked to be a configuration where it is proved) and every file named (``explicit`` True) as
-    ``(path, explicit)`` pairs in order; ``(path, message)`` for a missing path or a directory without
-    TOML files (the messages of :func:`symlayout.config.find_config_files`, which reads every file here:
-    this leaves the reading to the process that proves it)."""
-    from pathlib import Path
+    ``(path, explicit)`` pairs in order; ``(path, message)`` for a path that cannot be proved: missing, a
+    dangling link, not a regular file (a FIFO is never opened), a name the OS refuses (too long), a
+    subdirectory that cannot be read, a directory without TOML files.  The reading is left to the
+    process that proves each file."""
     files, errors = [], []
-    for p in paths:
-        p = str(p)
-        if os.path.isdir(p):
-            found = sorted(str(q) for q in Path(p).rglob("*.toml") if q.is_file())
-            if not found:
-                errors.append((p, f"{p}: no *.toml configuration files in this directory"))
-            files.extend((q, False) for q in found)
-        elif os.path.exists(p):
-            files.append((p, True))
-        else:
-            errors.append((p, f"{p}: no such file or directory"))
+    for p in map(str, paths):
+        for path, why in path_entries(p):
+            if why is None:
+                files.append((path, p == path))
+            else:
+                errors.append((path, why))
     return files, errors
+
+
+def path_entries(p: str) -> list:
+    """``(path, None)`` for each file to prove under ``p`` (``p`` itself, or every ``*.toml`` below the
+    directory ``p``) and ``(path, message)`` for each that cannot be, sorted by path."""
+    try:
+        is_dir = os.path.isdir(p)
+    except ValueError:                           # (a NUL in the name)
+        return [(p, f"{p!r}: not a valid path")]
+    if not is_dir:
+        why = not_regular(p)
+        return [(p, None if why is None else f"{p}: {why}")]
+    found = sorted(_walk(p))
+    if not found:
+        return [(p, f"{p}: no *.toml configuration files in this directory")]
+    return found
+
+
+def not_regular(path: str) -> str | None:
+    """Why ``path`` cannot be read as a configuration file (None: a regular file), without opening it."""
+    import stat
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        if os.path.islink(path):
+            return f"a dangling symbolic link (to {os.readlink(path)})"
+        if e.errno == errno.ENOENT:
+            return "no such file or directory"
+        return f"cannot be read: {e.strerror or e}"
+    if not stat.S_ISREG(mode):
+        return "not a regular file (a FIFO, socket or device is never read)"
+    return None
+
+
+def _walk(d: str):
+    """``(path, None | message)`` for every ``*.toml`` entry below directory ``d`` (symbolic links to
+    directories are not followed) and for every subdirectory that cannot be listed."""
+    try:
+        with os.scandir(d) as it:
+            entries = list(it)
+    except OSError as e:
+        yield d, f"{d}: cannot read this directory: {e.strerror or e}"
+        return
+    for e in entries:
+        try:
+            is_dir = e.is_dir(follow_symlinks=False)
+        except OSError:
+            is_dir = False
+        if is_dir:
+            yield from _walk(e.path)
+        elif e.name.endswith(".toml"):
+            why = not_regular(e.path)
+            yield e.path, None if why is None else f"{e.path}: {why}"
 
 
 def prove_file(path: str, explicit: bool, properties, method, timeout_s, jobs: int = 1):
     """``("skip", reason)`` for a TOML file of a directory that is not a configuration,
-    ``("error", message)`` for one that cannot be read, ``("report", ConfigReport)`` otherwise
-    (a parametric configuration's Z3 queries in ``jobs`` processes)."""
+    ``("error", message)`` for one that cannot be read (any input error, the file named), ``("report",
+    ConfigReport)`` otherwise (a parametric configuration's Z3 queries in ``jobs`` processes); an internal
+    error (a bug) while reading or proving the file is that file's report, with ``internal`` set: never
+    lost, and the other files are still proved."""
+    from ..errors import SymlayoutError
+    try:
+        return _prove_file(path, explicit, properties, method, timeout_s, jobs)
+    except SymlayoutError as e:
+        return "error", _naming(path, str(e))
+    except Exception as e:  # noqa: BLE001 (a bug: reported as this file's result)
+        return "report", internal_report(path, e)
+
+
+def _prove_file(path, explicit, properties, method, timeout_s, jobs):
     from ..config import load_config, not_a_configuration
-    from ..errors import ConfigError
     if not explicit:
         why = not_a_configuration(path)
         if why is not None:
             return "skip", why
-    try:
-        cfg = load_config(path)
-    except ConfigError as e:
-        return "error", str(e)
+    cfg = load_config(path)
     from .engine import prove_config, prove_many
     if jobs > 1 and cfg.params:
         return "report", prove_many([cfg], properties, jobs, timeout_s, method)[0]
     return "report", prove_config(cfg, properties, method, timeout_s)
+
+
+def _naming(path: str, msg: str) -> str:
+    """An error message that names its file."""
+    return msg if msg.startswith(path) else f"{path}: {msg}"
+
+
+def internal_report(path: str, e: BaseException):
+    """The report of a file whose reading or proving hit a bug (``SYMLAYOUT_DEBUG=1``: the traceback on
+    stderr)."""
+    from .engine import ConfigReport
+    if os.environ.get("SYMLAYOUT_DEBUG") == "1":
+        import traceback
+        traceback.print_exception(e)
+    msg = " / ".join(s.strip() for s in str(e).splitlines() if s.strip())[:300]
+    return ConfigReport(path, "", error=f"{path}: internal error (a bug in symlayout): {type(e).__name__}: {msg}",
+                        internal=True)
 
 
 _TASK_ARGS: tuple = ()

@@ -3,7 +3,7 @@
 Exit codes (``shared/spec/configs.md``): 0 every result as expected, 1 some
 expectation unmet (a property refuted unexpectedly, an expected refutation proved,
 or ``vacuous`` where ``proved`` was expected), 2 bad input, 3 some result unknown
-and none unmet.
+and none unmet, 4 an internal error in some file (the other files still reported).
 
 >>> from symlayout.prove.engine import ConfigReport
 >>> from symlayout.prove.result import Result
@@ -18,7 +18,10 @@ from .result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS
 
 
 def exit_code(reports) -> int:
-    """0 as expected, 1 unmet (wrong or vacuous), 2 input error, 3 unknown (and none unmet)."""
+    """0 as expected, 1 unmet (wrong or vacuous), 2 input error, 3 unknown (and none unmet); 4 when a file
+    hit an internal error (a bug), whatever the others say."""
+    if any(r.internal for r in reports):
+        return 4
     if any(r.error for r in reports):
         return 2
     wrong = unknown = False

@@ -1,0 +1,161 @@
+"""Issue 26 items 5, 6, 9, 10: no crash and no lost result in ``prove DIR``, the API from threads,
+SIGTERM, and the pytest plugin.
+
+Each test drives the real entry point (``symlayout.cli.main``, a ``python -m symlayout``
+subprocess, ``pytest`` on a ``proofs/`` folder, ``symlayout.prove`` from threads).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from symlayout import cli
+
+REPO = Path(__file__).resolve().parents[1]
+PROOFS = REPO / "proofs"
+MMA = '[mma]\natom = "SM80_16x8x16_F16F16F16F16_TN"\nlayout = "(2,2,1)"\n'
+COPY_A = '[copy.A]\natom = "SM75_U32x2_LDSM_N"\ntype = "half_t"\nsmem = "(32,16):(16,1)"\n'
+GOOD = MMA + COPY_A + '[expect]\nrefuted = ["bank_conflicts"]\n'
+REFUTED = MMA + COPY_A                  # bank_conflicts[A] refuted, not expected: exit 1
+
+
+def run(capsys, *argv):
+    rc = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def write(d: Path, name: str, text: str) -> Path:
+    p = d / name
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)
+    return p
+
+
+def edited(proof: str, old: str, new: str) -> str:
+    """A configuration of proofs/ with one spelling replaced (the first occurrence)."""
+    text = (PROOFS / proof).read_text()
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+def configs(doc) -> dict:
+    return {Path(c["path"]).name: c for c in doc["configs"]}
+
+
+# ---------------------------------------------------------------- 6. prove DIR: every file reported in place
+
+
+BAD_SWIZZLE = ("hopper/rs_a_ldsm_x4_sw128.toml", "Sw<3,4,3> o smem_ptr", "Sw<-1,4,3> o smem_ptr")
+NEGATIVE_VAL = ("sm80_datapath/fa2_fwd_hd64_qk.toml", 'val = "(1,8)"', 'val = "(1,-8)"')
+
+
+@pytest.mark.parametrize("bad", [BAD_SWIZZLE, NEGATIVE_VAL], ids=["smem_swizzle", "negative_val"])
+def test_prove_dir_reports_a_bad_file_in_place(bad, tmp_path, capsys):
+    write(tmp_path, "a_good.toml", GOOD)
+    write(tmp_path, "b_bad.toml", edited(*bad))
+    write(tmp_path, "c_good.toml", GOOD)
+    rc, out, err = run(capsys, "prove", "--json", "--jobs", "1", tmp_path)
+    doc = configs(json.loads(out))
+    assert rc == 2 and list(doc) == ["a_good.toml", "b_bad.toml", "c_good.toml"]
+    assert doc["a_good.toml"]["results"] and doc["c_good.toml"]["results"]
+    assert doc["b_bad.toml"]["error"].startswith(str(tmp_path / "b_bad.toml") + ":")
+    assert "b_bad.toml" in err and "Traceback" not in err
+    rc, out, _ = run(capsys, "prove", "--jobs", "1", tmp_path)
+    assert rc == 2 and re.search(r"^ERROR +\S*b_bad.toml: ", out, re.M) and "1 errors" in out
+
+
+def test_prove_dir_internal_error_in_one_file_is_that_files_result(tmp_path, capsys, monkeypatch):
+    import symlayout.config as config
+    write(tmp_path, "a_good.toml", GOOD)
+    write(tmp_path, "b_boom.toml", GOOD)
+    load = config.load_config
+
+    def boom(path):
+        if str(path).endswith("b_boom.toml"):
+            raise MemoryError("simulated")
+        return load(path)
+    monkeypatch.setattr(config, "load_config", boom)
+    rc, out, err = run(capsys, "prove", "--json", "--jobs", "1", tmp_path)
+    doc = configs(json.loads(out))
+    assert rc == 4 and doc["a_good.toml"]["results"] and doc["a_good.toml"]["ok"]
+    assert doc["b_boom.toml"]["internal"] is True
+    assert "b_boom.toml: internal error (a bug in symlayout): MemoryError: simulated" in doc["b_boom.toml"]["error"]
+    rc, out, _ = run(capsys, "prove", "--jobs", "1", tmp_path)
+    assert rc == 4 and "a_good.toml" in out and "MemoryError" in out
+
+
+def test_prove_dir_reports_dangling_links_and_fifos_without_reading_them(tmp_path, capsys):
+    write(tmp_path, "a_good.toml", GOOD)
+    os.symlink(tmp_path / "nowhere.toml", tmp_path / "b_dangling.toml")
+    os.mkfifo(tmp_path / "c_fifo.toml")              # opening it for reading would block forever
+    rc, out, err = run(capsys, "prove", "--json", "--jobs", "1", tmp_path)
+    doc = configs(json.loads(out))
+    assert rc == 2 and list(doc) == ["a_good.toml", "b_dangling.toml", "c_fifo.toml"]
+    assert "dangling symbolic link" in doc["b_dangling.toml"]["error"]
+    assert "not a regular file" in doc["c_fifo.toml"]["error"]
+    rc, out, err = run(capsys, "prove", tmp_path / "c_fifo.toml", tmp_path / "a_good.toml")   # named: the same
+    assert rc == 2 and "c_fifo.toml: not a regular file" in out + err
+
+
+def test_prove_dir_reports_an_unreadable_subdirectory(tmp_path, capsys, monkeypatch):
+    write(tmp_path, "a_good.toml", GOOD)
+    sub = tmp_path / "b_locked"
+    write(sub, "refuted.toml", REFUTED)
+    sub.chmod(0)
+    try:
+        if os.access(sub, os.R_OK):                   # (root reads it anyway: refuse the listing here)
+            scandir = os.scandir
+            monkeypatch.setattr(os, "scandir", lambda d: scandir(d) if Path(d) != sub else
+                                (_ for _ in ()).throw(PermissionError(13, "Permission denied")))
+        rc, out, err = run(capsys, "prove", "--json", "--jobs", "1", tmp_path)
+    finally:
+        sub.chmod(0o755)
+    doc = configs(json.loads(out))
+    assert rc == 2 and doc["a_good.toml"]["ok"]
+    assert doc["b_locked"]["error"] == f"{sub}: cannot read this directory: Permission denied"
+
+
+def test_prove_dir_a_path_over_the_os_limit_is_that_paths_error(tmp_path, capsys):
+    write(tmp_path, "a_good.toml", GOOD)
+    deep, n = "deep", 0
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        os.mkdir(deep)
+        os.chdir(deep)
+        while n * 201 < 4200:                     # built relative to the cwd: the full path is over PATH_MAX
+            os.mkdir("d" * 200)
+            os.chdir("d" * 200)
+            n += 1
+        Path("refuted.toml").write_text(REFUTED)
+    finally:
+        os.chdir(cwd)
+    try:
+        rc, out, err = run(capsys, "prove", "--json", "--jobs", "1", tmp_path)
+        doc = json.loads(out)
+        good = configs(doc)["a_good.toml"]
+        assert rc == 2 and good["ok"] and good["results"]
+        errors = [c["error"] for c in doc["configs"] if c.get("error")]
+        assert len(errors) == 1 and errors[0].endswith(": cannot read this directory: File name too long")
+    finally:
+        shutil.rmtree(tmp_path / deep, ignore_errors=True)
+
+
+def test_prove_json_document_even_when_nothing_is_a_configuration(tmp_path, capsys):
+    write(tmp_path, "pyproject.toml", '[project]\nname = "kernel"\n')
+    rc, out, err = run(capsys, "prove", "--json", tmp_path)
+    doc = json.loads(out)
+    assert rc == 2 and "no configuration found" in doc["configs"][0]["error"]
+    rc, out, err = run(capsys, "prove", tmp_path)
+    assert rc == 2 and out == "" and "no configuration found" in err
+
