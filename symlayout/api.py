@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 
+from .algebra.z3lock import serialized
 from .errors import ConfigError
 
 __all__ = ["load", "config", "prove", "Report", "tiled_mma", "tiled_copy_A", "tiled_copy_B", "tiled_copy_C",
@@ -35,12 +36,14 @@ __all__ = ["load", "config", "prove", "Report", "tiled_mma", "tiled_copy_A", "ti
 # ---------------------------------------------------------------- configurations
 
 
+@serialized
 def load(path):
     """Read and validate one configuration file (:func:`symlayout.config.load_config`)."""
     from .config import load_config
     return load_config(path)
 
 
+@serialized
 def config(text: str | None = None, /, *, path: str = "<string>", **tables):
     """A configuration from TOML text, or from tables given as keyword arguments.
 
@@ -231,6 +234,7 @@ class Report:
                 f"{s['unmet']} unmet>")
 
     # -- models, explanations, pictures
+    @serialized
     def models(self):
         """``(tiled_mma, {operand: OperandModel})``, built once."""
         if self._models is None:
@@ -238,6 +242,7 @@ class Report:
             self._models = operand_models(self.config)
         return self._models
 
+    @serialized
     def explain(self, operand: str | None = None, thread: int | None = None, slot: int | None = None) -> str:
         """The route of fragment ``slot`` of ``thread`` (or of the first counterexample)."""
         from .prove.explain import SLOT_PROPERTIES, explain_result, explain_slot, first_refutation
@@ -255,6 +260,7 @@ class Report:
         needs_models = r.property in SLOT_PROPERTIES and not self.config.params
         return explain_result(self.config, r, self.models()[1] if needs_models else None)[0]
 
+    @serialized
     def svg(self, view: str = "tv", operand: str | None = None, thread: int | None = None) -> str:
         """A picture as an SVG string: ``tv``, ``copy``, ``banks`` or ``swizzle`` (see ``symlayout show``)."""
         from .prove import pictures
@@ -266,6 +272,7 @@ class Report:
         return pictures.view_svg(view, self.config, mma, op, models.get(op), thread=thread,
                                  results=self.report.results)
 
+    @serialized
     def _repr_html_(self) -> str:
         from .prove.report_html import report_section
         return report_section(self)

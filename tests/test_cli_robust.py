@@ -159,3 +159,37 @@ def test_prove_json_document_even_when_nothing_is_a_configuration(tmp_path, caps
     rc, out, err = run(capsys, "prove", tmp_path)
     assert rc == 2 and out == "" and "no configuration found" in err
 
+
+# ---------------------------------------------------------------- 5. the API from several threads
+
+THREADS = r'''
+import sys, threading
+import symlayout
+files = sys.argv[1:]
+def verdicts(f):
+    return [(r.property, r.operand, r.status, r.checked) for r in symlayout.prove(f).results]
+threaded, errors = {}, []
+def work(i):
+    try:
+        for k in range(len(files)):
+            f = files[(i + k) % len(files)]
+            threaded.setdefault(f, []).append(verdicts(f))
+    except BaseException as e:
+        errors.append(repr(e))
+ts = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+[t.start() for t in ts]
+[t.join() for t in ts]
+serial = {f: verdicts(f) for f in files}
+print(errors, all(v == [serial[f]] * 6 for f, v in threaded.items()), len(threaded),
+      sum(len(v) for v in serial.values()))
+'''
+
+
+def test_api_proves_parametric_configurations_from_threads_as_serially():
+    files = sorted(str(p) for p in (PROOFS / "parametric").glob("*.toml"))
+    assert len(files) >= 4
+    r = subprocess.run([sys.executable, "-c", THREADS, *files], capture_output=True, text=True, timeout=600,
+                       env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert r.returncode == 0, r.stderr[-2000:]            # (without the lock: a Z3 assertion aborts it)
+    errors, same, n_files, n_results = r.stdout.split()[-4:]
+    assert (errors, same, int(n_files)) == ("[]", "True", len(files)) and int(n_results) > 10

@@ -15,6 +15,7 @@ from ..errors import SymlayoutError
 from ..atoms.copy import make_copy_atom
 from ..algebra.layout import Layout
 from ..algebra.symbolic import collect_conditions
+from ..algebra.z3lock import serialized
 from ..tiled.copy import make_tiled_copy_X
 from .model import (CuteRejects, OperandModel, build_operand_model, copy_vector_width,
                     cute_build_check, stand_in_tile)
@@ -462,6 +463,7 @@ def config_parts(cfg, props, split: bool = False, properties=None) -> list:
     return out
 
 
+@serialized
 def prove_part(cfg, part, method="auto", timeout_s=None):
     """``(results, rejected operands, error or None, seconds)`` of one piece (:func:`config_parts`)."""
     t0 = time.perf_counter()
@@ -527,8 +529,10 @@ def assemble(cfg, parts, done) -> ConfigReport:
     return rep
 
 
+@serialized
 def prove_config(cfg, properties=None, method: str = "auto", timeout_s: float | None = None) -> ConfigReport:
-    """Prove every requested property of a loaded :class:`~symlayout.config.Config`."""
+    """Prove every requested property of a loaded :class:`~symlayout.config.Config` (from any thread:
+    one at a time, :mod:`symlayout.algebra.z3lock`)."""
     props = list(properties or cfg.prove.properties or PROPERTIES)
     timeout_s = timeout_s if timeout_s is not None else cfg.prove.timeout_s
     parts = config_parts(cfg, props, properties=properties)

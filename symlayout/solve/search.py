@@ -53,6 +53,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from ..algebra.z3lock import serialized
 from ..config import loads_config
 from ..errors import SymlayoutError
 from ..prove.engine import prove_config
@@ -132,6 +133,7 @@ def _fmt(values: dict) -> str:
     return ", ".join(f"{k} = {v}" for k, v in values.items()) or "(no unknowns)"
 
 
+@serialized
 def solve(spec: SolveSpec, all: bool = False, minimize: str | None = None, timeout_s: float | None = None,
           prove: bool = True, explain: bool = True) -> SolveOutcome:
     """Find values for the unknowns of ``spec`` (see the module docstring).
