@@ -193,3 +193,42 @@ def test_api_proves_parametric_configurations_from_threads_as_serially():
     assert r.returncode == 0, r.stderr[-2000:]            # (without the lock: a Z3 assertion aborts it)
     errors, same, n_files, n_results = r.stdout.split()[-4:]
     assert (errors, same, int(n_files)) == ("[]", "True", len(files)) and int(n_results) > 10
+
+
+# ---------------------------------------------------------------- 9. SIGTERM stops the workers
+
+
+def children(pid: int) -> list:
+    """The live child processes of ``pid`` (from /proc)."""
+    out = []
+    for d in Path("/proc").iterdir():
+        try:
+            fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[1] == str(pid) and fields[0] != "Z":
+            out.append(int(d.name))
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_sigterm_stops_the_workers_without_tracebacks(tmp_path):
+    for i in range(15):                                   # parametric files: Z3 queries of a second or more
+        for f in (PROOFS / "parametric").glob("*.toml"):
+            shutil.copy(f, tmp_path / f"{f.stem}_{i}.toml")
+    p = subprocess.Popen([sys.executable, "-m", "symlayout", "prove", str(tmp_path), "--jobs", "2", "-q"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "PYTHONPATH": str(REPO)})
+    try:
+        workers = []
+        while len(workers) < 2 and p.poll() is None:
+            time.sleep(0.05)
+            workers = children(p.pid)
+        time.sleep(0.5)                                   # (inside their Z3 queries)
+        assert p.poll() is None, "finished before the signal"
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=120)
+    finally:
+        p.kill()
+    assert p.returncode == 143 and err == "symlayout: terminated\n"
+    assert [w for w in workers if w in children(p.pid) or Path(f"/proc/{w}").exists()] == []

@@ -27,7 +27,8 @@ Exit codes:
 * 3 -- ``prove``/``solve``: some result unknown (e.g. a timeout) and none wrong;
 * 4 -- an internal error (a bug in symlayout: please report it); set
   ``SYMLAYOUT_DEBUG=1`` to see the traceback;
-* 130 -- interrupted (Ctrl-C).
+* 130 -- interrupted (Ctrl-C);
+* 143 -- terminated (SIGTERM): the worker processes of ``--jobs`` are stopped at once, no traceback.
 
 Every user error is one line on stderr, ``symlayout: error: <message>``, naming
 the file and line (``path:12: ...``) or the column in a string; no traceback.
@@ -54,11 +55,12 @@ import sys
 
 from ..errors import SymlayoutError
 from . import atoms, cute, dsl, explain, extract, gpu, layout, prove, show, solve
-from .common import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_USAGE, PROG,
-                     Parser, UsageError, exit_codes_text, one_line, print_error)
+from .common import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUTED, EXIT_TERMINATED, EXIT_UNKNOWN,
+                     EXIT_USAGE, PROG, Parser, Terminated, UsageError, exit_codes_text, on_sigterm, one_line,
+                     print_error)
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_REFUTED", "EXIT_USAGE", "EXIT_UNKNOWN", "EXIT_INTERNAL",
-           "EXIT_INTERRUPTED", "COMMANDS", "UsageError"]
+           "EXIT_INTERRUPTED", "EXIT_TERMINATED", "COMMANDS", "UsageError"]
 
 #: the commands, in the order ``--help`` lists them
 COMMANDS = {"prove": prove, "show": show, "explain": explain, "layout": layout, "atoms": atoms, "cute": cute,
@@ -196,7 +198,8 @@ def main(argv=None) -> int:
             _list_many(args)
         elif loads == "one":
             _load_one(args)
-        rc = mod.run(args)
+        with on_sigterm():
+            rc = mod.run(args)
         return EXIT_OK if rc is None else int(rc)
     except SymlayoutError as e:
         print_error(e)
@@ -204,6 +207,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Terminated:
+        print(f"{PROG}: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except BrokenPipeError:
         try:
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (silence the flush at exit)

@@ -11,10 +11,13 @@ names once and passes the :class:`~symlayout.config.Config` objects down.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import math
 import os
+import signal
 import sys
+import threading
 
 from ..errors import SymlayoutError
 
@@ -26,13 +29,38 @@ EXIT_USAGE = 2
 EXIT_UNKNOWN = 3
 EXIT_INTERNAL = 4
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 128 + 15      # (SIGTERM)
 
 #: codes every command shares (added to each command's own)
 COMMON_EXIT_CODES = {
     EXIT_USAGE: "bad input (configuration, expression or command line), or command not available",
     EXIT_INTERNAL: "internal error (a bug; SYMLAYOUT_DEBUG=1 shows the traceback)",
     EXIT_INTERRUPTED: "interrupted",
+    EXIT_TERMINATED: "terminated (SIGTERM); the worker processes are stopped too",
 }
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived (raised in the main thread by :func:`on_sigterm`'s handler)."""
+
+
+@contextlib.contextmanager
+def on_sigterm():
+    """While inside, SIGTERM raises :class:`Terminated` in the main thread, so that the worker pools are
+    torn down (their workers stopped at once: :func:`symlayout.prove.engine.worker_init`) and the command
+    exits 143; outside (or in another thread), the handler is left as it was."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminated(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)     # a second SIGTERM ends the process at once
+        raise Terminated()
+    old = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 class UsageError(SymlayoutError):

@@ -547,6 +547,13 @@ def prove_config(cfg, properties=None, method: str = "auto", timeout_s: float | 
 _POOL_WORK: list = []
 
 
+def worker_init() -> None:
+    """A forked worker: SIGTERM ends it at once (the parent's handler, which raises between bytecodes,
+    would wait for a long Z3 query; the parent's pool sends SIGTERM when it is torn down)."""
+    import signal
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _pool_part(job):
     i, part, method, timeout_s = job
     cfg = _POOL_WORK[i]
@@ -581,7 +588,7 @@ def prove_many(configs, properties=None, jobs: int = 1, timeout_s=None, method="
     _POOL_WORK = list(configs)               # (inherited by the forked workers)
     answers = {}
     try:
-        with mp.get_context("fork").Pool(min(jobs, len(jobs_list))) as pool:
+        with mp.get_context("fork").Pool(min(jobs, len(jobs_list)), worker_init) as pool:
             for i, part, ans in pool.imap_unordered(_pool_part, jobs_list, chunksize=1):
                 answers[(i, repr(part))] = ans
     finally:

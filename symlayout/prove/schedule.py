@@ -287,7 +287,8 @@ def prove_files(files, properties=None, jobs: int = 1, timeout_s=None, method="a
     import gc
     gc.freeze()          # the parent's objects so far: left out of collections (the workers' and the parent's)
     try:
-        with mp.get_context("fork").Pool(jobs) as pool:
+        from .engine import worker_init
+        with mp.get_context("fork").Pool(jobs, worker_init) as pool:
             for i, ans in pool.imap_unordered(_pool_file, tasks, chunksize=chunk):
                 out[i] = ans
                 if on_result is not None:
