@@ -7,23 +7,24 @@ installs symlayout only needs a ``proofs/`` folder of configuration files::
     mkdir proofs && cp my_tiling.toml proofs/
     pytest proofs/ --junitxml=proofs.xml
 
-One item per (configuration, property, operand), named ``file.toml::bank_conflicts[A]``,
-so ``-k bank_conflicts`` selects and the short summary names the failing
-properties.  An item passes when its result is what the configuration expects
-(``[expect]``, ``refuted = ["bank_conflicts[A]"]``, ``max_bank_degree``); it
-fails with the counterexample otherwise; an UNKNOWN (solver timeout) fails too
-(nothing unproved passes); a property that does not apply to the configuration
-(or is not checked because CuTe rejects it at compile time) is skipped with the
-reason.  A file that cannot be read (malformed TOML, a bad key) is one ERROR
-item (``file.toml::config``, an error in setup), not a failure, and the other
-files still run.  Each item records its result as JSON in the JUnit XML
-(``<property name="symlayout" value="{...}"/>``).
+One item per result of the configuration, named as ``symlayout prove`` names the
+result: ``file.toml::bank_conflicts[A]``, ``file.toml::tma[A]``,
+``file.toml::exactly_once[stages.A]`` (results sharing a name, such as ``coverage[A]`` of
+the copy and ``coverage[A]`` via TMA, are one item), so ``-k bank_conflicts`` or ``-k tma``
+selects and the short summary names the failing results.  The file is proved while it
+is collected (its items are its results) and the items judge the results: an item
+passes when its result is what the configuration expects (``[expect]``,
+``refuted = ["bank_conflicts[A]"]``, ``max_bank_degree``); it fails with the
+counterexample otherwise; an UNKNOWN (solver timeout) fails too (nothing unproved
+passes).  A file that cannot be read or proved (malformed TOML, a bad key, or any
+other exception, a bug in symlayout included) is one ERROR item (``file.toml::config``,
+an error in setup), not a failure, and the other files still run.  Each item records
+its result as JSON in the JUnit XML (``<property name="symlayout" value="{...}"/>``).
 
-The configuration is proved once per process (cached), so items distribute under
-``pytest-xdist`` (``-n auto``) with identical results; ``--dist loadfile`` keeps a
-file's items in one worker, so each file is proved once (``-n auto --dist loadfile``
-is the way to spread a large ``proofs/`` over the cores; a CI matrix splits it with
-``symlayout prove DIR --shard I/N``).
+Each file is proved once per process; under ``pytest-xdist`` (``-n auto``) every worker
+collects, so proves, every file (the results are identical, the proving is not spread):
+to spread a large ``proofs/`` over the cores or a CI matrix use ``symlayout prove DIR
+--jobs N`` / ``--shard I/N``.
 
 Options: ``--symlayout-no-proofs`` turns collection off; the ini option
 ``symlayout_proof_dirs`` (default ``proofs``) names the directory names that mark
@@ -33,10 +34,9 @@ proof files.  TOML files there that are not configurations (a solve input, a
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
-
-_REPORTS: dict = {}          # (path, mtime) -> ConfigReport, per process
 
 
 def pytest_addoption(parser):
@@ -54,46 +54,50 @@ def pytest_collect_file(file_path, parent):
     if not any(p.name in dirs for p in file_path.parents):
         return None
     from .config import not_a_configuration
-    if not_a_configuration(file_path) is not None:
-        return None
+    try:
+        if not_a_configuration(file_path) is not None:
+            return None
+    except Exception:  # noqa: BLE001 (the file's own ERROR item says what went wrong)
+        pass
     return ProofFile.from_parent(parent, path=file_path)
 
 
-def expected_items(cfg) -> list:
-    """``(property, operand)`` pairs a configuration's proof can report, in the prover's order.
+def result_name(r) -> str:
+    """A result's name, as ``symlayout prove`` prints it: ``property[operand]`` (``tma[A]``,
+    ``exactly_once[stages.A]``, ``coverage`` for a thread map)."""
+    return r.property + (f"[{r.operand}]" if r.operand else "")
 
-    A superset: a pair the prover does not report (a property that does not apply, or
-    is not checked because CuTe rejects the configuration) is skipped with the reason.
 
-    >>> from symlayout.config import loads_config
-    >>> cfg = loads_config('[mma]\\natom = "SM80_16x8x16_F16F16F16F16_TN"\\n[copy.A]\\natom = "SM75_U32x2_LDSM_N"\\n'
-    ...                    'type = "half_t"\\nsmem = "(16,16):(16,1)"\\n[prove]\\nproperties = ["alignment"]\\n')
-    >>> expected_items(cfg)
-    [('alignment', 'A')]
+def result_items(results) -> dict:
+    """``{name: [results]}`` in the prover's order: one item per result name (results that share a name,
+    ``coverage[A]`` of the copy and ``coverage[A]`` via TMA, are judged together by one item).
+
+    >>> from symlayout.prove.result import Result
+    >>> list(result_items([Result("tma", "refuted", operand="A", via="tma"), Result("coverage", "proved", operand="C"),
+    ...                    Result("coverage", "proved", operand="A", via="tma"), Result("coverage", "proved", operand="A")]))
+    ['tma[A]', 'coverage[C]', 'coverage[A]']
     """
-    from .config import PROPERTIES
-    props = list(cfg.prove.properties or PROPERTIES)
-    if cfg.params and cfg.threadmap is None:          # parametric copies: the properties Z3 decides
-        from .prove.parametric import PARAMETRIC_PROPERTIES
-        props = [p for p in props if p in PARAMETRIC_PROPERTIES]
-    if cfg.threadmap is not None:
-        from .prove.threadmaps import THREADMAP_PROPERTIES
-        pairs = [(p, None) for p in props if p in THREADMAP_PROPERTIES]
-    elif cfg.copies:                      # (coalescing is a thread-map property)
-        pairs = [(p, op) for op in sorted(cfg.copies) for p in props if p != "coalescing"]
-    else:
-        pairs = [("coverage", op) for op in ("A", "B", "C")] if "coverage" in props else []
-    for p in sorted(cfg.expect.refuted):
-        if not any(q == p for q, _ in pairs):
-            pairs.append((p, None))
-    for p, op in sorted(cfg.expect.refuted_operands):
-        if (p, op) not in pairs:
-            pairs.append((p, op))
-    return pairs
+    out: dict = {}
+    for r in results:
+        out.setdefault(result_name(r), []).append(r)
+    return out
 
 
-def _item_name(prop, op) -> str:
-    return prop + (f"[{op}]" if op else "")
+_REPORTS: dict = {}          # (path, mtime, size) -> ("report", ConfigReport) or ("error", message), per process
+
+
+def proved(path) -> tuple:
+    """``("report", ConfigReport)`` or ``("error", message)`` for a configuration file, proved once per
+    process (:func:`symlayout.prove.schedule.prove_file`: any error is the answer, never an exception)."""
+    from .prove.schedule import prove_file
+    try:
+        st = os.stat(path)
+        key = (str(path), st.st_mtime, st.st_size)
+    except OSError:
+        key = (str(path), 0.0, 0)
+    if key not in _REPORTS:
+        _REPORTS[key] = prove_file(str(path), True, None, "auto", None)
+    return _REPORTS[key]
 
 
 class ProofError(Exception):
@@ -101,37 +105,38 @@ class ProofError(Exception):
 
 
 class ProofFile(pytest.File):
-    def collect(self):
-        from .config import load_config
-        from .errors import SymlayoutError
-        try:
-            cfg = load_config(self.path)
-        except SymlayoutError as e:
-            yield UnreadableItem.from_parent(self, name="config", message=str(e))
-            return
-        pairs = expected_items(cfg)
-        for i, (prop, op) in enumerate(pairs):
-            yield ProofItem.from_parent(self, name=_item_name(prop, op), prop=prop, operand=op, cfg=cfg,
-                                        claims=pairs if i == len(pairs) - 1 else None)
+    """A configuration file: proved while it is collected, so that its items are its results, one item per
+    result name."""
 
+    def collect(self):
+        kind, what = proved(self.path)
+        if kind != "report" or what.error:
+            message = what if kind != "report" else what.error
+            yield UnreadableItem.from_parent(self, name="config", message=message)
+            return
+        for name, results in result_items(what.results).items():
+            yield ProofItem.from_parent(self, name=name, report=what, results=results)
+        if not what.results:
+            yield ProofItem.from_parent(self, name="config", report=what, results=[])
 
 
 class UnreadableItem(pytest.Item):
-    """A configuration that cannot be read: an ERROR (in setup), never a FAILED; the other files still run."""
+    """A configuration that cannot be read or proved: an ERROR (in setup), never a FAILED; the other files
+    still run."""
 
     def __init__(self, *, message, **kw):
         super().__init__(**kw)
         self.message = message
 
     def setup(self):
-        pytest.fail(f"symlayout: cannot read this configuration: {self.message}", pytrace=False)
+        pytest.fail(f"symlayout: cannot prove this configuration: {self.message}", pytrace=False)
 
     def runtest(self):  # pragma: no cover (setup raises)
         raise ProofError(self.message)
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ProofError):
-            return f"symlayout: cannot read this configuration: {excinfo.value}"
+            return f"symlayout: cannot prove this configuration: {excinfo.value}"
         return super().repr_failure(excinfo)
 
     def reportinfo(self):
@@ -142,45 +147,24 @@ class ProofFailure(Exception):
     pass
 
 
-def _report(cfg):
-    import os
-    from .prove.engine import prove_config
-    key = (str(cfg.path), os.path.getmtime(cfg.path) if os.path.exists(cfg.path) else 0.0)
-    rep = _REPORTS.get(key)
-    if rep is None:
-        rep = _REPORTS[key] = prove_config(cfg)
-    return rep
-
-
 class ProofItem(pytest.Item):
-    """One property of one operand of a configuration file."""
+    """The results of one name (``property[operand]``) of a configuration file."""
 
-    def __init__(self, *, prop, operand, cfg, claims=None, **kw):
+    def __init__(self, *, report, results, **kw):
         super().__init__(**kw)
-        self.prop, self.operand, self.cfg = prop, operand, cfg
-        self.claims = claims        # the file's last item: also judges results no item names
+        self.report, self.results = report, results
         self.add_marker(pytest.mark.symlayout)
 
     def runtest(self):
         from .cli.prove import format_text
-        rep = _report(self.cfg)
-        if rep.error:
-            raise ProofFailure(rep.error)
-        mine = [r for r in rep.results if r.property == self.prop and r.operand == self.operand]
-        if self.claims is not None:
-            mine += [r for r in rep.results if (r.property, r.operand) not in self.claims]
-        if not mine:
-            if self.operand in rep.rejected:
-                why = next((f"{r.property}[{r.operand}]" for r in rep.results if r.operand == self.operand), "")
-                pytest.skip(f"not checked: CuTe rejects this configuration at compile time (see {why})")
-            pytest.skip(f"{_item_name(self.prop, self.operand)} does not apply to this configuration")
-        for r in mine:
+        from .prove.engine import ConfigReport
+        if not self.results:
+            pytest.skip("no property of this configuration applies")
+        for r in self.results:
             self.user_properties.append(("symlayout", json.dumps(r.to_json(), sort_keys=True)))
-        bad = [r for r in mine if not r.as_expected]
+        bad = [r for r in self.results if not r.as_expected]
         if bad:
-            from .prove.engine import ConfigReport
-            sub = ConfigReport(rep.path, rep.name, results=bad)
-            raise ProofFailure(format_text([sub]))
+            raise ProofFailure(format_text([ConfigReport(self.report.path, self.report.name, results=bad)]))
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ProofFailure):

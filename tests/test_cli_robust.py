@@ -232,3 +232,58 @@ def test_sigterm_stops_the_workers_without_tracebacks(tmp_path):
         p.kill()
     assert p.returncode == 143 and err == "symlayout: terminated\n"
     assert [w for w in workers if w in children(p.pid) or Path(f"/proc/{w}").exists()] == []
+
+
+# ---------------------------------------------------------------- 10. the pytest plugin: items = results
+
+BOOM = '''
+import symlayout.config as config
+_load = config.load_config
+def load_config(path):
+    if str(path).endswith("boom.toml"):
+        raise MemoryError("simulated")
+    return _load(path)
+config.load_config = load_config
+'''
+
+
+def _pytest(cwd, *args):
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfEs", *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+def test_pytest_a_non_symlayout_error_is_one_error_item_and_the_others_run(tmp_path):
+    write(tmp_path, "conftest.py", BOOM)
+    write(tmp_path, "proofs/a_good.toml", GOOD)
+    write(tmp_path, "proofs/boom.toml", GOOD)
+    write(tmp_path, "proofs/c_good.toml", GOOD)
+    p = _pytest(tmp_path, "proofs")
+    assert "ERROR proofs/boom.toml::config" in p.stdout and "MemoryError: simulated" in p.stdout, p.stdout
+    assert re.search(r"\b14 passed, 1 error\b", p.stdout), p.stdout
+
+
+def prove_names(path: Path) -> set:
+    """The names ``symlayout prove --json`` gives the results of a file."""
+    r = subprocess.run([sys.executable, "-m", "symlayout", "prove", "--json", str(path)], capture_output=True,
+                       text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(REPO)})
+    return {x["property"] + (f"[{x['operand']}]" if x.get("operand") else "")
+            for x in json.loads(r.stdout)["configs"][0]["results"]}
+
+
+def test_pytest_items_are_the_results_one_to_one(tmp_path):
+    proofs = tmp_path / "proofs"
+    write(proofs, "mismatch.toml", edited("hopper/pitfalls/tma_swizzle_mismatch.toml", 'refuted = ["tma[A]"]',
+                                          "refuted = []"))               # tma[A] refuted, unexpectedly
+    write(proofs, "overlap.toml", (PROOFS / "hopper/pitfalls/overlapping_stages.toml").read_text())
+    p = _pytest(tmp_path, "proofs", "--collect-only")
+    items = [l for l in p.stdout.splitlines() if "::" in l]
+    for f in ("mismatch.toml", "overlap.toml"):
+        mine = [l.split("::", 1)[1] for l in items if l.startswith(f"proofs/{f}::")]
+        assert sorted(mine) == sorted(prove_names(proofs / f))
+    assert "proofs/mismatch.toml::tma[A]" in items and "proofs/overlap.toml::exactly_once[stages.A]" in items
+    p = _pytest(tmp_path, "proofs")
+    assert p.stdout.count("FAILED") == 1 and "FAILED proofs/mismatch.toml::tma[A]" in p.stdout, p.stdout
+    k = _pytest(tmp_path, "proofs", "-k", "tma")
+    n_tma = sum("tma" in l.split("::", 1)[1] for l in items)           # tma[A] of both files
+    assert n_tma == 2 and f"1 failed, 1 passed, {len(items) - 2} deselected" in k.stdout, k.stdout
