@@ -21,10 +21,11 @@ other exception, a bug in symlayout included) is one ERROR item (``file.toml::co
 an error in setup), not a failure, and the other files still run.  Each item records
 its result as JSON in the JUnit XML (``<property name="symlayout" value="{...}"/>``).
 
-Each file is proved once per process; under ``pytest-xdist`` (``-n auto``) every worker
-collects, so proves, every file (the results are identical, the proving is not spread):
-to spread a large ``proofs/`` over the cores or a CI matrix use ``symlayout prove DIR
---jobs N`` / ``--shard I/N``.
+Each file is proved once per process.  Under ``pytest-xdist`` (``-n N``), where every
+worker collects every file, the controller proves the files once, ahead, in N processes
+(:func:`prove_ahead`), and the workers collect from those answers: the same items and
+results as one process, each file proved once (a CI matrix: ``symlayout prove DIR
+--shard I/N``).
 
 Options: ``--symlayout-no-proofs`` turns collection off; the ini option
 ``symlayout_proof_dirs`` (default ``proofs``) names the directory names that mark
@@ -35,6 +36,9 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -83,21 +87,70 @@ def result_items(results) -> dict:
     return out
 
 
-_REPORTS: dict = {}          # (path, mtime, size) -> ("report", ConfigReport) or ("error", message), per process
+_REPORTS: dict = {}          # file_key -> ("report", ConfigReport) or ("error", message), per process
+_AHEAD = "SYMLAYOUT_PYTEST_PROVED"      # (env) the answers the xdist controller proved, for its workers
+
+
+def file_key(path) -> tuple:
+    """A file as of now: its real path, modification time and size."""
+    path = os.path.realpath(path)
+    try:
+        st = os.stat(path)
+        return path, st.st_mtime_ns, st.st_size
+    except OSError:
+        return path, 0, 0
 
 
 def proved(path) -> tuple:
     """``("report", ConfigReport)`` or ``("error", message)`` for a configuration file, proved once per
-    process (:func:`symlayout.prove.schedule.prove_file`: any error is the answer, never an exception)."""
+    process (:func:`symlayout.prove.schedule.prove_file`: any error is the answer, never an exception), or
+    once in all, ahead, for the workers of ``pytest -n`` (:func:`prove_ahead`)."""
     from .prove.schedule import prove_file
-    try:
-        st = os.stat(path)
-        key = (str(path), st.st_mtime, st.st_size)
-    except OSError:
-        key = (str(path), 0.0, 0)
+    if not _REPORTS and os.environ.get(_AHEAD):
+        try:
+            with open(os.environ[_AHEAD], "rb") as f:
+                _REPORTS.update(pickle.load(f))
+        except (OSError, pickle.UnpicklingError, EOFError):
+            pass
+    key = file_key(path)
     if key not in _REPORTS:
         _REPORTS[key] = prove_file(str(path), True, None, "auto", None)
     return _REPORTS[key]
+
+
+def proof_files(config) -> list:
+    """The configuration files ``pytest_collect_file`` would collect below the paths of the command line."""
+    from .config import not_a_configuration
+    from .prove.schedule import path_entries
+    dirs = set(config.getini("symlayout_proof_dirs") or ["proofs"])
+    out = []
+    for arg in config.args:
+        for path, why in path_entries(str(arg).split("::", 1)[0]):
+            p = Path(path)
+            if why is None and p.suffix == ".toml" and any(q.name in dirs for q in p.resolve().parents):
+                try:
+                    if not_a_configuration(p) is None:
+                        out.append(str(p.resolve()))
+                except Exception:  # noqa: BLE001 (collected: its ERROR item says why)
+                    out.append(str(p.resolve()))
+    return sorted(set(out))
+
+
+def prove_ahead(config) -> None:
+    """Under ``pytest -n N`` (this is the controller, before the workers start): prove the proof files once,
+    in N processes (:func:`symlayout.prove.schedule.prove_files`), and hand the answers to the workers through
+    a file named in the environment, so that every worker collects its items without proving."""
+    from .prove.schedule import default_jobs, prove_files
+    files = proof_files(config)
+    if not files:
+        return
+    jobs = config.getoption("numprocesses", None) or default_jobs()
+    answers = prove_files([(f, True) for f in files], None, int(jobs))
+    fd, name = tempfile.mkstemp(prefix="symlayout-pytest-", suffix=".pickle")
+    with os.fdopen(fd, "wb") as f:
+        pickle.dump({file_key(p): a for p, a in zip(files, answers)}, f)
+    os.environ[_AHEAD] = name
+    config.add_cleanup(lambda: (os.environ.pop(_AHEAD, None), os.unlink(name)))
 
 
 class ProofError(Exception):
@@ -176,4 +229,7 @@ class ProofItem(pytest.Item):
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "symlayout: a symlayout proof item (a configuration's property)")
+    config.addinivalue_line("markers", "symlayout: a symlayout proof item (a configuration's result)")
+    xdist_controller = not hasattr(config, "workerinput") and config.getoption("dist", "no") not in ("no", None)
+    if xdist_controller and not config.getoption("--symlayout-no-proofs"):
+        prove_ahead(config)

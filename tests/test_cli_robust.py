@@ -287,3 +287,34 @@ def test_pytest_items_are_the_results_one_to_one(tmp_path):
     k = _pytest(tmp_path, "proofs", "-k", "tma")
     n_tma = sum("tma" in l.split("::", 1)[1] for l in items)           # tma[A] of both files
     assert n_tma == 2 and f"1 failed, 1 passed, {len(items) - 2} deselected" in k.stdout, k.stdout
+
+
+COUNT = '''
+import os
+import symlayout.prove.schedule as schedule
+_prove_file = schedule.prove_file
+def prove_file(path, *a, **kw):
+    with open(os.environ["PROVE_LOG"], "a") as f:
+        f.write(os.path.basename(path) + "\\n")
+    return _prove_file(path, *a, **kw)
+schedule.prove_file = prove_file
+'''
+
+
+def test_pytest_xdist_proves_each_file_once_with_the_items_of_one_process(tmp_path):
+    pytest.importorskip("xdist")
+    write(tmp_path, "conftest.py", COUNT)
+    (tmp_path / "proofs").mkdir()
+    for f in ("pitfalls/k64_unswizzled.toml", "hopper/pitfalls/overlapping_stages.toml", "seeds/seed_000_A_x2.toml"):
+        shutil.copy(PROOFS / f, tmp_path / "proofs")
+    runs = {}
+    for n in ("0", "2"):
+        log = tmp_path / f"log{n}"
+        os.environ["PROVE_LOG"] = str(log)
+        try:
+            p = _pytest(tmp_path, "proofs", "-n", n, "-rA")
+        finally:
+            del os.environ["PROVE_LOG"]
+        runs[n] = sorted(l for l in p.stdout.splitlines() if l.startswith(("PASSED", "FAILED", "ERROR")))
+        assert sorted(log.read_text().split()) == sorted(p.name for p in (tmp_path / "proofs").iterdir())
+    assert runs["0"] == runs["2"] and len(runs["0"]) > 30
