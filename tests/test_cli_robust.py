@@ -195,6 +195,26 @@ def test_api_proves_parametric_configurations_from_threads_as_serially():
     assert (errors, same, int(n_files)) == ("[]", "True", len(files)) and int(n_results) > 10
 
 
+FORK_WHILE_HELD = r'''
+import sys, threading, time
+import symlayout
+from symlayout.prove.engine import prove_many
+files = sys.argv[1:]
+t = threading.Thread(target=lambda: [symlayout.prove(files[0]) for _ in range(3)])
+t.start()
+time.sleep(0.3)                               # (the thread holds the lock while the workers fork)
+print([len(r.results) for r in prove_many([symlayout.load(f) for f in files], jobs=2)])
+t.join()
+'''
+
+
+def test_workers_forked_while_a_thread_proves_do_not_deadlock():
+    files = sorted(str(p) for p in (PROOFS / "parametric").glob("*.toml"))
+    r = subprocess.run([sys.executable, "-c", FORK_WHILE_HELD, *files], capture_output=True, text=True,
+                       timeout=120,                                # (before: the workers waited forever) env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert r.returncode == 0 and len(json.loads(r.stdout)) == len(files), r.stderr[-2000:]
+
+
 # ---------------------------------------------------------------- 9. SIGTERM stops the workers
 
 

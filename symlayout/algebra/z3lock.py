@@ -12,7 +12,9 @@ other, and the threads wait for each other.  (Processes do not share a context:
 A Z3 term is freed (``Z3_dec_ref``) by whichever thread drops it, and the cyclic
 garbage collector runs in whichever thread allocates; so, while another thread is
 alive, automatic collection is paused inside the lock and the call's garbage is
-collected before the lock is released: no term is freed outside it.
+collected before the lock is released: no term is freed outside it.  A process forked
+while another thread holds the lock (``prove_many`` called from a thread) starts with
+a fresh one.
 
 >>> @serialized
 ... def f(x):
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import os
 import threading
 
 #: the lock (re-entrant: a serialized function may call another)
@@ -51,6 +54,19 @@ def _exit() -> None:
             gc.enable()
     finally:
         LOCK.release()
+
+
+def _after_fork_in_child() -> None:
+    """A forked child (a ``--jobs`` worker) has one thread: a fresh lock, the collector as it was."""
+    global LOCK
+    LOCK = threading.RLock()
+    if _held[1]:
+        gc.enable()
+    _held[:] = [0, False]
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def serialized(fn):
