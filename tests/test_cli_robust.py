@@ -211,7 +211,7 @@ t.join()
 def test_workers_forked_while_a_thread_proves_do_not_deadlock():
     files = sorted(str(p) for p in (PROOFS / "parametric").glob("*.toml"))
     r = subprocess.run([sys.executable, "-c", FORK_WHILE_HELD, *files], capture_output=True, text=True,
-                       timeout=120,                                # (before: the workers waited forever) env={**os.environ, "PYTHONPATH": str(REPO)})
+                       timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})   # (before: a deadlock)
     assert r.returncode == 0 and len(json.loads(r.stdout)) == len(files), r.stderr[-2000:]
 
 
