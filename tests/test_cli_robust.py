@@ -232,12 +232,14 @@ def children(pid: int) -> list:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
-def test_sigterm_stops_the_workers_without_tracebacks(tmp_path):
+@pytest.mark.parametrize("how,code,message", [("SIGTERM", 143, "terminated"), ("SIGINT", 130, "interrupted")])
+def test_signals_stop_the_workers_without_tracebacks(how, code, message, tmp_path):
+    """``kill PID`` (SIGTERM to the parent alone) and Ctrl-C (SIGINT to the whole process group)."""
     for i in range(15):                                   # parametric files: Z3 queries of a second or more
         for f in (PROOFS / "parametric").glob("*.toml"):
             shutil.copy(f, tmp_path / f"{f.stem}_{i}.toml")
     p = subprocess.Popen([sys.executable, "-m", "symlayout", "prove", str(tmp_path), "--jobs", "2", "-q"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
                          env={**os.environ, "PYTHONPATH": str(REPO)})
     try:
         workers = []
@@ -246,12 +248,15 @@ def test_sigterm_stops_the_workers_without_tracebacks(tmp_path):
             workers = children(p.pid)
         time.sleep(0.5)                                   # (inside their Z3 queries)
         assert p.poll() is None, "finished before the signal"
-        p.send_signal(signal.SIGTERM)
+        if how == "SIGTERM":
+            p.send_signal(signal.SIGTERM)
+        else:
+            os.killpg(p.pid, signal.SIGINT)
         out, err = p.communicate(timeout=120)
     finally:
         p.kill()
-    assert p.returncode == 143 and err == "symlayout: terminated\n"
-    assert [w for w in workers if w in children(p.pid) or Path(f"/proc/{w}").exists()] == []
+    assert p.returncode == code and err == f"symlayout: {message}\n"
+    assert [w for w in workers if Path(f"/proc/{w}").exists()] == []
 
 
 # ---------------------------------------------------------------- 10. the pytest plugin: items = results

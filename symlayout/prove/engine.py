@@ -549,9 +549,11 @@ _POOL_WORK: list = []
 
 def worker_init() -> None:
     """A forked worker: SIGTERM ends it at once (the parent's handler, which raises between bytecodes,
-    would wait for a long Z3 query; the parent's pool sends SIGTERM when it is torn down)."""
+    would wait for a long Z3 query; the parent's pool sends SIGTERM when it is torn down), and Ctrl-C is
+    the parent's to handle (it tears the pool down), not a traceback in every worker."""
     import signal
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _pool_part(job):
