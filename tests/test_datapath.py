@@ -3,12 +3,16 @@ copies and of the stages proved on a good configuration and refuted on one that 
 
 CuTe C++ ground truth for the partitions is in ``test_datapath_cute.py``.
 """
+from pathlib import Path
+
 import pytest
 
-from symlayout.config import loads_config
+from symlayout.config import find_config_files, load_config, loads_config
 from symlayout.errors import ConfigError
 from symlayout.prove.datapath import prove_datapath
 from symlayout.prove.engine import prove_config
+from symlayout.prove.g2s import GLOBAL_PROPERTIES
+from symlayout.prove.stages import staged_buffers
 
 MMA = '[mma]\natom = "SM80_16x8x16_F32F16F16F32_TN"\nlayout = "(4,1,1)"\npermutation = ["64", "16", "16"]\n'
 COPY_A = '[copy.A]\natom = "SM75_U32x4_LDSM_N"\ntype = "half_t"\nsmem = "{smem}"\n'
@@ -399,7 +403,6 @@ def test_g2s_swizzle_offset_on_the_period_follows_the_layout():
 
 def _data_path_applies(cfg, table, op):
     """The properties that apply to one data-path table of ``cfg`` (contract 2.1), given ``[prove] properties``."""
-    from symlayout.prove.g2s import GLOBAL_PROPERTIES
     wanted = set(cfg.prove.properties or GLOBAL_PROPERTIES)
     if table == "stages":
         return wanted & {"exactly_once", "in_bounds"}
@@ -410,15 +413,16 @@ def _data_path_applies(cfg, table, op):
 
 
 def _data_path_configs():
-    from pathlib import Path
-    from symlayout.config import find_config_files, load_config
     root = Path(__file__).resolve().parents[1]
     out = []
     for f in find_config_files([str(root / "proofs")]):
         cfg = load_config(f)
         if cfg.g2s or cfg.s2g or cfg.stages:
             out.append(pytest.param(cfg, id=str(Path(f).relative_to(root))))
-    for name, text in (("overrun", _overrun_text()), ("overrun_stages", _overrun_text(stages=2))):
+    s2g = ('[params]\nld = { min = 64, max = 4096, multiple_of = 64 }\n[mma]\natom = "SM80_16x8x16_F32F16F16F32_TN"\n'
+           '[s2g.C]\natom = "UniversalCopy<uint128_t>"\ntype = "half_t"\nsmem = "(40,64):(64,1)"\n'
+           'thr = "(16,8):(8,1)"\nval = "(1,8)"\ngmem = "(40,64):(ld,1)"\ngmem_align = 16\n')
+    for name, text in (("overrun", _overrun_text()), ("overrun_stages", _overrun_text(stages=2)), ("overrun_s2g", s2g)):
         out.append(pytest.param(loads_config(text, name), id=name))
     return out
 
@@ -427,7 +431,6 @@ def _data_path_configs():
 def test_every_property_that_applies_to_a_copy_gets_a_result(cfg):
     """Per [g2s.X], [s2g.C] and [stages] table: the properties reported are exactly those that apply (a copy
     CuTe does not compile: the one refutation with CuTe's static_assert, docs/prover.md)."""
-    from symlayout.prove.stages import staged_buffers
     rep = prove_config(cfg)
     assert rep.error is None, rep.error
     tables = [(gc.kind, op) for t in (cfg.g2s, cfg.s2g) for op, gc in t.items()]

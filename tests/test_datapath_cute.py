@@ -42,6 +42,8 @@ CASES = [
      "(64,64):(64,1)", "m", 64),
     ("dynamic_unit_stride", "g2s", "A", "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "half_t", ("(16,8):(8,1)", "(1,8)"),
      FA2_Q, "dyn1", 64),
+    ("sw_splits_vector_per_call", "g2s", "A", "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "half_t",
+     ("(32,4):(4,1)", "(1,8)"), "Sw<3,2,3> o (128,64):(64,1)", "k", 128),
     ("tiler_does_not_divide", "g2s", "A", "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "half_t", ("(16,8):(8,1)", "(1,8)"),
      "(40,64):(64,1)", "k", 64),
     ("tiler_reaches_next_column", "g2s", "A", "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "half_t", ("(8,16):(1,8)", "(8,1)"),
@@ -62,6 +64,7 @@ TRUTH = {
     "sw_splits_vector": "REJECT",
     "m_contiguous_gmem": "REJECT",
     "dynamic_unit_stride": "REJECT",
+    "sw_splits_vector_per_call": "REJECT",        # copy() slices at a run-time index: (4,2):(1,4), 4 run-time
     "tiler_does_not_divide": "591edff3f1632123",       # rows 40..47 past the tile, written (issue 26.4)
     "tiler_reaches_next_column": "0227af8b5a0696ff",   # rows 40..63 land on the next column's rows 0..23
 }

@@ -358,15 +358,14 @@ def build_global_model(gc, params=None) -> GlobalCopyModel:
     gdyn = _dyn_layout(gc.gmem, params)
     g2s = gc.kind == "g2s"
 
-    def real(L, keep_swizzle=False):
-        part = cp0.partition_S(L) if (L is gdyn) == g2s else cp0.partition_D(L)
-        if getattr(part[0], "is_composed", False) and not keep_swizzle:
-            return part[0].inner, part[1]      # copy_unpack's recast follows the inner layout
-        return part
+    def real(L):
+        # a partition that keeps its swizzle: copy() slices it per call at a run-time index, where it may
+        # decay into run-time strides that copy_unpack's recast cannot merge (tiled.copy._iteration)
+        return cp0.partition_S(L) if (L is gdyn) == g2s else cp0.partition_D(L)
     src_real, dst_real = (real(gdyn), real(smem)) if g2s else (real(smem), real(gdyn))
     width = 0
     if atom.op.kind == "default":                 # copy() hands the whole partitions to the auto-vectorizer
-        s_av, d_av = (real(gdyn), real(smem, True)) if g2s else (real(smem, True), real(gdyn))
+        s_av, d_av = src_real, dst_real
         width = auto_vectorizing_width(s_av[0], d_av[0], gc.type, gc.type, atom.op.vector_bits)
         n = sview[0].size()
         base = [[int(sview[1] + sview[0](j * width + e)) for e in range(width)] for j in range(n // width)]
