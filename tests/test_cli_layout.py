@@ -383,6 +383,10 @@ def test_dsl_swizzle_spelling_is_the_same_swizzle(capsys):
     rc, out, _err = run(capsys, "layout", "S<3,4,3> o 0 o (8,64):(64,1)")
     rc2, out2, _err2 = run(capsys, "layout", "Sw<3,4,3> o 0 o (8,64):(64,1)")
     assert rc == rc2 == 0 and out == out2 and out.startswith("Sw<3,4,3> o 0 o (8,64):(64,1)")
+    for expr in ("tile_to_shape({} o (8,64):(64,1), (64,64))", "upcast({}, 2)"):
+        rc, out, _err = run(capsys, "layout", expr.format("S<3,3,3>"))
+        rc2, out2, _err2 = run(capsys, "layout", expr.format("Sw<3,3,3>"))
+        assert rc == rc2 == 0 and out == out2
     rc, _out, err = run(capsys, "layout", "(4,S<3,4,3>)")
     assert rc == 2 and "a swizzle is only allowed at the start" in err
 
