@@ -1,5 +1,6 @@
 """`symlayout layout "EXPR"`: README examples, symbolic side conditions, errors, and the CLI wrapper."""
 import re
+from pathlib import Path
 
 import pytest
 
@@ -7,6 +8,8 @@ from symlayout import cli
 from symlayout.algebra.calculator import FUNCTIONS, evaluate, format_table
 from symlayout.algebra.layout import Layout, composition, function_table, logical_divide
 from symlayout.algebra.notation import parse
+from symlayout.config import loads_config
+from symlayout.prove.engine import prove_config
 
 
 def run(capsys, *argv):
@@ -370,3 +373,31 @@ def test_atoms_command(capsys):
     assert "SM80_16x8x16_F16F16F16F16_TN" in names and "SM75_U32x2_LDSM_N" in names
     rc, out, err = run(capsys, "atoms")
     assert rc == 0 and "SM75_U32x2_LDSM_N" in out
+
+
+def test_dsl_swizzle_spelling_is_the_same_swizzle(capsys):
+    """The CuTe DSL prints a swizzle as ``S<B,M,S>``; it reads as ``Sw<B,M,S>`` everywhere (issue 26.2)."""
+    assert parse("S<3,4,3> o 0 o (8,64):(64,1)") == parse("Sw<3,4,3> o 0 o (8,64):(64,1)")
+    assert parse("S<2,3,3> o (16,32):(32,1)") == parse("Sw<2,3,3> o 0 o (16,32):(32,1)")
+    assert parse("S<1,2,-3>") == parse("Sw<1,2,-3>")
+    rc, out, _err = run(capsys, "layout", "S<3,4,3> o 0 o (8,64):(64,1)")
+    rc2, out2, _err2 = run(capsys, "layout", "Sw<3,4,3> o 0 o (8,64):(64,1)")
+    assert rc == rc2 == 0 and out == out2 and out.startswith("Sw<3,4,3> o 0 o (8,64):(64,1)")
+    for expr in ("tile_to_shape({} o (8,64):(64,1), (64,64))", "upcast({}, 2)"):
+        rc, out, _err = run(capsys, "layout", expr.format("S<3,3,3>"))
+        rc2, out2, _err2 = run(capsys, "layout", expr.format("Sw<3,3,3>"))
+        assert rc == rc2 == 0 and out == out2
+    rc, _out, err = run(capsys, "layout", "(4,S<3,4,3>)")
+    assert rc == 2 and "a swizzle is only allowed at the start" in err
+
+
+def test_dsl_swizzle_spelling_in_configs():
+    src = (Path(__file__).resolve().parents[1] / "proofs/sm80_datapath/fa2_fwd_hd64_qk.toml").read_text()
+    assert "Sw<" in src
+    a, b = (prove_config(loads_config(t)) for t in (src, src.replace("Sw<", "S<")))
+    assert [(r.property, r.operand, r.status) for r in a.results] == \
+        [(r.property, r.operand, r.status) for r in b.results] and a.results
+    hop = (Path(__file__).resolve().parents[1] / "proofs/hopper/fa3_fwd_hd64_qk_ss.toml").read_text()
+    assert "Sw<3,4,3> o smem_ptr" in hop
+    cfg = loads_config(hop.replace("Sw<3,4,3> o smem_ptr", "S<3,4,3> o smem_ptr"))
+    assert str(cfg.smem["A"].layout).startswith("Sw<3,4,3> o smem_ptr[16b](unset) o")

@@ -3,12 +3,16 @@ copies and of the stages proved on a good configuration and refuted on one that 
 
 CuTe C++ ground truth for the partitions is in ``test_datapath_cute.py``.
 """
+from pathlib import Path
+
 import pytest
 
-from symlayout.config import loads_config
+from symlayout.config import find_config_files, load_config, loads_config
 from symlayout.errors import ConfigError
 from symlayout.prove.datapath import prove_datapath
 from symlayout.prove.engine import prove_config
+from symlayout.prove.g2s import GLOBAL_PROPERTIES
+from symlayout.prove.stages import staged_buffers
 
 MMA = '[mma]\natom = "SM80_16x8x16_F32F16F16F32_TN"\nlayout = "(4,1,1)"\npermutation = ["64", "16", "16"]\n'
 COPY_A = '[copy.A]\natom = "SM75_U32x4_LDSM_N"\ntype = "half_t"\nsmem = "{smem}"\n'
@@ -123,11 +127,49 @@ def test_in_bounds_residue_proved_when_k_is_a_multiple_of_8():
     assert r.status == "proved" and "residues" in r.detail
 
 
-def test_in_bounds_tiler_that_does_not_divide_the_tile():
+def _overrun_text(stages=0):
     text = cfg_text(smem="(40,64):(64,1)", gmem="(40,64):(ldQ,1)", extra='smem = "(40,64):(64,1)"\n')
     text = text.replace(COPY_A.format(smem="(40,64):(64,1)"), "")
-    r = results(text)[("in_bounds", "g2s.A")]
-    assert r.status == "refuted" and "past the tile" in r.counterexample.message
+    return text + (f"[stages]\ncount = {stages}\n" if stages else "")
+
+
+def test_in_bounds_tiler_that_does_not_divide_the_tile():
+    """CuTe compiles a TiledCopy whose 16x64 tile does not divide the 40x64 tile: its partitions round up
+    to 48x64 and the copy moves rows 40..47 too (tests/test_datapath_cute.py: the model's addresses are
+    CuTe's). Every property of the copy is decided on that (contract 2.1, issue 26.4), not only in_bounds."""
+    rs = results(_overrun_text())
+    r = rs[("in_bounds", "g2s.A")]
+    assert r.status == "refuted" and "A(40,0) past the 40x64 tile" in r.counterexample.message
+    assert r.counterexample.element == (40, 0) and r.counterexample.address_bytes == 40 * 64 * 2
+    got = {p for p, op in rs if op == "g2s.A"}
+    assert got == {"coverage", "alignment", "exactly_once", "slot_agreement", "bank_conflicts", "in_bounds",
+                   "coalescing"}
+    assert rs[("exactly_once", "g2s.A")].status == "proved"      # rows 40..47 land past the buffer, once each
+
+
+def test_a_copy_past_its_tile_writes_into_the_next_stage():
+    """With [stages], the stage-0 copy's rows 40..47 land on stage 1's elements (0..7, k): smem element 0 of
+    stage 1 is written twice and receives A(40,0), so exactly_once and slot_agreement are refuted."""
+    rs = results(_overrun_text(stages=2))
+    eo, sa = rs[("exactly_once", "g2s.A")], rs[("slot_agreement", "g2s.A")]
+    assert eo.status == "refuted" and sa.status == "refuted"
+    for r in (eo, sa):
+        assert r.counterexample.element == (0, 0) and r.counterexample.extra["stage"] == 1
+        assert r.counterexample.address_bytes == 40 * 64 * 2 and r.counterexample.extra["past_element"] == [40, 0]
+    assert "written twice" in eo.counterexample.message and "receives A(40,0)" in sa.counterexample.message
+
+
+def test_a_copy_past_its_tile_aliases_the_next_column():
+    """Column-major smem (40,128):(1,40) under a 64-row TiledCopy tile: rows 40..63 of column k are rows
+    0..23 of column k+1 (CuTe's addresses, tests/test_datapath_cute.py), written twice."""
+    text = ('[params]\nld = { min = 48, max = 48 }\n[mma]\natom = "SM80_16x8x16_F32F16F16F32_TN"\n'
+            '[g2s.A]\natom = "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>"\ntype = "half_t"\nsmem = "(40,128):(1,40)"\n'
+            'thr = "(8,16):(1,8)"\nval = "(8,1)"\ngmem = "(40,128):(1,ld)"\ngmem_align = 128\n')
+    rs = results(text)
+    eo = rs[("exactly_once", "g2s.A")]
+    assert eo.status == "refuted" and eo.counterexample.element == (0, 1) and eo.counterexample.address_bytes == 80
+    sa = rs[("slot_agreement", "g2s.A")]                 # gmem rows 40.. of column 0 are not rows 0.. of column 1
+    assert sa.status == "refuted" and "past the 40x128 tile" in sa.counterexample.message
 
 
 def test_slot_agreement_whole_route():
@@ -354,3 +396,49 @@ def test_g2s_swizzle_offset_on_the_period_follows_the_layout():
     got = {p: r.status for (p, o), r in rs.items() if o == "g2s.A"}
     assert got["in_bounds"] == "refuted"               # CuTe's buffer is cosize (8192 elements): the offset runs past it
     assert got["coverage"] == got["alignment"] == got["bank_conflicts"] == "proved"
+
+
+# ---------------------------------------------------------------- contract 2.1: no result goes missing
+
+
+def _data_path_applies(cfg, table, op):
+    """The properties that apply to one data-path table of ``cfg`` (contract 2.1), given ``[prove] properties``."""
+    wanted = set(cfg.prove.properties or GLOBAL_PROPERTIES)
+    if table == "stages":
+        return wanted & {"exactly_once", "in_bounds"}
+    out = wanted & set(GLOBAL_PROPERTIES)
+    if op not in cfg.copies:
+        out.discard("type_agreement")          # nothing to compare the element type with
+    return out
+
+
+def _data_path_configs():
+    root = Path(__file__).resolve().parents[1]
+    out = []
+    for f in find_config_files([str(root / "proofs")]):
+        cfg = load_config(f)
+        if cfg.g2s or cfg.s2g or cfg.stages:
+            out.append(pytest.param(cfg, id=str(Path(f).relative_to(root))))
+    s2g = ('[params]\nld = { min = 64, max = 4096, multiple_of = 64 }\n[mma]\natom = "SM80_16x8x16_F32F16F16F32_TN"\n'
+           '[s2g.C]\natom = "UniversalCopy<uint128_t>"\ntype = "half_t"\nsmem = "(40,64):(64,1)"\n'
+           'thr = "(16,8):(8,1)"\nval = "(1,8)"\ngmem = "(40,64):(ld,1)"\ngmem_align = 16\n')
+    for name, text in (("overrun", _overrun_text()), ("overrun_stages", _overrun_text(stages=2)), ("overrun_s2g", s2g)):
+        out.append(pytest.param(loads_config(text, name), id=name))
+    return out
+
+
+@pytest.mark.parametrize("cfg", _data_path_configs())
+def test_every_property_that_applies_to_a_copy_gets_a_result(cfg):
+    """Per [g2s.X], [s2g.C] and [stages] table: the properties reported are exactly those that apply (a copy
+    CuTe does not compile: the one refutation with CuTe's static_assert, docs/prover.md)."""
+    rep = prove_config(cfg)
+    assert rep.error is None, rep.error
+    tables = [(gc.kind, op) for t in (cfg.g2s, cfg.s2g) for op, gc in t.items()]
+    tables += [("stages", op) for op in staged_buffers(cfg)]
+    assert tables
+    for kind, op in tables:
+        rs = [r for r in rep.results if r.operand == f"{kind}.{op}"]
+        if any(r.method == "cute" for r in rs):
+            assert len(rs) == 1 and rs[0].status == "refuted"
+            continue
+        assert sorted(r.property for r in rs) == sorted(_data_path_applies(cfg, kind, op)), (kind, op)

@@ -249,7 +249,8 @@ def test_split_hopper():
     from symlayout.harness.hopper_run import split_hopper
     other, hopper = split_hopper([str(REPO / "proofs" / "hopper" / "pitfalls"),
                                   str(REPO / "proofs" / "seeds" / "seed_000_A_x2.toml")])
-    assert len(hopper) == 6 and [Path(o).name for o in other] == ["seed_000_A_x2.toml"]
+    n = len(list((REPO / "proofs" / "hopper" / "pitfalls").glob("*.toml")))
+    assert n >= 6 and len(hopper) == n and [Path(o).name for o in other] == ["seed_000_A_x2.toml"]
 
 
 # ---------------------------------------------------------------------------
@@ -335,3 +336,46 @@ def test_tma_copy_agrees_with_cute_cpp(case):
     assert enc["box_dim"] == list(c.box_dim)
     assert enc["element_strides"] == list(c.element_strides)
     assert enc["swizzle"] == arch_tma.SWIZZLE_ENUM[c.swizzle]
+
+
+def _tma_file(smem_a: str, align: int = 1024, ty: str = "half_t") -> str:
+    return ('[mma]\natom = "SM90_64x64x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>"\n'
+            f'[smem.A]\ntype = "{ty}"\nlayout = "{smem_a}"\nalign = {align}\n'
+            f'[smem.B]\ntype = "{ty}"\nlayout = "{smem_a}"\n'
+            '[tma.A]\ngmem = "(64,64):(64,1)"\nbox = "(64,64)"\n')
+
+
+def test_element_swizzle_is_one_function_for_tma():
+    """A swizzle written without ``smem_ptr`` acts on element offsets for every consumer (issue 26.2):
+    a 128B TMA (Sw<3,4,3> on bytes) into a half_t tile whose Sw<3,4,3> swizzles elements lands A(m=1,k=0)
+    on byte 144 while the layout keeps it at 128 (A(m=1,k=8): 128 vs 144); the same bits on the pointer are proved."""
+    rep = _prove("proofs/hopper/pitfalls/element_swizzle_tma.toml")
+    assert rep.ok
+    t = {(r.property, r.operand, r.via): r for r in rep.results}
+    cex = t[("tma", "A", "tma")].counterexample
+    assert t[("tma", "A", "tma")].status == "refuted" and t[("tma", "B", "tma")].status == "proved"
+    assert cex.element == (1, 0) and cex.address_bytes == 144 and cex.extra["cute_address_bytes"] == 128
+    assert "element offsets" in cex.message
+    # the issue's element (1,8): the layout keeps it at 2 * Sw<3,4,3>(72) = 144, TMA writes it to 160
+    from symlayout.harness import hopper_run as H
+    from symlayout.config import load_config
+    plan = H.plan(load_config(REPO / "proofs/hopper/pitfalls/element_swizzle_tma.toml"))
+    land = [land for exp, land, _n in plan.tma if "[tma.A]" in exp.name][0]
+    assert land[(0, 1)] == 128 and land[(8, 1)] == 144   # the GPU harness compares the GPU's bytes with these
+    from symlayout.arch import tma as arch_tma
+    assert arch_tma.smem_address(1 * 128 + 8 * 2, "128B") == 128             # where TMA writes A(m=1,k=8)
+    assert _plan_diffs("proofs/hopper/pitfalls/element_swizzle_tma.toml")[1][0] > 0
+
+
+@pytest.mark.parametrize("align, want", [(1024, "proved"), (128, "refuted")])
+def test_element_swizzle_tma_every_base(align, want):
+    """Over 8-bit elements Sw<2,4,3> on element offsets is the 64B TMA swizzle only where the base has no
+    swizzle bits: the element swizzle follows the tensor (base + Sw(offset)), TMA's the absolute address."""
+    lay = "Sw<2,4,3> o ((8,8),(64,1)):((64,512),(1,0))"
+    text = _tma_file(lay, align, "int8_t").replace("SM90_64x64x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>",
+                                                   "SM90_64x64x32_S32S8S8_SS_TN")
+    rep = prove_config(loads_config(text), properties=["tma"])
+    r = [r for r in rep.results if r.property == "tma" and r.operand == "A"][0]
+    assert r.status == want, r
+    if want == "refuted":
+        assert r.counterexample.extra["base"] > 0

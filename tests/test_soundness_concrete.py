@@ -4,6 +4,8 @@ Each test here failed before its fix: vacuous proofs, AutoVectorizingCopy, eleme
 configurations CuTe refuses to build, coverage of the bytes really moved, GMMA atoms rejected,
 input errors and the enumeration limit."""
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -312,3 +314,44 @@ def test_swizzle_inside_a_register_uses_the_row_pointer_cute_hands_ldmatrix():
     assert swizzle_inside_register(parse_layout("Sw<2,1,2> o (32,64):(64,1)"), 16)
     assert not swizzle_inside_register(parse_layout("Sw<3,4,3> o (32,64):(64,1)"), 16)
     assert not swizzle_inside_register(parse_layout("(32,64):(64,1)"), 16)
+
+
+# ------------------------------------------------------------ a swizzle inside one ldmatrix row, CuTe rejects
+
+
+_LDSM_F16 = ('[mma]\natom = "SM80_16x8x16_F32F16F16F32_TN"\nlayout = "(2,2,1)"\npermutation = ["32", "32", "16"]\n'
+             '[copy.A]\natom = "SM75_U32x4_LDSM_N"\ntype = "half_t"\nsmem = "{smem}"\n'
+             '[copy.B]\natom = "SM75_U32x4_LDSM_N"\ntype = "half_t"\nsmem = "{smem}"\n')
+
+
+@pytest.mark.parametrize("smem", ["Sw<3,2,3> o 0 o (128,64):(64,1)", "Sw<3,2,3> o 0 o (128,32):(32,1)"])
+def test_a_swizzle_inside_the_ldmatrix_row_is_cute_rejected_never_proved(smem):
+    """Sw<3,2,3> over half_t flips bit 2 of the element offset, inside the 8-element (16-byte) row LDSM x4 reads
+    as one uint128_t. cute::copy slices the swizzled partition at a run-time loop index, so the slice decays to
+    (4,2):(1,4) with a run-time 4, and copy_unpack's recast<uint128_t> gives 2 registers: CuTe C++ fails
+    "src failed to vectorize into registers" (issue 26.3; test_the_ldmatrix_row_rejection_is_cute_cpp). Before,
+    the (128,64) tile's partition kept its swizzle, the check used its inner layout, and exactly_once and
+    type_agreement were PROVED."""
+    rep = prove_config(loads_config(_LDSM_F16.format(smem=smem)))
+    assert rep.error is None and rep.results
+    assert not [r for r in rep.results if r.status == "proved"]
+    assert all(r.status == "refuted" and r.method == "cute" for r in rep.results)
+    assert all("src failed to vectorize into registers" in r.counterexample.message for r in rep.results)
+
+
+def test_the_same_copy_with_a_swizzle_above_the_row_keeps_its_proofs():
+    rep = prove_config(loads_config(_LDSM_F16.format(smem="Sw<3,3,3> o 0 o (128,64):(64,1)")))
+    assert rep.results and all(r.status == "proved" for r in rep.results)
+
+
+@pytest.mark.slow
+def test_the_ldmatrix_row_rejection_is_cute_cpp(tmp_path):
+    sys.path.insert(0, str(Path(__file__).parent))
+    from cute_cpp import Compiler, cute_site
+    if cute_site() is None:
+        pytest.skip("CuTe C++ headers not installed (SYMLAYOUT_CUTE_SITE or cutlass_library)")
+    c = Compiler(tmp_path)
+    bad = ("SM80_16x8x16_F32F16F16F32_TN", "(2,2,1)", ("32", "32", "16"), "A", "SM75_U32x4_LDSM_N", "half_t",
+           "Sw<3,2,3> o 0 o (128,64):(64,1)")
+    assert any("src failed to vectorize into registers" in a for a in c.static_asserts(bad))
+    assert c.static_asserts(bad[:-1] + ("Sw<3,3,3> o 0 o (128,64):(64,1)",)) == []

@@ -307,7 +307,7 @@ def _match_brackets(ex: _Expr) -> dict[int, int]:
 
 
 def split_args(ex: _Expr, lo: int, hi: int, match) -> list[tuple[int, int]]:
-    """Top-level comma-separated spans of text[lo:hi] (brackets and Sw<...> respected)."""
+    """Top-level comma-separated spans of text[lo:hi] (brackets and Sw<...> / S<...> respected)."""
     text = ex.text
     spans, start, i, angle = [], lo, lo, 0
     while i < hi:
@@ -315,7 +315,7 @@ def split_args(ex: _Expr, lo: int, hi: int, match) -> list[tuple[int, int]]:
         if c == "(":
             i = match[i] + 1
             continue
-        if c == "<" and text[max(lo, i - 2):i] == "Sw":
+        if c == "<" and _swizzle_name_before(text, lo, i):
             angle += 1
         elif c == ">" and angle:
             angle -= 1
@@ -325,6 +325,15 @@ def split_args(ex: _Expr, lo: int, hi: int, match) -> list[tuple[int, int]]:
         i += 1
     spans.append((start, hi))
     return spans
+
+
+def _swizzle_name_before(text: str, lo: int, i: int) -> bool:
+    """``text[:i]`` ends with the name ``Sw`` or ``S`` (CuTe C++'s and the CuTe DSL's swizzle spellings)."""
+    for name in ("Sw", "S"):
+        j = i - len(name)
+        if j >= lo and text[j:i] == name and (j == lo or not (text[j - 1].isalnum() or text[j - 1] == "_")):
+            return True
+    return False
 
 
 @dataclass

@@ -3,7 +3,8 @@
 Accepted (the conformance contract's notation; CuTe's static underscores are
 accepted and dropped): integers ``8``, ``_8``, ``-16``; IntTuples ``(4,(2,2))``,
 ``(4)`` (rank 1), ``()``; layouts ``((2,4),8):((1,16),2)``; swizzles
-``Sw<3,3,3>``; composed layouts ``Sw<3,3,3> o 0 o (8,64):(64,1)`` (or without
+``Sw<3,3,3>`` (CuTe C++'s print) or ``S<3,3,3>`` (the CuTe DSL's print, the same
+Swizzle); composed layouts ``Sw<3,3,3> o 0 o (8,64):(64,1)`` (or without
 the offset); tilers ``(3:3,(2,4):(1,8))``; the underscore ``_``.  Entries
 may be integer expressions over symbols (``32*m``, ``16*k``, ``8*(m//2)``,
 ``(m+15)//m``, ``min(4,2*m)``: ``+ - * // %``, unary minus, parentheses,
@@ -15,6 +16,8 @@ same syntax, so ``parse(str(x))`` is the same function as ``x``.
 (32,16):(16,1)
 >>> print(parse("Sw<3,3,3> o _0 o (8,64):(64,1)"))
 Sw<3,3,3> o 0 o (8,64):(64,1)
+>>> parse("S<3,4,3> o 0 o (8,64):(64,1)") == parse("Sw<3,4,3> o 0 o (8,64):(64,1)")
+True
 >>> parse("(4,8")
 Traceback (most recent call last):
 ...
@@ -92,7 +95,7 @@ class _Parser:
         return node
 
     def parse_composed(self):
-        if self.peek("Sw<"):
+        if self.peek("Sw<") or self.peek("S<"):
             sw = self.parse_swizzle()
             if not self.peek("o"):
                 return sw
@@ -113,7 +116,7 @@ class _Parser:
 
     def parse_swizzle(self):
         start = self.pos
-        self.expect("Sw<")
+        self.expect("Sw<" if self.peek("Sw<") else "S<", "'Sw<' or 'S<'")
         vals = []
         for i in range(3):
             self.skip_ws()
@@ -293,7 +296,7 @@ class _Parser:
         if c.isascii() and c.isalpha():
             m = re.compile(r"[A-Za-z][A-Za-z0-9_]*").match(self.text, self.pos)
             name = m.group()
-            if name == "Sw":
+            if name == "Sw" or name == "S" and self.text.startswith("<", m.end()):
                 self.err("a swizzle is only allowed at the start of a composed layout")
             if name in EXPR_FUNCTIONS and self.text.startswith("(", m.end()):
                 return self.parse_call(name, m.end())
@@ -366,7 +369,7 @@ def _check_shape(shape, p, start):
 _FAST_OK = re.compile(r"[0-9(),:_-]+")
 _FAST_BAD = re.compile(r"[0-9]{31}|[0-9]_|_(?!-?[0-9])")      # long ints, '_' other than a static prefix
 _TO_JSON = str.maketrans({"(": "[", ")": "]", ":": ',":",', "_": None})
-_SW_FAST = re.compile(r"Sw<(\d+),(\d+),(-?\d+)>(?: o (?:(\d+) o )?(.+))?")
+_SW_FAST = re.compile(r"Sw?<(\d+),(\d+),(-?\d+)>(?: o (?:(\d+) o )?(.+))?")
 
 
 #: text -> what the fast parser read (immutable values: the same notation gives the same object)
@@ -380,7 +383,7 @@ class _NotFast(Exception):
 
 def _fast_parse(text: str):
     """Integer tuples, layouts, tilers of layouts and swizzled layouts (no symbols), or None."""
-    if text.startswith("Sw<"):
+    if text.startswith(("Sw<", "S<")):
         m = _SW_FAST.fullmatch(text)
         if not m:
             return None

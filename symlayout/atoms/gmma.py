@@ -136,7 +136,7 @@ def layout_atom_names() -> list[str]:
     return sorted(ATOMS_BITS, key=lambda k: (k[0] != "K", int(re.sub(r"\D", "", k) or 0)))
 
 
-_SMEM_RE = re.compile(r"^\s*Sw<\s*(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*>\s*o\s*smem_ptr\[(\d+)b\]\(unset\)\s*o\s*(.+)$")
+_SMEM_RE = re.compile(r"^\s*Sw?<\s*(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*>\s*o\s*smem_ptr\[(\d+)b\]\(unset\)\s*o\s*(.+)$")
 
 
 def parse_smem_layout(text: str) -> GmmaSmemLayout:

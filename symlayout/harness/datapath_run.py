@@ -140,6 +140,8 @@ def models_of(path):
             m = build_global_model(gc, cfg.params)
         except Exception:  # noqa: BLE001 - rejected or not modelled: nothing to run
             continue
+        if m.past:                          # it writes past its tile (in_bounds refutes it): may fault
+            continue
         asg = {s.name: cfg.params[s.name].values()[0] for s in m.gmem.symbols}
         out.append((m, asg))
     return out

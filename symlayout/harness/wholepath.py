@@ -155,6 +155,9 @@ def plan_whole(cfg) -> WholePlan:
         # parameter named M / N / K) are the family's
         globals_ = {op: build_global_model(gc, fam) for op, gc in cfg.g2s.items()}
         s2g = build_global_model(cfg.s2g["C"], fam) if "C" in cfg.s2g else None
+        past = [m.name for m in list(globals_.values()) + [s2g] if m is not None and m.past]
+        if past:
+            raise SymlayoutError(f"[{past[0]}] reaches past its tile (its TiledCopy's tile does not divide it)")
     except SymlayoutError as e:
         raise HarnessError(f"the model does not build: {e}") from None
     compute, why = plan_compute(mma, operands)

@@ -29,8 +29,8 @@ from __future__ import annotations
 from ..errors import CuteStaticAssert, SymlayoutError
 from ..tiled.mma import make_tiled_mma
 from .model import build_operand_model
-from .g2s import GLOBAL_PROPERTIES, NotModelled, Overrun, build_global_model, prove_global, rejection
-from .result import ERROR, PROVED, REFUTED, Counterexample, Result
+from .g2s import GLOBAL_PROPERTIES, NotModelled, build_global_model, prove_global, rejection
+from .result import ERROR, PROVED, REFUTED, Result
 from .stages import prove_stages
 
 
@@ -60,12 +60,6 @@ def prove_datapath(cfg, properties=None) -> list:
                 m = build_global_model(gc, cfg.params)
             except CuteStaticAssert as e:
                 out.append(rejection(e, gc, refuted))
-                continue
-            except Overrun as e:
-                cex = Counterexample(str(e), extra={"tile": e.extent, "copy_tile": e.tile})
-                out.append(Result("in_bounds", REFUTED, operand=name, checked=1, method="exhaustive",
-                                  counterexample=cex, detail="the other properties of this copy are not checked",
-                                  expected=REFUTED if "in_bounds" in refuted else PROVED))
                 continue
             except (NotModelled, SymlayoutError) as e:
                 out.append(Result(props[0] if props else "coverage", ERROR, operand=name, detail=str(e),

@@ -56,7 +56,7 @@ from functools import cached_property
 
 from ..algebra import int_tuple as it
 from ..algebra._lazy import sympy
-from ..algebra.layout import Layout, function_table, slice_and_offset
+from ..algebra.layout import Layout, function_table, logical_divide, slice_and_offset
 from ..algebra.symbolic import DynInt
 from ..atoms import canonical_type, value_type_bits
 from ..atoms.copy import make_copy_atom
@@ -79,15 +79,6 @@ SECTOR = 32
 
 class NotModelled(SymlayoutError):
     """A configuration this module does not model (an ``error`` result, never a verdict)."""
-
-
-class Overrun(SymlayoutError):
-    """The TiledCopy's tile does not divide the tile: CuTe compiles it, and its partitions (``zipped_divide``
-    rounds the rest modes up) make threads copy past the tile's last row or column."""
-
-    def __init__(self, message, mode, extent, tile):
-        super().__init__(message)
-        self.mode, self.extent, self.tile = mode, extent, tile
 
 
 # ---------------------------------------------------------------- the gmem tile's address function
@@ -186,6 +177,13 @@ class GlobalCopyModel:
     accesses: dict                 # thread -> list of element-index lists (CuTe value order)
     vector_width: int = 0          # auto-vectorizing atoms: CuTe's width (0: other atoms)
     notes: list = field(default_factory=list)
+    past: tuple = ()               # (row, col) of element indices n, n+1, ...: past the tile (a tiler that does
+                                   # not divide it; CuTe's partitions round up and reach them)
+
+    @property
+    def n(self) -> int:
+        """Elements of the tile (indices ``0 .. n-1``; :attr:`past` follow)."""
+        return self.shape[0] * self.shape[1]
 
     @property
     def name(self) -> str:
@@ -216,10 +214,22 @@ class GlobalCopyModel:
         return d
 
     def coord(self, i: int) -> tuple:
+        if i >= self.n:
+            return self.past[i - self.n]
         return (i % self.shape[0], i // self.shape[0])
 
     def el(self, i: int) -> str:
-        return f"{self.operand}({i % self.shape[0]},{i // self.shape[0]})"
+        r, c = self.coord(i)
+        return f"{self.operand}({r},{c})" + (f" past the {self.shape[0]}x{self.shape[1]} tile" if i >= self.n else "")
+
+    @cached_property
+    def coord_array(self):
+        """:meth:`coord` of every element index (the tile's, then :attr:`past`) as an ``(indices, 2)`` array."""
+        i = np.arange(self.n, dtype=np.int64)
+        inside = np.stack([i % self.shape[0], i // self.shape[0]], axis=1)
+        if not self.past:
+            return inside
+        return np.concatenate([inside, np.array(self.past, dtype=np.int64).reshape(-1, 2)])
 
     def requests(self):
         """``(warp, access index)`` of every warp-wide instruction."""
@@ -281,7 +291,7 @@ class GlobalCopyModel:
 
     @cached_property
     def smem_array(self):
-        """:attr:`smem_addr` as a numpy array."""
+        """:attr:`smem_addr` as a numpy array (elements past the tile: where CuTe's partition puts them)."""
         return index_table(self.smem)
 
     @cached_property
@@ -338,14 +348,9 @@ def build_global_model(gc, params=None) -> GlobalCopyModel:
     atom = make_copy_atom(gc.atom, gc.type)
     tc = gc.tiled.build(atom)
     tm, tn = (it.product(x) for x in tc.tiler_mn)
-    for mode, (ext, t) in enumerate(((M, tm), (N, tn))):
-        if ext % t:
-            past = -(-ext // t) * t
-            raise Overrun(f"the {M}x{N} tile is not a whole number of the TiledCopy's {tm}x{tn} tiles "
-                          f"({gc.tiled.how}): CuTe's partitions round the rest modes up, so the copy reaches "
-                          f"{'row' if mode == 0 else 'column'}s {ext}..{past - 1}, past the tile", mode, ext, t)
+    Mx, Nx = -(-M // tm) * tm, -(-N // tn) * tn        # zipped_divide rounds the rest modes up
     vbits = value_type_bits(gc.type)
-    ident = Layout((M, N))
+    ident = Layout((Mx, Nx))
     tf_s, tf_d = tc.tidfrg_S(ident), tc.tidfrg_D(ident)
     cp0 = tc.get_slice(0)
     sview = slice_and_offset(cp0.thread_coord(ident), tf_s)
@@ -353,15 +358,14 @@ def build_global_model(gc, params=None) -> GlobalCopyModel:
     gdyn = _dyn_layout(gc.gmem, params)
     g2s = gc.kind == "g2s"
 
-    def real(L, keep_swizzle=False):
-        part = cp0.partition_S(L) if (L is gdyn) == g2s else cp0.partition_D(L)
-        if getattr(part[0], "is_composed", False) and not keep_swizzle:
-            return part[0].inner, part[1]      # copy_unpack's recast follows the inner layout
-        return part
+    def real(L):
+        # a partition that keeps its swizzle: copy() slices it per call at a run-time index, where it may
+        # decay into run-time strides that copy_unpack's recast cannot merge (tiled.copy._iteration)
+        return cp0.partition_S(L) if (L is gdyn) == g2s else cp0.partition_D(L)
     src_real, dst_real = (real(gdyn), real(smem)) if g2s else (real(smem), real(gdyn))
     width = 0
     if atom.op.kind == "default":                 # copy() hands the whole partitions to the auto-vectorizer
-        s_av, d_av = (real(gdyn), real(smem, True)) if g2s else (real(smem, True), real(gdyn))
+        s_av, d_av = src_real, dst_real
         width = auto_vectorizing_width(s_av[0], d_av[0], gc.type, gc.type, atom.op.vector_bits)
         n = sview[0].size()
         base = [[int(sview[1] + sview[0](j * width + e)) for e in range(width)] for j in range(n // width)]
@@ -390,13 +394,47 @@ def build_global_model(gc, params=None) -> GlobalCopyModel:
             acc[t] = [[i + o for i in a] for a in base]
     names = {"A": "MK", "B": "NK", "C": "MN"}[gc.operand]
     residue = tuple(names.index(r) for r in gc.residue)
+    gmem, past = GmemTile.of(gc.gmem, M, N), ()
+    if (Mx, Nx) != (M, N):
+        remap, past, sext, gmem = _past_the_tile(gc, tc, M, N, Mx, Nx)
+        whole = remap[whole] if whole is not None else None
+        acc = {t: [remap[a].tolist() for a in accs] for t, accs in acc.items()}
     m = GlobalCopyModel(cfg=gc, kind=gc.kind, operand=gc.operand, atom=atom, tiled_copy=tc, value_type=gc.type,
                         value_bits=vbits, shape=(M, N), smem=smem, smem_align=gc.align,
-                        gmem=GmemTile.of(gc.gmem, M, N), gmem_align=gc.gmem_align, params=dict(params),
-                        residue=residue, k=k, accesses=acc, vector_width=width)
+                        gmem=gmem, gmem_align=gc.gmem_align, params=dict(params),
+                        residue=residue, k=k, accesses=acc, vector_width=width, past=past)
+    if past:
+        m.__dict__["smem_array"] = sext
+        m.notes.append(f"the {M}x{N} tile is not a whole number of the TiledCopy's {tm}x{tn} tiles "
+                       f"({gc.tiled.how}): CuTe's partitions round the rest modes up to {Mx}x{Nx}, and the copy "
+                       "moves those elements too")
     if whole is not None and tables_enabled():
         m.__dict__["access_array"] = whole.reshape(-1, whole.shape[2])      # (the rows access_array reads)
     return m
+
+
+def _past_the_tile(gc, tc, M, N, Mx, Nx):
+    """A TiledCopy tile that does not divide the ``M x N`` tile: CuTe compiles it, and ``zipped_divide``
+    rounds the rest modes up to ``Mx x Nx``, so the partitions name elements past the tile and the copy
+    moves them, at the addresses the divided layouts give them (``logical_divide`` of each side by the
+    TiledCopy's tile).  Returns ``(remap, past, smem offsets, gmem tile)``: ``remap`` takes the index
+    ``r + Mx*c`` of the rounded-up tile to the model's (``r + M*c`` inside the tile, then ``n, n+1, ...``
+    in that order past it), ``past`` the ``(r, c)`` of those, and the offsets of every model index."""
+    tiler = tuple(tc.tiler_mn)
+    v = np.arange(Mx * Nx, dtype=np.int64)
+    r, c = v % Mx, v // Mx
+    inside = (r < M) & (c < N)
+    remap = np.empty(Mx * Nx, dtype=np.int64)
+    remap[inside] = r[inside] + M * c[inside]
+    out = np.flatnonzero(~inside)
+    remap[out] = M * N + np.arange(len(out))
+    past = tuple(zip(r[out].tolist(), c[out].tolist()))
+    sext = np.empty(Mx * Nx, dtype=np.int64)
+    sext[remap] = index_table(logical_divide(gc.smem, tiler))
+    g = GmemTile.of(logical_divide(gc.gmem, tiler), Mx, Nx)
+    coords = np.empty_like(g.coords)
+    coords[remap] = g.coords
+    return remap, past, sext, GmemTile(coords, g.strides, g.symbols)
 
 
 # ---------------------------------------------------------------- obligations
@@ -541,9 +579,72 @@ def coverage(m: GlobalCopyModel) -> Result:
     return _result("coverage", m, t0, None, checked)
 
 
+def _stage_shifts(m) -> list:
+    """Element offset of stage ``s`` from stage 0, for ``s = 1 ..`` of a staged smem buffer whose stages are
+    translates of stage 0 (else no shift: the stages module says UNKNOWN for it)."""
+    staged, n = getattr(m.cfg, "smem_staged", None), getattr(m.cfg, "stages", 1)
+    if staged is None or n < 2 or not isinstance(n, int):
+        return []
+    table = index_table(staged)
+    S = len(table) // n
+    out = []
+    for st in range(1, n):
+        d = int(table[st * S] - table[0])
+        if not np.array_equal(table[st * S:(st + 1) * S], table[:S] + d):
+            return []
+        out.append(d)
+    return out
+
+
+def _into_other_stages(m, t0, name):
+    """A copy that reaches past its tile (:attr:`GlobalCopyModel.past`) in a staged buffer: the copy of stage
+    ``s`` writes those elements into the bytes of another stage's tile elements, so that element is written
+    twice (by both stages' copies) and receives an element that is not its own.  The refutation of ``name``
+    at the first such element, or None."""
+    if m.kind != "g2s" or not m.past:
+        return None
+    shifts = _stage_shifts(m)
+    if not shifts:
+        return None
+    sa, n = m.smem_array, m.n
+    mine = {int(a): i for i, a in enumerate(sa[:n].tolist())}
+    stage_of = {0: 0}
+    for st, d in enumerate(shifts, start=1):
+        stage_of[d] = st
+    checked = 0
+    for t, accs in m.accesses.items():
+        for c, a in enumerate(accs):
+            for e, j in enumerate(a):
+                checked += 1
+                if j < n:
+                    continue
+                w = int(sa[j])                       # stage 0's copy writes past element j here
+                for d, st in stage_of.items():
+                    i = mine.get(w - d)
+                    if st == 0 or i is None:
+                        continue
+                    by = f"thread {t}'s {_instr(m)} (access {c}) of the stage-0 copy"
+                    why = (f"the {m.shape[0]}x{m.shape[1]} tile is not a whole number of the TiledCopy's tiles (CuTe "
+                           "rounds the partitions up)")
+                    if name == "exactly_once":
+                        msg = (f"smem element {m.el(i)} of stage {st} (byte {w * m.eb}) is written twice: by the "
+                               f"stage-{st} copy and by {by}, which writes {m.el(j)} there: {why}")
+                    else:
+                        msg = (f"smem element {m.el(i)} of stage {st} (byte {w * m.eb}) receives {m.el(j)} from {by}, "
+                               f"not its own element: {why}")
+                    cex = Counterexample(msg, thread=t, value=e, element=m.coord(i), address_bytes=w * m.eb,
+                                         extra={"stage": st, "past_element": list(m.coord(j))})
+                    return _result(name, m, t0, cex, checked)
+    return None
+
+
 def exactly_once(m: GlobalCopyModel) -> Result:
-    """Every destination element is written exactly once (by the bytes the hardware writes)."""
+    """Every destination element is written exactly once (by the bytes the hardware writes); in a staged
+    buffer, also by the copies of the other stages (a copy past its tile writes into the next stage)."""
     t0 = time.perf_counter()
+    staged = _into_other_stages(m, t0, "exactly_once")
+    if staged is not None:
+        return staged
     n = m.shape[0] * m.shape[1]
     fast = _destination_holds("exactly_once", m, t0, n, _exactly_once_holds)
     if fast is not None:
@@ -836,8 +937,9 @@ def in_bounds(m: GlobalCopyModel) -> Result:
             checked += 1
             b0 = m.smem_addr[a[0]] * eb
             if b0 < 0 or b0 + m.vb > limit:
-                cex = Counterexample(f"thread {t} access {c} touches smem bytes [{b0}, {b0 + m.vb}) outside the "
-                                     f"smem tile [0, {limit})", thread=t, element=m.coord(a[0]), address_bytes=b0)
+                cex = Counterexample(f"thread {t} access {c} ({m.el(a[0])}) touches smem bytes [{b0}, {b0 + m.vb}) "
+                                     f"outside the smem tile [0, {limit})" + _why_past(m, a[0]),
+                                     thread=t, element=m.coord(a[0]), address_bytes=b0)
                 return _result("in_bounds", m, t0, cex, checked)
     tables = m.gmem_tables()
     if tables is None:
@@ -845,7 +947,7 @@ def in_bounds(m: GlobalCopyModel) -> Result:
     res = {d: residues(m, d) for d in m.residue}
     for asg, G in tables:
         where = {}
-        for i, g in enumerate(G):
+        for i, g in enumerate(G[:m.n]):           # the gmem tile (elements past it are outside)
             where.setdefault(g, i)
         for t, accs in m.accesses.items():
             for c, a in enumerate(accs):
@@ -856,7 +958,8 @@ def in_bounds(m: GlobalCopyModel) -> Result:
                     i = where.get(g0 + e)
                     if i is None:
                         cex = Counterexample(f"thread {t} access {c} touches gmem offset {g0 + e} (element {e} of its "
-                                             f"vector from {m.el(a[0])}), outside the gmem tile{_at(asg)}",
+                                             f"vector from {m.el(a[0])}), outside the gmem tile{_at(asg)}"
+                                             + _why_past(m, a[0]),
                                              thread=t, value=e, element=m.coord(a[0]), params=asg or None)
                         return _result("in_bounds", m, t0, cex, checked)
                     els.append(i)
@@ -874,6 +977,10 @@ def in_bounds(m: GlobalCopyModel) -> Result:
                             extra={"residue": {mode: bad}, "first_element": list(first)})
                         return _result("in_bounds", m, t0, cex, checked)
     return _result("in_bounds", m, t0, None, checked, detail=_in_bounds_detail(m, res))
+
+
+def _why_past(m, i) -> str:
+    return f": {m.notes[0]}" if i >= m.n and m.notes else ""
 
 
 def _in_bounds_detail(m, res) -> str:
@@ -897,15 +1004,15 @@ def _in_bounds_holds(m, limit) -> bool:
     if arrays is None:
         return False
     res = {d: np.array(residues(m, d), dtype=np.int64) for d in m.residue}
-    M = m.shape[0]
-    first = np.stack([A[:, 0] % M, A[:, 0] // M], axis=1)
+    xy = m.coord_array
+    first = xy[A[:, 0]]
     for _asg, G in arrays:
-        u, fi = _first_index(G)
+        u, fi = _first_index(G[:m.n])                                        # the gmem tile's elements only
         els = _lookup(u, fi, (G[A[:, 0]][:, None] + np.arange(m.k)))       # (accesses, k)
         if np.any(els < 0):
             return False
         for d, rs in res.items():
-            hi = (els % M if d == 0 else els // M).max(axis=1)
+            hi = xy[els][..., d].max(axis=1)
             # a residue r with first[d] < r <= hi cuts the vector
             if np.any(np.searchsorted(rs, hi, "right") > np.searchsorted(rs, first[:, d], "right")):
                 return False
@@ -924,6 +1031,9 @@ def slot_agreement(m: GlobalCopyModel, operand_model=None, partner=None) -> Resu
     the MMA reads it from; and the ``[copy.X]`` table's smem layout puts every element where this
     copy does."""
     t0 = time.perf_counter()
+    staged = _into_other_stages(m, t0, "slot_agreement")
+    if staged is not None:
+        return staged
     tables = m.gmem_arrays()                  # (the lists only for the loop)
     if tables is None:
         return _too_many("slot_agreement", m, t0)

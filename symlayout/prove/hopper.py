@@ -402,7 +402,7 @@ def tma_results(cfg, sc, tc, props) -> list:
     if "coverage" in props:
         t1 = time.perf_counter()
         tab = index_table(m.smem.layout)
-        want = m.smem.swizzle(tab * m.bytes)
+        want = m.layout_bytes(0, tab)
         miss = ~np.isin(want, flat)
         cex, checked = None, len(tab)
         if miss.any():
@@ -477,7 +477,7 @@ def _tma(cfg, m, tc, sc, bases, op, t0):
     if r is not None:
         return r
     want = tma_swizzle(m.smem.swizzle)
-    if m.swizzle != want:
+    if m.element_swizzle is None and m.swizzle != want:
         return _res("tma", op, t0, Counterexample(
             f"[tma.{op}]: the tensor map swizzles {m.swizzle} but [smem.{op}] ({m.smem.swizzle} on byte addresses) "
             f"is a {want} layout: the boxes land permuted", extra={"tma_swizzle": m.swizzle, "smem_swizzle": want}),
@@ -490,32 +490,45 @@ def _tma(cfg, m, tc, sc, bases, op, t0):
                     f"{_wtext(w, m)}: the TMA destination is smem byte {base + w.dst} (base {base}, aligned to "
                     f"{sc.align} bytes), not {arch_tma.SMEM_ALIGN}-byte aligned as cp.async.bulk.tensor requires",
                     address_bytes=base + w.dst, extra={"base": base}), checked, via="tma"))
-    # every box element of every write at once: inside the tile, and TMA's byte is CuTe's
-    tile, inside, addr = m.write_arrays()
+    # every box element of every write at once: inside the tile, and TMA's byte is CuTe's; both swizzle the
+    # absolute address unless the layout's swizzle acts on element offsets: then every base mod 1024 counts
+    tile, inside, addr0 = m.write_arrays()
     stages = np.array([w.stage for w in m.writes], dtype=np.int64)[:, None]
-    want = m.cute_addresses(0, stages, np.where(inside[..., None], tile, 0))
-    bad = (~inside | (addr != want)).ravel()
-    if bad.any():
-        i = int(np.argmax(bad))
-        checked += i + 1
-        w = m.writes[i // addr.shape[1]]
-        c, t, a = m.element(w, i % addr.shape[1])
-        if t is None:
-            return _res("tma", op, t0, Counterexample(
-                f"box element {c} of {_wtext(w, m)} (box {copy.box_dim}) lies outside the {m.tile_shape} tile",
-                address_bytes=a), checked, via="tma")
-        want_a = m.cute_address(0, w.stage, t)
-        if a != want_a:
-            coord = t + ((w.stage,) if len(m.stage_offsets) > 1 else ())
-            return _res("tma", op, t0, Counterexample(
-                f"{_wtext(w, m)}: TMA writes {_el(op, coord)} (box element {c} of box {copy.box_dim}, "
-                f"swizzle {m.swizzle}) to smem byte {a}, but [smem.{op}] keeps it at byte {want_a}",
-                element=coord, address_bytes=a, extra={"cute_address_bytes": want_a}), checked, via="tma")
-        raise AssertionError(f"[tma.{op}]: the tables and the point-by-point check disagree")   # pragma: no cover
-    checked += addr.size
+    coords = np.where(inside[..., None], tile, 0)
+    for base in (_bases(sc.align, PERIOD_BYTES) if m.element_swizzle is not None else (0,)):
+        addr = addr0 if base == 0 else m.write_arrays(base)[2] - base
+        bad = (~inside | (addr != m.cute_addresses(base, stages, coords) - base)).ravel()
+        if bad.any():
+            return _tma_mismatch(m, op, t0, int(np.argmax(bad)), checked, base)
+        checked += addr.size
     return _res("tma", op, t0, None, checked, via="tma",
                 detail=f"box {copy.box_dim} swizzle {m.swizzle}, {len(m.writes)} box loads"
-                       + (f" (multicast {copy.multicast})" if copy.multicast > 1 else ""))
+                       + (f" (multicast {copy.multicast})" if copy.multicast > 1 else "")
+                       + (f", the layout's {m.element_swizzle} on element offsets" if m.element_swizzle else ""))
+
+
+def _tma_mismatch(m, op, t0, i, checked, base):
+    """The refutation of ``tma`` at flat (write, box element) ``i`` of base ``base``, told point by point."""
+    copy = m.copy
+    checked += i + 1
+    w = m.writes[i // len(m.box_arrays()[2])]
+    c, t, a = m.element(w, i % len(m.box_arrays()[2]), base)
+    at = f" (smem base {base})" if base else ""
+    if t is None:
+        return _res("tma", op, t0, Counterexample(
+            f"box element {c} of {_wtext(w, m)} (box {copy.box_dim}) lies outside the {m.tile_shape} tile",
+            address_bytes=a), checked, via="tma")
+    want_a = m.cute_address(base, w.stage, t)
+    if a != want_a:
+        coord = t + ((w.stage,) if len(m.stage_offsets) > 1 else ())
+        keeps = f"[smem.{op}] keeps it at byte {want_a}"
+        if m.element_swizzle is not None:
+            keeps += f" (its {m.element_swizzle} acts on element offsets, written without smem_ptr)"
+        return _res("tma", op, t0, Counterexample(
+            f"{_wtext(w, m)}: TMA writes {_el(op, coord)} (box element {c} of box {copy.box_dim}, "
+            f"swizzle {m.swizzle}) to smem byte {a}{at}, but {keeps}",
+            element=coord, address_bytes=a, extra={"cute_address_bytes": want_a, "base": base}), checked, via="tma")
+    raise AssertionError(f"[tma.{op}]: the tables and the point-by-point check disagree")   # pragma: no cover
 
 
 def _norun(r: Result) -> Result:

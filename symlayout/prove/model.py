@@ -397,15 +397,12 @@ def cute_build_check(mma, operand: str, copy_op, value_type: str, smem, convert:
         cp = tc.get_slice(0)
         ret = tc.retile(frag)
         tbits, fbits = value_type_bits(value_type), value_type_bits(frag_t)
-        # a partition of a swizzled tensor that keeps its swizzle (CuTe's ComposedLayout that does not
-        # decay): copy()'s dispatch and copy_unpack's recast sizes follow its inner layout (the recast of
-        # a swizzle never asserts)
-        def plain(view):
-            return (view[0].inner, view[1]) if getattr(view[0], "is_composed", False) else view
+        # a partition of a swizzled tensor that keeps its swizzle (CuTe's ComposedLayout): copy() slices
+        # it per call at a run-time index, where it may decay into run-time strides (tiled.copy._iteration)
         if operand == "C":
-            copy_calls(atom, (ret, 0), plain(cp.partition_D(smem)), bits=(fbits, tbits), first_only=True)
+            copy_calls(atom, (ret, 0), cp.partition_D(smem), bits=(fbits, tbits), first_only=True)
         else:
-            copy_calls(atom, plain(cp.partition_S(smem)), (ret, 0), bits=(tbits, fbits), first_only=True)
+            copy_calls(atom, cp.partition_S(smem), (ret, 0), bits=(tbits, fbits), first_only=True)
         if not hasattr(copy_op, "val_layout_src"):
             make_copy_atom(copy_op, value_type)    # the values of one call fill its registers
     except CuteRejects:

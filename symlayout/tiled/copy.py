@@ -256,8 +256,11 @@ def _check_unpack(atom, s, d, bits):
     from ..algebra.layout import recast_layout
     recast = []                 # CuTe builds rS and rD first, then asserts their sizes
     for side, view, vbits, regs in (("src", s, bits[0], atom.op.s_regs), ("dst", d, bits[1], atom.op.d_regs)):
+        # a view that keeps its swizzle (a ComposedLayout): the recast sizes follow its inner layout (the
+        # recast of a swizzle never asserts); one that decayed carries the swizzle in its strides
+        lay = view[0].inner if getattr(view[0], "is_composed", False) else view[0]
         try:
-            recast.append((side, view, vbits, regs, recast_layout(view[0], vbits, regs.bits)))
+            recast.append((side, (lay, view[1]), vbits, regs, recast_layout(lay, vbits, regs.bits)))
         except AlgebraError as e:
             a = "Downcast requires adjacent elements" if "unit-stride" in str(e) else "Divisibility condition"
             raise CuteStaticAssert(f"copy_unpack: {side} view {view[0]} of {vbits}-bit values cannot be recast to "
@@ -286,7 +289,8 @@ def _copy(atom, src, dst, out, bits=None, first_only=False):
     if sv[0][1].size() != dv[0][1].size():       # CuTe: CUTE_STATIC_ASSERT_V(size<1>(src_v) == size<1>(dst_v))
         raise CuteStaticAssert(f"copy: rest modes of {sL} and {dL} differ in size",
                                "size<1>(src_v) == size<1>(dst_v)")
-    null = nullspace(dv[0][1])
+    rest = dv[0][1]
+    null = nullspace(rest.inner if getattr(rest, "is_composed", False) else rest)   # a swizzle keeps stride 0
     nk = (_signature(null.shape), _signature(null.stride))
     tiler = (dv[0][0].shape, null)
     dn = (_reshaped(dv[0], ("zd", _signature(tiler[0]), nk), lambda L: zipped_divide(L, tiler)), dv[1])
@@ -298,7 +302,7 @@ def _copy(atom, src, dst, out, bits=None, first_only=False):
     shifts = None if first_only or n == 1 else _rest_offsets(sc, dc, n)
     if shifts is None:
         for i in range(1 if first_only else n):
-            _call(atom, _sub(sc, (_, i), i), _sub(dc, (_, i), i), out, bits, first_only)
+            _call(atom, _iteration(sc, i), _iteration(dc, i), out, bits, first_only)
         return
     # plain layouts: iteration i slices the same modes at offsets L_rest(i), so its calls are the first
     # iteration's, shifted (slice_and_offset((_, i), L) = (L<0>, L<1>(i)))
@@ -307,6 +311,15 @@ def _copy(atom, src, dst, out, bits=None, first_only=False):
     for ds, dd in shifts:
         out.extend(AtomCall((c.src[0], c.src[1] + ds), (c.dst[0], c.dst[1] + dd),
                             tuple(x + ds for x in c.src_regs), tuple(x + dd for x in c.dst_regs)) for c in first)
+
+
+def _iteration(view, i):
+    """``view(_, i)`` as ``cute::copy``'s loop takes it: ``i`` is a run-time ``int``, so slicing a swizzled
+    view leaves the swizzle bits the rest mode reaches unknown at compile time (a decayed layout then has
+    run-time strides, which ``copy_unpack``'s ``recast`` cannot merge into registers)."""
+    if getattr(view[0], "is_composed", False):
+        return _sub(view, (_, DynInt(i)))
+    return _sub(view, (_, i), i)
 
 
 def _rest_offsets(sc, dc, n):

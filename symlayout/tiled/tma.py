@@ -9,8 +9,12 @@ into boxes: the box is the leading modes of the smem layout's inverse (smem offs
 whose destination is ``dst`` to ``smem_address(dst + box_smem_offset(c))`` (rows
 padded to the swizzle span, the swizzle on the absolute address) and reads it from
 the global element ``origin + c`` along the box's global modes.  CuTe expects the
-tile element at coordinate ``t`` at ``Sw(base + L(t) * bytes)``.  This module lists
-every write, with both views; :mod:`symlayout.prove.hopper` compares them.
+tile element at coordinate ``t`` where the smem layout's function puts it: at
+``Sw(base + L(t) * bytes)`` for a swizzle on the pointer (``Sw o smem_ptr[Nb] o L``),
+at ``base + Sw(L(t)) * bytes`` for a swizzle written without the marker (it acts on
+element offsets, as CuTe composes ``Sw o 0 o L``; ``make_tma_copy`` still derives
+the map's byte swizzle from its bits).  This module lists every write, with both
+views; :mod:`symlayout.prove.hopper` compares them.
 
 >>> from symlayout.atoms.gmma import layout_atom
 >>> sA = layout_atom("K_SW128", "half_t").tile_to_shape((128, 64, 2))
@@ -30,7 +34,7 @@ from ..atoms.tma import TmaCopy, TmaCopyError, make_tma_copy, tma_swizzle
 from ..errors import SymlayoutError
 from ..algebra.layout import Layout, function_table, slice_and_offset
 from ..algebra.notation import _
-from ..algebra.composed import Swizzle
+from ..algebra.composed import ComposedLayout, Swizzle
 from ..algebra.symbolic import DynInt
 
 
@@ -51,13 +55,14 @@ class TmaModel:
     """Every TMA write into the tile of one operand (all stages)."""
     value_type: str
     bits: int
-    smem: GmmaSmemLayout
+    smem: GmmaSmemLayout                # the layout, its byte swizzle (Sw<0,..> under an element swizzle)
     copy: TmaCopy | None
     swizzle: str                        # the swizzle the tensor map is encoded with
     writes: list = field(default_factory=list)
     stage_offsets: tuple = ()           # element offset of each stage
     tile_shape: tuple = ()              # (MN, K) of one stage
     error: SymlayoutError | None = None
+    element_swizzle: Swizzle | None = None   # a swizzle on element offsets (written without smem_ptr)
     _box: list | None = field(default=None, repr=False)
     _tab: list | None = field(default=None, repr=False)
     _merged_strides: dict = field(default_factory=dict, repr=False)
@@ -65,6 +70,13 @@ class TmaModel:
     @property
     def bytes(self) -> int:
         return self.bits // 8
+
+    def layout_bytes(self, base, offsets):
+        """The smem byte where CuTe's tensor at ``base`` keeps the element at element offset(s)
+        ``offsets`` (ints or arrays): the element swizzle on the offset, the pointer's on the byte."""
+        if self.element_swizzle is not None:
+            offsets = self.element_swizzle(offsets)
+        return self.smem.swizzle(base + offsets * self.bytes)
 
     def stage_layout(self) -> Layout:
         return _stage0(self.smem.layout)[0]
@@ -103,10 +115,14 @@ class TmaModel:
             hit = self.__dict__["_box_arrays"] = (np.stack(cols, axis=1), disp, off)
         return hit
 
-    def write_arrays(self):
+    def write_arrays(self, base: int = 0):
         """Every (write, box element) at once, in :attr:`writes` x box order: the tile coordinate
         ``(NW, NB, tile rank)``, whether it lies inside the tile ``(NW, NB)``, and the byte TMA
-        writes (:func:`~symlayout.arch.tma.smem_address`, base 0) ``(NW, NB)``."""
+        writes (:func:`~symlayout.arch.tma.smem_address`, smem base ``base``) ``(NW, NB)``."""
+        if base:
+            t, inside, _a = self.write_arrays()
+            dst = self.__dict__["_write_dst"]
+            return t, inside, arch_tma.smem_address(base + dst, self.swizzle)
         hit = self.__dict__.get("_write_arrays")
         if hit is None:
             import numpy as np
@@ -115,7 +131,8 @@ class TmaModel:
             dst = np.array([w.dst for w in self.writes], dtype=np.int64)
             t = origin[:, None, :] + disp[None, :, :]
             inside = np.all((t >= 0) & (t < np.array(self.tile_shape, dtype=np.int64)), axis=2)
-            addr = arch_tma.smem_address(dst[:, None] + off[None, :], self.swizzle)
+            self.__dict__["_write_dst"] = dst[:, None] + off[None, :]
+            addr = arch_tma.smem_address(self.__dict__["_write_dst"], self.swizzle)
             hit = self.__dict__["_write_arrays"] = (t, inside, addr)
         return hit
 
@@ -132,7 +149,7 @@ class TmaModel:
             i += coords[..., j] * s
             s *= n
         so = np.array(self.stage_offsets, dtype=np.int64)[stages]
-        return self.smem.swizzle(base + (so + tab[i]) * self.bytes)
+        return self.layout_bytes(base, so + tab[i])
 
     def elements(self, w: Write):
         """``(box coordinate, tile coordinate or None, TMA byte address from base 0)`` of
@@ -142,14 +159,14 @@ class TmaModel:
             inside = all(0 <= x < s for x, s in zip(t, self.tile_shape))
             yield c, (t if inside else None), arch_tma.smem_address(w.dst + off, self.swizzle)
 
-    def element(self, w: Write, b: int):
+    def element(self, w: Write, b: int, base: int = 0):
         """Box element ``b`` (flat, dimension 0 fastest) of :meth:`elements` of ``w``: ``(box coordinate,
-        tile coordinate or None, TMA byte address from base 0)``, from :meth:`box_arrays` alone."""
+        tile coordinate or None, TMA byte address from smem base ``base``)``, from :meth:`box_arrays` alone."""
         coords, disp, off = self.box_arrays()
         c, dd = tuple(coords[b].tolist()), tuple(disp[b].tolist())
         t = tuple(o + d for o, d in zip(w.origin, dd))
         inside = all(0 <= x < s for x, s in zip(t, self.tile_shape))
-        return c, (t if inside else None), arch_tma.smem_address(w.dst + int(off[b]), self.swizzle)
+        return c, (t if inside else None), arch_tma.smem_address(base + w.dst + int(off[b]), self.swizzle)
 
     def _disp(self, d: int, cd: int):
         """Tile-coordinate displacement along the global modes box dimension ``d`` walks."""
@@ -173,7 +190,7 @@ class TmaModel:
         for x, n in zip(coord, self.tile_shape):
             i += x * s
             s *= n
-        return self.smem.swizzle(base + (self.stage_offsets[stage] + int(self._tab[i])) * self.bytes)
+        return self.layout_bytes(base, self.stage_offsets[stage] + int(self._tab[i]))
 
 
 def _prod(xs) -> int:
@@ -212,25 +229,23 @@ def tma_model(value_type: str, gmem, smem, box, multicast: int = 1, atom: str = 
     stage of ``smem`` (a GmmaSmemLayout or a layout, rank 2 or 3); ``swizzle``: a TMA
     swizzle encoded by hand instead of CuTe's.  CuTe's refusal is kept in ``error``."""
     bits = value_type_bits(value_type)
+    esw = composed = None
     if not isinstance(smem, GmmaSmemLayout):
         if getattr(smem, "is_composed", False):
-            sm = smem
-            smem = GmmaSmemLayout(smem.swizzle, bits, smem.inner)
+            composed, esw = smem, (smem.swizzle if smem.swizzle.b else None)
+            smem = GmmaSmemLayout(Swizzle(0, 4, 3), bits, smem.inner)
         else:
-            sm = smem = GmmaSmemLayout(Swizzle(0, 4, 3), bits, smem)
-    else:
-        sm = None
+            smem = GmmaSmemLayout(Swizzle(0, 4, 3), bits, smem)
     L0, offs = _stage0(smem.layout)
     shape = tuple(int(it.product(s)) for s in L0.shape)
-    m = TmaModel(value_type, bits, smem, None, "none", stage_offsets=offs, tile_shape=shape)
+    m = TmaModel(value_type, bits, smem, None, "none", stage_offsets=offs, tile_shape=shape, element_swizzle=esw)
     if gmem is None:
         return m
     gshape, gstride = (tuple(gmem.shape), tuple(gmem.stride)) if hasattr(gmem, "shape") else gmem
     try:
-        src = GmmaSmemLayout(smem.swizzle, bits, L0) if sm is None or isinstance(sm, GmmaSmemLayout) else sm
-        if sm is not None and getattr(sm, "is_composed", False):
-            from ..algebra.composed import ComposedLayout
-            src = ComposedLayout(sm.swizzle, sm.offset, L0)
+        # what make_tma_copy is given: the stage layout as written (the swizzle on the pointer or on elements)
+        src = ComposedLayout(composed.swizzle, composed.offset, L0) if composed is not None else \
+            GmmaSmemLayout(smem.swizzle, bits, L0)
         tc = make_tma_copy(value_type, (_dynamic(gshape), _dynamic(gstride)), src, tuple(box), multicast, atom)
     except (TmaCopyError, SymlayoutError) as e:
         m.error = e
