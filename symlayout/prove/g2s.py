@@ -335,7 +335,7 @@ def build_global_model(gc, params=None) -> GlobalCopyModel:
     if not isinstance(M, int) or not isinstance(N, int):
         raise NotModelled(f"[{gc.kind}.{gc.operand}] smem {smem}: a parametric smem tile is not supported for "
                           "global-memory copies")
-    atom = make_copy_atom(gc.atom, gc.type)
+    atom = make_copy_atom(gc.atom, gc.element_type)
     tc = gc.tiled.build(atom)
     tm, tn = (it.product(x) for x in tc.tiler_mn)
     for mode, (ext, t) in enumerate(((M, tm), (N, tn))):
@@ -344,7 +344,7 @@ def build_global_model(gc, params=None) -> GlobalCopyModel:
             raise Overrun(f"the {M}x{N} tile is not a whole number of the TiledCopy's {tm}x{tn} tiles "
                           f"({gc.tiled.how}): CuTe's partitions round the rest modes up, so the copy reaches "
                           f"{'row' if mode == 0 else 'column'}s {ext}..{past - 1}, past the tile", mode, ext, t)
-    vbits = value_type_bits(gc.type)
+    vbits = value_type_bits(gc.element_type)
     ident = Layout((M, N))
     tf_s, tf_d = tc.tidfrg_S(ident), tc.tidfrg_D(ident)
     cp0 = tc.get_slice(0)
@@ -362,7 +362,7 @@ def build_global_model(gc, params=None) -> GlobalCopyModel:
     width = 0
     if atom.op.kind == "default":                 # copy() hands the whole partitions to the auto-vectorizer
         s_av, d_av = (real(gdyn), real(smem, True)) if g2s else (real(smem, True), real(gdyn))
-        width = auto_vectorizing_width(s_av[0], d_av[0], gc.type, gc.type, atom.op.vector_bits)
+        width = auto_vectorizing_width(s_av[0], d_av[0], gc.element_type, gc.element_type, atom.op.vector_bits)
         n = sview[0].size()
         base = [[int(sview[1] + sview[0](j * width + e)) for e in range(width)] for j in range(n // width)]
         k = width
@@ -390,7 +390,7 @@ def build_global_model(gc, params=None) -> GlobalCopyModel:
             acc[t] = [[i + o for i in a] for a in base]
     names = {"A": "MK", "B": "NK", "C": "MN"}[gc.operand]
     residue = tuple(names.index(r) for r in gc.residue)
-    m = GlobalCopyModel(cfg=gc, kind=gc.kind, operand=gc.operand, atom=atom, tiled_copy=tc, value_type=gc.type,
+    m = GlobalCopyModel(cfg=gc, kind=gc.kind, operand=gc.operand, atom=atom, tiled_copy=tc, value_type=gc.element_type,
                         value_bits=vbits, shape=(M, N), smem=smem, smem_align=gc.align,
                         gmem=GmemTile.of(gc.gmem, M, N), gmem_align=gc.gmem_align, params=dict(params),
                         residue=residue, k=k, accesses=acc, vector_width=width)
@@ -1055,19 +1055,24 @@ def _register_story(om, i, got=None):
 
 
 def type_agreement(m: GlobalCopyModel, partner=None) -> Result:
-    """The global-memory copy moves the element type the shared-memory tile holds: the ``type`` of
-    the ``[copy.X]`` table that reads (A, B) or writes (C) the same tile."""
+    """The global-memory copy moves the element type the shared-memory tile holds: the element type
+    (``element``, default ``type``) of the ``[copy.X]`` table that reads (A, B) or writes (C) the same
+    tile.  Where no ``element`` is given and the two types have one width, the refutation says how to
+    state it (the atoms' value types may be widths, contract 2.1)."""
     t0 = time.perf_counter()
     if partner is None:
         return _result("type_agreement", m, t0, None, 0,
                        detail=f"no [copy.{m.operand}] table: nothing to compare the element type with")
-    if canonical_type(partner.type) == canonical_type(m.value_type):
+    theirs = partner.element_type
+    if canonical_type(theirs) == canonical_type(m.value_type):
         return _result("type_agreement", m, t0, None, 1)
     if m.kind == "g2s":
-        msg = f"[g2s.{m.operand}] writes {m.value_type} into shared memory, but [copy.{m.operand}] reads it as {partner.type}"
+        msg = f"[g2s.{m.operand}] writes {m.value_type} into shared memory, but [copy.{m.operand}] reads it as {theirs}"
     else:
-        msg = f"[copy.C] stores {partner.type} into shared memory, but [s2g.C] reads it as {m.value_type}"
-    return _result("type_agreement", m, t0, Counterexample(msg, extra={"copy_type": partner.type,
+        msg = f"[copy.C] stores {theirs} into shared memory, but [s2g.C] reads it as {m.value_type}"
+    if not partner.element and not m.cfg.element and value_type_bits(theirs) == value_type_bits(m.value_type):
+        msg += f"; if operand {m.operand}'s tensors hold {m.value_type}, say element = \"{m.value_type}\""
+    return _result("type_agreement", m, t0, Counterexample(msg, extra={"copy_type": theirs,
                                                                      "global_type": m.value_type}), 1)
 
 
