@@ -21,7 +21,7 @@ from symlayout.errors import ConfigError
 from symlayout.prove.engine import prove_config
 
 REPO = Path(__file__).resolve().parents[1]
-INT8 = REPO / "proofs" / "sm80_datapath" / "cutlass_sm80_int8_tn_3stage.toml"
+INT8 = REPO / "proofs" / "sm80_datapath" / "int8" / "cutlass_sm80_int8_tn_3stage.toml"
 HALF16 = REPO / "proofs" / "sm80_datapath" / "f16_tn_uint16_atoms.toml"
 
 S8 = ('[mma]\natom = "SM80_16x8x32_S32S8S8S32_TN"\nlayout = "(2,2,1)"\npermutation = ["32", "32", "32"]\n')

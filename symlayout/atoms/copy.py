@@ -270,7 +270,6 @@ class CopyAtom:
         return f"Copy_Atom<{self.op.name},{self.value_type}>"
 
 
-@functools.lru_cache(maxsize=None)
 def moves_bits(name: str) -> bool:
     """Whether the copy operation moves bits (ldmatrix, stmatrix, ``UniversalCopy``, cp.async): CuTe
     recasts the tensors to its registers and never converts, so ``Copy_Atom<name, T>``'s ``T`` is a
@@ -288,8 +287,8 @@ def width_mismatch(name: str, atom_type: str, element: str) -> str | None:
 
     >>> width_mismatch("SM75_U32x4_LDSM_N", "uint8_t", "int8_t") is None
     True
-    >>> width_mismatch("SM75_U32x4_LDSM_N", "uint32_t", "half_t")[:64]
-    'Copy_Atom<SM75_U32x4_LDSM_N, uint32_t> moves 32-bit values, but th'
+    >>> width_mismatch("SM75_U32x4_LDSM_N", "uint32_t", "half_t")[:87]
+    'Copy_Atom<SM75_U32x4_LDSM_N, uint32_t> moves 32-bit values, but the tensors hold 16-bit'
     """
     if not moves_bits(name):
         return None
@@ -300,6 +299,7 @@ def width_mismatch(name: str, atom_type: str, element: str) -> str | None:
             "copy that moves bits takes the elements' width as its atom's value type")
 
 
+@functools.lru_cache(maxsize=None)
 def make_copy_atom(name: str, value_type: str) -> CopyAtom:
     """``Copy_Atom<name, value_type>`` (cached).
 
