@@ -154,7 +154,9 @@ def element_hint(results: list, cc) -> list:
         held = cex.extra.get("mma_type") if r.property == "type_agreement" and r.status == REFUTED and cex else None
         if not held or (moves_bits(cc.atom) and value_type_bits(held) != value_type_bits(cc.type)):
             continue
-        cex.message += f"; if the smem holds {held}, say element = \"{held}\""
+        hint = f"; if the smem holds {held}, say element = \"{held}\""
+        if not cex.message.endswith(hint):          # (a family's members were proved by prove_copy already)
+            cex.message += hint
     return results
 
 
