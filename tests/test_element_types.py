@@ -90,6 +90,7 @@ def test_f16_data_read_by_a_bf16_mma_is_refuted_without_a_hint():
         assert r.status == "refuted"
         assert "half_t" in r.counterexample.message and "bfloat16_t" in r.counterexample.message
         assert "say element" not in r.counterexample.message          # element was given: it is no fix
+        assert "Copy_Atom<SM75_U32x4_LDSM_N,uint16_t>" in r.counterexample.message     # the atom as written
 
 
 def test_uint8_data_read_by_an_int8_mma_is_refuted():

@@ -169,7 +169,8 @@ def _prove_copy(cfg, mma, cc, props, refuted, method, timeout_s, convert):
         decided = True                    # the symbolic replay decided CuTe's checks for every member
         with collect_conditions() as conds:
             try:
-                cute_build_check(mma, op, cc.atom, cc.element_type, cc.smem, convert, tiled=getattr(cc, "tiled", None))
+                cute_build_check(mma, op, cc.atom, cc.element_type, cc.smem, convert, tiled=getattr(cc, "tiled", None),
+                                 atom_type=cc.type)
             except CuteRejects:
                 if not family:
                     raise
@@ -194,7 +195,7 @@ def _prove_copy(cfg, mma, cc, props, refuted, method, timeout_s, convert):
                                      "over a very large smem tile")
             return _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s), set()
         m = build_operand_model(mma, None, None, op, cc.atom, cc.element_type, cc.smem, cc.align, convert=convert,
-                                tiled=getattr(cc, "tiled", None))
+                                tiled=getattr(cc, "tiled", None), atom_type=cc.type)
     except CuteRejects as e:
         r = rejection_result(e, op, refuted, mma, cc.atom, cc.element_type)
         if e.assertion == TOO_FEW_VALS and not cfg.params:     # name the table and suggest what compiles
