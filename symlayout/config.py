@@ -84,13 +84,16 @@ MAX_TIMEOUT_S = 7 * 24 * 3600.0
 
 _TOP_KEYS = ("name", "mma", "copy", "g2s", "s2g", "stages", "threadmap", "params", "prove", "expect")
 _TOP_KEYS = _TOP_KEYS + ("smem", "tma")                    # Version 2, Hopper
-_SMEM_KEYS = ("type", "layout", "align")
-_TMA_KEYS = ("atom", "multicast", "gmem", "box", "swizzle")
+_SMEM_KEYS = ("type", "layout", "align", "element")
+_TMA_KEYS = ("atom", "multicast", "gmem", "box", "swizzle", "element")
 _TMA_ATOMS = ("SM90_TMA_LOAD", "SM90_TMA_LOAD_MULTICAST")
 _MMA_KEYS = ("atom", "layout", "permutation")
-_COPY_KEYS = ("atom", "type", "smem", "align", "convert", "thr", "val", "tv", "tiler")
+_COPY_KEYS = ("atom", "type", "smem", "align", "convert", "thr", "val", "tv", "tiler", "element")
 # [g2s.X] / [s2g.C] (version 2): a TiledCopy between global and shared memory
-_GLOBAL_KEYS = ("atom", "type", "smem", "align", "thr", "val", "tv", "tiler", "gmem", "gmem_align", "residue")
+_GLOBAL_KEYS = ("atom", "type", "smem", "align", "thr", "val", "tv", "tiler", "gmem", "gmem_align", "residue",
+                "element")
+#: version 2.1: the tables of one operand that may state its element type (``element``)
+_ELEMENT_TABLES = ("copy", "g2s", "s2g", "smem", "tma")
 _STAGES_KEYS = ("count",)
 #: the modes of each operand's tile, by name (``residue``)
 OPERAND_MODES = {"A": ("M", "K"), "B": ("N", "K"), "C": ("M", "N")}
@@ -325,6 +328,13 @@ class CopyConfig:
     #: the whole pipelined buffer ``(M,K,PIPE)`` when the operand has stages (``smem`` is stage 0)
     smem_staged: Any = None
     stages: int = 1
+    #: version 2.1: the element type of the operand's tensors ("" = ``type``)
+    element: str = ""
+
+    @property
+    def element_type(self) -> str:
+        """The type the data is stored as: ``element``, or the atom's ``type`` when none is given."""
+        return self.element or self.type
 
 
 @dataclass(frozen=True)
@@ -381,10 +391,15 @@ class GlobalCopyConfig:
     smem_staged: Any = None
     stages: int = 1
     line: int = 0
+    element: str = ""             # version 2.1: the element type of the operand's tensors ("" = ``type``)
 
     @property
     def table(self) -> str:
         return f"{self.kind}.{self.operand}"
+
+    @property
+    def element_type(self) -> str:
+        return self.element or self.type
 
 
 @dataclass(frozen=True)
@@ -402,6 +417,11 @@ class SmemConfig:
     align: int
     raw_layout: str
     line: int = 0
+    element: str = ""             # version 2.1: the element type the smem holds ("" = ``type``)
+
+    @property
+    def element_type(self) -> str:
+        return self.element or self.type
 
 
 @dataclass(frozen=True)
@@ -780,6 +800,7 @@ class _Loader:
         expect = self.load_expect(data, prove)
         smem = self.load_smem_tables(data, symbols, mma, stages)
         tma = self.load_tma_tables(data, symbols, smem)
+        copies, g2s, s2g, smem = self.apply_elements(data, copies, g2s, s2g, smem)
         cfg = Config(path=self.path, name=name, mma=mma, copies=copies, threadmap=threadmap, params=params,
                      prove=prove, expect=expect, text=self.text, data=data, lines=self.lines,
                      g2s=g2s, s2g=s2g, stages=stages, smem=smem, tma=tma, stages_param=stages_param)
@@ -1208,6 +1229,40 @@ class _Loader:
         if off != 0:
             self.fail(keys, f"{self.where(keys)}: stage 0 of the PIPE mode does not start at offset 0")
         return s0, smem, n
+
+    def apply_elements(self, data, copies, g2s, s2g, smem):
+        """Version 2.1: each operand's ``element`` (the type its tensors hold), stated on any of its
+        tables (``[copy.X]``, ``[g2s.X]``, ``[s2g.X]``, ``[smem.X]``, ``[tma.X]``) and the same
+        wherever it is stated, given to every table of the operand."""
+        from dataclasses import replace
+        from .atoms.types import canonical_type
+        stated = {}
+        for kind in _ELEMENT_TABLES:
+            for op, spec in (data.get(kind) or {}).items():
+                if not isinstance(spec, dict) or "element" not in spec:
+                    continue
+                keys = (kind, op, "element")
+                if op not in OPERANDS:
+                    continue                   # (the table's own loader names the unknown operand)
+                el = self.get_str(spec, keys, max_len=100)
+                bits = self.check_type(el, keys)
+                if op in stated:
+                    el0, keys0 = stated[op]
+                    if canonical_type(el0) != canonical_type(el):
+                        self.fail(keys, f"[{kind}.{op}] element = {el!r} disagrees with [{keys0[0]}.{op}] element = "
+                                        f"{el0!r} "
+                                        f"(line {self.lines.line(*keys0)}): operand {op}'s tensors hold one "
+                                        "element type")
+                    continue
+                if op in smem and bits != value_type_bits(smem[op].type):
+                    self.fail(keys, f"[{kind}.{op}] element = {el!r} has {bits} bits, but [smem.{op}] type = "
+                                    f"{smem[op].type!r} has {value_type_bits(smem[op].type)}: the smem layout "
+                                    "counts elements of that width")
+                stated[op] = (el, keys)
+
+        def given(tables):
+            return {op: replace(t, element=stated[op][0]) if op in stated else t for op, t in tables.items()}
+        return given(copies), given(g2s), given(s2g), given(smem)
 
     def apply_stages(self, copies, stages, family=None):
         """``[stages] count``: the PIPE mode of every A/B smem layout (a staged layout's own PIPE size must agree)."""

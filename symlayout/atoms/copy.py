@@ -270,6 +270,35 @@ class CopyAtom:
         return f"Copy_Atom<{self.op.name},{self.value_type}>"
 
 
+def moves_bits(name: str) -> bool:
+    """Whether the copy operation moves bits (ldmatrix, stmatrix, ``UniversalCopy``, cp.async): CuTe
+    recasts the tensors to its registers and never converts, so ``Copy_Atom<name, T>``'s ``T`` is a
+    width.  ``AutoVectorizingCopy`` / ``DefaultCopy`` do not: the tensors' own types decide.
+
+    >>> moves_bits("SM75_U32x4_LDSM_N"), moves_bits("AutoVectorizingCopy")
+    (True, False)
+    """
+    return get_copy_op(name).kind != "default"
+
+
+def width_mismatch(name: str, atom_type: str, element: str) -> str | None:
+    """Why ``Copy_Atom<name, atom_type>`` cannot move tensors of ``element`` (contract 2.1): a
+    bit-moving atom's value type must have the element's width; None when it can.
+
+    >>> width_mismatch("SM75_U32x4_LDSM_N", "uint8_t", "int8_t") is None
+    True
+    >>> width_mismatch("SM75_U32x4_LDSM_N", "uint32_t", "half_t")[:87]
+    'Copy_Atom<SM75_U32x4_LDSM_N, uint32_t> moves 32-bit values, but the tensors hold 16-bit'
+    """
+    if not moves_bits(name):
+        return None
+    a, e = value_type_bits(atom_type), value_type_bits(element)
+    if a == e:
+        return None
+    return (f"Copy_Atom<{name}, {atom_type}> moves {a}-bit values, but the tensors hold {e}-bit {element}: a "
+            "copy that moves bits takes the elements' width as its atom's value type")
+
+
 @functools.lru_cache(maxsize=None)
 def make_copy_atom(name: str, value_type: str) -> CopyAtom:
     """``Copy_Atom<name, value_type>`` (cached).

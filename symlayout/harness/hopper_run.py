@@ -92,7 +92,7 @@ def plan(cfg) -> HopperPlan:
     n = atom.shape_mnk[1]
     models = {}
     for op, sc in cfg.smem.items():
-        m = gmma_operand_model(mma, op, sc.type, sc.layout)
+        m = gmma_operand_model(mma, op, sc.element_type, sc.layout)
         if m.error is not None:
             out.skipped.append((f"wgmma {op}", f"CuTe does not compile the descriptor operand: {m.error}"))
             continue
@@ -130,7 +130,7 @@ def plan(cfg) -> HopperPlan:
         out.skipped.append(("wgmma", "both descriptor operands are needed for a wgmma experiment"))
     for op, tc in cfg.tma.items():
         sc = cfg.smem[op]
-        t = tma_model(sc.type, _concrete(tc.gmem, cfg), sc.layout, tc.box, tc.multicast, tc.atom, tc.swizzle)
+        t = tma_model(sc.element_type, _concrete(tc.gmem, cfg), sc.layout, tc.box, tc.multicast, tc.atom, tc.swizzle)
         if t.error is not None or t.copy is None:
             out.skipped.append((f"tma {op}", f"CuTe's make_tma_copy fails: {t.error}"))
             continue

@@ -355,7 +355,7 @@ def instance_values(cfg, max_instances: int = 3) -> list:
             c = loads_config(instance_text(cfg, vals), "<instance>")
         except Exception:
             return False
-        return all(cc.smem.cosize() * type_bits(cc.type) // 8 <= MAX_INSTANCE_TILE_BYTES for cc in c.copies.values())
+        return all(cc.smem.cosize() * type_bits(cc.element_type) // 8 <= MAX_INSTANCE_TILE_BYTES for cc in c.copies.values())
 
     for k, p in params.items():
         m = p.multiple_of
@@ -390,7 +390,7 @@ def plan_config(cfg) -> ConfigPlan:
     operands, errors = {}, {}
     for op, cc in sorted(cfg.copies.items()):
         try:
-            m = build_operand_model(mma, None, None, op, cc.atom, cc.type, cc.smem, cc.align)
+            m = build_operand_model(mma, None, None, op, cc.atom, cc.element_type, cc.smem, cc.align)
             operands[op] = plan_operand(m)
         except (SymlayoutError, HarnessError) as e:
             errors[op] = str(e)

@@ -176,7 +176,7 @@ def snippet(cfg) -> str:
         if op == "C":
             out.append(f"  Tensor tCrC = mma.get_slice(tid).partition_fragment_C(s{op});   // the accumulators")
             if getattr(cc, "convert", False):
-                out.append(f"  Tensor tCrD = make_fragment_like<{_ctype(cc.type)}>(tCrC);   // converted (convert_type)")
+                out.append(f"  Tensor tCrD = make_fragment_like<{_ctype(cc.element_type)}>(tCrC);   // converted (convert_type)")
                 out.append("  Tensor tSrC = thr_copy.retile_S(tCrD);")
             else:
                 out.append("  Tensor tSrC = thr_copy.retile_S(tCrC);")
@@ -198,8 +198,8 @@ def snippet(cfg) -> str:
         out.append(f"  auto copy{op} = make_tiled_copy_{op}(SmemCopyAtom{op}{{}}, mma);")
         out.append(f"  print(copy{op}); print(\"\\n\");")
         out.append(f"  print(\"s{op}: \"); print(SmemLayout{op}{{}}); print(\"\\n\");")
-        out.append(f"  if (0) copy_{op}(0, ({_ctype(cc.type)}*)nullptr);   // instantiate the kernel-side copy "
-                   "(ldmatrix runs on the device only)")
+        out.append(f"  if (0) copy_{op}(0, ({_ctype(cc.element_type)}*)nullptr);   // instantiate the kernel-side "
+                   "copy over the tile's element type (ldmatrix runs on the device only)")
     out.append("  return 0;")
     out.append("}")
     return "\n".join(out)

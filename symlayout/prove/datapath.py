@@ -28,10 +28,19 @@ from __future__ import annotations
 
 from ..errors import CuteStaticAssert, SymlayoutError
 from ..tiled.mma import make_tiled_mma
+from ..atoms.copy import width_mismatch
 from .model import build_operand_model
 from .g2s import GLOBAL_PROPERTIES, NotModelled, build_global_model, prove_global, rejection
 from .result import ERROR, PROVED, REFUTED, Result
 from .stages import prove_stages
+
+
+def width_refutation(why: str, name: str, refuted) -> Result:
+    """``type_agreement`` of a bit-moving copy whose atom's value type is not the elements' width
+    (contract 2.1); the copy's other properties are not checked."""
+    return Result("type_agreement", REFUTED, operand=name, checked=1, method="exhaustive",
+                  counterexample=Counterexample(why), detail="the other properties of this copy are not checked",
+                  expected=REFUTED if "type_agreement" in refuted else PROVED)
 
 
 def _operand_model(cfg, op):
@@ -41,7 +50,7 @@ def _operand_model(cfg, op):
         return None
     try:
         mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
-        return build_operand_model(mma, None, None, op, cc.atom, cc.type, cc.smem, cc.align, convert=cc.convert,
+        return build_operand_model(mma, None, None, op, cc.atom, cc.element_type, cc.smem, cc.align, convert=cc.convert,
                                    tiled=cc.tiled)
     except SymlayoutError:
         return None
@@ -56,6 +65,10 @@ def prove_datapath(cfg, properties=None) -> list:
     for table in (cfg.g2s, cfg.s2g):
         for op, gc in sorted(table.items()):
             name = f"{gc.kind}.{op}"
+            why = width_mismatch(gc.atom, gc.type, gc.element_type)
+            if why is not None:
+                out.append(width_refutation(why, name, refuted))
+                continue
             try:
                 m = build_global_model(gc, cfg.params)
             except CuteStaticAssert as e:

@@ -12,7 +12,8 @@ import time
 from dataclasses import dataclass, field
 
 from ..errors import SymlayoutError
-from ..atoms.copy import make_copy_atom
+from ..atoms import value_type_bits
+from ..atoms.copy import make_copy_atom, moves_bits, width_mismatch
 from ..algebra.layout import Layout
 from ..algebra.symbolic import collect_conditions
 from ..algebra.z3lock import serialized
@@ -20,7 +21,7 @@ from ..tiled.copy import make_tiled_copy_X
 from .model import (CuteRejects, OperandModel, build_operand_model, copy_vector_width,
                     cute_build_check, stand_in_tile)
 from .obligations import CHECKS, PROPERTIES, fragment_width_mismatch
-from .datapath import prove_datapath
+from .datapath import prove_datapath, width_refutation
 from .expect import apply_expectations
 from .suggest import TOO_FEW_VALS, too_few_vals_fix
 from .result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
@@ -139,6 +140,32 @@ def prove_copy(cfg, mma, cc, props, refuted, method="auto", timeout_s=None):
     and for tiles beyond :data:`EXHAUSTIVE_LIMIT` elements."""
     op = cc.operand
     convert = getattr(cc, "convert", False)
+    why = width_mismatch(cc.atom, cc.type, cc.element_type)
+    if why is not None:
+        return [width_refutation(why, op, refuted)], {op}
+    rs, rejected = _prove_copy(cfg, mma, cc, props, refuted, method, timeout_s, convert)
+    return element_hint(rs, cc), rejected
+
+
+def element_hint(results: list, cc) -> list:
+    """A ``type_agreement`` refutation that a missing ``element`` may explain says how to state it:
+    the MMA reads a type the atom's ``type`` can carry (same width for a bit-moving atom; any for an
+    auto-vectorizing copy, whose tensors' types decide) and no ``element`` was given."""
+    if cc.element:
+        return results
+    for r in results:
+        cex = r.counterexample
+        held = cex.extra.get("mma_type") if r.property == "type_agreement" and r.status == REFUTED and cex else None
+        if not held or (moves_bits(cc.atom) and value_type_bits(held) != value_type_bits(cc.type)):
+            continue
+        hint = f"; if the smem holds {held}, say element = \"{held}\""
+        if not cex.message.endswith(hint):          # (a family's members were proved by prove_copy already)
+            cex.message += hint
+    return results
+
+
+def _prove_copy(cfg, mma, cc, props, refuted, method, timeout_s, convert):
+    op = cc.operand
     if getattr(cc, "tiled", None) is not None and cfg.params and not _concrete(cc.smem) and not _too_large(cc.smem):
         return _prove_members(cfg, mma, cc, props, refuted, method, timeout_s)    # CuTe's checks per member
     try:
@@ -146,7 +173,8 @@ def prove_copy(cfg, mma, cc, props, refuted, method="auto", timeout_s=None):
         decided = True                    # the symbolic replay decided CuTe's checks for every member
         with collect_conditions() as conds:
             try:
-                cute_build_check(mma, op, cc.atom, cc.type, cc.smem, convert, tiled=getattr(cc, "tiled", None))
+                cute_build_check(mma, op, cc.atom, cc.element_type, cc.smem, convert, tiled=getattr(cc, "tiled", None),
+                                 atom_type=cc.type)
             except CuteRejects:
                 if not family:
                     raise
@@ -161,7 +189,7 @@ def prove_copy(cfg, mma, cc, props, refuted, method="auto", timeout_s=None):
                 if isinstance(hit, str):
                     return [Result(p, UNKNOWN, operand=op, detail=hit) for p in props], set()
                 e, at, total = hit
-                r = rejection_result(e, op, refuted, mma, cc.atom, cc.type)
+                r = rejection_result(e, op, refuted, mma, cc.atom, cc.element_type)
                 r.counterexample.params = at
                 r.detail = f"{r.detail}; member {at} of {total}"
                 return [r], {op}
@@ -170,10 +198,10 @@ def prove_copy(cfg, mma, cc, props, refuted, method="auto", timeout_s=None):
                 raise SymlayoutError(f"[copy.{op}]: not supported: a hand-built TiledCopy (thr/val, tv/tiler) "
                                      "over a very large smem tile")
             return _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s), set()
-        m = build_operand_model(mma, None, None, op, cc.atom, cc.type, cc.smem, cc.align, convert=convert,
-                                tiled=getattr(cc, "tiled", None))
+        m = build_operand_model(mma, None, None, op, cc.atom, cc.element_type, cc.smem, cc.align, convert=convert,
+                                tiled=getattr(cc, "tiled", None), atom_type=cc.type)
     except CuteRejects as e:
-        r = rejection_result(e, op, refuted, mma, cc.atom, cc.type)
+        r = rejection_result(e, op, refuted, mma, cc.atom, cc.element_type)
         if e.assertion == TOO_FEW_VALS and not cfg.params:     # name the table and suggest what compiles
             r.detail = "; ".join(x for x in (r.detail, too_few_vals_fix(cfg, cc)) if x)
         return [r], {op}
@@ -279,7 +307,7 @@ def _member_rejection(cfg, mma, cc, conds):
         if isinstance(every, dict) and total > EVAL_LIMIT:
             env = {x: every[str(x)] for x in syms}  # (a member where one fails: CuTe's verdict there)
             try:
-                cute_build_check(mma, op, cc.atom, cc.type, _member_smem(cc.smem, env), convert,
+                cute_build_check(mma, op, cc.atom, cc.element_type, _member_smem(cc.smem, env), convert,
                                  tiled=getattr(cc, "tiled", None))
             except CuteRejects as e:
                 return e, dict(every), total
@@ -295,7 +323,7 @@ def _member_rejection(cfg, mma, cc, conds):
             return unknown
         env = dict(zip(syms, vals))
         try:
-            cute_build_check(mma, op, cc.atom, cc.type, _member_smem(cc.smem, env), convert,
+            cute_build_check(mma, op, cc.atom, cc.element_type, _member_smem(cc.smem, env), convert,
                              tiled=getattr(cc, "tiled", None))
         except CuteRejects as e:
             return e, {str(x): v for x, v in env.items()}, total
@@ -410,15 +438,15 @@ def _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s):
     from .z3backend import decide
     op = cc.operand
     convert = getattr(cc, "convert", False)
-    atom = make_copy_atom(cc.atom, cc.type)
+    atom = make_copy_atom(cc.atom, cc.element_type)
     tiler = make_tiled_copy_X(atom, mma, op).tiler_mn
     width = None
     if atom.op.kind == "default":
         if cfg.params:
             raise SymlayoutError(f"[copy.{op}] {cc.atom}: not supported with [params]: the vector width CuTe's "
                                  "auto-vectorizing copy picks depends on which strides are static")
-        width = copy_vector_width(mma, op, cc.atom, cc.type, cc.smem, convert)
-    tm = build_operand_model(mma, None, None, op, cc.atom, cc.type, Layout(tuple(tiler)), cc.align,
+        width = copy_vector_width(mma, op, cc.atom, cc.element_type, cc.smem, convert)
+    tm = build_operand_model(mma, None, None, op, cc.atom, cc.element_type, Layout(tuple(tiler)), cc.align,
                              convert=convert, vector_width=width)
     tm.stand_in = True
     out = []
@@ -427,7 +455,7 @@ def _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s):
         if p not in PARAMETRIC_PROPERTIES:
             continue
         r = fragment_width_mismatch(tm, p) or \
-            decide(p, mma, op, cc.atom, cc.type, cc.smem, cfg.params, cc.align, timeout_s, tile_model=tm,
+            decide(p, mma, op, cc.atom, cc.element_type, cc.smem, cfg.params, cc.align, timeout_s, tile_model=tm,
                    problems=problems)
         if not cfg.params and r.method == "z3":
             r.detail = (r.detail + "; " if r.detail else "") + \

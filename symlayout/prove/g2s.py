@@ -345,11 +345,11 @@ def build_global_model(gc, params=None) -> GlobalCopyModel:
     if not isinstance(M, int) or not isinstance(N, int):
         raise NotModelled(f"[{gc.kind}.{gc.operand}] smem {smem}: a parametric smem tile is not supported for "
                           "global-memory copies")
-    atom = make_copy_atom(gc.atom, gc.type)
+    atom = make_copy_atom(gc.atom, gc.element_type)
     tc = gc.tiled.build(atom)
     tm, tn = (it.product(x) for x in tc.tiler_mn)
     Mx, Nx = -(-M // tm) * tm, -(-N // tn) * tn        # zipped_divide rounds the rest modes up
-    vbits = value_type_bits(gc.type)
+    vbits = value_type_bits(gc.element_type)
     ident = Layout((Mx, Nx))
     tf_s, tf_d = tc.tidfrg_S(ident), tc.tidfrg_D(ident)
     cp0 = tc.get_slice(0)
@@ -366,7 +366,7 @@ def build_global_model(gc, params=None) -> GlobalCopyModel:
     width = 0
     if atom.op.kind == "default":                 # copy() hands the whole partitions to the auto-vectorizer
         s_av, d_av = src_real, dst_real
-        width = auto_vectorizing_width(s_av[0], d_av[0], gc.type, gc.type, atom.op.vector_bits)
+        width = auto_vectorizing_width(s_av[0], d_av[0], gc.element_type, gc.element_type, atom.op.vector_bits)
         n = sview[0].size()
         base = [[int(sview[1] + sview[0](j * width + e)) for e in range(width)] for j in range(n // width)]
         k = width
@@ -399,7 +399,7 @@ def build_global_model(gc, params=None) -> GlobalCopyModel:
         remap, past, sext, gmem = _past_the_tile(gc, tc, M, N, Mx, Nx)
         whole = remap[whole] if whole is not None else None
         acc = {t: [remap[a].tolist() for a in accs] for t, accs in acc.items()}
-    m = GlobalCopyModel(cfg=gc, kind=gc.kind, operand=gc.operand, atom=atom, tiled_copy=tc, value_type=gc.type,
+    m = GlobalCopyModel(cfg=gc, kind=gc.kind, operand=gc.operand, atom=atom, tiled_copy=tc, value_type=gc.element_type,
                         value_bits=vbits, shape=(M, N), smem=smem, smem_align=gc.align,
                         gmem=gmem, gmem_align=gc.gmem_align, params=dict(params),
                         residue=residue, k=k, accesses=acc, vector_width=width, past=past)
@@ -1165,19 +1165,24 @@ def _register_story(om, i, got=None):
 
 
 def type_agreement(m: GlobalCopyModel, partner=None) -> Result:
-    """The global-memory copy moves the element type the shared-memory tile holds: the ``type`` of
-    the ``[copy.X]`` table that reads (A, B) or writes (C) the same tile."""
+    """The global-memory copy moves the element type the shared-memory tile holds: the element type
+    (``element``, default ``type``) of the ``[copy.X]`` table that reads (A, B) or writes (C) the same
+    tile.  Where no ``element`` is given and the two types have one width, the refutation says how to
+    state it (the atoms' value types may be widths, contract 2.1)."""
     t0 = time.perf_counter()
     if partner is None:
         return _result("type_agreement", m, t0, None, 0,
                        detail=f"no [copy.{m.operand}] table: nothing to compare the element type with")
-    if canonical_type(partner.type) == canonical_type(m.value_type):
+    theirs = partner.element_type
+    if canonical_type(theirs) == canonical_type(m.value_type):
         return _result("type_agreement", m, t0, None, 1)
     if m.kind == "g2s":
-        msg = f"[g2s.{m.operand}] writes {m.value_type} into shared memory, but [copy.{m.operand}] reads it as {partner.type}"
+        msg = f"[g2s.{m.operand}] writes {m.value_type} into shared memory, but [copy.{m.operand}] reads it as {theirs}"
     else:
-        msg = f"[copy.C] stores {partner.type} into shared memory, but [s2g.C] reads it as {m.value_type}"
-    return _result("type_agreement", m, t0, Counterexample(msg, extra={"copy_type": partner.type,
+        msg = f"[copy.C] stores {theirs} into shared memory, but [s2g.C] reads it as {m.value_type}"
+    if not partner.element and not m.cfg.element and value_type_bits(theirs) == value_type_bits(m.value_type):
+        msg += f"; if operand {m.operand}'s tensors hold {m.value_type}, say element = \"{m.value_type}\""
+    return _result("type_agreement", m, t0, Counterexample(msg, extra={"copy_type": theirs,
                                                                      "global_type": m.value_type}), 1)
 
 

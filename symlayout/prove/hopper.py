@@ -103,7 +103,7 @@ def descriptor_results(mma, sc, props) -> list:
     """``descriptor``, ``slot_agreement``, ``coverage``, ``exactly_once``, ``in_bounds`` of [smem.X]."""
     op = sc.operand
     t0 = time.perf_counter()
-    m = gmma_operand_model(mma, op, sc.type, sc.layout)
+    m = gmma_operand_model(mma, op, sc.element_type, sc.layout)
     out = []
     if m.error is not None:
         cex = Counterexample(f"[smem.{op}] {sc.raw_layout}: CuTe does not compile this descriptor operand: {m.error}",
@@ -375,7 +375,7 @@ def accumulator_results(mma, props) -> list:
 def tma_results(cfg, sc, tc, props) -> list:
     op = tc.operand
     t0 = time.perf_counter()
-    m = tma_model(sc.type, tc.gmem, sc.layout, tc.box, tc.multicast, tc.atom, tc.swizzle)
+    m = tma_model(sc.element_type, tc.gmem, sc.layout, tc.box, tc.multicast, tc.atom, tc.swizzle)
     out = []
     if m.error is not None:
         cex = Counterexample(f"[tma.{op}]: CuTe's make_tma_copy fails: {m.error}", extra={"cute_assert": str(m.error)})
@@ -660,7 +660,7 @@ def _translation_argument(cfg, mma, syms) -> str | None:
         inner = _smem_inner(sc.layout)
         e = sc.layout.bits // 8 if hasattr(sc.layout, "bits") else None
         from ..atoms import value_type_bits
-        e = value_type_bits(sc.type) // 8
+        e = value_type_bits(sc.element_type) // 8
         shape = inner.shape if isinstance(inner.shape, tuple) else (inner.shape,)
         stride = inner.stride if isinstance(inner.stride, tuple) else (inner.stride,)
         mine = []

@@ -359,7 +359,8 @@ def _reject(e: CuteStaticAssert, mma, operand, value_type, frag_t):
     return CuteRejects(str(e), e.assertion, e.side, explain_rejection(e, direction, agree))
 
 
-def cute_build_check(mma, operand: str, copy_op, value_type: str, smem, convert: bool = False, tiled=None):
+def cute_build_check(mma, operand: str, copy_op, value_type: str, smem, convert: bool = False, tiled=None,
+                     atom_type: str | None = None):
     """Replay on the real shared-memory layout what CuTe instantiates for this copy and raise
     :class:`CuteRejects` where one of its static_asserts fires (see :func:`explain_rejection`):
 
@@ -385,10 +386,10 @@ def cute_build_check(mma, operand: str, copy_op, value_type: str, smem, convert:
             atom = copy_op
         else:                      # the registers' fill is checked below, where CuTe checks it
             try:                   # (the model's own atom when it is whole: one TiledCopy for both)
-                atom = _strict_or_loose_atom(copy_op, value_type)
+                atom = _strict_or_loose_atom(copy_op, written_type(copy_op, value_type, atom_type))
             except TypeError:      # (an operation object that is not hashable)
                 from ..atoms.copy import CopyAtom
-                atom = CopyAtom(copy_op, value_type, strict=False)
+                atom = CopyAtom(copy_op, written_type(copy_op, value_type, atom_type), strict=False)
         tc = tiled_copy_for(atom, mma, operand, tiled)
         _check_swizzle_slices(mma, tc, operand, smem)
         frag = mma.get_slice(0).partition_fragment(operand, smem)     # (slices the smem tensor: every atom)
@@ -404,11 +405,22 @@ def cute_build_check(mma, operand: str, copy_op, value_type: str, smem, convert:
         else:
             copy_calls(atom, cp.partition_S(smem), (ret, 0), bits=(tbits, fbits), first_only=True)
         if not hasattr(copy_op, "val_layout_src"):
-            make_copy_atom(copy_op, value_type)    # the values of one call fill its registers
+            make_copy_atom(copy_op, written_type(copy_op, value_type, atom_type))    # one call fills its registers
     except CuteRejects:
         raise
     except CuteStaticAssert as e:
         raise _reject(e, mma, operand, value_type, frag_t) from None
+
+
+def written_type(copy_op, value_type: str, atom_type: str | None) -> str:
+    """The value type of the ``Copy_Atom`` the model builds: the atom's ``type`` as the kernel writes it
+    when the copy moves bits and that type has the elements' width (the layouts are the same; messages
+    then name the atom as written), else ``value_type``, the element type (contract 2.1)."""
+    from ..atoms import value_type_bits
+    from ..atoms.copy import moves_bits
+    if not atom_type or not isinstance(copy_op, str) or not moves_bits(copy_op):
+        return value_type
+    return atom_type if value_type_bits(atom_type) == value_type_bits(value_type) else value_type
 
 
 def _strict_or_loose_atom(copy_op: str, value_type: str):
@@ -473,7 +485,7 @@ def _check_swizzle_slices(mma, tc, operand, smem):
 
 def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: str, value_type: str,
                         smem, align: int = 128, convert: bool = False, vector_width: int | None = None,
-                        tiled=None) -> OperandModel:
+                        tiled=None, atom_type: str | None = None) -> OperandModel:
     """Build the route model of ``make_tiled_copy_X(Copy_Atom<copy_op, value_type>, mma)`` on ``smem``.
 
     Raises :class:`CuteRejects` where building the atom or the TiledCopy hits a CuTe static_assert
@@ -487,7 +499,8 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
         smem = parse_layout(smem)
     frag_t = fragment_type(mma, operand, value_type, convert)
     try:
-        atom = copy_op if hasattr(copy_op, "val_layout_src") else make_copy_atom(copy_op, value_type)
+        atom = copy_op if hasattr(copy_op, "val_layout_src") else \
+            make_copy_atom(copy_op, written_type(copy_op, value_type, atom_type))
         tc = tiled_copy_for(atom, mma, operand, tiled)
     except CuteStaticAssert as e:
         raise _reject(e, mma, operand, value_type, frag_t) from None

@@ -30,13 +30,13 @@ PARAMETRIC_PROPERTIES = ("coverage", "alignment", "exactly_once", "slot_agreemen
 
 def prove_parametric(cfg, mma, cc, props, refuted, timeout_s=None) -> list:
     """Results of ``props`` for one ``[copy.X]`` of a parametric configuration."""
-    tm = tile_model_for(mma, cc.operand, cc.atom, cc.type, cc.align)
+    tm = tile_model_for(mma, cc.operand, cc.atom, cc.element_type, cc.align)
     out = []
     problems: dict = {}                # the properties share one Z3 problem (address terms, tiling checks)
     for p in props:
         if p not in PARAMETRIC_PROPERTIES:
             continue
-        r = decide(p, mma, cc.operand, cc.atom, cc.type, cc.smem, cfg.params, cc.align, timeout_s, tile_model=tm,
+        r = decide(p, mma, cc.operand, cc.atom, cc.element_type, cc.smem, cfg.params, cc.align, timeout_s, tile_model=tm,
                    problems=problems)
         r.expected = REFUTED if p in refuted else PROVED
         out.append(r)

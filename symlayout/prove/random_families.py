@@ -222,10 +222,10 @@ def member_verdicts(cfg, values: dict, props=PROPERTIES) -> dict | None:
     (op, cc), = cfg.copies.items()
     mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
     S = substitute(cc.smem, values)
-    if abs(int(S.cosize())) * value_type_bits(cc.type) // 8 > MAX_SMEM_BYTES:
+    if abs(int(S.cosize())) * value_type_bits(cc.element_type) // 8 > MAX_SMEM_BYTES:
         return None              # not a concrete configuration the loader accepts (beyond 4 GiB of smem)
     try:
-        m = build_operand_model(mma, None, None, op, cc.atom, cc.type, S, cc.align)
+        m = build_operand_model(mma, None, None, op, cc.atom, cc.element_type, S, cc.align)
     except SymlayoutError:
         return None
     return {p: CHECKS[p](m).status for p in props}

@@ -45,14 +45,14 @@ def staged_buffers(cfg) -> dict:
         for table in (cfg.copies, cfg.g2s):
             c = table.get(op)
             if c is not None and getattr(c, "smem_staged", None) is not None:
-                out[op] = (c.smem_staged, c.stages, value_type_bits(c.type))
+                out[op] = (c.smem_staged, c.stages, value_type_bits(c.element_type))
                 break
         sc = getattr(cfg, "smem", {}).get(op)       # Hopper: a GMMA operand's [smem.X] tile with its PIPE mode
         if op not in out and sc is not None:
             inner = getattr(sc.layout, "layout", None) or getattr(sc.layout, "inner", sc.layout)
             n = it.product(inner.shape[2]) if inner.rank() == 3 else 1
             if isinstance(n, int) and n > 1 and all(isinstance(x, int) for x in it.flatten(inner.shape)):
-                out[op] = (inner, n, value_type_bits(sc.type))
+                out[op] = (inner, n, value_type_bits(sc.element_type))
     return out
 
 
@@ -67,7 +67,7 @@ def stage0_buffers(cfg) -> dict:
         for table in (cfg.copies, cfg.g2s):
             c = table.get(op)
             if c is not None and getattr(c, "smem", None) is not None:
-                out[op] = (c.smem, value_type_bits(c.type))
+                out[op] = (c.smem, value_type_bits(c.element_type))
                 break
     return out
 

@@ -31,7 +31,7 @@ def _compiles(cfg, cc, atom, permutation) -> bool:
     from .model import cute_build_check
     try:
         mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, permutation)
-        cute_build_check(mma, cc.operand, atom, cc.type, cc.smem, getattr(cc, "convert", False))
+        cute_build_check(mma, cc.operand, atom, cc.element_type, cc.smem, getattr(cc, "convert", False))
     except SymlayoutError:
         return False
     return True

@@ -12,6 +12,7 @@ from ..algebra import int_tuple as it
 from ..algebra.int_tuple import _
 from ..algebra.notation import parse
 from ..errors import SymlayoutError
+from ..atoms.copy import width_mismatch
 from ..prove import bvterms as bt
 from ..prove import obligations as props
 from ..prove import z3backend as zb
@@ -231,8 +232,12 @@ class ComboProblem:
         for op in sorted(spec.copies):
             cs = spec.copies[op]
             atom = combo.atoms[op]
+            why = width_mismatch(atom, cs.type, cs.element_type)
+            if why is not None:                  # (contract 2.1: a bit-moving atom's type is a width)
+                self.static_failures.append(StaticFailure(op, "type_agreement", why))
+                continue
             try:
-                tm = zb.tile_model_for(mma, op, atom, cs.type, cs.align)
+                tm = zb.tile_model_for(mma, op, atom, cs.element_type, cs.align)
             except SymlayoutError as e:
                 self.static_failures.append(StaticFailure(op, "tiling", f"make_tiled_copy_{op}(Copy_Atom<{atom}, "
                                                                         f"{cs.type}>, mma): {e}"))

@@ -86,7 +86,7 @@ MAX_FILE_BYTES = 1 << 20
 
 _TOP_KEYS = ("name", "mma", "copy", "unknowns", "prove", "solve", "params", "expect")
 _MMA_KEYS = ("atom", "layout", "permutation")
-_COPY_KEYS = ("atom", "type", "smem", "align")
+_COPY_KEYS = ("atom", "type", "smem", "align", "element")
 _UNK_KEYS = ("min", "max", "multiple_of")
 _SOLVE_KEYS = ("minimize", "timeout_s", "max_solutions")
 _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
@@ -206,6 +206,11 @@ class CopySpec:
     smem: SmemSpec
     align: int
     line: int = 0
+    element: str = ""             # contract 2.1: the element type of the operand's tensors ("" = ``type``)
+
+    @property
+    def element_type(self) -> str:
+        return self.element or self.type
 
 
 @dataclass(frozen=True)
@@ -322,8 +327,10 @@ class SolveSpec:
             out.append("permutation = [" + ", ".join(_q(p) for p in combo.permutation) + "]")
         for op in sorted(self.copies):
             c = self.copies[op]
-            out += ["", f"[copy.{op}]", f"atom = {_q(combo.atoms[op])}", f"type = {_q(c.type)}",
-                    f"smem = {_q(c.smem.text(values))}"]
+            out += ["", f"[copy.{op}]", f"atom = {_q(combo.atoms[op])}", f"type = {_q(c.type)}"]
+            if c.element:
+                out.append(f"element = {_q(c.element)}")
+            out.append(f"smem = {_q(c.smem.text(values))}")
             if c.align != 128:
                 out.append(f"align = {c.align}")
         if self.explicit_properties:
@@ -534,8 +541,11 @@ class _SpecLoader:
             align = spec.get("align", 128)
             if isinstance(align, bool) or not isinstance(align, int):
                 self.fail(keys + ("align",), f"[copy.{op}] align must be an integer, not {_tname(align)}")
+            element = spec.get("element", "")
+            if not isinstance(element, str):
+                self.fail(keys + ("element",), f"[copy.{op}] element must be a string, not {_tname(element)}")
             smem = self.parse_smem(raw, keys + ("smem",), op, declared, multi=None)
-            out[op] = CopySpec(op, atoms, typ, smem, align, self.lines.line(*keys))
+            out[op] = CopySpec(op, atoms, typ, smem, align, self.lines.line(*keys), element)
         # anonymous swizzle parameters: B/M/S, or B_A ... when several copies have them
         anon = [op for op, c in out.items() if c.smem.swizzle is not None and
                 any(isinstance(x, str) and x.startswith("\0") for x in (c.smem.swizzle.b, c.smem.swizzle.m,
@@ -554,7 +564,7 @@ class _SpecLoader:
                 self.fail(("copy", op, "smem"), f"[copy.{op}] smem: ?{clash[0]} is also the name of the anonymous "
                                                 f"swizzle parameter; rename the unknown")
             out[op] = CopySpec(op, c.atoms, c.type, SmemSpec(c.smem.raw, sw2, c.smem.offset, c.smem.inner,
-                                                             c.smem.names), c.align, c.line)
+                                                             c.smem.names), c.align, c.line, c.element)
         return out
 
     def parse_smem(self, raw: str, keys, op, declared, multi) -> SmemSpec:
@@ -730,6 +740,8 @@ class _SpecLoader:
             emit(f"[copy.{op}]", ("copy", op))
             emit(f"atom = {_q(combo.atoms[op])}", ("copy", op, "atom"))
             emit(f"type = {_q(c.type)}", ("copy", op, "type"))
+            if c.element:
+                emit(f"element = {_q(c.element)}", ("copy", op, "element"))
             body = _Q_NAME.sub(lambda q: q.group(1), c.smem.raw[_body_start(c.smem.raw):]).strip()
             if c.smem.swizzle is not None:
                 sw = c.smem.swizzle
