@@ -31,7 +31,7 @@ from ..tiled.mma import make_tiled_mma
 from ..atoms.copy import width_mismatch
 from .model import build_operand_model
 from .g2s import GLOBAL_PROPERTIES, NotModelled, build_global_model, prove_global, rejection
-from .result import ERROR, PROVED, REFUTED, Result
+from .result import ERROR, PROVED, REFUTED, Counterexample, Result
 from .stages import prove_stages
 
 
