@@ -16,7 +16,7 @@ import math
 import os
 import sys
 
-from ..errors import SymlayoutError
+from ..errors import SymlayoutError, printable
 
 PROG = "symlayout"
 
@@ -62,7 +62,7 @@ def one_line(msg) -> str:
 
 
 def print_error(msg) -> None:
-    print(f"{PROG}: error: {one_line(msg)}", file=sys.stderr)
+    print(f"{PROG}: error: {printable(one_line(msg))}", file=sys.stderr)
 
 
 # ---------------------------------------------------------------- argument types
