@@ -5,6 +5,7 @@ escaped.  Malformed configuration files are in tests/test_bad_input.py (section 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,8 @@ from symlayout.algebra.notation import parse
 from symlayout.errors import (AlgebraError, ArgumentTypeError, ArgumentValueError, NotationError, SymlayoutError,
                               printable)
 from symlayout.prove.schedule import shard_files
+
+ROOT = Path(__file__).resolve().parent.parent
 
 HOPPER = """\
 name = "{name}"
@@ -202,3 +205,25 @@ def test_error_paths_are_printed_escaped(tmp_path, capsys):
     rc, out, err = _cli(["prove", str(p)], capsys)
     _one_line_error(rc, out, err)
     assert "\x1b" not in err and "bad\\x1b[8m.toml" in err
+
+
+# ---------------------------------------------------------------- process-wide caches are bounded
+
+
+def test_stride_decisions_are_bounded(monkeypatch):
+    """The Hopper families' stride decisions were kept forever (one entry per distinct global stride
+    expression of every family a long-lived process proves); with the bound at 1 the verdicts are the
+    same and the cache holds at most one entry."""
+    from symlayout.prove import hopper
+    text = (ROOT / "proofs" / "hopper" / "family_stages_tma.toml").read_text()
+    others = [text.replace('gmem = "(M,K):(K,1)"', f'gmem = "(M,K):({k}*K,1)"') for k in (2, 3)]
+    hopper._STRIDE_DECIDED.clear()
+    want = [symlayout.prove(symlayout.config(t)).summary for t in [text] + others]
+    assert len(hopper._STRIDE_DECIDED) >= 2
+    monkeypatch.setattr(hopper, "STRIDE_DECIDED_KEPT", 1)
+    hopper._STRIDE_DECIDED.clear()
+    got = []
+    for t in [text] + others:
+        got.append(symlayout.prove(symlayout.config(t)).summary)
+        assert len(hopper._STRIDE_DECIDED) <= 1
+    assert got == want
