@@ -755,7 +755,7 @@ class _Loader:
             name = Path(self.path).stem
         elif "\n" in name or "\r" in name:
             self.fail(("name",), "name must be a single line")
-        params = self.load_params(data)
+        params = self.params = self.load_params(data)
         symbols = {n: p.symbol for n, p in params.items()}
         mma = self.load_mma(data, symbols) if "mma" in data else None
         stages = self.load_stages(data, params)
@@ -954,10 +954,17 @@ class _Loader:
                     self.fail(keys, f"{w}: its PIPE mode has {pipe} stages but [stages] count = {stages}")
             else:
                 lay = _append_pipe(lay, stages)
-        if not syms:
-            nbytes = int(inner.cosize()) * bits // 8 * (stages if stages and rank == 2 else 1)
+        # (a family: at the parameters' largest values, each a whole extent of a mode of concrete strides)
+        top = {x: self.params[str(x)].max for x in syms if str(x) in getattr(self, "params", {})}
+        if len(top) == len(syms):
+            from .algebra.layout import Layout
+            from .algebra.int_tuple import flatten_leaves as leaves, unflatten
+            widest = Layout(unflatten(tuple(top.get(x, x) for x in leaves(inner.shape)), inner.shape), inner.stride)
+            nbytes = int(widest.cosize()) * bits // 8 * (stages if stages and rank == 2 else 1)
             if nbytes > MAX_SMEM_BYTES:
-                self.fail(keys, f"{w} {raw!r} spans {nbytes} bytes, beyond the 32-bit shared-memory address space")
+                at = f" (at {', '.join(f'{x} = {v}' for x, v in top.items())})" if top else ""
+                self.fail(keys, f"{w} {raw!r} spans {nbytes} bytes{at}, beyond the 32-bit shared-memory address "
+                                "space")
         return lay
 
     def load_tma_tables(self, data, symbols, smem) -> dict:

@@ -454,6 +454,10 @@ for sw in ["Sw<3,3,16000000000>", "Sw<3,3,27>", "Sw<0,31,1>", "Sw<4,3,-26>", "Sw
     add(f"limit-swizzle-family-{sw[:30]}", t, line=n)
     t = HOPPER_SEED.replace("Sw<3,4,3> o smem_ptr", sw + " o smem_ptr", 1)
     add(f"limit-swizzle-gmma-{sw[:30]}", t, line=line_of(HOPPER_SEED, "layout = \"Sw"))
+# a GMMA family whose largest member spans beyond 2^32 bytes (it was enumerated: a 4 EiB array, exit 4)
+for big, pmax in [("((64,9223372036854775808),(8,8),(1,P))", 8), ("((64,2),(8,8),(1,P))", 2147483647)]:
+    t = f"[params]\nP = {{ min = 1, max = {pmax} }}\n" + HOPPER_SEED.replace("((64,2),(8,8),(1,3))", big, 1)
+    add(f"limit-gmma-family-span-{pmax}", t, line=line_of(t, "layout = \"Sw"), needle="32-bit shared-memory")
 # the thread limit counts the atoms' threads: 9 warpgroups, 33 warps
 for lay, seed in [("(9,1,1)", HOPPER_SEED), ("(1024,1,1)", HOPPER_SEED), ("(33,1,1)", SEED), ("(8,4,2)", SEED)]:
     t, n = replace_value(seed, "layout", toml_str(lay))
