@@ -78,6 +78,28 @@ def test_swizzle_limit_is_cutes(b, m, s, ok):
             parse(f"Sw<{b},{m},{s}> o 0 o (8,8):(8,1)")
 
 
+SWIZZLE_CASES = [(3, 3, 26), (3, 3, 27), (1, 30, 1), (1, 31, 1), (2, 28, 2), (0, 31, 0), (0, 32, 0), (4, 3, -25),
+                 (4, 3, -26), (0, 3, 40), (3, 4, 3)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("b,m,s", SWIZZLE_CASES)
+def test_swizzle_limit_against_cute_cpp(b, m, s, tmp_path):
+    """g++ against the CuTe headers: ``Swizzle<B,M,S>`` (its masks and one application) compiles exactly
+    when :func:`fits_cute_int` says so."""
+    import subprocess
+    from cute_cpp import cute_site
+    inc = cute_site()
+    if inc is None:
+        pytest.skip("no CuTe headers (SYMLAYOUT_CUTE_SITE)")
+    src = tmp_path / "sw.cpp"
+    src.write_text("#include <cute/swizzle.hpp>\nint main() { cute::Swizzle<%d,%d,%d> sw; "
+                   "return int(sw(5)) + int(decltype(sw)::swizzle_code & 1); }\n" % (b, m, s))
+    p = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", *[f"-I{d}" for d in inc], str(src)],
+                       capture_output=True, text=True)
+    assert (p.returncode == 0) == fits_cute_int(b, m, s), p.stderr[-500:]
+
+
 def test_huge_swizzle_is_an_error_at_once(capsys):
     """``Sw<3,3,16e9>`` built a 2**16e9 mask (2 GB, then exit 4); a 5,000-digit parameter overflowed int()."""
     for text in ("Sw<3,3,16000000000>", "Sw<3,3,16000000000> o (8,8):(8,1)", "Sw<3,3," + "9" * 5000 + ">",
