@@ -24,10 +24,12 @@ True
 """
 from __future__ import annotations
 
+import math
+import numbers
 import os
 
 from .algebra.z3lock import serialized
-from .errors import ConfigError
+from .errors import ArgumentTypeError, ArgumentValueError, ConfigError
 
 __all__ = ["load", "config", "prove", "Report", "tiled_mma", "tiled_copy_A", "tiled_copy_B", "tiled_copy_C",
            "layout"]
@@ -40,6 +42,8 @@ __all__ = ["load", "config", "prove", "Report", "tiled_mma", "tiled_copy_A", "ti
 def load(path):
     """Read and validate one configuration file (:func:`symlayout.config.load_config`)."""
     from .config import load_config
+    if not isinstance(path, (str, os.PathLike)):
+        raise ArgumentTypeError(f"symlayout.load(): path must be a str or os.PathLike, not {type(path).__name__}")
     return load_config(path)
 
 
@@ -162,7 +166,55 @@ def prove(cfg, properties=None, method: str = "auto", timeout_s: float | None = 
         cfg = load(cfg) if os.path.exists(str(cfg)) or str(cfg).endswith(".toml") else config(str(cfg))
     if not isinstance(cfg, Config):
         raise ConfigError(f"symlayout.prove(): expected a configuration, TOML text or a path, not {type(cfg).__name__}")
+    properties = _check_properties(properties)
+    _check_method(method)
+    _check_timeout(timeout_s)
     return Report(cfg, prove_config(cfg, properties, method=method, timeout_s=timeout_s))
+
+
+METHODS = ("auto", "exhaustive", "z3")
+
+
+def _check_properties(properties):
+    """``None`` or a list of distinct property names (a single name is not read letter by letter)."""
+    from .config import PROPERTIES
+    if properties is None:
+        return None
+    if isinstance(properties, (str, bytes)) or not hasattr(properties, "__iter__"):
+        raise ArgumentTypeError(f"symlayout.prove(): properties must be a list of property names, not "
+                                f"{type(properties).__name__} {properties!r:.60}")
+    out = list(properties)
+    for p in out:
+        if not isinstance(p, str):
+            raise ArgumentTypeError(f"symlayout.prove(): properties: {p!r:.60} is not a property name (a str)")
+        if p not in PROPERTIES:
+            raise ArgumentValueError(f"symlayout.prove(): properties: unknown property {p!r:.60} "
+                                     f"(known: {', '.join(PROPERTIES)})")
+    if not out:
+        raise ArgumentValueError("symlayout.prove(): properties is empty (None proves every property)")
+    if len(set(out)) != len(out):
+        raise ArgumentValueError(f"symlayout.prove(): properties names a property twice: {out}")
+    return out
+
+
+def _check_method(method):
+    if not isinstance(method, str):
+        raise ArgumentTypeError(f"symlayout.prove(): method must be a str, not {type(method).__name__}")
+    if method not in METHODS:
+        raise ArgumentValueError(f"symlayout.prove(): method {method!r:.60} is not one of {', '.join(METHODS)}")
+
+
+def _check_timeout(timeout_s):
+    """``None`` (the configuration's ``[prove] timeout_s``) or seconds in ``(0, MAX_TIMEOUT_S]``."""
+    from .config import MAX_TIMEOUT_S
+    if timeout_s is None:
+        return
+    if isinstance(timeout_s, bool) or not isinstance(timeout_s, numbers.Real):
+        raise ArgumentTypeError(f"symlayout.prove(): timeout_s must be a number of seconds or None, not "
+                                f"{type(timeout_s).__name__} {timeout_s!r:.60}")
+    if not math.isfinite(timeout_s) or not 0 < timeout_s <= MAX_TIMEOUT_S:
+        raise ArgumentValueError(f"symlayout.prove(): timeout_s = {timeout_s!r} must be positive and finite, at "
+                                 f"most {MAX_TIMEOUT_S:g} seconds")
 
 
 class Report:

@@ -775,7 +775,7 @@ class _Loader:
             name = Path(self.path).stem
         elif "\n" in name or "\r" in name:
             self.fail(("name",), "name must be a single line")
-        params = self.load_params(data)
+        params = self.params = self.load_params(data)
         symbols = {n: p.symbol for n, p in params.items()}
         mma = self.load_mma(data, symbols) if "mma" in data else None
         stages = self.load_stages(data, params)
@@ -867,7 +867,8 @@ class _Loader:
         self.check_atom(atom, keys + ("atom",), "mma")
         raw_layout = self.get_str(t, keys + ("layout",), default="(1,1,1)")
         lay = self.notation(raw_layout, keys + ("layout",), symbols, "an AtomLayoutMNK")
-        self.check_atom_layout(lay, raw_layout, keys + ("layout",))
+        atom_threads = self.atoms_module("mma").get_mma_atom(atom).num_threads
+        self.check_atom_layout(lay, raw_layout, keys + ("layout",), atom_threads)
         perm, raw_perm = None, None
         if "permutation" in t:
             perm, raw_perm = self.load_permutation(t["permutation"], keys + ("permutation",), symbols)
@@ -936,7 +937,13 @@ class _Loader:
             if not mm:
                 self.fail(keys, f"{w}: not a GMMA smem layout (expected 'Sw<B,M,S> o smem_ptr[Nb](unset) o L'): "
                                 f"{raw!r}")
+            if any(len(mm.group(i)) > 12 for i in range(1, 5)):
+                self.fail(keys, f"{w}: integer too large in {raw[:60]!r}")
             b, m_, s_, lbits = (int(mm.group(i)) for i in range(1, 5))
+            try:
+                sw = Swizzle(b, m_, s_)
+            except SymlayoutError as e:
+                self.fail(keys, f"{w}: {e}")
             if lbits != bits:
                 self.fail(keys, f"{w}: the layout is for {lbits}-bit elements (smem_ptr[{lbits}b]) but the "
                                 f"type has {bits} bits")
@@ -944,7 +951,7 @@ class _Loader:
             if not hasattr(inner, "shape") or getattr(inner, "is_composed", False) or \
                     getattr(inner, "is_swizzle", False):
                 self.fail(keys, f"{w}: after 'smem_ptr[{lbits}b](unset) o' a layout 'shape:stride' is expected")
-            lay = GmmaSmemLayout(Swizzle(b, m_, s_), bits, inner)
+            lay = GmmaSmemLayout(sw, bits, inner)
         else:
             lay = self.notation(raw, keys, symbols, "a layout")
             if not hasattr(lay, "shape") or getattr(lay, "is_swizzle", False):
@@ -968,10 +975,17 @@ class _Loader:
                     self.fail(keys, f"{w}: its PIPE mode has {pipe} stages but [stages] count = {stages}")
             else:
                 lay = _append_pipe(lay, stages)
-        if not syms:
-            nbytes = int(inner.cosize()) * bits // 8 * (stages if stages and rank == 2 else 1)
+        # (a family: at the parameters' largest values, each a whole extent of a mode of concrete strides)
+        top = {x: self.params[str(x)].max for x in syms if str(x) in getattr(self, "params", {})}
+        if len(top) == len(syms):
+            from .algebra.layout import Layout
+            from .algebra.int_tuple import flatten_leaves as leaves, unflatten
+            widest = Layout(unflatten(tuple(top.get(x, x) for x in leaves(inner.shape)), inner.shape), inner.stride)
+            nbytes = int(widest.cosize()) * bits // 8 * (stages if stages and rank == 2 else 1)
             if nbytes > MAX_SMEM_BYTES:
-                self.fail(keys, f"{w} {raw!r} spans {nbytes} bytes, beyond the 32-bit shared-memory address space")
+                at = f" (at {', '.join(f'{x} = {v}' for x, v in top.items())})" if top else ""
+                self.fail(keys, f"{w} {raw!r} spans {nbytes} bytes{at}, beyond the 32-bit shared-memory address "
+                                "space")
         return lay
 
     def load_tma_tables(self, data, symbols, smem) -> dict:
@@ -1012,10 +1026,26 @@ class _Loader:
                 sw = self.notation(raw_s, keys + ("swizzle",), {}, "a swizzle")
                 if not getattr(sw, "is_swizzle", False):
                     self.fail(keys + ("swizzle",), f"[tma.{op}] swizzle must be written 'Sw<B,M,S>', got {raw_s!r}")
+            self.check_tma_swizzle(sw, keys + ("swizzle",)) if sw is not None else \
+                self.check_tma_swizzle(getattr(smem[op].layout, "swizzle", None), ("smem", op, "layout"))
             out[op] = TmaConfig(op, atom, mc, gmem, tuple(box), sw, raw_g, self.lines.line(*keys))
         return out
 
-    def check_atom_layout(self, lay, raw, keys):
+    def check_tma_swizzle(self, sw, keys):
+        """A tensor-map swizzle symlayout models: CuTe maps ``Sw<2,5,2>`` / ``Sw<2,6,2>`` to the ``128B_ATOM_32B``
+        / ``128B_ATOM_64B`` modes (``CU_TENSOR_MAP_SWIZZLE_128B_ATOM_*``: 32- or 64-byte chunks permuted in a
+        128-byte span), which ``symlayout.arch.tma`` does not model: an input error, not a crash."""
+        from .atoms.tma import TmaCopyError, tma_swizzle
+        from .arch.tma import SWIZZLE_ENUM
+        try:
+            mode = tma_swizzle(sw) if sw is not None else "none"
+        except TmaCopyError:
+            return                                  # (CuTe's make_tma_copy refuses it: refuted as `tma`)
+        if mode not in SWIZZLE_ENUM:
+            self.fail(keys, f"{self.where(keys)}: not supported: {sw} is the TMA swizzle mode {mode} (32- or 64-byte "
+                            f"chunks); symlayout models the tensor-map swizzles {', '.join(SWIZZLE_ENUM)} only")
+
+    def check_atom_layout(self, lay, raw, keys, atom_threads=1):
         from .algebra.int_tuple import flatten_leaves, is_tuple
         from .algebra.layout import Layout
         from .algebra.int_tuple import _
@@ -1033,8 +1063,9 @@ class _Loader:
             if x <= 0:
                 self.fail(keys, f"[mma] layout {raw!r}: entries must be positive, got {x}")
             n *= x
-        if n > MAX_THREADS:
-            self.fail(keys, f"[mma] layout {raw!r} tiles {n} atoms; more than {MAX_THREADS} cannot fit in a block")
+        if n * atom_threads > MAX_THREADS:       # CuTe's size(TiledMMA) = atoms x the atom's threads
+            self.fail(keys, f"[mma] layout {raw!r} tiles {n} atoms of {atom_threads} threads = "
+                            f"{n * atom_threads} threads; a block has at most {MAX_THREADS}")
         if isinstance(lay, Layout):
             for x in flatten_leaves(lay.stride) if is_tuple(lay.stride) else (lay.stride,):
                 if not isinstance(x, int):
@@ -1066,7 +1097,9 @@ class _Loader:
             text = str(e)
             if len(text) > MAX_STRING:
                 self.fail(keys, f"{what} is too long ({len(text)} characters)")
-            if text.strip() in ("_", ""):
+            if not text.strip():
+                self.fail(keys, f"{what} is blank: write \"_\" for no permutation of that mode")
+            if text.strip() == "_":
                 out.append(_)
                 raw.append("_")
                 continue
@@ -1607,11 +1640,16 @@ class _Loader:
         fn = mod.make_copy_atom
         from .errors import CuteStaticAssert
         try:
-            fn(atom, typ)
+            ca = fn(atom, typ)
         except CuteStaticAssert:
             return                  # CuTe refuses Copy_Atom<atom, type>: the prover refutes it (type_agreement)
         except SymlayoutError as e:
             self.fail(keys + ("type",), f"{self.where(keys + ('type',))}: {e}")
+        bits = value_type_bits(typ)
+        if getattr(ca.op, "kind", "") == "default" and bits < 8:
+            self.fail(keys + ("type",), f"{self.where(keys + ('type',))}: not supported: {atom} of {typ} ({bits}-bit "
+                                        "elements): an auto-vectorizing copy may move single sub-byte elements, and "
+                                        "symlayout addresses whole bytes")
 
     def check_tiles(self, cfg: Config):
         """TiledMMA buildable and each smem tile a multiple of its tile."""

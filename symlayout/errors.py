@@ -51,3 +51,33 @@ class CuteStaticAssert(AtomError, TilingError):
         super().__init__(message)
         self.assertion = assertion
         self.side = side
+
+
+class ArgumentTypeError(SymlayoutError, TypeError):
+    """An API function was called with an argument of the wrong type (one line naming it)."""
+
+
+class ArgumentValueError(SymlayoutError, ValueError):
+    """An API function was called with an argument value it does not accept (one line naming it)."""
+
+
+#: characters a terminal acts on instead of showing: C0/C1 controls (ESC starts colour, cursor and "hide"
+#: sequences), DEL, and the bidirectional overrides that reorder what follows
+_UNPRINTABLE = {c for c in range(0x20)} | {c for c in range(0x7F, 0xA0)} | set(range(0x202A, 0x202F)) | \
+    set(range(0x2066, 0x206A))
+
+
+def printable(text, keep_newlines: bool = False) -> str:
+    """``text`` with the characters a terminal would act on written as Python escapes.
+
+    Names, paths and values from the user reach the terminal through this, so a ``name`` holding
+    ``\\x1b[8m`` cannot hide the report.
+
+    >>> printable("a\\x1b[8mb\\tc"), printable("x\\ny", keep_newlines=True), printable("caf\\u00e9")
+    ('a\\\\x1b[8mb\\\\tc', 'x\\ny', 'café')
+    """
+    s = str(text)
+    if not any(ord(c) in _UNPRINTABLE for c in s):
+        return s
+    return "".join(c if ord(c) not in _UNPRINTABLE or (keep_newlines and c == "\n") else
+                   (repr(c)[1:-1] if ord(c) < 0x100 else f"\\u{ord(c):04x}") for c in s)

@@ -430,6 +430,55 @@ for f in ["__import__('os').system('x')", "eval('1')", "os.system('ls')", "$(reb
     t, n = replace_value(SEED, "layout", toml_str(f))
     add(f"inject-layout-{f}", t, line=n)
 
+# ---------------------------------------------------------------- 10b. limits (issue 26 items 7, 8)
+
+HOPPER_SEED = """\
+[mma]
+atom = "SM90_64x64x16_F16F16F16_SS<GMMA::Major::MN,GMMA::Major::MN>"
+layout = "(1,1,1)"
+
+[smem.A]
+type = "half_t"
+layout = "Sw<3,4,3> o smem_ptr[16b](unset) o ((64,2),(8,8),(1,3)):((1,512),(64,1024),(0,8192))"
+
+[smem.B]
+type = "half_t"
+layout = "Sw<3,4,3> o smem_ptr[16b](unset) o ((64,2),(8,8),(1,3)):((1,512),(64,1024),(0,8192))"
+"""
+# swizzles CuTe does not compile (its masks are 32-bit ints), and swizzle parameters too long to read
+for sw in ["Sw<3,3,16000000000>", "Sw<3,3,27>", "Sw<0,31,1>", "Sw<4,3,-26>", "Sw<2,3,2147483647>",
+           "Sw<3," + "9" * 5000 + ",3>"]:
+    t, n = replace_value(SEED, "smem", toml_str(sw + " o 0 o (32,16):(16,1)"))
+    add(f"limit-swizzle-{sw[:30]}", t, line=n)
+    t, n = replace_value(PARAM_SEED, "smem", toml_str(sw + " o 0 o (32*m,16):(16,1)"))
+    add(f"limit-swizzle-family-{sw[:30]}", t, line=n)
+    t = HOPPER_SEED.replace("Sw<3,4,3> o smem_ptr", sw + " o smem_ptr", 1)
+    add(f"limit-swizzle-gmma-{sw[:30]}", t, line=line_of(HOPPER_SEED, "layout = \"Sw"))
+# a GMMA family whose largest member spans beyond 2^32 bytes (it was enumerated: a 4 EiB array, exit 4)
+for big, pmax in [("((64,9223372036854775808),(8,8),(1,P))", 8), ("((64,2),(8,8),(1,P))", 2147483647)]:
+    t = f"[params]\nP = {{ min = 1, max = {pmax} }}\n" + HOPPER_SEED.replace("((64,2),(8,8),(1,3))", big, 1)
+    add(f"limit-gmma-family-span-{pmax}", t, line=line_of(t, "layout = \"Sw"), needle="32-bit shared-memory")
+# the thread limit counts the atoms' threads: 9 warpgroups, 33 warps
+for lay, seed in [("(9,1,1)", HOPPER_SEED), ("(1024,1,1)", HOPPER_SEED), ("(33,1,1)", SEED), ("(8,4,2)", SEED)]:
+    t, n = replace_value(seed, "layout", toml_str(lay))
+    add(f"limit-threads-{lay}-{seed is SEED}", t, line=n, needle="threads; a block has at most 1024")
+# TMA swizzle modes of 32- and 64-byte chunks (CuTe's 128B_ATOM_32B / 64B) are not modelled
+TMA_SEED = HOPPER_SEED + '[tma.A]\ngmem = "(128,64):(1,128)"\nbox = "(128,64)"\n'
+for sw, mode in [("Sw<2,5,2>", "128B_ATOM_32B"), ("Sw<2,6,2>", "128B_ATOM_64B")]:
+    t = TMA_SEED.replace("Sw<3,4,3> o smem_ptr", sw + " o smem_ptr", 1)
+    add(f"limit-tma-swizzle-{mode}", t, line=line_of(TMA_SEED, "layout = \"Sw"), needle=mode)
+    add(f"limit-tma-hand-swizzle-{mode}", TMA_SEED + f'swizzle = "{sw}"\n', line=TMA_SEED.count("\n") + 1,
+        needle=mode)
+# a blank permutation entry is not "_" (issue 26 item 11)
+for v in ['["", "32", "16"]', '["32", " ", "16"]', '["32", "32", "\\t"]']:
+    t, n = replace_value(PARAM_SEED, "permutation", v)
+    add(f"limit-permutation-blank-{v}", t, line=n, needle="blank")
+# auto-vectorizing copies of sub-byte elements
+for atom in ("AutoVectorizingCopy", "DefaultCopy", "AutoVectorizingCopyWithAssumedAlignment<8>"):
+    for typ in ("uint1_t", "int4b_t"):
+        t = SEED.replace('"SM75_U32x2_LDSM_N"', toml_str(atom)).replace('"half_t"', toml_str(typ))
+        add(f"limit-subbyte-{atom}-{typ}", t, line=line_of(SEED, "type"), needle="sub-byte")
+
 # ---------------------------------------------------------------- 11. files that are not configurations
 
 

@@ -46,6 +46,19 @@ class _ComposedAlgebra:
         return left_inverse_composed(self)
 
 
+#: CuTe computes a swizzle's masks ``(2^B - 1) << (M + |S|)`` as 32-bit ints: wider ones do not compile
+SWIZZLE_LIMIT = "CuTe computes its masks in a 32-bit int: needs B + M + |S| <= 32 and M + |S| <= 31"
+
+
+def fits_cute_int(b: int, m: int, s: int) -> bool:
+    """Whether CuTe's ``Swizzle<B,M,S>`` compiles: its YYY and ZZZ masks fit a 32-bit int.
+
+    >>> fits_cute_int(3, 3, 26), fits_cute_int(3, 3, 27), fits_cute_int(0, 31, 1)
+    (True, False, False)
+    """
+    return b + m + abs(s) <= 32 and m + abs(s) <= 31
+
+
 class Swizzle(_ComposedAlgebra):
     """CuTe ``Swizzle<B,M,S>`` (an involution on integers).
 
@@ -59,6 +72,8 @@ class Swizzle(_ComposedAlgebra):
     def __init__(self, b: int, m: int, s: int):
         if b < 0 or m < 0 or abs(s) < b:
             raise AlgebraError(f"Swizzle<{b},{m},{s}>: needs B >= 0, M >= 0 and |S| >= B")
+        if not fits_cute_int(b, m, s):
+            raise AlgebraError(f"Swizzle<{b},{m},{s}>: {SWIZZLE_LIMIT}")
         self.b, self.m, self.s = b, m, s
         # Sw(x) = x ^ shiftr(x & yyy_msk, S): the mask and the two shift amounts (one of them 0)
         self._y = ((1 << b) - 1) << (m + max(0, s))

@@ -32,7 +32,7 @@ import re
 from ._lazy import sympy
 
 from ..errors import NotationError
-from .composed import ComposedLayout, Swizzle
+from .composed import SWIZZLE_LIMIT, ComposedLayout, Swizzle, fits_cute_int
 from .int_tuple import _, congruent, format_int_tuple
 from .layout import MEMO_SIZE, Layout, register_cache, trusted_layout
 from .symbolic import normalize
@@ -127,6 +127,8 @@ class _Parser:
             m = re.compile(r"[0-9]+").match(self.text, self.pos)
             if not m:
                 self.err("expected an integer swizzle parameter")
+            if len(m.group()) > 30:
+                self.err("integer too large")
             v = int(m.group())
             self.pos = m.end()
             vals.append(-v if neg else v)
@@ -136,6 +138,8 @@ class _Parser:
         b, mm, s = vals
         if b < 0 or mm < 0 or abs(s) < b:
             self.err(f"invalid swizzle Sw<{b},{mm},{s}> (needs B >= 0, M >= 0, |S| >= B)", start)
+        if not fits_cute_int(b, mm, s):
+            self.err(f"invalid swizzle Sw<{b},{mm},{s}> ({SWIZZLE_LIMIT})", start)
         return Swizzle(b, mm, s)
 
     def parse_node(self):
@@ -285,6 +289,8 @@ class _Parser:
             m = re.compile(r"_(-?[0-9]+)").match(self.text, self.pos)
             if not m:
                 self.err("'_' is only allowed as a whole mode")
+            if len(m.group(1)) > 31:
+                self.err("integer too large")
             self.pos = m.end()
             return int(m.group(1))
         if c in "0123456789":
@@ -388,7 +394,7 @@ def _fast_parse(text: str):
         if not m:
             return None
         b, mm, sh = int(m.group(1)), int(m.group(2)), int(m.group(3))
-        if abs(sh) < b or len(text) > 200:
+        if abs(sh) < b or len(text) > 200 or not fits_cute_int(b, mm, sh):
             return None
         if m.group(5) is None:
             return Swizzle(b, mm, sh)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..algebra import int_tuple as it
-from ..errors import AtomError
+from ..errors import AlgebraError, AtomError
 from ..algebra.layout import Layout, is_layout, logical_divide, tile_to_shape, upcast
 from ..algebra.notation import parse_layout
 from ..algebra.composed import ComposedLayout, Swizzle
@@ -252,7 +252,7 @@ def make_gmma_desc(major: str, layout, bits: int | None = None, swizzle: Swizzle
         raise GmmaDescriptorError(f"make_gmma_desc<{major}>: GMMA Descriptors can only be constructed on rank-2 "
                                   f"tensors (got {L})")
     t = 128 // bits
-    u = upcast(L, t)                                  # recast<uint128_t>
+    u = _recast_uint128(L, t, f"make_gmma_desc<{major}>")
     # layout_type(): Swizzle<B,4,3> of the pointer
     if sw.m != 4 or sw.s != 3 or not 0 <= sw.b <= 3:
         raise GmmaDescriptorError(f"make_gmma_desc<{major}>: Unsupported layout swizzle {sw} (needs Sw<B,4,3>, B<=3)")
@@ -322,6 +322,15 @@ def arch_descriptor(desc: GmmaDesc):
                                       desc.base_offset, mode)
 
 
+def _recast_uint128(L, t: int, what: str):
+    """``recast<uint128_t>`` of a layout of ``128/t``-bit elements (``upcast<t>``); CuTe's ``shape_div`` does not
+    compile a static stride that ``t`` does not divide (or divide), a :class:`GmmaDescriptorError` here."""
+    try:
+        return upcast(L, t)
+    except AlgebraError as e:
+        raise GmmaDescriptorError(f"{what}: recast<uint128_t> of {L}: {e}") from None
+
+
 def descriptor_fragment(partitioned: Layout, bits: int, swizzle: Swizzle | None, major: str,
                         start_address: int = 0) -> tuple[GmmaDesc, Layout]:
     """``MakeTensor<smem_desc<Major>>`` on a partitioned smem tensor
@@ -337,7 +346,7 @@ def descriptor_fragment(partitioned: Layout, bits: int, swizzle: Swizzle | None,
     t = 128 // bits
     mode0 = partitioned[0]
     desc = make_gmma_desc(major, mode0, bits, swizzle, start_address)
-    u = upcast(partitioned, t)
+    u = _recast_uint128(partitioned, t, "make_gmma_desc (the fragment)")
     frag = Layout((1,) + tuple(u.shape[1:]), (0,) + tuple(u.stride[1:]))
     return desc, frag
 

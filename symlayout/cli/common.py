@@ -19,7 +19,7 @@ import signal
 import sys
 import threading
 
-from ..errors import SymlayoutError
+from ..errors import SymlayoutError, printable
 
 PROG = "symlayout"
 
@@ -90,7 +90,7 @@ def one_line(msg) -> str:
 
 
 def print_error(msg) -> None:
-    print(f"{PROG}: error: {one_line(msg)}", file=sys.stderr)
+    print(f"{PROG}: error: {printable(one_line(msg))}", file=sys.stderr)
 
 
 # ---------------------------------------------------------------- argument types

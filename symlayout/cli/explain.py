@@ -6,6 +6,7 @@ of the configuration (of ``--operand`` when given), explained.
 """
 from __future__ import annotations
 
+from ..errors import printable
 from .common import EXIT_OK, EXIT_REFUTED, UsageError, nonneg_int, operand
 
 HELP = "the route of one fragment element, step by step (default: the first counterexample)"
@@ -48,7 +49,7 @@ def run(args) -> int:
     r = first_refutation(rep.results, args.operand)
     if r is None:
         where = f" on operand {args.operand}" if args.operand else ""
-        print(f"{cfg.name or cfg.path}: nothing is refuted{where}; give --thread T --slot S to follow one element")
+        print(f"{printable(cfg.name or cfg.path)}: nothing is refuted{where}; give --thread T --slot S to follow one element")
         return EXIT_OK
     models = None
     if r.property in SLOT_PROPERTIES and r.counterexample.slot is not None and not cfg.params:

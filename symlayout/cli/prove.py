@@ -17,6 +17,7 @@ import json
 import sys
 import time
 
+from ..errors import printable
 from ..prove.result import ERROR, REFUTED, UNKNOWN
 from ..prove.summary import exit_code, summary, unmet
 from .common import EXIT_INTERNAL, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_USAGE, Style, positive_int, \
@@ -59,6 +60,10 @@ def add_arguments(sp) -> None:
                     help="colour the verdicts (auto: on a terminal, unless NO_COLOR is set)")
 
 
+#: most shards ``--shard I/N`` may name (a CI matrix has far fewer jobs)
+MAX_SHARDS = 1 << 20
+
+
 def shard_spec(s: str) -> tuple:
     """``"I/N"`` -> ``(I, N)`` with ``1 <= I <= N``."""
     import argparse
@@ -68,6 +73,8 @@ def shard_spec(s: str) -> tuple:
         raise argparse.ArgumentTypeError(f"expected I/N (e.g. 2/8), got {s!r}") from None
     if not 1 <= i <= n:
         raise argparse.ArgumentTypeError(f"expected I/N with 1 <= I <= N, got {s!r}")
+    if n > MAX_SHARDS:
+        raise argparse.ArgumentTypeError(f"expected I/N with N <= {MAX_SHARDS}, got {s!r}")
     return i, n
 
 
@@ -126,9 +133,9 @@ def format_text(reports, verbose: bool = False, quiet: bool = False, style: Styl
     style = style or Style(False)
     lines = []
     for rep in reports:
-        title = rep.path + (f"  ({rep.name})" if rep.name else "")
+        title = printable(rep.path + (f"  ({rep.name})" if rep.name else ""))
         if rep.error:
-            lines.append(f"{style('error', 'ERROR')}    {rep.error}")
+            lines.append(f"{style('error', 'ERROR')}    {printable(rep.error)}")
             continue
         shown = [r for r in rep.results if _interesting(r)] if quiet else rep.results
         if quiet and not shown:
@@ -151,16 +158,16 @@ def format_text(reports, verbose: bool = False, quiet: bool = False, style: Styl
             op = (f"[{r.operand}]" if r.operand else "") + (f" via {r.via}" if getattr(r, "via", "") else "")
             lines.append(f"  {tag} {r.property + op:20s} {r.seconds * 1000:8.1f} ms  {', '.join(extra)}{note}")
             if r.detail:
-                lines.append(f"           {r.detail}")
+                lines.append(f"           {printable(r.detail)}")
             if r.counterexample is not None:
                 cx = r.counterexample
-                lines.append(f"           {cx.message}")
+                lines.append(f"           {printable(cx.message)}")
                 if cx.params:
                     lines.append(f"           with {', '.join(f'{k} = {v}' for k, v in cx.params.items())}")
                 if cx.route:
                     lines.append(f"           route: {format_route(cx.route)}")
     for path, name, status, expected in unmet(reports):
-        lines.append(style("error", "UNMET") + f"    {path}: {name} {status}, expected {expected}")
+        lines.append(style("error", "UNMET") + f"    {printable(path)}: {name} {status}, expected {expected}")
     s = summary(reports)
     lines.append(f"{s['proved']} proved, {s['refuted']} refuted, {s['vacuous']} vacuous, {s['unknown']} unknown, "
                  f"{s['errors']} errors, {s['unmet']} unmet")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import sys
 
+from ..errors import printable
 from .common import UsageError
 
 EXIT_FOUND, EXIT_NONE, EXIT_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
@@ -129,7 +130,7 @@ def run_solve(args) -> int:
     want_all = bool(getattr(args, "all", False))
     out = solve(spec, all=want_all, minimize=minimize)
     obj = out.objective
-    print(f"{spec.path}  ({spec.name})")
+    print(printable(f"{spec.path}  ({spec.name})"))
     print(f"  {describe_space(spec)}")
     print(f"  properties: {', '.join(spec.properties)}")
     st = out.stats

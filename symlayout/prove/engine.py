@@ -184,7 +184,7 @@ def _prove_copy(cfg, mma, cc, props, refuted, method, timeout_s, convert):
                     raise
                 decided = False           # symbolic extents the replay cannot slice: replayed member by member
         if family and (conds or not decided):
-            hit = _member_rejection(cfg, mma, cc, conds if decided else None)
+            hit = _member_rejection(cfg, mma, cc, conds if decided else None, timeout_s)
             if hit is not None:
                 if isinstance(hit, str):
                     return [Result(p, UNKNOWN, operand=op, detail=hit) for p in props], set()
@@ -275,7 +275,7 @@ def _condition_test(syms, conds):
     return holds
 
 
-def _member_rejection(cfg, mma, cc, conds):
+def _member_rejection(cfg, mma, cc, conds, timeout_s=None):
     """CuTe's compile-time checks of a parametric ``[copy.X]`` for every member of its family, where the
     symbolic replay (:func:`~symlayout.prove.model.cute_build_check` on the symbolic smem) left side
     conditions ``conds`` it could not decide, or could not run at all or rejected the symbolic tile
@@ -285,7 +285,7 @@ def _member_rejection(cfg, mma, cc, conds):
     are replayed concretely.  Without: every member is replayed.  ``None`` when CuTe compiles every member;
     ``(CuteRejects, member, count)`` for the least member it rejects; a string (the reason) when more than
     :data:`REPLAY_LIMIT` members would have to be replayed (or :data:`EVAL_LIMIT` evaluated) before one is
-    rejected: then nothing is proved."""
+    rejected, or the replays outlast ``timeout_s``: then nothing is proved."""
     import itertools
     op = cc.operand
     syms = _smem_symbols(cc.smem)
@@ -315,12 +315,17 @@ def _member_rejection(cfg, mma, cc, conds):
         return unknown
     holds = _condition_test(syms, conds) if conds is not None else None
     replays = 0
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
     for vals in itertools.product(*(p.values() for p in params)):
         if holds is not None and holds(vals):
             continue                                # (the symbolic replay holds at this member)
         replays += 1
         if replays > REPLAY_LIMIT:
             return unknown
+        if deadline is not None and time.monotonic() > deadline:
+            return (f"not decided: CuTe's compile-time checks of [copy.{op}] {what}; the time budget "
+                    f"(timeout_s = {timeout_s:g}) was spent after {replays - 1} of its {total} members were "
+                    "replayed one by one: whether CuTe compiles every member is unknown")
         env = dict(zip(syms, vals))
         try:
             cute_build_check(mma, op, cc.atom, cc.element_type, _member_smem(cc.smem, env), convert,

@@ -539,6 +539,8 @@ def _norun(r: Result) -> Result:
 #: (stride expression, parameter substitution) -> whether it is a multiple of 16 bytes for every value
 #: (the same global strides recur in every operand and file of a GEMM family)
 _STRIDE_DECIDED: dict = {}
+#: most stride expressions whose divisibility by 16 is remembered (a bound: a long-lived process proves many families)
+STRIDE_DECIDED_KEPT = 4096
 
 
 def _multiple_of(e, k: int) -> bool:
@@ -570,6 +572,8 @@ def _symbolic_strides(cfg, copy, op, t0):
                 subs[p.symbol] = p.multiple_of * sympy.Symbol(f"_{name}_q", integer=True, positive=True)
         key = (expr, tuple(sorted(subs.items(), key=str)))
         if key not in _STRIDE_DECIDED:
+            if len(_STRIDE_DECIDED) >= STRIDE_DECIDED_KEPT:
+                del _STRIDE_DECIDED[next(iter(_STRIDE_DECIDED))]     # (the oldest first)
             e = expr.subs(subs)
             _STRIDE_DECIDED[key] = True if _multiple_of(e, 16) else decide(sympy.Eq(sympy.Mod(e, 16), 0))
         ok = _STRIDE_DECIDED[key]

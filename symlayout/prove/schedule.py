@@ -72,6 +72,8 @@ def shard_files(files, index: int, count: int, costs=None) -> list:
     files = list(files)
     if count <= 1:
         return files
+    if count > len(files):                      # (then shard k gets the k-th file: the same split, counted once)
+        return shard_files(files, index, len(files), costs) if index <= len(files) else []
     if costs is None:
         costs = [file_cost(f) for f in files] if len(files) <= ESTIMATE_LIMIT else [1.0] * len(files)
     load, held = [0.0] * count, [0] * count
