@@ -71,7 +71,7 @@ def test_prove_dir_reports_a_bad_file_in_place(bad, tmp_path, capsys):
     assert doc["b_bad.toml"]["error"].startswith(str(tmp_path / "b_bad.toml") + ":")
     assert "b_bad.toml" in err and "Traceback" not in err
     rc, out, _ = run(capsys, "prove", "--jobs", "1", tmp_path)
-    assert rc == 2 and re.search(r"^ERROR +\S*b_bad.toml: ", out, re.M) and "1 errors" in out
+    assert rc == 2 and re.search(r"^ERROR +\S*b_bad.toml(:\d+)?: ", out, re.M) and "1 errors" in out
 
 
 def test_prove_dir_internal_error_in_one_file_is_that_files_result(tmp_path, capsys, monkeypatch):
