@@ -125,7 +125,7 @@ def probe_paths(overrides: dict | None = None) -> list[str]:
         for d in profile_docs(name):
             paths.extend(_bare(p) for p in d.roles.values())
     paths.extend(_EXTRA)
-    paths.extend(_bare(v) for v in (overrides or {}).values())
+    paths.extend(_bare(v) for v in (overrides or {}).values() if v)   # an empty name drops a role
     return list(dict.fromkeys(paths))
 
 
