@@ -40,7 +40,7 @@ def prove_v1(docs):
 
 
 def cpp_cases():
-    from symlayout.extract.cute_cpp import cutlass_include_dirs
+    from symlayout.frontends.cute_cpp.probe import cutlass_include_dirs
     if not cutlass_include_dirs()[0]:
         print("(no CuTe headers: C++ extraction not measured)")
         return []
@@ -69,7 +69,7 @@ def cpp_cases():
 
 
 def bench_cpp(repeat):
-    from symlayout.extract import extract
+    from symlayout.frontends.cute_cpp import extract
     rows = []
     for label, h, t in cpp_cases():
         tot, comp, pv = [], [], []
@@ -85,7 +85,7 @@ def bench_cpp(repeat):
 
 
 def bench_dsl(repeat):
-    from symlayout.cute_dsl import DslError, import_dsl
+    from symlayout.frontends.cute_dsl import DslError, import_dsl
     try:
         t0 = time.perf_counter()
         cute = import_dsl()

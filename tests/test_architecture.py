@@ -16,8 +16,8 @@ LAYERS = [
     {"config"},
     {"prove"},
     {"solve", "harness", "conformance"},
-    {"extract", "cute_dsl"},
-    {"cli", "api", "pytest_plugin", "__main__"},
+    {"frontends"},
+    {"cli", "api", "pytest_plugin", "__main__", "cute_dsl", "extract"},   # cute_dsl, extract: public names of frontends
 ]
 
 

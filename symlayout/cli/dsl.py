@@ -5,11 +5,11 @@ the CuTe DSL (``pip install 'symlayout[dsl]'``).  Its configurations are, in thi
 order of preference:
 
 1. what ``symlayout_configs()`` (or ``--function NAME``) returns -- a
-   :class:`~symlayout.cute_dsl.DslConfig`, a list of them or a dict ``{key: DslConfig}``;
+   :class:`~symlayout.frontends.cute_dsl.DslConfig`, a list of them or a dict ``{key: DslConfig}``;
    the function is called while a ``@cute.jit`` function is being traced
-   (:func:`symlayout.cute_dsl.trace`), so it is plain DSL setup code (it may also be
+   (:func:`symlayout.frontends.cute_dsl.trace`), so it is plain DSL setup code (it may also be
    a ``@cute.jit`` function itself);
-2. otherwise the module's global :class:`~symlayout.cute_dsl.DslConfig` objects (a
+2. otherwise the module's global :class:`~symlayout.frontends.cute_dsl.DslConfig` objects (a
    script that traces when imported).
 
 Each configuration is proved (:meth:`DslConfig.prove`, counterexamples worded with
@@ -109,7 +109,7 @@ def _import(path: str, shown: str):
 
 def _named(value, what: str) -> list:
     """``[(key, DslConfig)]`` from a DslConfig, a list/tuple or a dict of them."""
-    from ..cute_dsl import DslConfig
+    from ..frontends.cute_dsl import DslConfig
     if isinstance(value, DslConfig):
         return [("", value)]
     if isinstance(value, dict):
@@ -126,7 +126,7 @@ def _named(value, what: str) -> list:
 
 def load_dsl_configs(path: str, function: str | None = None) -> list:
     """``[(key, DslConfig)]`` of the CuTe DSL file ``path`` (see the module's docstring)."""
-    from ..cute_dsl import DslConfig, DslError, import_dsl, trace
+    from ..frontends.cute_dsl import DslConfig, DslError, import_dsl, trace
     try:
         import_dsl()
     except DslError as e:

@@ -19,7 +19,7 @@ EXIT_CODES = {EXIT_OK: "written (the summary goes to stderr)",
 
 
 def add_arguments(ap) -> None:
-    from ..extract.conventions import PROFILES
+    from ..frontends.cute_cpp.conventions import PROFILES
     ap.add_argument("header", help="the header that declares the traits type")
     ap.add_argument("--type", required=True, dest="type_expr",
                     help='the traits type, e.g. "Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::half_t>"')
@@ -47,7 +47,7 @@ def _members(items) -> dict:
 
 
 def run(args) -> int:
-    from ..extract import ExtractError, extract
+    from ..frontends.cute_cpp import ExtractError, extract
     try:
         arch = None if args.cuda_arch.lower() == "none" else int(args.cuda_arch)
     except ValueError:

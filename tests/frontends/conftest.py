@@ -35,7 +35,7 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def cute_headers():
-    from symlayout.extract.cute_cpp import cutlass_include_dirs, find_compiler, ExtractError
+    from symlayout.frontends.cute_cpp.probe import cutlass_include_dirs, find_compiler, ExtractError
     cutlass, _ = cutlass_include_dirs()
     if not cutlass:
         pytest.skip("CuTe headers not found: pip install nvidia-cutlass or set SYMLAYOUT_CUTE_SITE")
@@ -80,7 +80,7 @@ def cutlass_default_config_header():
 @pytest.fixture(scope="session")
 def cute():
     """``cutlass.cute`` of the CuTe DSL, or skip."""
-    from symlayout.cute_dsl import DslError, import_dsl
+    from symlayout.frontends.cute_dsl import DslError, import_dsl
     try:
         return import_dsl()
     except DslError as e:

@@ -364,7 +364,7 @@ def test_unsupported_ops_are_named(cute):
 
 def test_module_doctests():
     import doctest
-    import symlayout.cute_dsl as m
+    import symlayout.frontends.cute_dsl as m
     assert doctest.testmod(m).failed == 0
 
 

@@ -16,9 +16,10 @@ import pytest
 
 from frontend_expect import check_cutlass_sm80_f16, check_fa2_fwd
 from symlayout.config import loads_config
-from symlayout.extract import ExtractError, documents_from_output
-from symlayout.extract import conventions, cute_cpp, document, recover
-from symlayout.extract.cute_cpp import first_error, op_name, parse_probe_output, value_type_name
+from symlayout.frontends import document, recover, tables
+from symlayout.frontends.cute_cpp import ExtractError, Extraction, conventions, documents_from_output
+from symlayout.frontends.cute_cpp import probe as cute_cpp
+from symlayout.frontends.cute_cpp.probe import first_error, op_name, parse_probe_output, value_type_name
 from symlayout.prove.engine import prove_config
 
 DATA = Path(__file__).with_name("data")
@@ -42,7 +43,7 @@ def cutlass_docs():
     return documents_from_output(recorded("cutlass_sm80_f16_tn"), "default_gemm_configuration.hpp", CUTLASS_TYPE)
 
 
-@pytest.mark.parametrize("mod", [cute_cpp, document, recover, conventions])
+@pytest.mark.parametrize("mod", [cute_cpp, document, recover, conventions, tables])
 def test_doctests(mod):
     res = doctest.testmod(mod)
     assert res.attempted > 0 and res.failed == 0
@@ -185,7 +186,6 @@ def test_program_defines_arch_only_for_the_header(tmp_path):
 
 
 def test_write_files(tmp_path, fa2_docs):
-    from symlayout.extract import Extraction
     ex = Extraction("kernel_traits.h", FA2_TYPE, parse_probe_output(""), fa2_docs)
     paths = ex.write(tmp_path / "fa2.toml")
     assert [p.name for p in paths] == ["fa2_qk.toml", "fa2_pv.toml"]

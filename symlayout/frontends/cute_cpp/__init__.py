@@ -1,15 +1,16 @@
-"""Configurations from a kernel's own source: CuTe C++ traits headers.
+"""The CuTe C++ front end: configurations from a kernel's own traits header.
 
 ``extract(header, type_expr)`` compiles a small host program against the
-CUTLASS headers (:mod:`symlayout.extract.cute_cpp`), reads the traits type's
-members by the conventions of :mod:`symlayout.extract.conventions` (overridable
+CUTLASS headers (:mod:`symlayout.frontends.cute_cpp.probe`), reads the traits type's
+members by the conventions of :mod:`symlayout.frontends.cute_cpp.conventions` (overridable
 role by role) and returns the configuration documents
-(:mod:`symlayout.extract.document`), ready to write as TOML for
-``symlayout prove``.  ``python -m symlayout.extract HEADER --type TYPE`` does the
-same from a shell.
+(:mod:`symlayout.frontends.document`), ready to write as TOML for
+``symlayout prove``.  ``symlayout extract HEADER --type TYPE`` (or ``python -m
+symlayout.extract``) does the same from a shell; :mod:`symlayout.extract` re-exports
+this module's public names.
 
-The CuTe DSL front end is :mod:`symlayout.cute_dsl`; it shares the document,
-the recovery of ``make_tiled_copy`` arguments and the TOML writer.
+The CuTe DSL front end is :mod:`symlayout.frontends.cute_dsl`; both build their tables
+through :mod:`symlayout.frontends.tables`.
 """
 from __future__ import annotations
 
@@ -18,9 +19,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .conventions import build_documents, probe_paths
-from .cute_cpp import ExtractError, Probe, parse_probe_output, probe_traits
-from .document import ConfigDoc
+from ..document import ConfigDoc
+from .conventions import apply_overrides, build_documents, detect_profile, probe_paths, profile_docs
+from .probe import ExtractError, Probe, parse_probe_output, probe_traits
 
 __all__ = ["ExtractError", "Extraction", "extract", "documents_from_output", "ConfigDoc"]
 
@@ -62,7 +63,6 @@ def documents_from_output(text: str, header: str, type_expr: str, profile: str |
 
 
 def _key_docs(docs, profile, probe, members):
-    from .conventions import apply_overrides, detect_profile, profile_docs
     roles = apply_overrides(profile_docs(profile or detect_profile(probe)), members or {})
     for d, r in zip(docs, roles):
         d.key = r.key
@@ -73,7 +73,7 @@ def extract(header, type_expr: str, include_dirs=(), profile: str | None = None,
     """Extract the configuration(s) of ``type_expr`` declared in ``header``.
 
     ``members`` overrides roles (``{"A.smem": "SmemLayoutQ", "pv:C.copy": "MyAtom"}``,
-    see :mod:`~symlayout.extract.conventions`); ``profile`` forces a convention
+    see :mod:`~symlayout.frontends.cute_cpp.conventions`); ``profile`` forces a convention
     (``fa2_fwd``, ``cutlass_sm80``, ``cutlass_sm80_collective``, ``generic``);
     ``cuda_arch`` is the ``__CUDA_ARCH__/10`` the header's own text sees (``None``: unset).
     """

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from ..algebra import int_tuple as it
 from ..algebra.layout import Layout, composition, function_table, raked_product, right_inverse, select
+from ..algebra.notation import parse
+from .document import strip_static
 
 __all__ = ["make_tiled_copy_tv", "same_function", "thr_val_from_tv", "transpose_thr_val", "format_val",
            "tiler_extents", "bytes_swizzle_to_elements"]
@@ -59,8 +61,6 @@ def tiler_extents(text: str) -> tuple | None:
     >>> tiler_extents("(_16,_64)"), tiler_extents("(32:1,32:1)"), tiler_extents("(4:2,8:1)")
     ((16, 64), (32, 32), None)
     """
-    from ..algebra.notation import parse
-    from .document import strip_static
     try:
         t = parse(strip_static(text))
     except Exception:  # noqa: BLE001 - anything CuTe prints that we cannot read

@@ -42,6 +42,7 @@ for the header's text alone, so CUTLASS and CuTe stay in their host form.
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -51,7 +52,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import SymlayoutError
+from ...errors import SymlayoutError
 
 __all__ = ["ExtractError", "Member", "Probe", "probe_program", "probe_traits", "parse_probe_output",
            "find_compiler", "cutlass_include_dirs", "op_name", "value_type_name", "pretty_type"]
@@ -396,7 +397,6 @@ def cutlass_include_dirs() -> tuple[list[str], list[str]]:
     cutlass, cuda = _site_include_dirs(Path(env)) if env else ([], [])
     if not cutlass:
         try:
-            import importlib.util
             spec = importlib.util.find_spec("cutlass_library")
         except (ImportError, ValueError):
             spec = None

@@ -52,6 +52,9 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from ..algebra.notation import parse_int_tuple
+from ..atoms import get_copy_op, value_type_bits
+
 __all__ = ["ConfigDoc", "toml_value", "strip_static", "stage_slice", "gmem_tile", "LD_MAX"]
 
 #: the largest leading dimension a parametric gmem tile is proved for (elements)
@@ -129,7 +132,6 @@ def stage_slice(smem: str) -> tuple[str, int] | None:
     modes, strides = _split_top(shape[1:]), _split_top(stride[:-1])
     if len(modes) != 3 or len(strides) != 3:
         return None
-    from ..algebra.notation import parse_int_tuple
     try:
         pipe = parse_int_tuple(modes[2])
     except Exception:  # noqa: BLE001 - not a static shape: no slice
@@ -159,7 +161,6 @@ def gmem_tile(shape, contiguous: int, ld: str, atom: str, value_type: str) -> tu
     keys = {"gmem": f"({shape[0]},{shape[1]}):({stride[0]},{stride[1]})"}
     vec = bits = None
     try:
-        from ..atoms import get_copy_op, value_type_bits
         vec = get_copy_op(atom).vector_bits // 8
         bits = value_type_bits(value_type)
     except Exception:  # noqa: BLE001 - an atom or type the catalog lacks: no alignment assumption

@@ -24,24 +24,24 @@ source), each optionally prefixed by a document key (``pv:B.copy``).  A role's
 value may end in ``^T``: the member acts on the transposed tile of the operand
 (flash-attention loads V with the Q/K copy, then reads it as V^T).
 
-:func:`build_documents` turns a :class:`~symlayout.extract.cute_cpp.Probe` into
-:class:`~symlayout.extract.document.ConfigDoc`\\ s, checking each TiledMMA's
-``get_layoutA/B/C_TV`` against symlayout's own model and recovering
-``make_tiled_copy(atom, thr, val)`` arguments (checked to rebuild the same copy).
+:func:`build_documents` turns a :class:`~symlayout.frontends.cute_cpp.probe.Probe` into
+:class:`~symlayout.frontends.document.ConfigDoc`\\ s through the step every front end
+shares (:mod:`symlayout.frontends.tables`): each TiledMMA's ``get_layoutA/B/C_TV`` checked
+against symlayout's own model, ``make_tiled_copy(atom, thr, val)`` arguments recovered
+(checked to rebuild the same copy).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .cute_cpp import ExtractError, Probe, op_name, value_type_name
-from .document import LD_MAX, ConfigDoc, gmem_tile, stage_slice, strip_static
-from .recover import format_val, make_tiled_copy_tv, same_function, thr_val_from_tv, tiler_extents, transpose_thr_val
+from ...algebra.notation import parse_layout
+from ...atoms import canonical_type
+from ..document import LD_MAX, ConfigDoc, strip_static
+from ..tables import OPERAND_MODES, check_tiled_mma, gmem_side, in_catalog, record_stages, tiled_copy_keys, vector_mode
+from .probe import ExtractError, Probe, op_name, split_args, value_type_name
 
 __all__ = ["DocRoles", "PROFILES", "profile_docs", "probe_paths", "detect_profile", "apply_overrides",
            "build_documents", "LD_MAX"]
-
-OPERAND_MODES = {"A": ("M", "K"), "B": ("N", "K"), "C": ("M", "N")}
-
 
 @dataclass
 class DocRoles:
@@ -125,7 +125,7 @@ def probe_paths(overrides: dict | None = None) -> list[str]:
         for d in profile_docs(name):
             paths.extend(_bare(p) for p in d.roles.values())
     paths.extend(_EXTRA)
-    paths.extend(_bare(v) for v in (overrides or {}).values())
+    paths.extend(_bare(v) for v in (overrides or {}).values() if v)   # an empty name drops a role
     return list(dict.fromkeys(paths))
 
 
@@ -172,28 +172,9 @@ def apply_overrides(docs: list[DocRoles], overrides: dict) -> list[DocRoles]:
 
 def _canon(t: str) -> str:
     try:
-        from ..atoms import canonical_type
         return canonical_type(t)
     except Exception:  # noqa: BLE001 - unknown type names are kept as written
         return t
-
-
-def _known_copy(name: str) -> bool:
-    try:
-        from ..atoms import get_copy_op
-        get_copy_op(name)
-        return True
-    except Exception:  # noqa: BLE001
-        return False
-
-
-def _known_mma(name: str) -> bool:
-    try:
-        from ..atoms import get_mma_atom
-        get_mma_atom(name)
-        return True
-    except Exception:  # noqa: BLE001
-        return False
 
 
 class _Builder:
@@ -221,7 +202,7 @@ class _Builder:
         doc.mma = {"atom": atom, "layout": strip_static(m["atom_layout"]), "permutation": perm}
         doc.table_comments["mma"] = [f"{m.path}: TiledMMA<MMA_Atom<{atom}>, {strip_static(m['atom_layout'])}, "
                                      f"Tile<{','.join(perm)}>>"]
-        if not _known_mma(atom):
+        if not in_catalog("mma", atom):
             doc.notes.append(f"not supported: MMA operation {atom} (not in symlayout's atom catalog)")
         elif self.verify:
             self.check_mma(doc, m)
@@ -229,37 +210,22 @@ class _Builder:
 
     def check_mma(self, doc, m):
         """symlayout's TiledMMA model against CuTe's own get_layoutX_TV."""
-        from ..algebra.notation import parse_layout
-        from ..tiled.mma import make_tiled_mma
-        mma = make_tiled_mma(doc.mma["atom"], doc.mma["layout"], doc.mma["permutation"])
-        for x in "ABC":
-            ours = getattr(mma, f"get_layout{x}_TV")()
-            theirs = parse_layout(strip_static(m[f"layout{x}_TV"]))
-            if not same_function(ours, theirs):
-                raise ExtractError(f"{self.p.traits}: symlayout's TiledMMA model disagrees with CuTe's "
-                                   f"get_layout{x}_TV: {ours} vs {theirs}")
+        theirs = {x: (f"CuTe's get_layout{x}_TV", parse_layout(strip_static(m[f"layout{x}_TV"]))) for x in "ABC"}
+        _, problem = check_tiled_mma(doc.mma, theirs)
+        if problem:
+            raise ExtractError(f"{self.p.traits}: {problem}")
 
     # ---- copies
     def tiled_copy_keys(self, m, transposed: bool, what: str):
-        """atom/type and thr/val (or tv/tiler) of a TiledCopy member; comment text."""
+        """atom/type and thr/val (or tv/tiler) of a TiledCopy member (of the transposed tile when
+        ``transposed``); comment text; the recovered ``(thr, val)`` or ``None``."""
         atom, typ = op_name(m["tiled_copy"]), _canon(value_type_name(m["value_type"]))
-        keys = {"atom": atom, "type": typ}
-        from ..algebra.notation import parse_layout
-        tv = parse_layout(strip_static(m["tv"]))
-        tiler = tiler_extents(m["tiler"])
-        rec = thr_val_from_tv(tv, tiler) if tiler is not None else None
-        how = "make_tiled_copy(atom, thr, val)"
-        if rec is not None:
-            thr, val = transpose_thr_val(*rec) if transposed else rec
-            keys.update({"thr": str(thr), "val": format_val(val)})
-            how += ": thr/val recovered from its TV layout and checked to rebuild it"
-        elif transposed:
+        layout, rec = tiled_copy_keys(m["tv"], m["tiler"], transposed)
+        if layout is None:
             raise ExtractError(f"{self.p.traits}: {m.path} ({what}) has no (thr, val) form to transpose")
-        else:
-            ext = "(" + ",".join(str(e) for e in tiler) + ")" if tiler is not None else strip_static(m["tiler"])
-            keys.update({"tv": strip_static(m["tv"]), "tiler": ext})
-            how = "a TiledCopy with no (thr, val) form: its TV layout and tiler"
-        return keys, how, rec
+        how = ("make_tiled_copy(atom, thr, val): thr/val recovered from its TV layout and checked to rebuild it"
+               if rec is not None else "a TiledCopy with no (thr, val) form: its TV layout and tiler")
+        return {"atom": atom, "type": typ, **layout}, how, rec
 
     def smem(self, roles, x):
         m = self.member(roles.get(f"{x}.smem"), ("layout", "composed"), f"{x}.smem")
@@ -286,13 +252,11 @@ class _Builder:
                     how += f"; the {accum} accumulators converted to {stored} first"
             doc.copy[x] = t
             doc.table_comments[f"copy.{x}"] = [how]
-            if not _known_copy(t["atom"]):
+            if not in_catalog("copy", t["atom"]):
                 doc.notes.append(f"not supported: copy operation {t['atom']} ([copy.{x}])")
-            sl = stage_slice(smem)
-            if sl is not None:
-                if doc.stages not in (None, sl[1]):
-                    raise ExtractError(f"{self.p.traits}: {smem_path} has {sl[1]} stages, another smem layout {doc.stages}")
-                doc.stages = sl[1]
+            clash = record_stages(doc, smem)
+            if clash is not None:
+                raise ExtractError(f"{self.p.traits}: {smem_path} has {clash[1]} stages, another smem layout {clash[0]}")
         g = roles.get(f"{x}.g2s")
         gm = self.member(g, ("tiled_copy",), f"{x}.g2s") if g else None
         if gm is not None:
@@ -303,44 +267,30 @@ class _Builder:
         keys, how, rec = self.tiled_copy_keys(gm, transposed, f"{x}.g2s")
         if smem is None:
             raise ExtractError(f"{self.p.traits}: {gm.path} ({kind}.{x}) has no smem layout (role {x}.smem)")
-        from ..algebra import int_tuple as it
-        from ..algebra.notation import parse
-        inner = parse(smem)
-        inner = getattr(inner, "inner", inner)
-        shape = it.product_each(inner.shape)[:2]
-        contiguous, why = self.contiguous_mode(roles, x, rec, transposed)
-        ld = roles.ld.get(x, f"ld{x}")
-        gkeys, rng, ld_note = gmem_tile(shape, contiguous, ld, keys["atom"], keys["type"])
+        contiguous, why = self.contiguous_mode(roles, x, rec)
+        gkeys, note = gmem_side(doc, x, smem, contiguous, why, roles.ld.get(x, f"ld{x}"), keys["atom"], keys["type"])
         keys.update(gkeys)
-        doc.params[ld] = rng
         getattr(doc, kind)[x] = keys
-        mode = OPERAND_MODES[x][contiguous]
         doc.table_comments[f"{kind}.{x}"] = [
-            f"{gm.path}{' (on the transposed tile)' if transposed else ''} = {how}",
-            f"gmem: the {x} tile, {mode}-contiguous ({why}); {ld_note}"]
-        if not _known_copy(keys["atom"]):
+            f"{gm.path}{' (on the transposed tile)' if transposed else ''} = {how}", f"gmem: {note}"]
+        if not in_catalog("copy", keys["atom"]):
             doc.notes.append(f"not supported: copy operation {keys['atom']} ([{kind}.{x}])")
 
-    def contiguous_mode(self, roles, x, rec, transposed):
+    def contiguous_mode(self, roles, x, rec):
         """Which mode of the gmem tile is contiguous: from the CUTLASS stride type (the mode
         whose stride is the static 1), else from the copy's value layout (its vector runs along
-        the contiguous mode)."""
+        the contiguous mode; ``rec``: the copy's ``(thr, val)`` in the operand's coordinates)."""
         sm = self.member(roles.get(f"{x}.stride"), ("type",), f"{x}.stride") if roles.get(f"{x}.stride") else None
         if sm is not None:
-            from .cute_cpp import split_args
             t = value_type_name(sm["type"])
             if t.startswith("tuple<"):
                 args = split_args(t[len("tuple<"):-1])
                 ones = [i for i, a in enumerate(args[:2]) if a in ("C<1>", "_1", "Int<1>")]
                 if len(ones) == 1:
                     return ones[0], f"{sm.path} = {t}"
-        if rec is not None:
-            val = rec[1]
-            ext = [val.shape[0], val.shape[1]]
-            if transposed:
-                ext.reverse()
-            if (ext[0] > 1) != (ext[1] > 1):
-                return (0 if ext[0] > 1 else 1), "the copy's vectors run along it"
+        mode = vector_mode(rec[1]) if rec is not None else None
+        if mode is not None:
+            return mode, "the copy's vectors run along it"
         return 1, "assumed: no stride type, and the copy's vectors do not tell"
 
 

@@ -1,0 +1,597 @@
+"""The CuTe DSL front end: a configuration from the DSL's own TiledMma, TiledCopy and layout objects.
+
+CuTe DSL kernels (``nvidia-cutlass-dsl``, ``pip install 'symlayout[dsl]'``) build
+their tiling at trace time: ``cute.make_tiled_mma(op, atom_layout, permutation_mnk)``,
+``cute.make_tiled_copy_A/B/C(atom, tiled_mma)``, ``cute.make_tiled_copy_tv(atom,
+thr, val)``, shared-memory layouts from ``cute.tile_to_shape`` (swizzled through
+``cute.make_composed_layout`` or through a swizzled pointer,
+``get_tensor(layout, swizzle=...)``).  Inside a ``@cute.jit`` function -- the
+kernel's own host function, or a pytest test in the kernel's repository -- hand
+those objects to a :class:`DslConfig`; it writes the configuration
+(``toml()``, ``to_dict()``) and proves it (``prove()``).
+
+The DSL objects are read through their printed form and their public
+attributes only (no DSL import here): ``str(tiled_mma.thr_layout_vmnk)``,
+``tiled_copy.layout_tv_tiled``, ``tiled_copy.tiler_mn``, ``atom.op``,
+``atom.value_type``, ``op.transpose``, ...  Static layouts are required (a
+dynamic one prints ``?`` and is refused).
+
+Operations map to CuTe's names:
+
+====================================================  ==============================================
+DSL                                                   CuTe
+====================================================  ==============================================
+``warp.MmaF16BF16Op(Float16, Float32, (16,8,16))``     ``SM80_16x8x16_F32F16F16F32_TN`` (and F16 / BF16)
+``warp.MmaTF32Op((16,8,8))``                           ``SM80_16x8x8_F32TF32TF32F32_TN``
+``warp.MmaFP8Op(Float8E4M3FN, Float32, (16,8,32))``    ``SM89_16x8x32_F32E4M3E4M3F32_TN``
+``warp.LdMatrix8x8x16bOp(transpose, n)``               ``SM75_U32x{n}_LDSM_N`` / ``SM75_U16x{2n}_LDSM_T``
+``warp.StMatrix8x8x16bOp(transpose, n)``               ``SM90_U32x{n}_STSM_N`` / ``SM90_U16x{2n}_STSM_T``
+``cpasync.CopyG2SOp(cache_mode)`` (B bits per copy)    ``SM80_CP_ASYNC_CACHE{ALWAYS|GLOBAL}<uintB_t>``
+``CopyUniversalOp()`` (B bits per copy)                ``UniversalCopy<uintB_t>``
+``"AutoVectorizingCopy"`` (``cute.autovec_copy``)      ``AutoVectorizingCopy``
+====================================================  ==============================================
+
+Anything else is ``DslError("not supported: <op>")``.  Every table of the written
+configuration carries, as a comment, the DSL expression it came from (the
+labels given to :class:`DslConfig`), and :meth:`DslConfig.prove` words each
+counterexample with those names and the DSL operation.
+
+The tables are built by the step both front ends share (:mod:`symlayout.frontends.tables`).
+Users import this module as :mod:`symlayout.cute_dsl` (which re-exports its public names).
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import site
+import sys
+
+from ..algebra import int_tuple as it
+from ..algebra.layout import Layout, composition, function_table
+from ..algebra.notation import parse, parse_layout
+from ..atoms import value_type_bits
+from ..config import loads_config
+from ..errors import ConfigError, SymlayoutError
+from ..prove.engine import prove_config
+from .document import ConfigDoc, strip_static
+from .recover import bytes_swizzle_to_elements, same_function, tiler_extents
+from .tables import OPERAND_MODES, check_tiled_mma, gmem_side, in_catalog, record_stages, tiled_copy_keys, vector_mode
+
+__all__ = ["DslError", "DslConfig", "DslReport", "mma_name", "copy_name", "dtype_name", "import_dsl", "trace"]
+
+
+class DslError(SymlayoutError):
+    """A DSL object symlayout cannot read or model ("not supported: <op>")."""
+
+
+#: DSL numeric type -> CuTe value type
+DTYPES = {
+    "Float16": "half_t", "BFloat16": "bfloat16_t", "Float32": "float", "TFloat32": "tfloat32_t",
+    "Float64": "double", "Int8": "int8_t", "Uint8": "uint8_t", "Int16": "int16_t", "Uint16": "uint16_t",
+    "Int32": "int32_t", "Uint32": "uint32_t", "Int64": "int64_t", "Uint64": "uint64_t",
+    "Float8E4M3FN": "float_e4m3_t", "Float8E5M2": "float_e5m2_t", "Int4": "int4_t", "Uint4": "uint4_t",
+}
+_FP8 = {"Float8E4M3FN": "E4M3", "Float8E5M2": "E5M2"}
+
+
+def import_dsl():
+    """``cutlass.cute`` (the CuTe DSL), also from a ``pip install --target`` directory named by
+    ``$SYMLAYOUT_DSL_SITE`` (whose ``.pth`` file is honoured); :class:`DslError` if absent.
+
+    The DSL is imported here, not at module level: it is optional, and importing it costs
+    more than a second (1.4 s measured on the 2-core dev machine, this module 0.4 s), which
+    ``symlayout.cute_dsl`` users pay only when they trace."""
+    cute = _cute()
+    if cute is None:   # on sys.path without its .pth file run (PYTHONPATH): the .pth adds dsl_packages
+        _add_dsl_packages()
+        cute = _cute()
+    site_dir = os.environ.get("SYMLAYOUT_DSL_SITE")
+    if cute is None and site_dir:
+        site.addsitedir(site_dir)
+        cute = _cute()
+    if cute is None:
+        raise DslError("the CuTe DSL is not installed: pip install 'symlayout[dsl]' (nvidia-cutlass-dsl)")
+    return cute
+
+
+def _cute():
+    """``cutlass.cute``, or ``None`` where it does not import (see :func:`import_dsl`)."""
+    try:
+        import cutlass.cute as cute
+        return cute
+    except ImportError:
+        return None
+
+
+def _add_dsl_packages():
+    """Put the ``dsl_packages`` directory of an importable ``nvidia_cutlass_dsl`` on ``sys.path``."""
+    try:
+        import nvidia_cutlass_dsl
+    except ImportError:
+        return
+    pkgs = os.path.join(list(nvidia_cutlass_dsl.__path__)[0], "dsl_packages")
+    if os.path.isdir(pkgs) and pkgs not in sys.path:
+        sys.path.insert(0, pkgs)
+
+
+def trace(fn):
+    """``fn()`` called while a ``@cute.jit`` function is being traced (the only time the DSL
+    builds layouts); its return value, e.g. :class:`DslConfig` objects.  ``fn`` may itself be
+    a ``@cute.jit`` function.  This is how ``symlayout dsl FILE.py`` calls ``symlayout_configs()``."""
+    cute = import_dsl()
+    out = []
+
+    @cute.jit
+    def _symlayout_trace():
+        out.append(fn())
+
+    _symlayout_trace()
+    return out[0]
+
+
+def dtype_name(dtype) -> str:
+    """CuTe's name of a DSL numeric type (``cutlass.Float16`` -> ``half_t``)."""
+    n = getattr(dtype, "__name__", str(dtype))
+    if n not in DTYPES:
+        raise DslError(f"not supported: value type {n}")
+    return DTYPES[n]
+
+
+def _static(obj, what: str) -> str:
+    s = str(obj)
+    if "?" in s:
+        raise DslError(f"{what} {s} is dynamic: symlayout needs its static shape and strides at trace time")
+    return s
+
+
+def _op_desc(op) -> str:
+    """The DSL operation as its constructor call (for comments and counterexamples)."""
+    n = type(op).__name__
+    if n in ("LdMatrix8x8x16bOp", "StMatrix8x8x16bOp"):
+        return f"{n}(transpose={op.transpose}, num_matrices={op.num_matrices})"
+    if n == "CopyG2SOp":
+        return f"{n}(cache_mode={getattr(op.cache_mode, 'name', op.cache_mode)})"
+    if n in ("MmaF16BF16Op", "MmaFP8Op"):
+        return f"{n}({op.ab_dtype.__name__}, {op.acc_dtype.__name__}, {tuple(op.shape_mnk)})"
+    if n == "MmaTF32Op":
+        return f"{n}({tuple(op.shape_mnk)})"
+    fields = []
+    for k, v in sorted(vars(op).items()) if hasattr(op, "__dict__") else ():
+        if not k.startswith("_") and v is not None:
+            fields.append(f"{k}={getattr(v, '__name__', None) or getattr(v, 'name', None) or v}")
+    return f"{n}({', '.join(fields)})"
+
+
+def mma_name(op) -> str:
+    """CuTe's name of a DSL warp-level MMA operation.
+
+    Raises :class:`DslError` ``"not supported: <op>"`` for operations without an SM80/SM89 equivalent
+    in symlayout's atom catalog.
+    """
+    n = type(op).__name__
+    name = None
+    shape = tuple(int(x) for x in getattr(op, "shape_mnk", ()) or ())
+    if n == "MmaF16BF16Op" and len(shape) == 3:
+        ab, acc = op.ab_dtype.__name__, op.acc_dtype.__name__
+        t = {"Float16": "F16F16", "BFloat16": "BF16BF16"}.get(ab)
+        d = {"Float16": "F16", "Float32": "F32"}.get(acc)
+        if t and d:
+            name = f"SM80_{shape[0]}x{shape[1]}x{shape[2]}_{d}{t}{d}_TN"
+    elif n == "MmaTF32Op" and len(shape) == 3:
+        name = f"SM80_{shape[0]}x{shape[1]}x{shape[2]}_F32TF32TF32F32_TN"
+    elif n == "MmaFP8Op" and len(shape) == 3:
+        ab, acc = _FP8.get(op.ab_dtype.__name__), {"Float16": "F16", "Float32": "F32"}.get(op.acc_dtype.__name__)
+        if ab and acc:
+            name = f"SM89_{shape[0]}x{shape[1]}x{shape[2]}_{acc}{ab}{ab}{acc}_TN"
+    if name is None or not in_catalog("mma", name):
+        raise DslError(f"not supported: {_op_desc(op) if n.startswith('Mma') else n}")
+    return name
+
+
+def _atom_bits(atom) -> int:
+    """Bits one copy moves: the atom's source value count times the value type's width."""
+    L = parse_layout(_static(atom.layout_src_tv, "copy atom layout"))
+    vals = L[1].size() if L.rank() > 1 else 1
+    return int(vals) * int(atom.value_type.width)
+
+
+def copy_name(atom) -> str:
+    """CuTe's name of a DSL copy atom's operation (``atom.op``, the bits it moves)."""
+    op = atom.op
+    n = type(op).__name__
+    name = None
+    if n == "LdMatrix8x8x16bOp" and getattr(op, "unpack_bits", None) is None:
+        k = int(op.num_matrices)
+        name = f"SM75_U16x{2 * k}_LDSM_T" if op.transpose else f"SM75_U32x{k}_LDSM_N"
+    elif n == "StMatrix8x8x16bOp" and getattr(op, "unpack_bits", None) is None:
+        k = int(op.num_matrices)
+        name = f"SM90_U16x{2 * k}_STSM_T" if op.transpose else f"SM90_U32x{k}_STSM_N"
+    elif n == "CopyG2SOp":
+        mode = getattr(op.cache_mode, "name", str(op.cache_mode)).upper()
+        which = "GLOBAL" if "GLOBAL" in mode else "ALWAYS" if "ALWAYS" in mode else None
+        if which:
+            name = f"SM80_CP_ASYNC_CACHE{which}<uint{_atom_bits(atom)}_t>"
+    elif n == "CopyUniversalOp":
+        name = f"UniversalCopy<uint{_atom_bits(atom)}_t>"
+    if name is None or not in_catalog("copy", name):
+        raise DslError(f"not supported: {_op_desc(op)}" + (f" (as {name})" if name else ""))
+    return name
+
+
+def _perm_entry(p, extent) -> str:
+    if p is None:
+        return str(int(extent))
+    s = strip_static(_static(p, "permutation mode"))
+    m = re.fullmatch(r"(\d+):1", s)
+    return m.group(1) if m else s
+
+
+def _swizzle_params(sw) -> tuple[int, int, int]:
+    for attrs in (("num_bits", "num_base", "num_shift"),):
+        if all(hasattr(sw, a) for a in attrs):
+            return tuple(int(getattr(sw, a)) for a in attrs)
+    m = re.fullmatch(r"Sw?<(\d+),(\d+),(\d+)>", str(sw).replace(" ", ""))
+    if not m:
+        raise DslError(f"not supported: swizzle {sw}")
+    return tuple(int(x) for x in m.groups())
+
+
+@dataclasses.dataclass
+class _Names:
+    """What the DSL called one operand's pieces (for comments and counterexamples)."""
+    copy: str = ""
+    op: str = ""
+    atom: str = ""
+    smem: str = ""
+
+
+@dataclasses.dataclass
+class DslReport:
+    """The prover's results for a DSL configuration, worded with the DSL's names."""
+    toml: str
+    version: int
+    results: list
+    left_out: list
+    error: str | None = None
+    names: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and all(r.as_expected for r in self.results)
+
+    def refuted(self) -> list:
+        return [r for r in self.results if r.status == "refuted"]
+
+    def explain(self) -> str:
+        lines = [f"symlayout: configuration version {self.version}: "
+                 f"{sum(r.status == 'proved' for r in self.results)} proved, "
+                 f"{sum(r.status == 'refuted' for r in self.results)} refuted, "
+                 f"{sum(r.status not in ('proved', 'refuted') for r in self.results)} other"]
+        if self.error:
+            lines.append(f"error: {self.error}")
+        for r in self.results:
+            who = f"[{r.operand}] " if r.operand else ""
+            line = f"  {r.property} {who}{r.status}"
+            if r.counterexample is not None:
+                line += f": {r.counterexample.message}"
+            elif r.detail:
+                line += f": {r.detail}"
+            lines.append(line)
+        lines.extend(f"  not proved here: {x}" for x in self.left_out)
+        return "\n".join(lines)
+
+    def assert_proved(self):
+        """Raise ``AssertionError`` with :meth:`explain` unless every result is as expected."""
+        if not self.ok:
+            raise AssertionError(self.explain())
+
+
+class DslConfig:
+    """A symlayout configuration built from CuTe DSL objects (call inside ``@cute.jit``).
+
+    ``DslConfig(tiled_mma)`` then, per operand, :meth:`copy` (shared memory <-> registers),
+    :meth:`g2s` (global -> shared), :meth:`s2g` (shared -> global, C).  ``label``
+    arguments are the kernel's own variable names; they go into the configuration's
+    comments and into every counterexample :meth:`prove` words.
+    """
+
+    def __init__(self, tiled_mma, name: str | None = None, label: str = "tiled_mma"):
+        self.doc = ConfigDoc(name=name or "")
+        self.names: dict[str, _Names] = {}
+        self._mma = tiled_mma
+        self._mma_label = label
+        self._read_mma(tiled_mma, label)
+
+    # ---- the TiledMma
+    def _read_mma(self, tm, label):
+        op = tm.op
+        atom = mma_name(op)
+        vmnk = parse_layout(strip_static(_static(tm.thr_layout_vmnk, "thr_layout_vmnk")))
+        nthr = vmnk[0].size()
+        modes = [vmnk[i] for i in (1, 2, 3)]
+        strides = []
+        for m in modes:
+            if any(isinstance(d, int) and d % nthr for d in _flat(m.stride)):
+                raise DslError(f"{label}: thr_layout_vmnk {vmnk} is not an atom layout times {nthr} threads")
+            strides.append(_map(m.stride, lambda d: d // nthr))
+        layout = "(" + ",".join(str(m.shape).replace(" ", "") for m in modes) + "):(" + \
+            ",".join(str(s).replace(" ", "") for s in strides) + ")"
+        perm = tm.permutation_mnk
+        perm = [_perm_entry(perm[i] if perm is not None else None, tm.get_tile_size(i)) for i in range(3)]
+        self.doc.mma = {"atom": atom, "layout": _compact(layout), "permutation": perm}
+        self.doc.table_comments["mma"] = [f"{label} = make_tiled_mma({_op_desc(op)}, {_compact(layout)}, "
+                                          f"permutation_mnk=({', '.join(perm)}))"]
+        self.acc_type = dtype_name(op.acc_dtype) if hasattr(op, "acc_dtype") else "float"
+        # symlayout's TiledMMA against the DSL's own TV layouts
+        theirs = {x: (f"the DSL's tv_layout_{x}_tiled", parse_layout(strip_static(
+            _static(getattr(tm, f"tv_layout_{x}_tiled"), f"tv_layout_{x}_tiled")))) for x in "ABC"}
+        self._model, problem = check_tiled_mma(self.doc.mma, theirs)
+        if problem:
+            raise DslError(f"{label}: {problem}")
+
+    def _tile(self, x):
+        m = self._model
+        i, j = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}[x]
+        return m.tile_size(i), m.tile_size(j)
+
+    # ---- shared-memory layouts
+    def _smem(self, layout, swizzle, dtype_bits, x, label):
+        text = _static(layout, f"smem layout of {x}")
+        if hasattr(layout, "inner") and hasattr(layout, "outer"):
+            if swizzle is not None:
+                raise DslError(f"{label}: a composed layout and a pointer swizzle together")
+            b, m, s = _swizzle_params(layout.inner)
+            off = strip_static(str(layout.offset))
+            out = f"Sw<{b},{m},{s}> o {off} o {strip_static(_static(layout.outer, 'smem layout'))}"
+            return out, f"{label} (swizzle {layout.inner} on element offsets)", None
+        text = strip_static(text)
+        if swizzle is None:
+            return text, label, None
+        b, m, s = _swizzle_params(swizzle)
+        el = bytes_swizzle_to_elements(b, m, s, dtype_bits)
+        if el is None:
+            raise DslError(f"not supported: pointer swizzle {swizzle} on {dtype_bits}-bit elements")
+        align = max(128, 1 << (b + m + s))
+        return (f"Sw<{el[0]},{el[1]},{el[2]}> o 0 o {text}",
+                f"{label} through a pointer swizzled by {swizzle} on byte addresses (= Sw<{el[0]},{el[1]},{el[2]}> on "
+                f"element offsets when the base is {align}-byte aligned)", align)
+
+    def _stages(self, smem):
+        clash = record_stages(self.doc, smem)
+        if clash is not None:
+            raise DslError(f"smem layouts with {clash[0]} and {clash[1]} stages")
+        if self.doc.stages is not None:
+            self.doc.table_comments["stages"] = ["the PIPE mode of the smem layouts"]
+
+    def copy(self, operand: str, copy, smem, *, swizzle=None, label: str | None = None, smem_label: str | None = None,
+             dtype=None, convert: bool | None = None, align: int | None = None) -> "DslConfig":
+        """The copy of ``operand`` between shared memory (``smem``) and the MMA's registers.
+
+        ``copy`` is a TiledCopy (``make_tiled_copy_A/B/C(atom, tiled_mma)`` or hand-built), a
+        copy atom (meaning ``make_tiled_copy_X(atom, tiled_mma)``), or ``"AutoVectorizingCopy"``
+        with ``dtype`` (``cute.autovec_copy`` of the MMA fragment, as epilogues write it).
+        ``swizzle``: the Swizzle of a swizzled pointer (``get_tensor(layout, swizzle=...)``).
+        For C, ``convert`` defaults to "the stored type differs from the accumulator".
+        """
+        x = _operand(operand)
+        label = label or f"copy {x}"
+        if isinstance(copy, str):
+            if copy not in ("AutoVectorizingCopy", "autovec_copy"):
+                raise DslError(f"not supported: {copy}")
+            if dtype is None:
+                raise DslError(f"{label}: AutoVectorizingCopy needs dtype=")
+            atom, typ, op_desc, tiled = "AutoVectorizingCopy", dtype_name(dtype), "cute.autovec_copy", None
+        else:
+            catom = copy
+            atom, typ, op_desc = copy_name(catom), dtype_name(catom.value_type), _op_desc(catom.op)
+            tiled = copy if hasattr(copy, "layout_tv_tiled") else None
+        text, smem_desc, salign = self._smem(smem, swizzle, value_type_bits(typ), x, smem_label or f"smem {x}")
+        t = {"atom": atom, "type": typ, "smem": text}
+        if align or salign:
+            t["align"] = int(align or salign)
+        how = f"make_tiled_copy_{x}"
+        if tiled is not None:
+            tv_text = _static(tiled.layout_tv_tiled, f"{label}.layout_tv_tiled")
+            tiler_text = _static(tiled.tiler_mn, f"{label}.tiler_mn")
+            mine = getattr(self._model, f"get_layout{x}_TV")()
+            if tiler_extents(tiler_text) != self._tile(x) or not same_function(parse_layout(strip_static(tv_text)), mine):
+                keys, rec = tiled_copy_keys(tv_text, tiler_text)
+                t.update(keys)
+                how = ("make_tiled_copy_tv (thr/val recovered from its TV layout and checked)" if rec is not None
+                       else "a hand-built TiledCopy (its TV layout and tiler)")
+        if x == "C":
+            conv = convert if convert is not None else (typ != self.acc_type)
+            if conv:
+                t["convert"] = True
+        self.doc.copy[x] = t
+        self.names[x] = _Names(copy=label, op=op_desc, atom=atom, smem=smem_desc)
+        self.doc.table_comments[f"copy.{x}"] = [f"DSL: {label} = {how}({op_desc}, {typ}) on {smem_desc}"
+                                                + ("; accumulators converted first" if t.get("convert") else "")]
+        self._stages(text)
+        return self
+
+    def _global(self, kind, x, tiled_copy, smem, swizzle, gmem, label, smem_label, contiguous, ld, transposed=False,
+                ld_multiple_of=None):
+        label = label or f"{kind} {x}"
+        atom, typ = copy_name(tiled_copy), dtype_name(tiled_copy.value_type)
+        layout, rec = tiled_copy_keys(_static(tiled_copy.layout_tv_tiled, f"{label}.layout_tv_tiled"),
+                                      _static(tiled_copy.tiler_mn, f"{label}.tiler_mn"), transposed)
+        if layout is None:
+            raise DslError(f"{label}: no (thr, val) form to transpose")
+        keys = {"atom": atom, "type": typ, **layout}
+        if smem is not None and transposed:
+            text, _, _ = self._smem(smem, swizzle, value_type_bits(typ), x, smem_label or f"smem {x}")
+            have = self.doc.copy.get(x, {}).get("smem")
+            if have is None or not _is_transpose(text, have):
+                raise DslError(f"{label}: [copy.{x}]'s smem layout {have} is not the transpose of {text}")
+            text = have   # the copy is written in [copy.X]'s coordinates
+        elif smem is not None:
+            text, smem_desc, _ = self._smem(smem, swizzle, value_type_bits(typ), x, smem_label or f"smem {x}")
+            have = self.doc.copy.get(x, {}).get("smem")
+            if have is not None and have != text:
+                raise DslError(f"{label}: its smem layout {text} is not the one of [copy.{x}] ({have})")
+            if have is None:
+                keys["smem"] = text   # no [copy.X] table to carry it (a key symlayout adds)
+            self._stages(text)
+        else:
+            text = self.doc.copy.get(x, {}).get("smem")
+            if text is None:
+                raise DslError(f"{label}: give smem= (no [copy.{x}] table has the smem layout)")
+        if isinstance(gmem, str):
+            keys["gmem"] = gmem
+            note = "gmem as given"
+        else:
+            cmode, why = self._contiguous(x, contiguous, rec, label)
+            try:
+                gkeys, note = gmem_side(self.doc, x, text, cmode, why, ld or f"ld{x}", atom, typ, ld_multiple_of)
+            except ValueError as e:
+                raise DslError(f"{label}: {e}") from None
+            keys.update(gkeys)
+        getattr(self.doc, kind)[x] = keys
+        desc = _op_desc(tiled_copy.op)
+        self.doc.table_comments[f"{kind}.{x}"] = [
+            f"DSL: {label} = make_tiled_copy_tv({desc}, {typ}, thr, val)"
+            + (f", writing {smem_label or 'the smem tile'} whose transpose [copy.{x}] reads" if transposed else ""),
+            f"gmem: {note}"]
+        smem_name = smem_label or (self.names[x].smem if x in self.names else "") or f"the smem tile of {x}"
+        self.names.setdefault(f"{kind}.{x}", _Names(copy=label, op=desc, atom=atom, smem=smem_name))
+        return self
+
+    @staticmethod
+    def _contiguous(x, contiguous, rec, label) -> tuple[int, str]:
+        """The contiguous mode of the gmem tile and why: as given, else the mode the copy's vectors
+        run along (``rec``: its ``(thr, val)`` in the operand's coordinates), else assumed the second."""
+        if contiguous is not None:
+            if contiguous not in OPERAND_MODES[x]:
+                raise DslError(f"{label}: contiguous={contiguous!r}: expected one of {OPERAND_MODES[x]}")
+            return OPERAND_MODES[x].index(contiguous), "as given"
+        mode = vector_mode(rec[1]) if rec is not None else None
+        return (1, "assumed") if mode is None else (mode, "the copy's vectors run along it")
+
+    def g2s(self, operand: str, tiled_copy, smem=None, *, swizzle=None, gmem: str | None = None, label=None,
+            smem_label=None, contiguous: str | None = None, ld: str | None = None,
+            transposed: bool = False, ld_multiple_of: int | None = None) -> "DslConfig":
+        """The global -> shared copy of A or B (``[g2s.X]``).  ``gmem``: the gmem tile in the
+        contract's notation (default: the smem tile's shape, ``contiguous`` mode of stride 1 --
+        by default the mode the copy's vectors run along -- and leading dimension ``ld``).
+        ``transposed=True``: the copy fills ``smem``, the transpose of the tile ``[copy.X]`` reads
+        (flash-attention's V, read as V^T); it is written in ``[copy.X]``'s coordinates.
+        ``ld_multiple_of``: what the kernel assumes of the leading dimension, in elements (default: the
+        copy's vector, its own alignment requirement; ``coalescing`` needs rows on the 32-byte sector grid)."""
+        x = _operand(operand)
+        if x == "C":
+            raise DslError("g2s: C is stored (use s2g)")
+        return self._global("g2s", x, tiled_copy, smem, swizzle, gmem, label, smem_label, contiguous, ld, transposed,
+                            ld_multiple_of)
+
+    def s2g(self, tiled_copy, smem=None, *, swizzle=None, gmem: str | None = None, label=None, smem_label=None,
+            contiguous: str | None = None, ld: str | None = None, ld_multiple_of: int | None = None) -> "DslConfig":
+        """The shared -> global copy of C (``[s2g.C]``); arguments as for :meth:`g2s`."""
+        return self._global("s2g", "C", tiled_copy, smem, swizzle, gmem, label, smem_label, contiguous, ld,
+                            ld_multiple_of=ld_multiple_of)
+
+    # ---- output
+    def _named_doc(self) -> ConfigDoc:
+        d = self.doc
+        if not d.name:
+            parts = [f"{x}: {n.copy}" for x, n in self.names.items() if len(x) == 1]
+            d.name = f"CuTe DSL: {self._mma_label}" + (f" ({'; '.join(parts)})" if parts else "")
+        if not d.comments:
+            d.comments = ["built by symlayout.cute_dsl from CuTe DSL objects at trace time"]
+        return d
+
+    @property
+    def name(self) -> str:
+        """The configuration's ``name`` (given, or made of the DSL labels)."""
+        return self._named_doc().name
+
+    def toml(self) -> str:
+        """The configuration (contract version 2 where the kernel needs it)."""
+        return self._named_doc().to_toml()
+
+    def to_dict(self) -> dict:
+        return self._named_doc().to_dict()
+
+    def prove(self, properties=None, version: str | int = "auto", expect_refuted=(), method: str = "auto",
+              timeout_s: float | None = None) -> DslReport:
+        """Prove the configuration.  ``version="auto"``: the whole file when the prover reads
+        every table of it, else its version-1 part (the report lists what that leaves out).
+        ``expect_refuted``: properties that must come out refuted (a regression of a known pitfall).
+        ``method``, ``timeout_s``: as for :func:`symlayout.prove.engine.prove_config`."""
+        doc = dataclasses.replace(self._named_doc())
+        if expect_refuted:
+            doc.expect = {"refuted": sorted(expect_refuted)}
+        text, left, used = doc.to_toml(), [], 2
+        cfg = None
+        if version in ("auto", 2):
+            try:
+                cfg = loads_config(text, path="<cute_dsl>")
+            except ConfigError as e:
+                if version == 2:
+                    return DslReport(text, 2, [], [], error=str(e), names=dict(self.names))
+                left.append(f"the whole file ({e})")
+        if cfg is None:
+            v1, left1 = doc.version1()
+            text, used = v1.to_toml(), 1
+            left.extend(left1)
+            try:
+                cfg = loads_config(text, path="<cute_dsl>")
+            except ConfigError as e:
+                return DslReport(text, 1, [], left, error=str(e), names=dict(self.names))
+        rep = prove_config(cfg, properties=properties, method=method, timeout_s=timeout_s)
+        results = [self._dsl_words(r) for r in rep.results]
+        return DslReport(text, used, results, left, error=rep.error, names=dict(self.names))
+
+    def _dsl_words(self, r):
+        """The result with its counterexample worded in the DSL's names."""
+        n = self.names.get(r.operand or "")
+        if n is None:
+            return r
+        def words(msg: str) -> str:
+            if n.atom and n.atom in msg:
+                msg = msg.replace(n.atom, f"{n.op} (CuTe {n.atom})")
+            return f"{r.operand}: {n.copy} = {n.op} on {n.smem}: {msg}"
+        r = dataclasses.replace(r)
+        if r.counterexample is not None:
+            cex = dataclasses.replace(r.counterexample, message=words(r.counterexample.message),
+                                      extra=dict(r.counterexample.extra))
+            cex.extra["dsl"] = {"copy": n.copy, "op": n.op, "smem": n.smem, "tiled_mma": self._mma_label}
+            r.counterexample = cex
+        if r.detail:
+            r.detail = words(r.detail)
+        return r
+
+
+def _is_transpose(a: str, b: str) -> bool:
+    """``b(n, k) == a(k, n)`` everywhere (both rank-2 layouts in the contract's notation)."""
+    A, B = parse(a), parse(b)
+    if A.rank() != 2 or B.rank() != 2:
+        return False
+    m, n = it.product_each(A.shape)
+    if tuple(it.product_each(B.shape)) != (n, m):
+        return False
+    return function_table(composition(A, Layout((n, m), (m, 1)))) == function_table(B)
+
+
+def _operand(x) -> str:
+    x = str(x).upper()
+    if x not in OPERAND_MODES:
+        raise DslError(f"operand {x!r}: expected A, B or C")
+    return x
+
+
+def _flat(t):
+    if isinstance(t, tuple):
+        for e in t:
+            yield from _flat(e)
+    else:
+        yield t
+
+
+def _map(t, f):
+    return tuple(_map(e, f) for e in t) if isinstance(t, tuple) else f(t)
+
+
+def _compact(s: str) -> str:
+    return s.replace(" ", "")
