@@ -27,9 +27,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..errors import AtomError, CuteStaticAssert
-from ..algebra.layout import Layout
+from ..algebra import int_tuple as it
+from ..algebra.composed import Swizzle
+from ..algebra.layout import Layout, logical_divide, tile_to_shape, tiled_divide, upcast
+from ..arch import tcgen05 as arch_tcgen05
+from .gmma import GmmaSmemLayout, layout_atom as gmma_layout_atom
 from .mma import MMAAtom
 from .types import Registers, canonical_type, value_type_bits
 
@@ -258,3 +263,174 @@ def umma_mma_atom(name) -> MMAAtom:
         d_regs=None, a_regs=Registers("uint64_t" if op.a_source == "smem" else "uint32_t", 1),
         b_regs=Registers("uint64_t", 1), c_regs=Registers("uint32_t", 1),
         ptx=f"tcgen05.mma.cta_group::{p}.kind::{op.kind}", arch="sm_100a")
+
+
+# ---------------------------------------------------------------------------
+# Shared memory: layout atoms, tile_to_mma_shape, make_umma_desc (mma_traits_sm100.hpp)
+# ---------------------------------------------------------------------------
+
+
+class UmmaDescriptorError(AtomError):
+    """``UMMA::make_umma_desc`` would not compile (a CuTe ``static_assert``, CuTe's message first)."""
+
+
+def layout_atom(kind: str, value_type) -> GmmaSmemLayout:
+    """``UMMA::Layout_<kind>_Atom<value_type>``: the eight GMMA atoms (UMMA reuses them) and
+    ``MN_SW128_32B`` (``Swizzle<2,5,2>`` on bytes over ``(1024,4):(1,1024)`` bits).
+
+    >>> print(layout_atom("MN_SW128_32B", "half_t")), print(layout_atom("K_SW128", "tfloat32_t"))
+    Sw<2,5,2> o smem_ptr[16b](unset) o (64,4):(1,64)
+    Sw<3,4,3> o smem_ptr[32b](unset) o (8,32):(32,1)
+    (None, None)
+    """
+    key = kind.upper().replace("UMMA::", "").replace("LAYOUT_", "").replace("_ATOM", "")
+    if key == "MN_SW128_32B":
+        bits = value_type if isinstance(value_type, int) else value_type_bits(value_type)
+        return GmmaSmemLayout(Swizzle(2, 5, 2), bits, upcast(Layout((1024, 4), (1, 1024)), bits))
+    try:
+        return gmma_layout_atom(key, value_type)
+    except AtomError as e:
+        raise UmmaDescriptorError(str(e).replace("GMMA", "UMMA") + " or MN_SW128_32B") from None
+
+
+def tile_to_mma_shape(atom: GmmaSmemLayout, mma_tile_shape, order=None) -> GmmaSmemLayout:
+    """``UMMA::tile_to_mma_shape(atom, ((MMA_MN,MMA_K), MMAs_MN, MMAs_K, ...))``: tile the atom to
+    ``(MMA_MN*MMAs_MN, MMA_K*MMAs_K, ...)`` and divide by the instruction tile, giving the smem
+    tensor already in the MMA-partitioned form ``((MMA_MN,MMA_K), MMAs_MN, MMAs_K, ...)``.
+
+    >>> print(tile_to_mma_shape(layout_atom("K_SW128", "half_t"), ((128, 16), 1, 4, 2)))
+    Sw<3,4,3> o smem_ptr[16b](unset) o ((128,16),1,4,(1,2)):((64,1),0,16,(0,8192))
+    """
+    (mn, k), *rest = mma_tile_shape
+    mn_shape = ((mn, rest[0]), (k, rest[1])) + tuple(rest[2:])
+    tiled = tile_to_shape(atom.layout, mn_shape, order)
+    return GmmaSmemLayout(atom.swizzle, atom.bits, tiled_divide(tiled, (mn, k)))
+
+
+class UmmaDesc(NamedTuple):
+    """What ``make_umma_desc<Major>`` computes: the layout type, the byte fields and the
+    canonical layout it checked (in ``uint128_t`` units); version 1, base offset 0, LBO mode 0."""
+    major: str
+    layout_type: str
+    start_address: int
+    leading_byte_offset: int
+    stride_byte_offset: int
+    canonical: Layout
+
+    def arch(self):
+        """The same descriptor as :class:`symlayout.arch.tcgen05.SmemDescriptor` (the 14-bit fields
+        truncated as CuTe's bit fields truncate them)."""
+        f = {k: (getattr(self, k) >> 4 & 0x3FFF) << 4
+             for k in ("start_address", "leading_byte_offset", "stride_byte_offset")}
+        return arch_tcgen05.SmemDescriptor(layout_type=self.layout_type, **f)
+
+    @property
+    def value(self) -> int:
+        """``desc.desc_``.
+
+        >>> hex(make_umma_desc("K", tile_to_mma_shape(layout_atom("K_SW128", "half_t"), ((128, 16), 1, 4))).value)
+        '0x4000404000010000'
+        """
+        return self.arch().encode()
+
+
+def _umma_layout_type(sw: Swizzle, major: str) -> str:
+    """``UMMA::layout_type``: the layout type of the pointer's swizzle, or CuTe's assert message."""
+    b, m, s = sw.b, sw.m, sw.s
+    if m == 4:
+        if s != 3:
+            raise UmmaDescriptorError(f"make_umma_desc<{major}>: Expected S = 3 when M == 4. Unsupported layout "
+                                      f"swizzle. (got {sw})")
+        if not 0 <= b <= 3:
+            raise UmmaDescriptorError(f"make_umma_desc<{major}>: Expected B = 0,1,2, or 3 when M == 4. Unsupported "
+                                      f"layout swizzle. (got {sw})")
+        return ("SWIZZLE_NONE", "SWIZZLE_32B", "SWIZZLE_64B", "SWIZZLE_128B")[b]
+    if m == 5:
+        if b != 2 or s != 2:
+            raise UmmaDescriptorError(f"make_umma_desc<{major}>: Expected B = 2 when M == 5. Unsupported layout "
+                                      f"swizzle. (got {sw})" if b != 2 else
+                                      f"make_umma_desc<{major}>: Expected S = 2 when M == 5. Unsupported layout "
+                                      f"swizzle. (got {sw})")
+        return "SWIZZLE_128B_BASE32B"
+    raise UmmaDescriptorError(f"make_umma_desc<{major}>: Only 16B and 32B Atoms are supported for UMMA. "
+                              f"Unsupported layout swizzle. (got {sw})")
+
+
+def _fail(major: str, what: str, detail: str) -> UmmaDescriptorError:
+    kind = "UMMA_MN" if major == "MN" else "UMMA_K"
+    return UmmaDescriptorError(f"make_umma_desc<{major}>: Not a canonical {kind} Layout: {what} ({detail})")
+
+
+def make_umma_desc(major: str, smem, start_address: int = 0) -> UmmaDesc:
+    """``UMMA::make_umma_desc<Major>(tensor)`` for a rank-2 smem tensor ``(MN, K)`` given as a
+    :class:`~symlayout.atoms.gmma.GmmaSmemLayout` (the swizzle on the pointer), or a
+    tile_to_mma_shape result (its mode 0 is taken, as ``make_fragment_A/B`` does); ``start_address``
+    in bytes.  Raises :class:`UmmaDescriptorError` with CuTe's ``static_assert`` message.
+
+    >>> d = make_umma_desc("MN", tile_to_mma_shape(layout_atom("MN_SW128_32B", "half_t"), ((128, 16), 1, 1)))
+    >>> d.layout_type, d.leading_byte_offset, d.stride_byte_offset
+    ('SWIZZLE_128B_BASE32B', 512, 1024)
+    >>> make_umma_desc("K", tile_to_mma_shape(layout_atom("MN_SW128_32B", "half_t"), ((128, 16), 1, 1)))
+    Traceback (most recent call last):
+     ...
+    symlayout.atoms.umma.UmmaDescriptorError: make_umma_desc<K>: SWIZZLE_128B_BASE32B is invalid for Major-K
+    """
+    major = str(major).upper().replace("UMMA::MAJOR::", "").replace("MAJOR::", "")
+    if major not in ("K", "MN"):
+        raise UmmaDescriptorError(f"make_umma_desc: major must be K or MN, got {major!r}")
+    if getattr(smem, "is_composed", False) or not isinstance(smem, GmmaSmemLayout):
+        raise UmmaDescriptorError(f"make_umma_desc<{major}>: {smem} is not a swizzled smem pointer layout "
+                                  "('Sw<B,M,S> o smem_ptr[..b](unset) o L'): UMMA Descriptors can only be constructed "
+                                  "on smem.")
+    L = smem.layout
+    if L.rank() > 2:
+        L = L[0]                                              # tensor<0> of an MMA-partitioned tensor
+    if L.rank() != 2:
+        raise UmmaDescriptorError(f"make_umma_desc<{major}>: UMMA Descriptors can only be constructed on rank-2 "
+                                  f"tensors. (got {L})")
+    lt = _umma_layout_type(smem.swizzle, major)
+    u = upcast(L, 128 // smem.bits)                            # recast<uint128_t>
+    w, ka = arch_tcgen05._atom(lt)
+    if major == "MN":
+        canon = logical_divide(u, (Layout(w), Layout(ka)))
+        _profile(canon, major, u)
+        s00, s01, s10, s11 = canon.stride[0][0], canon.stride[0][1], canon.stride[1][0], canon.stride[1][1]
+        if lt != "SWIZZLE_NONE" and s00 != 1:
+            raise _fail(major, "Expected stride failure.", f"stride<0,0> {s00}, expected 1, of {canon} in uint128_t")
+        if s10 != w:
+            raise _fail(major, "Expected stride failure.", f"stride<1,0> {s10}, expected {w}, of {canon} in uint128_t")
+        sbo, lbo = (s01, s11) if lt == "SWIZZLE_NONE" else (s11, s01)
+    else:
+        if lt == "SWIZZLE_128B_BASE32B":
+            raise UmmaDescriptorError("make_umma_desc<K>: SWIZZLE_128B_BASE32B is invalid for Major-K")
+        if it.product(u.shape[0]) % 8:
+            raise _fail(major, "Expected MN-size multiple of 8.", f"MN-size {it.product(u.shape[0])} in uint128_t")
+        canon = logical_divide(u, (Layout(8, 1), Layout(2, 1)))
+        _profile(canon, major, u)
+        s00, s01, s10 = canon.stride[0][0], canon.stride[0][1], canon.stride[1][0]
+        if s00 != w:
+            raise _fail(major, "Expected stride failure.", f"stride<0,0> {s00}, expected {w}, of {canon} in uint128_t")
+        if lt != "SWIZZLE_NONE" and s10 != 1:
+            raise _fail(major, "Expected stride failure.", f"stride<1,0> {s10}, expected 1, of {canon} in uint128_t")
+        sbo, lbo = s01, s10
+    return UmmaDesc(major, lt, start_address, 16 * lbo, 16 * sbo, canon)
+
+
+def _profile(canon: Layout, major: str, u: Layout) -> None:
+    if not it.congruent(canon.shape, ((1, 1), (1, 1))):
+        raise _fail(major, "Expected profile failure.", f"canonical layout {canon} of {u} in uint128_t")
+
+
+def descriptor_fragment(smem: GmmaSmemLayout, major: str, start_address: int = 0) -> tuple[UmmaDesc, Layout]:
+    """``make_fragment_A/B`` of an MMA-partitioned smem tensor ``((MMA_MN,MMA_K), MMAs_MN, MMAs_K, ...)``
+    (``MakeTensor<UMMA::smem_desc<Major>>``): the descriptor of mode 0 and the fragment layout
+    ``replace<0>(recast<uint128_t>(tensor).layout(), 1:0)``; fragment element ``c`` reads through
+    ``desc.arch().advanced(layout(c))``.
+
+    >>> d, frag = descriptor_fragment(tile_to_mma_shape(layout_atom("K_SW128", "half_t"), ((128, 16), 1, 4, 2)), "K")
+    >>> str(frag), [hex(d.arch().advanced(frag(0, 0, k, (0, 1))).encode()) for k in range(2)]
+    ('(1,1,4,(1,2)):(0,0,2,(0,1024))', ['0x4000404000010400', '0x4000404000010402'])
+    """
+    desc = make_umma_desc(major, smem, start_address)
+    u = upcast(smem.layout, 128 // smem.bits)
+    return desc, Layout((1,) + tuple(u.shape[1:]), (0,) + tuple(u.stride[1:]))
