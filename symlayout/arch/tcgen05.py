@@ -255,3 +255,158 @@ def element_address(desc: SmemDescriptor, major: str, elem_bytes: int, row: int,
     """
     off = element_offset(desc, major, elem_bytes, row, k)
     return swizzle_address(desc.layout_type, desc.start_address + off, desc.base_offset)
+
+
+# ---------------------------------------------------------------------------
+# Tensor Memory (PTX ISA, tcgen05 "Tensor Memory": addressing, allocation, access restrictions)
+# ---------------------------------------------------------------------------
+
+#: Lanes (rows, "data-path lanes") of a CTA's Tensor Memory; every cell is 32 bits.
+LANES = 128
+#: Columns of a CTA's Tensor Memory per architecture: the capacity is data.  sm_100/sm_103:
+#: 512 (PTX ISA "Tensor Memory"; CUTLASS ``Sm100TmemCapacityColumns``).  sm_107: 576 as issue 28
+#: states it -- not confirmed by a primary source here.
+CAPACITY_COLUMNS = {"sm_100": 512, "sm_100a": 512, "sm_103": 512, "sm_103a": 512, "sm_107": 576}
+#: ``tcgen05.alloc``/``dealloc`` ``nCols``: a power of two in [32, 512] (PTX ISA "tcgen05.alloc").
+ALLOC_MIN, ALLOC_MAX = 32, 512
+
+
+def tmem_address(lane: int, column: int) -> int:
+    """A Tensor Memory address: lane in bits 31-16, column in bits 15-0 ("Tensor Memory Addressing").
+
+    >>> hex(tmem_address(32, 128)), split_tmem_address(0x200080)
+    ('0x200080', (32, 128))
+    """
+    return lane << 16 | column
+
+
+def split_tmem_address(addr: int) -> tuple[int, int]:
+    """``(lane, column)`` of a Tensor Memory address."""
+    return addr >> 16, addr & 0xFFFF
+
+
+def alloc_problems(columns, arch: str = "sm_100") -> list:
+    """What ``tcgen05.alloc`` forbids for ``nCols = columns`` on ``arch`` (empty: legal).
+
+    >>> alloc_problems(384), alloc_problems(512), alloc_problems(16)
+    (['nCols 384 is not a power of two'], [], ['nCols 16 is below the minimum 32'])
+    """
+    if isinstance(columns, bool) or not isinstance(columns, int):
+        return [f"nCols must be an integer, got {columns!r}"]
+    if arch not in CAPACITY_COLUMNS:
+        raise ValueError(f"unknown architecture {arch!r}; known: {sorted(CAPACITY_COLUMNS)}")
+    out = []
+    if columns < ALLOC_MIN:
+        out.append(f"nCols {columns} is below the minimum {ALLOC_MIN}")
+    if columns > ALLOC_MAX:
+        out.append(f"nCols {columns} is above the maximum {ALLOC_MAX}")
+    if columns > 0 and columns & (columns - 1):
+        out.append(f"nCols {columns} is not a power of two")
+    if columns > CAPACITY_COLUMNS[arch]:
+        out.append(f"nCols {columns} exceeds the {CAPACITY_COLUMNS[arch]} columns of {arch}")
+    return out
+
+
+def warp_lanes(warp: int) -> range:
+    """The lanes warp ``warp`` may access with ``tcgen05.ld/st``: warp ``w`` of a warpgroup reaches
+    lanes ``32*(w%4) .. 32*(w%4)+31`` (PTX ISA "Access restrictions": the Tensor Memory is split in
+    four 32-lane chunks, one per warp of the warpgroup).
+
+    >>> warp_lanes(5)
+    range(32, 64)
+    """
+    base = 32 * (warp % 4)
+    return range(base, base + 32)
+
+
+# ---------------------------------------------------------------------------
+# tcgen05.ld / tcgen05.st: which lane and column each register of each thread holds
+# (PTX ISA "Data Movement Shape" and "Matrix fragments for shape .32x32b / .16x64b / .16x128b /
+# .16x256b / .16x32bx2"; the per-thread maps are checked against CuTe's Copy_Traits)
+# ---------------------------------------------------------------------------
+
+#: ``shape -> (lanes accessed, .b32 registers per .num)``.
+LD_SHAPES = {"32x32b": (32, 1), "16x64b": (16, 1), "16x128b": (16, 2), "16x256b": (16, 4), "16x32bx2": (16, 1)}
+#: ``.num`` values: ``.x1 .. .x128``.
+NUMS = (1, 2, 4, 8, 16, 32, 64, 128)
+#: At most 128 registers per thread.
+MAX_REGISTERS = 128
+
+
+def ld_registers(shape: str, num: int) -> int:
+    """``.b32`` registers per thread of ``tcgen05.ld/st.<shape>.x<num>`` (the same with ``.pack::16b``:
+    two 16-bit columns share a register).
+
+    >>> ld_registers("16x256b", 32), ld_registers("32x32b", 128)
+    (128, 128)
+    """
+    if shape not in LD_SHAPES:
+        raise ValueError(f"unknown tcgen05.ld/st shape {shape!r}; expected one of {sorted(LD_SHAPES)}")
+    if num not in NUMS:
+        raise ValueError(f".num must be one of x1..x128, got x{num}")
+    regs = LD_SHAPES[shape][1] * num
+    if regs > MAX_REGISTERS:
+        raise ValueError(f"tcgen05.ld/st.{shape}.x{num} needs {regs} registers per thread (at most 128)")
+    return regs
+
+
+def ld_cell(shape: str, num: int, thread: int, reg: int, half: int = 0, pack16: bool = False,
+            half_split: int | None = None) -> tuple[int, int]:
+    """``(lane, column)`` relative to the instruction's address of register ``reg`` of warp thread
+    ``thread`` (with ``.pack::16b``: the column of 16-bit half ``half``; each 32-bit register packs
+    two adjacent columns).  ``half_split`` is ``.16x32bx2``'s column offset of the upper half-warp
+    (CuTe uses ``num``).
+
+    * ``32x32b``: lane ``t``, column ``r``;
+    * ``16x64b``: lane ``t/4 + 8*(t%2)``, column ``(t/2)%2 + 2r``;
+    * ``16x128b``: lane ``t/4 + 8*(r%2)``, column ``t%4 + 4*(r/2)``;
+    * ``16x256b``: lane ``t/4 + 8*((r/2)%2)``, column ``2*(t%4) + r%2 + 8*(r/4)``;
+    * ``16x32bx2``: lane ``t%16``, column ``r + half_split*(t/16)``.
+
+    >>> ld_cell("16x64b", 1, 1, 0), ld_cell("16x256b", 1, 5, 3), ld_cell("32x32b", 1, 7, 0, half=1, pack16=True)
+    ((8, 0), (9, 3), (7, 1))
+    """
+    regs = ld_registers(shape, num)
+    if not (0 <= thread < 32 and 0 <= reg < regs and half in (0, 1)):
+        raise ValueError(f"thread {thread}, register {reg}, half {half} out of range for {shape}.x{num}")
+    t, r = thread, reg
+    if shape == "32x32b":
+        lane, col = t, r
+    elif shape == "16x64b":
+        lane, col = t // 4 + 8 * (t % 2), (t // 2) % 2 + 2 * r
+    elif shape == "16x128b":
+        lane, col = t // 4 + 8 * (r % 2), t % 4 + 4 * (r // 2)
+    elif shape == "16x256b":
+        lane, col = t // 4 + 8 * ((r // 2) % 2), 2 * (t % 4) + r % 2 + 8 * (r // 4)
+    else:
+        lane, col = t % 16, r + (num if half_split is None else half_split) * (t // 16)
+    return (lane, 2 * col + half) if pack16 else (lane, col)
+
+
+def ld_columns(shape: str, num: int, pack16: bool = False) -> int:
+    """Columns one ``tcgen05.ld/st`` covers (per lane).
+
+    >>> ld_columns("32x32b", 16), ld_columns("16x256b", 4), ld_columns("16x64b", 2, pack16=True)
+    (16, 32, 8)
+    """
+    regs = ld_registers(shape, num)
+    cols = {cell[1] for t in range(32) for r in range(regs)
+            for cell in [ld_cell(shape, num, t, r, h, pack16) for h in ((0, 1) if pack16 else (0,))]}
+    return max(cols) + 1
+
+
+def access_problems(warp: int, lane: int, shape: str) -> list:
+    """The access rule for warp ``warp`` issuing a ``tcgen05.ld/st.<shape>`` at lane ``lane``: every
+    lane it touches must be in the warp's 32-lane chunk (:func:`warp_lanes`).
+
+    >>> access_problems(4, 0, "32x32b"), access_problems(5, 0, "32x32b")
+    ([], ['warp 5 reaches lanes 32..63 only; 32x32b at lane 0 touches lanes 0..31'])
+    >>> access_problems(1, 48, "16x64b"), access_problems(1, 56, "16x64b")
+    ([], ['warp 1 reaches lanes 32..63 only; 16x64b at lane 56 touches lanes 56..71'])
+    """
+    n = LD_SHAPES[shape][0]
+    ok = warp_lanes(warp)
+    if lane < ok.start or lane + n > ok.stop:
+        return [f"warp {warp} reaches lanes {ok.start}..{ok.stop - 1} only; {shape} at lane {lane} touches "
+                f"lanes {lane}..{lane + n - 1}"]
+    return []

@@ -1,0 +1,99 @@
+"""CuTe's ``SM100_TMEM_LOAD_*`` / ``SM100_TMEM_STORE_*`` copy atoms (``cute/arch/copy_sm100.hpp``,
+``cute/atom/copy_traits_sm100.hpp``) as data: the ``tcgen05.ld/st`` each one issues (shape,
+``.num``, ``.pack::16b``) and, per thread of the warp and register, the Tensor Memory lane and
+column it moves -- the PTX ISA's map (:func:`symlayout.arch.tcgen05.ld_cell`), which the tests
+check against CuTe's ``Copy_Traits`` evaluated in C++.
+
+CuTe names a shape by its data-path lanes and bits: ``32dp32b`` is ``.32x32b``, ``16dp64b``
+``.16x64b``, ``16dp128b``, ``16dp256b``, and ``16dp32b`` is ``.16x32bx2``; ``<N>x`` is ``.num``;
+a ``_16b`` suffix is ``.pack::16b`` (load) / ``.unpack::16b`` (store).
+
+>>> op = tmem_copy_op("SM100_TMEM_LOAD_16dp256b4x_16b")
+>>> op.ptx, op.registers, op.columns
+('tcgen05.ld.sync.aligned.16x256b.x4.pack::16b.b32', 16, 64)
+>>> op.cell(5, 3)                  # thread 5, register 3: (lane, column) of its low 16 bits
+(9, 6)
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..arch import tcgen05 as arch
+from ..errors import AtomError
+
+#: CuTe's shape names -> PTX shapes.
+SHAPES = {"32dp32b": "32x32b", "16dp64b": "16x64b", "16dp128b": "16x128b", "16dp256b": "16x256b",
+          "16dp32b": "16x32bx2"}
+_NAME_RE = re.compile(r"^\s*(?:cute::)?(?:SM100::TMEM::(?:LOAD|STORE)::)?SM100_TMEM_(LOAD|STORE)_"
+                      r"(32dp32b|16dp64b|16dp128b|16dp256b|16dp32b)(\d+)x(_16b)?\s*$")
+
+
+@dataclass(frozen=True)
+class TmemCopyOp:
+    """One ``SM100_TMEM_{LOAD,STORE}_<shape><N>x[_16b]``."""
+    name: str
+    direction: str           # "load" (TMEM -> registers) or "store"
+    shape: str               # the PTX shape
+    num: int
+    pack16: bool
+
+    @property
+    def lanes(self) -> int:
+        return arch.LD_SHAPES[self.shape][0]
+
+    @property
+    def registers(self) -> int:
+        """``.b32`` registers per thread (CuTe's ``DRegisters`` of a load, ``SRegisters`` of a store)."""
+        return arch.ld_registers(self.shape, self.num)
+
+    @property
+    def columns(self) -> int:
+        return arch.ld_columns(self.shape, self.num, self.pack16)
+
+    @property
+    def ptx(self) -> str:
+        op = "ld" if self.direction == "load" else "st"
+        pack = (".pack::16b" if op == "ld" else ".unpack::16b") if self.pack16 else ""
+        return f"tcgen05.{op}.sync.aligned.{self.shape}.x{self.num}{pack}.b32"
+
+    def cell(self, thread: int, reg: int, half: int = 0) -> tuple[int, int]:
+        """``(lane, column)`` (relative to the atom's TMEM address) of register ``reg`` of ``thread``."""
+        return arch.ld_cell(self.shape, self.num, thread, reg, half, self.pack16)
+
+
+def tmem_copy_op(name: str) -> TmemCopyOp:
+    """The :class:`TmemCopyOp` of a CuTe name; CuTe defines ``.num`` up to 128 registers per thread.
+
+    >>> tmem_copy_op("SM100_TMEM_STORE_32dp32b128x").registers
+    128
+    >>> tmem_copy_op("SM100_TMEM_LOAD_16dp256b64x")
+    Traceback (most recent call last):
+     ...
+    symlayout.errors.AtomError: SM100_TMEM_LOAD_16dp256b64x: tcgen05.ld/st.16x256b.x64 needs 256 registers per thread (at most 128); CuTe defines no such atom
+    """
+    m = _NAME_RE.match(name)
+    if not m:
+        raise AtomError(f"not an SM100 TMEM copy atom (SM100_TMEM_{{LOAD,STORE}}_{{32dp32b,16dp64b,16dp128b,"
+                        f"16dp256b,16dp32b}}<N>x[_16b]): {name!r}")
+    op = TmemCopyOp(name.strip(), m.group(1).lower(), SHAPES[m.group(2)], int(m.group(3)), bool(m.group(4)))
+    try:
+        op.registers
+    except ValueError as e:
+        raise AtomError(f"{op.name}: {e}; CuTe defines no such atom") from None
+    return op
+
+
+def tmem_copy_names() -> list[str]:
+    """Every SM100 TMEM copy atom CuTe defines (load and store, packed or not).
+
+    >>> len(tmem_copy_names()), tmem_copy_names()[0]
+    (148, 'SM100_TMEM_LOAD_32dp32b1x')
+    """
+    out = []
+    for d in ("LOAD", "STORE"):
+        for cute_shape, shape in SHAPES.items():
+            for n in arch.NUMS:
+                if arch.LD_SHAPES[shape][1] * n <= arch.MAX_REGISTERS:
+                    out += [f"SM100_TMEM_{d}_{cute_shape}{n}x", f"SM100_TMEM_{d}_{cute_shape}{n}x_16b"]
+    return out
