@@ -17,7 +17,7 @@ from sm100_cpp import compiler
 from cute_cpp import cute_site
 
 
-@pytest.mark.parametrize("mod", ["symlayout.atoms.tmem", "symlayout.arch.tcgen05"])
+@pytest.mark.parametrize("mod", ["symlayout.atoms.tmem", "symlayout.arch.tcgen05", "symlayout.tiled.tmem"])
 def test_doctests(mod):
     res = doctest.testmod(importlib.import_module(mod), optionflags=doctest.ELLIPSIS)
     assert res.attempted > 0 and res.failed == 0
@@ -123,3 +123,63 @@ def test_maps_match_cute():
         assert cells == ours, op.name
         checked += len(ours)
     assert checked > 100000
+
+
+# --- the accumulator datapath (tmem_frg) ------------------------------------
+
+ACC_CASES = [
+    ("SM100_MMA_F16BF16_SS<half_t,half_t,float,128,256,UMMA::Major::K,UMMA::Major::K>", (128, 256, 2)),
+    ("SM100_MMA_F16BF16_SS<half_t,half_t,float,64,128,UMMA::Major::K,UMMA::Major::K>", (128, 128, 1)),
+    ("SM100_MMA_F16BF16_TS<half_t,half_t,float,64,64,UMMA::Major::K,UMMA::Major::K>", (128, 64, 1)),
+    ("SM100_MMA_F16BF16_SS<half_t,half_t,half_t,128,64,UMMA::Major::K,UMMA::Major::K>", (128, 128, 1)),
+    ("SM100_MMA_TF32_2x1SM_SS<tfloat32_t,tfloat32_t,float,256,128,UMMA::Major::K,UMMA::Major::K>", (256, 128, 2)),
+    ("SM100_MMA_F16BF16_2x1SM_SS<half_t,half_t,float,128,64,UMMA::Major::K,UMMA::Major::K>", (256, 64, 1)),
+    ("SM100_MMA_S8_SS<int8_t,int8_t,int32_t,128,64,UMMA::Major::K,UMMA::Major::K>", (128, 64, 1)),
+]
+
+
+def test_accumulator_datapath_matches_cute():
+    """make_fragment_C of SM100 TiledMMAs (M = 64/128 on one CTA, interleaved and not; M = 128/256 on a
+    CTA pair; f32, f16 and s32 accumulators): every element's (lane, column) is CuTe's tmem_frg's."""
+    cxx = compiler()
+    if cxx is None:
+        pytest.skip("CuTe C++ headers (SYMLAYOUT_CUTE_SITE) or g++ not available")
+    from symlayout.algebra.layout import Layout, function_table
+    from symlayout.atoms import umma, value_type_bits
+    from symlayout.tiled.mma import make_tiled_mma
+    from symlayout.tiled.tmem import accumulator_layout
+    import test_sm100_umma as tu
+    body = ["int main() {"]
+    for i, (name, (m, n, s)) in enumerate(ACC_CASES):
+        body += [f"  {{ auto mma = make_tiled_mma({tu.cpp_atom(umma.parse_umma_name(name))});",
+                 f"    auto shp = partition_shape_C(mma, make_shape(Int<{m}>{{}}, Int<{n}>{{}}, Int<{s}>{{}}));",
+                 "    auto acc = make_tensor<typename decltype(mma)::FrgTypeC>(shp);",
+                 f'    printf("{i}"); for (int j = 0; j < int(size(acc)); ++j) printf(" %d", int(acc.layout()(j)));',
+                 '    printf("\\n"); }']
+    body.append("}")
+    checked = 0
+    lines = cxx.run("\n".join(body) + "\n").splitlines()
+    assert len(lines) == len(ACC_CASES)
+    for line in lines:
+        i, *vals = line.split()
+        name, tile = ACC_CASES[int(i)]
+        mma = make_tiled_mma(umma.umma_mma_atom(name))
+        p, _ = mma.get_slice(0).partition("C", Layout(tile))
+        ours = function_table(accumulator_layout(mma, p.shape))
+        shift = {32: 0, 16: 1}[value_type_bits(mma.atom.val_type_c)]
+        theirs = [(int(v) >> (16 + shift), (int(v) & ((1 << (16 + shift)) - 1)) >> shift) for v in vals]
+        assert [(int(v) % 128, int(v) // 128) for v in ours] == theirs, name
+        checked += len(theirs)
+    assert checked > 50000
+
+
+def test_tmem_frg_rejections():
+    """CuTe's tmem_frg asserts: an M the datapath has no layout for, and more TMEM than the CTA has."""
+    from symlayout.errors import CuteStaticAssert
+    from symlayout.tiled.tmem import tmem_frg_layout
+    with pytest.raises(CuteStaticAssert, match="M-mode size should be 64 or 128"):
+        tmem_frg_layout(32, 32, 1, "Interleaved", ((32, 64), 1, 1))
+    with pytest.raises(CuteStaticAssert, match="more TMEM"):
+        tmem_frg_layout(32, 32, 1, "Interleaved", ((128, 256), 1, 1, 3))
+    with pytest.raises(CuteStaticAssert, match="Duplicated"):
+        tmem_frg_layout(32, 32, 2, "NonInterleaved", ((64, 64), 1, 1))

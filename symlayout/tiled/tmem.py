@@ -1,0 +1,93 @@
+"""The accumulator datapath: where a UMMA TiledMMA keeps each accumulator element in Tensor Memory
+(CuTe's ``UMMA::tmem_frg<ValueType, StorageType, N_SM, TmemAllocMode>::make``, what
+``make_fragment_C`` / ``partition_fragment_C`` build for an SM100 atom).
+
+A post-partition shape ``((M_MMA, N_MMA), MMA_M, MMA_N, ...)`` maps each coordinate to a virtual
+address ``lane + 128 * cell`` (data-path lane, then column in units of the storage type):
+
+* one CTA, ``M_MMA = 128``: one row per lane, ``(128, N):(1, 128)``;
+* one CTA, ``M_MMA = 64``: half subpartitions, rows 0-15 on lanes 0-15, rows 16-31 on lanes 32-47,
+  ...: ``((16, 4), N):((1, 32), 128)``; the next M-tile fills lanes 16-31, 48-63, ... (Interleaved)
+  or moves to the next columns (NonInterleaved: TS atoms);
+* two CTAs: each CTA holds ``M_MMA = M/2`` rows: 128 -> one row per lane; 64 -> the "2x2" atom
+  ``(64, (N/2, 2)):(1, (128, 64))`` (columns N/2.. on lanes 64-127); 32 -> the "1x4" atom.
+
+MMA tiles then repeat ``tiled_product``-wise, lanes first, then columns.
+
+>>> L = tmem_frg_layout(32, 32, 1, "Interleaved", ((64, 32), 2, 1))
+>>> [tmem_cell(L, (m, 0), 1, 0) for m in (0, 15, 16)], tmem_cell(L, (0, 5), 1, 0)
+([(16, 0), (31, 0), (48, 0)], (16, 5))
+"""
+from __future__ import annotations
+
+from ..algebra import int_tuple as it
+from ..algebra.layout import Layout, tiled_product
+from ..errors import CuteStaticAssert
+
+#: Bits of a CTA's Tensor Memory (128 lanes x 512 columns x 32 bits): CuTe's ``MAX_CAPACITY_BITS``.
+MAX_CAPACITY_BITS = 128 * 512 * 32
+MODES = ("Interleaved", "NonInterleaved", "Duplicated")
+
+
+def _assert(ok: bool, msg: str) -> None:
+    if not ok:
+        raise CuteStaticAssert(f"UMMA::tmem_frg: {msg}", msg)
+
+
+def _atom(n_sm: int, mode: str, m: int, n: int) -> Layout:
+    """The ``(M_MMA, N_MMA) -> lane + 128*cell`` atom of one MMA tile."""
+    if n_sm == 1:
+        _assert(mode in ("Interleaved", "NonInterleaved"), "UMMA_1SM only accepts Interleaved or NonInterleaved")
+        _assert(m in (64, 128), "UMMA_1SM M-mode size should be 64 or 128.")
+        return Layout(((16, 4), n), ((1, 32), 128)) if m == 64 else Layout((128, n), (1, 128))
+    _assert(n_sm == 2, "UMMA expects N_SM == 1 or N_SM == 2")
+    _assert(mode in ("Interleaved", "Duplicated"), "UMMA_2SM only accepts Interleaved or Duplicated")
+    _assert(m in (32, 64, 128), "UMMA_2SM M-mode size should be 32 or 64 or 128.")
+    if m == 32:
+        _assert(mode == "Interleaved", "Only TmemAllocMode::Interleaved is supported for UMMA_2SM M_MMA=32")
+        return Layout((32, (n // 4, 4)), (1, (128, 32)))
+    if m == 64 and mode == "Interleaved":
+        return Layout((64, (n // 2, 2)), (1, (128, 64)))
+    return Layout((128, n), (1, 128))
+
+
+def tmem_frg_layout(value_bits: int, storage_bits: int, n_sm: int, mode: str, tmem_shape) -> Layout:
+    """``tmem_frg<...>::make(tmem_shape)`` as a layout ``coord -> lane + 128 * cell`` (``cell`` in
+    storage-type units); raises :class:`~symlayout.errors.CuteStaticAssert` with CuTe's message.
+
+    >>> print(tmem_frg_layout(32, 32, 1, "NonInterleaved", ((64, 64), 2, 1)))
+    (((16,4),64),2,1):(((1,32),128),8192,0)
+    """
+    _assert(value_bits <= storage_bits, "TMEM MMA allocations require StorageType big enough for ValueType.")
+    _assert(int(it.product(tmem_shape)) * storage_bits <= MAX_CAPACITY_BITS, "Requesting more TMEM than is available.")
+    _assert(isinstance(tmem_shape[0], tuple) and len(tmem_shape[0]) == 2,
+            "Expected post-partitioned shape ((M_MMA,N_MMA),...).")
+    (m, n), rest = tmem_shape[0], tuple(tmem_shape[1:])
+    step = 2 if (n_sm == 1 and m == 64 and mode == "NonInterleaved") else 1
+    tile = Layout(rest, it.compact_col_major(rest, step)) if rest else Layout(1, 0)
+    return tiled_product(_atom(n_sm, mode, m, n), tile) if rest else _atom(n_sm, mode, m, n)
+
+
+def tmem_cell(layout: Layout, mma_coord, *rest) -> tuple[int, int]:
+    """``(lane, cell)`` of the element at ``(mma_coord, *rest)`` (``mma_coord = (m, n)`` in the tile)."""
+    v = int(layout((mma_coord,) + rest)) if rest else int(layout(mma_coord))
+    return v % 128, v // 128
+
+
+def accumulator_layout(mma, tmem_shape) -> Layout:
+    """``make_fragment_C`` of an SM100 UMMA TiledMMA over a post-partition shape: CuTe's
+    ``FrgTypeC`` (``tmem_frg_{1,2}sm<c_type>``: uint32 storage, Interleaved; TS atoms: int32
+    storage, NonInterleaved).
+
+    >>> from symlayout.atoms.umma import umma_mma_atom
+    >>> from symlayout.tiled.mma import make_tiled_mma
+    >>> mma = make_tiled_mma(umma_mma_atom("SM100_MMA_F16BF16_2x1SM_SS<half_t,half_t,float,128,64,UMMA::Major::K,UMMA::Major::K>"))
+    >>> print(accumulator_layout(mma, ((64, 64), 1, 1)))
+    ((64,(32,2)),1,1):((1,(128,64)),0,0)
+    """
+    from ..atoms.types import value_type_bits
+    atom = mma.atom
+    n_sm = atom.thr_id.size()
+    ts = not atom.frg_type_a.startswith("UMMA::smem_desc")
+    return tmem_frg_layout(value_type_bits(atom.val_type_c), 32, n_sm, "NonInterleaved" if ts else "Interleaved",
+                           tmem_shape)
