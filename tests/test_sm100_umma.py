@@ -66,10 +66,15 @@ GRID = [
 TILINGS = [(1, 1, 1), (2, 1, 1), (1, 2, 1)]
 
 
+def _tilings(i):
+    """Atom layouts checked for grid atom ``i``: all three for every third atom (C++ compile time)."""
+    return TILINGS if i % 3 == 0 else TILINGS[:1]
+
+
 def _program(ops) -> str:
     body = ["int main() {"]
     for i, op in enumerate(ops):
-        for j, (a, b, c) in enumerate(TILINGS):
+        for j, (a, b, c) in enumerate(_tilings(i)):
             body.append(f"  {{ auto mma = make_tiled_mma({cpp_atom(op)}, Layout<Shape<_{a},_{b},_{c}>>{{}});")
             body.append("    using A = typename decltype(mma)::Atom;")
             if j == 0:
@@ -104,12 +109,12 @@ def test_atoms_and_tiled_mma_match_cute(cxx):
         assert got[(i, 0, "LayoutB_TV")] == str(atom.b_layout)
         assert got[(i, 0, "LayoutC_TV")] == str(atom.c_layout)
         assert int(got[(i, 0, "idesc")]) == umma.instr_desc(op), op.name
-        for j, tiling in enumerate(TILINGS):
+        for j, tiling in enumerate(_tilings(i)):
             mma = make_tiled_mma(atom, tiling)
             for key in ("A", "B", "C"):
                 assert got[(i, j, "TV" + key)] == str(mma.get_layout_TV(key)), (op.name, tiling, key)
                 checked += 1
-    assert checked == 3 * len(TILINGS) * len(GRID)
+    assert checked == 3 * sum(len(_tilings(i)) for i in range(len(GRID)))
 
 
 REJECTED = [
