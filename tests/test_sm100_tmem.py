@@ -183,3 +183,40 @@ def test_tmem_frg_rejections():
         tmem_frg_layout(32, 32, 1, "Interleaved", ((128, 256), 1, 1, 3))
     with pytest.raises(CuteStaticAssert, match="Duplicated"):
         tmem_frg_layout(32, 32, 2, "NonInterleaved", ((64, 64), 1, 1))
+
+
+def test_traits_layouts_match_cute():
+    """ValID, the TMEM-side and the register-side layouts of all 148 atoms are CuTe's Copy_Traits
+    layouts as functions (same domain, same value at every point; stores swap Src and Dst)."""
+    cxx = compiler()
+    if cxx is None:
+        pytest.skip("CuTe C++ headers (SYMLAYOUT_CUTE_SITE) or g++ not available")
+    from symlayout.algebra.layout import coalesce, function_table
+    from symlayout.algebra.notation import parse_layout
+    from sm100_cpp import strip
+    names = tmem.tmem_copy_names()
+    body = ["template <class Op> void show(int i) { using T = Copy_Traits<Op>;",
+            '  printf("%d V ", i); print(typename T::ValID{}); printf("\\n");',
+            '  printf("%d S ", i); print(typename T::SrcLayout{}); printf("\\n");',
+            '  printf("%d D ", i); print(typename T::DstLayout{}); printf("\\n");',
+            '  printf("%d R ", i); print(typename T::RefLayout{}); printf("\\n"); }', "int main() {"]
+    body += [f"  show<{n}>({i});" for i, n in enumerate(names)]
+    body.append("}")
+    got = {}
+    for line in cxx.run("\n".join(body) + "\n").splitlines():
+        i, key, text = line.split(" ", 2)
+        got[(int(i), key)] = parse_layout(strip(text))
+    assert len(got) == 4 * len(names)
+
+    def same(a, b):
+        return a.size() == b.size() and list(function_table(a)) == list(function_table(b))
+
+    def same_coalesced(a, b):             # the TMEM-side layouts (stride-0 threads): too big to tabulate
+        return str(coalesce(a)) == str(coalesce(b))
+    for i, n in enumerate(names):
+        op = tmem.tmem_copy_op(n)
+        load = op.direction == "load"
+        assert same(op.val_id, got[(i, "V")]), n
+        assert same_coalesced(op.tmem_layout, got[(i, "S" if load else "D")]), n
+        assert same(op.register_layout, got[(i, "D" if load else "S")]), n
+        assert same_coalesced(op.tmem_layout, got[(i, "R")]), n

@@ -19,8 +19,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..algebra.layout import Layout
 from ..arch import tcgen05 as arch
 from ..errors import AtomError
+
+#: The bit stride of one data-path lane in CuTe's TMEM bit addresses (``TMEM::DP_b``).
+DP_B = 1 << 21
 
 #: CuTe's shape names -> PTX shapes.
 SHAPES = {"32dp32b": "32x32b", "16dp64b": "16x64b", "16dp128b": "16x128b", "16dp256b": "16x256b",
@@ -56,6 +60,50 @@ class TmemCopyOp:
         op = "ld" if self.direction == "load" else "st"
         pack = (".pack::16b" if op == "ld" else ".unpack::16b") if self.pack16 else ""
         return f"tcgen05.{op}.sync.aligned.{self.shape}.x{self.num}{pack}.b32"
+
+    @property
+    def bits_per_lane(self) -> int:
+        """Bits of one lane the atom moves (``columns * 32``; packed: 16 bits of each column)."""
+        return self.columns * (16 if self.pack16 else 32)
+
+    @property
+    def val_id(self) -> Layout:
+        """CuTe's ``ValID``: ``(bit, dp) -> TMEM bit address`` (lane stride ``TMEM::DP_b``; packed atoms
+        take 16 bits of each 32-bit column).
+
+        >>> print(tmem_copy_op("SM100_TMEM_LOAD_16dp64b4x_16b").val_id)
+        ((16,16),16):((1,32),2097152)
+        """
+        if self.pack16:
+            return Layout(((16, self.columns), self.lanes), ((1, 32), DP_B))
+        return Layout((self.bits_per_lane, self.lanes), (1, DP_B))
+
+    @property
+    def tmem_layout(self) -> Layout:
+        """The TMEM side ``(thr, bit) -> bit`` of the ``ValID`` domain (every thread names the whole atom:
+        a load's ``SrcLayout``, a store's ``DstLayout``; also the ``RefLayout`` of both)."""
+        return Layout((32, self.bits_per_lane * self.lanes), (0, 1))
+
+    @property
+    def register_layout(self) -> Layout:
+        """The register side ``(thr, bit) -> bit`` of the ``ValID`` domain (a load's ``DstLayout``, a
+        store's ``SrcLayout``), per shape with ``N = .num``:
+
+        * ``32dp32b``: ``(32, 32N):(32N, 1)``;
+        * ``16dp64b``: ``((2,2,8),(32,N)):((512N,32,64N),(1,64))``;
+        * ``16dp128b``: ``((4,8),(32,2,N)):((32,128N),(1,1024N,128))``;
+        * ``16dp256b``: ``((4,8),(64,2,N)):((64,256N),(1,2048N,256))``;
+        * ``16dp32b`` (``.16x32bx2``): ``((16,2),32N):((64N,32N),1)``.
+
+        >>> print(tmem_copy_op("SM100_TMEM_LOAD_16dp128b4x").register_layout)
+        ((4,8),(32,2,4)):((32,512),(1,4096,128))
+        """
+        n = self.num
+        return {"32x32b": Layout((32, 32 * n), (32 * n, 1)),
+                "16x64b": Layout(((2, 2, 8), (32, n)), ((512 * n, 32, 64 * n), (1, 64))),
+                "16x128b": Layout(((4, 8), (32, 2, n)), ((32, 128 * n), (1, 1024 * n, 128))),
+                "16x256b": Layout(((4, 8), (64, 2, n)), ((64, 256 * n), (1, 2048 * n, 256))),
+                "16x32bx2": Layout(((16, 2), 32 * n), ((64 * n, 32 * n), 1))}[self.shape]
 
     def cell(self, thread: int, reg: int, half: int = 0) -> tuple[int, int]:
         """``(lane, column)`` (relative to the atom's TMEM address) of register ``reg`` of ``thread``."""
