@@ -220,3 +220,85 @@ def test_traits_layouts_match_cute():
         assert same_coalesced(op.tmem_layout, got[(i, "S" if load else "D")]), n
         assert same(op.register_layout, got[(i, "D" if load else "S")]), n
         assert same_coalesced(op.tmem_layout, got[(i, "R")]), n
+
+
+# --- make_tmem_copy over the accumulator ------------------------------------
+
+T2R_CASES = [
+    ("SM100_MMA_F16BF16_SS<half_t,half_t,float,128,64,UMMA::Major::K,UMMA::Major::K>", (128, 64), "SM100_TMEM_LOAD_32dp32b16x"),
+    ("SM100_MMA_F16BF16_SS<half_t,half_t,float,128,256,UMMA::Major::K,UMMA::Major::K>", (128, 256), "SM100_TMEM_LOAD_32dp32b32x"),
+    ("SM100_MMA_TF32_2x1SM_SS<tfloat32_t,tfloat32_t,float,256,128,UMMA::Major::K,UMMA::Major::K>", (256, 128), "SM100_TMEM_LOAD_32dp32b8x"),
+    ("SM100_MMA_S8_SS<int8_t,int8_t,int32_t,128,64,UMMA::Major::K,UMMA::Major::K>", (128, 64), "SM100_TMEM_STORE_32dp32b4x"),
+    ("SM100_MMA_F16BF16_SS<half_t,half_t,float,64,64,UMMA::Major::K,UMMA::Major::K>", (64, 64), "SM100_TMEM_LOAD_16dp256b2x"),
+    ("SM100_MMA_F16BF16_SS<half_t,half_t,float,64,64,UMMA::Major::K,UMMA::Major::K>", (64, 64), "SM100_TMEM_LOAD_16dp32b8x"),
+]
+
+
+def test_make_tmem_copy_matches_cute():
+    """make_tmem_copy(atom, tCtAcc): for every one of the 128 threads, partition_S / partition_D of the
+    accumulator (the TMEM addresses it reads, in order) and partition_D of the C tile (which (m, n) each
+    register receives) equal CuTe C++'s."""
+    cxx = compiler()
+    if cxx is None:
+        pytest.skip("CuTe C++ headers (SYMLAYOUT_CUTE_SITE) or g++ not available")
+    from symlayout.algebra.layout import Layout, function_table
+    from symlayout.atoms import umma
+    from symlayout.tiled.mma import make_tiled_mma
+    from symlayout.tiled.tmem import accumulator_layout, make_tmem_copy, tmem_address_layout
+    import test_sm100_umma as tu
+    body = ["int main() {"]
+    for i, (name, (m, n), atom) in enumerate(T2R_CASES):
+        op = umma.parse_umma_name(name)
+        load = "_LOAD_" in atom
+        body += [f"  {{ auto mma = make_tiled_mma({tu.cpp_atom(op)});",
+                 f"    static {op.c_type} buf[{m * n}];",
+                 f"    auto gC = make_tensor(make_gmem_ptr(buf), make_layout(make_shape(Int<{m}>{{}}, Int<{n}>{{}})));",
+                 "    auto tCgC = mma.get_slice(0).partition_C(gC);",
+                 "    auto acc = make_tensor<typename decltype(mma)::FrgTypeC>(shape(tCgC));",
+                 f"    auto tc = make_tmem_copy({atom}{{}}, acc);",
+                 "    for (int t = 0; t < 128; ++t) { auto thr = tc.get_slice(t);",
+                 f"      auto tm = thr.partition_{'S' if load else 'D'}(acc); auto g = thr.partition_{'D' if load else 'S'}(tCgC);",
+                 f'      printf("{i} %d T", t); for (int j = 0; j < int(size(tm)); ++j)'
+                 ' printf(" %u", uint32_t(raw_pointer_cast(tm.data())) + uint32_t(tm.layout()(j)));',
+                 '      printf(" G"); for (int j = 0; j < int(size(g)); ++j) printf(" %d", int(&g(j) - buf));',
+                 '      printf("\\n"); } }']
+    body.append("}")
+    lines = cxx.run("\n".join(body) + "\n").splitlines()
+    assert len(lines) == 128 * len(T2R_CASES)
+    checked = 0
+    for line in lines:
+        i, t, rest = line.split(" ", 2)
+        tm_txt, g_txt = rest[2:].split(" G")
+        name, (m, n), atom = T2R_CASES[int(i)]
+        mma = make_tiled_mma(umma.umma_mma_atom(name))
+        cl, coff = mma.get_slice(0).partition("C", Layout((m, n)))
+        acc = tmem_address_layout(accumulator_layout(mma, cl.shape), 32)
+        from symlayout.atoms.tmem import tmem_copy_op
+        op = tmem_copy_op(atom)
+        thr = make_tmem_copy(op, mma.atom.val_type_c, acc).get_slice(int(t))
+        tp, to = thr.partition_S(acc) if op.direction == "load" else thr.partition_D(acc)
+        gp, go = thr.partition_D(cl) if op.direction == "load" else thr.partition_S(cl)
+        ours_t = [int(to) + int(v) for v in function_table(tp)]
+        ours_g = [int(coff) + int(go) + int(v) for v in function_table(gp)]
+        assert ours_t == [int(x) for x in tm_txt.split()], (atom, t)
+        assert ours_g == [int(x) for x in g_txt.split()], (atom, t)
+        checked += len(ours_t)
+    assert checked > 10000
+
+
+@pytest.mark.parametrize("case", T2R_CASES, ids=[c[2] for c in T2R_CASES])
+def test_tmem_copy_access_rule(case):
+    """CuTe's make_tmem_copy partitions respect the warp access rule when slice i runs on warp 4+i (an
+    epilogue warpgroup), and break it when the slices run on warps shifted by one."""
+    from symlayout.algebra.layout import Layout
+    from symlayout.atoms import umma
+    from symlayout.atoms.tmem import tmem_copy_op
+    from symlayout.tiled.mma import make_tiled_mma
+    from symlayout.tiled.tmem import access_violations, accumulator_layout, make_tmem_copy, tmem_address_layout
+    name, (m, n), atom = case
+    mma = make_tiled_mma(umma.umma_mma_atom(name))
+    cl, _ = mma.get_slice(0).partition("C", Layout((m, n)))
+    acc = tmem_address_layout(accumulator_layout(mma, cl.shape), 32)
+    tc = make_tmem_copy(tmem_copy_op(atom), mma.atom.val_type_c, acc)
+    assert access_violations(tc, acc, 32, warps=(4, 5, 6, 7)) == []
+    assert len(access_violations(tc, acc, 32, warps=(1, 2, 3, 4))) == 4

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from ..algebra.layout import Layout
 from ..arch import tcgen05 as arch
 from ..errors import AtomError
+from .copy import CopyAtom, CopyOp
+from .types import Registers
 
 #: The bit stride of one data-path lane in CuTe's TMEM bit addresses (``TMEM::DP_b``).
 DP_B = 1 << 21
@@ -104,6 +106,20 @@ class TmemCopyOp:
                 "16x128b": Layout(((4, 8), (32, 2, n)), ((32, 128 * n), (1, 1024 * n, 128))),
                 "16x256b": Layout(((4, 8), (64, 2, n)), ((64, 256 * n), (1, 2048 * n, 256))),
                 "16x32bx2": Layout(((16, 2), 32 * n), ((64 * n, 32 * n), 1))}[self.shape]
+
+    def copy_op(self) -> CopyOp:
+        """The atom as a :class:`~symlayout.atoms.copy.CopyOp` (kind ``"tmem"``; the TMEM side is one
+        32-bit address register, the register side ``.b32[registers]``)."""
+        tm, rg = self.tmem_layout, self.register_layout
+        load = self.direction == "load"
+        addr, regs = Registers("uint32_t", 1), Registers("uint32_t", self.registers)
+        return CopyOp(name=self.name, kind="tmem", thr_id=Layout(32, 1), src_layout=tm if load else rg,
+                      dst_layout=rg if load else tm, ref_layout=tm, ref="src" if load else "dst",
+                      s_regs=addr if load else regs, d_regs=regs if load else addr, ptx=self.ptx, arch="sm_100a")
+
+    def copy_atom(self, value_type: str) -> CopyAtom:
+        """``Copy_Atom<Op, value_type>``."""
+        return CopyAtom(self.copy_op(), value_type, strict=False)
 
     def cell(self, thread: int, reg: int, half: int = 0) -> tuple[int, int]:
         """``(lane, column)`` (relative to the atom's TMEM address) of register ``reg`` of ``thread``."""

@@ -21,8 +21,10 @@ MMA tiles then repeat ``tiled_product``-wise, lanes first, then columns.
 from __future__ import annotations
 
 from ..algebra import int_tuple as it
-from ..algebra.layout import Layout, tiled_product
+from ..algebra.layout import (Layout, coalesce, composition, filter, left_inverse, make_layout, tiled_product,
+                              upcast)
 from ..errors import CuteStaticAssert
+from .copy import TiledCopy
 
 #: Bits of a CTA's Tensor Memory (128 lanes x 512 columns x 32 bits): CuTe's ``MAX_CAPACITY_BITS``.
 MAX_CAPACITY_BITS = 128 * 512 * 32
@@ -91,3 +93,84 @@ def accumulator_layout(mma, tmem_shape) -> Layout:
     ts = not atom.frg_type_a.startswith("UMMA::smem_desc")
     return tmem_frg_layout(value_type_bits(atom.val_type_c), 32, n_sm, "NonInterleaved" if ts else "Interleaved",
                            tmem_shape)
+
+
+# ---------------------------------------------------------------------------
+# make_tmem_copy: tcgen05.ld/st over a TMEM tensor (copy_traits_sm100.hpp, make_cotiled_copy)
+# ---------------------------------------------------------------------------
+
+
+def make_cotiled_copy(copy_atom, atom_tv: Layout, data_layout: Layout):
+    """``make_cotiled_copy(atom, atom_tv, data_layout)``: the TiledCopy whose threads move what
+    ``atom_tv`` ``(thr, val) -> data address`` names, tiled by the modes of ``data_layout``
+    ``coord -> data address``."""
+    inv = make_layout(left_inverse(data_layout), Layout(1, 0))
+    tv_data = composition(inv, atom_tv)                           # (thr, val) -> data coord
+    flat = tuple(int(x) for x in it.product_each(data_layout.shape))
+    tiler = []
+    for i in range(len(flat)):
+        pick = Layout(flat, tuple(1 if j == i else 0 for j in range(len(flat))))
+        tiler.append(filter(composition(pick, tv_data)))
+    tiler = tuple(tiler)
+    tile2data = composition(Layout(flat), tiler)
+    layout_tv = composition(left_inverse(tile2data), tv_data)
+    return TiledCopy(copy_atom, layout_tv, tiler)
+
+
+def make_tmem_copy(op, value_type: str, tmem_layout: Layout):
+    """``make_tmem_copy(op, tmem)`` for a :class:`~symlayout.atoms.tmem.TmemCopyOp` over a TMEM tensor
+    of ``value_type`` with layout ``tmem_layout`` (CuTe's addresses in ``value_type`` units: lane stride
+    ``TMEM::DP<T>``): four warps, warp ``w`` at lane ``32*w`` of its own subpartition.
+
+    >>> from symlayout.atoms.tmem import tmem_copy_op
+    >>> acc = tmem_address_layout(tmem_frg_layout(32, 32, 1, "Interleaved", ((128, 64), 1, 1)), 32)
+    >>> tc = make_tmem_copy(tmem_copy_op("SM100_TMEM_LOAD_32dp32b16x"), "float", acc)
+    >>> [divmod(int(tc.get_slice(t).partition_S(acc)[1]), 1 << 16) for t in (0, 31, 33, 127)]   # (lane, column)
+    [(0, 0), (0, 0), (32, 0), (96, 0)]
+    """
+    from ..atoms.types import value_type_bits
+    bits = value_type_bits(value_type)
+    dp = _dp(bits)
+    atom_t = Layout((32, 4), (0, 32 * dp))
+    atom_v = coalesce(upcast(op.val_id, bits))
+    return make_cotiled_copy(op.copy_atom(value_type), make_layout(atom_t, atom_v), tmem_layout)
+
+
+def _dp(bits: int) -> int:
+    """``TMEM::DP<T>``: one lane in ``T`` units of a TMEM pointer (``1 << 16`` shifted by ``log2(32/bits)``)."""
+    return (1 << 16) * max(1, 32 // bits)
+
+
+def tmem_address_layout(frg: Layout, value_bits: int, storage_bits: int = 32) -> Layout:
+    """A :func:`tmem_frg_layout` (``lane + 128*cell``) restrided to CuTe's TMEM tensor addresses in
+    value units: ``composition((128,16384):(DP<T>, storage/value), frg)``."""
+    return composition(Layout((128, 16384), (_dp(value_bits), storage_bits // value_bits)), frg)
+
+
+def access_violations(tiled_copy, tmem_layout: Layout, value_bits: int, warps=(0, 1, 2, 3)) -> list:
+    """The warp access rule over a TMEM TiledCopy: slice ``i`` (threads ``32i .. 32i+31``) runs on
+    hardware warp ``warps[i]``, which reaches lanes ``32*(warps[i]%4) ..`` only
+    (:func:`symlayout.arch.tcgen05.warp_lanes`).  Returns one line per offending slice (empty: none).
+
+    >>> from symlayout.atoms.tmem import tmem_copy_op
+    >>> acc = tmem_address_layout(tmem_frg_layout(32, 32, 1, "Interleaved", ((128, 64), 1, 1)), 32)
+    >>> tc = make_tmem_copy(tmem_copy_op("SM100_TMEM_LOAD_32dp32b16x"), "float", acc)
+    >>> access_violations(tc, acc, 32, warps=(4, 5, 6, 7)), access_violations(tc, acc, 32, warps=(1, 2, 3, 4))[0]
+    ([], 'threads 0..31 on warp 1 touch TMEM lanes 0..31; warp 1 reaches lanes 32..63 only')
+    """
+    from ..algebra.layout import function_table
+    from ..arch.tcgen05 import warp_lanes
+    dp = _dp(value_bits)
+    load = tiled_copy.atom.op.ref == "src"
+    out = []
+    for i, w in enumerate(warps):
+        lanes = set()
+        for t in range(32 * i, 32 * i + 32):
+            thr = tiled_copy.get_slice(t)
+            p, off = thr.partition_S(tmem_layout) if load else thr.partition_D(tmem_layout)
+            lanes.update((int(off) + int(v)) // dp for v in function_table(p))
+        ok = warp_lanes(w)
+        if not lanes <= set(ok):
+            out.append(f"threads {32 * i}..{32 * i + 31} on warp {w} touch TMEM lanes {min(lanes)}..{max(lanes)}; "
+                       f"warp {w} reaches lanes {ok.start}..{ok.stop - 1} only")
+    return out
