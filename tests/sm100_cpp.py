@@ -69,6 +69,20 @@ def compiler():
     return Sm100Compiler(Path(tempfile.mkdtemp(prefix="symlayout-sm100-")))
 
 
+def cpp_atom(op) -> str:
+    """The C++ MMA atom of ``op`` (kind::f8f6f4 SS atoms are spelled through their traits' parameters)."""
+    maj = [f"UMMA::Major::{op.a_major}", f"UMMA::Major::{op.b_major}"]
+    pair = "_2x1SM" if op.cta_group == 2 else ""
+    if op.family == "F8F6F4" and op.a_source == "smem":
+        one = "integral_constant<UMMA::ScaleIn,UMMA::ScaleIn::One>"
+        return (f"MMA_Atom<MMA_Traits<SM100_MMA_F8F6F4{pair}_SS, {op.a_type}, {op.b_type}, {op.c_type}, C<{op.m}>, "
+                f"C<{op.n}>, integral_constant<UMMA::Major,{maj[0]}>, integral_constant<UMMA::Major,{maj[1]}>, "
+                f"{one}, {one}>>{{}}")
+    src = "SS" if op.a_source == "smem" else "TS"
+    return (f"SM100_MMA_{op.family}{pair}_{src}<{op.a_type},{op.b_type},{op.c_type},{op.m},{op.n},"
+            f"{maj[0]},{maj[1]}>{{}}")
+
+
 def strip(text: str) -> str:
     """CuTe's print without the underscores of static integers."""
     return re.sub(r"_(\d)", r"\1", text.strip())

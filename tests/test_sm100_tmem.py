@@ -10,11 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from symlayout.arch import tcgen05 as arch
-from symlayout.atoms import tmem
-from symlayout.errors import AtomError
-from sm100_cpp import compiler
 from cute_cpp import cute_site
+from sm100_cpp import compiler, cpp_atom, strip
+from symlayout.algebra.layout import Layout, coalesce, function_table
+from symlayout.algebra.notation import parse_layout
+from symlayout.arch import tcgen05 as arch
+from symlayout.atoms import tmem, umma, value_type_bits
+from symlayout.atoms.tmem import tmem_copy_op
+from symlayout.errors import AtomError, CuteStaticAssert
+from symlayout.tiled.mma import make_tiled_mma
+from symlayout.tiled.tmem import (access_violations, accumulator_layout, make_tmem_copy, tmem_address_layout,
+                                  tmem_frg_layout)
 
 
 @pytest.mark.parametrize("mod", ["symlayout.atoms.tmem", "symlayout.arch.tcgen05", "symlayout.tiled.tmem"])
@@ -144,14 +150,9 @@ def test_accumulator_datapath_matches_cute():
     cxx = compiler()
     if cxx is None:
         pytest.skip("CuTe C++ headers (SYMLAYOUT_CUTE_SITE) or g++ not available")
-    from symlayout.algebra.layout import Layout, function_table
-    from symlayout.atoms import umma, value_type_bits
-    from symlayout.tiled.mma import make_tiled_mma
-    from symlayout.tiled.tmem import accumulator_layout
-    import test_sm100_umma as tu
     body = ["int main() {"]
     for i, (name, (m, n, s)) in enumerate(ACC_CASES):
-        body += [f"  {{ auto mma = make_tiled_mma({tu.cpp_atom(umma.parse_umma_name(name))});",
+        body += [f"  {{ auto mma = make_tiled_mma({cpp_atom(umma.parse_umma_name(name))});",
                  f"    auto shp = partition_shape_C(mma, make_shape(Int<{m}>{{}}, Int<{n}>{{}}, Int<{s}>{{}}));",
                  "    auto acc = make_tensor<typename decltype(mma)::FrgTypeC>(shp);",
                  f'    printf("{i}"); for (int j = 0; j < int(size(acc)); ++j) printf(" %d", int(acc.layout()(j)));',
@@ -175,8 +176,6 @@ def test_accumulator_datapath_matches_cute():
 
 def test_tmem_frg_rejections():
     """CuTe's tmem_frg asserts: an M the datapath has no layout for, and more TMEM than the CTA has."""
-    from symlayout.errors import CuteStaticAssert
-    from symlayout.tiled.tmem import tmem_frg_layout
     with pytest.raises(CuteStaticAssert, match="M-mode size should be 64 or 128"):
         tmem_frg_layout(32, 32, 1, "Interleaved", ((32, 64), 1, 1))
     with pytest.raises(CuteStaticAssert, match="more TMEM"):
@@ -191,9 +190,6 @@ def test_traits_layouts_match_cute():
     cxx = compiler()
     if cxx is None:
         pytest.skip("CuTe C++ headers (SYMLAYOUT_CUTE_SITE) or g++ not available")
-    from symlayout.algebra.layout import coalesce, function_table
-    from symlayout.algebra.notation import parse_layout
-    from sm100_cpp import strip
     names = tmem.tmem_copy_names()
     body = ["template <class Op> void show(int i) { using T = Copy_Traits<Op>;",
             '  printf("%d V ", i); print(typename T::ValID{}); printf("\\n");',
@@ -241,16 +237,11 @@ def test_make_tmem_copy_matches_cute():
     cxx = compiler()
     if cxx is None:
         pytest.skip("CuTe C++ headers (SYMLAYOUT_CUTE_SITE) or g++ not available")
-    from symlayout.algebra.layout import Layout, function_table
-    from symlayout.atoms import umma
-    from symlayout.tiled.mma import make_tiled_mma
-    from symlayout.tiled.tmem import accumulator_layout, make_tmem_copy, tmem_address_layout
-    import test_sm100_umma as tu
     body = ["int main() {"]
     for i, (name, (m, n), atom) in enumerate(T2R_CASES):
         op = umma.parse_umma_name(name)
         load = "_LOAD_" in atom
-        body += [f"  {{ auto mma = make_tiled_mma({tu.cpp_atom(op)});",
+        body += [f"  {{ auto mma = make_tiled_mma({cpp_atom(op)});",
                  f"    static {op.c_type} buf[{m * n}];",
                  f"    auto gC = make_tensor(make_gmem_ptr(buf), make_layout(make_shape(Int<{m}>{{}}, Int<{n}>{{}})));",
                  "    auto tCgC = mma.get_slice(0).partition_C(gC);",
@@ -273,7 +264,6 @@ def test_make_tmem_copy_matches_cute():
         mma = make_tiled_mma(umma.umma_mma_atom(name))
         cl, coff = mma.get_slice(0).partition("C", Layout((m, n)))
         acc = tmem_address_layout(accumulator_layout(mma, cl.shape), 32)
-        from symlayout.atoms.tmem import tmem_copy_op
         op = tmem_copy_op(atom)
         thr = make_tmem_copy(op, mma.atom.val_type_c, acc).get_slice(int(t))
         tp, to = thr.partition_S(acc) if op.direction == "load" else thr.partition_D(acc)
@@ -290,11 +280,6 @@ def test_make_tmem_copy_matches_cute():
 def test_tmem_copy_access_rule(case):
     """CuTe's make_tmem_copy partitions respect the warp access rule when slice i runs on warp 4+i (an
     epilogue warpgroup), and break it when the slices run on warps shifted by one."""
-    from symlayout.algebra.layout import Layout
-    from symlayout.atoms import umma
-    from symlayout.atoms.tmem import tmem_copy_op
-    from symlayout.tiled.mma import make_tiled_mma
-    from symlayout.tiled.tmem import access_violations, accumulator_layout, make_tmem_copy, tmem_address_layout
     name, (m, n), atom = case
     mma = make_tiled_mma(umma.umma_mma_atom(name))
     cl, _ = mma.get_slice(0).partition("C", Layout((m, n)))

@@ -7,10 +7,12 @@ import importlib
 
 import pytest
 
-from symlayout.atoms import umma
+from symlayout.algebra.layout import Layout, function_table
+from symlayout.arch import tcgen05 as arch_tc
+from symlayout.atoms import gmma, umma
 from symlayout.errors import CuteStaticAssert
 from symlayout.tiled.mma import make_tiled_mma
-from sm100_cpp import compiler, strip
+from sm100_cpp import compiler, cpp_atom, strip
 
 
 @pytest.fixture(scope="module")
@@ -25,20 +27,6 @@ def cxx():
 def test_doctests(mod):
     res = doctest.testmod(importlib.import_module(mod), optionflags=doctest.ELLIPSIS)
     assert res.attempted > 0 and res.failed == 0
-
-
-def cpp_atom(op: umma.UmmaOp) -> str:
-    """The C++ MMA atom of ``op`` (kind::f8f6f4 SS atoms are spelled through their traits' parameters)."""
-    maj = [f"UMMA::Major::{op.a_major}", f"UMMA::Major::{op.b_major}"]
-    pair = "_2x1SM" if op.cta_group == 2 else ""
-    if op.family == "F8F6F4" and op.a_source == "smem":
-        one = "integral_constant<UMMA::ScaleIn,UMMA::ScaleIn::One>"
-        return (f"MMA_Atom<MMA_Traits<SM100_MMA_F8F6F4{pair}_SS, {op.a_type}, {op.b_type}, {op.c_type}, C<{op.m}>, "
-                f"C<{op.n}>, integral_constant<UMMA::Major,{maj[0]}>, integral_constant<UMMA::Major,{maj[1]}>, "
-                f"{one}, {one}>>{{}}")
-    src = "SS" if op.a_source == "smem" else "TS"
-    return (f"SM100_MMA_{op.family}{pair}_{src}<{op.a_type},{op.b_type},{op.c_type},{op.m},{op.n},"
-            f"{maj[0]},{maj[1]}>{{}}")
 
 
 GRID = [
@@ -210,7 +198,6 @@ def _py_desc_case(op, operand, kind, tile):
 
 def _partition_shape(mma, operand, tile):
     """``partition_shape_A/B(mma, (MN, K, stages))`` for one CTA of the atom (what the kernel keeps)."""
-    from symlayout.algebra.layout import Layout
     p, _ = mma.get_slice(0).partition(operand, Layout(tile))
     return p.shape
 
@@ -247,7 +234,7 @@ def test_make_umma_desc_matches_cute(cxx):
     checked = 0
     for i, case in enumerate(cases):
         shape, smem, (desc, frag) = _py_desc_case(*case)
-        assert strip(got[(i, "layout")]) == str(smem).replace("smem_ptr", "smem_ptr"), case
+        assert strip(got[(i, "layout")]) == str(smem), case
         theirs = [int(v, 16) for v in got[(i, "desc")].split()]
         ours = [desc.arch().advanced(int(frag(j))).encode() for j in range(frag.size())]
         assert ours == theirs, case
@@ -259,8 +246,6 @@ def test_ptx_reads_what_cute_lays_out():
     """One checks the other: for every case, every instruction block (MN-block, K-block, stage) and
     every (row, k), the address the PTX model of tcgen05.mma reads through CuTe's descriptor is the
     swizzled byte address where CuTe's smem tensor keeps that element."""
-    from symlayout.arch import tcgen05 as arch
-    from symlayout.algebra.layout import function_table
     base = 0x4000
     checked = 0
     for case in _desc_cases():
@@ -279,7 +264,7 @@ def test_ptx_reads_what_cute_lays_out():
             for k in range(kin):
                 for r in range(rows):
                     cute = smem.swizzle(base + int(table[r + rows * k + rows * kin * j]) * e)
-                    assert arch.element_address(d, major, e, r, k) == cute, (case, j, r, k)
+                    assert arch_tc.element_address(d, major, e, r, k) == cute, (case, j, r, k)
                     checked += 1
     assert checked > 10000
 
@@ -316,7 +301,6 @@ def test_make_umma_desc_rejections_match_cute(cxx, case):
 # Hand-written descriptors: each PTX rule of the descriptor fails where it should
 # ---------------------------------------------------------------------------
 
-from symlayout.arch import tcgen05 as arch_tc  # noqa: E402
 
 
 def _good():
@@ -331,8 +315,6 @@ def test_cute_descriptor_decodes_clean():
 
 def test_ported_hopper_descriptor_is_refuted():
     """The SM90 descriptor of the same layout (make_gmma_desc) lacks only the version bits: refuted."""
-    from symlayout.atoms import gmma
-    from symlayout.algebra.layout import Layout
     hopper = gmma.make_gmma_desc("K", Layout(((8, 16), 16), ((64, 512), 1)), 16, gmma.Swizzle(3, 4, 3)).value
     assert hopper ^ _good() == 1 << 46
     _, bad = arch_tc.SmemDescriptor.decode(hopper)
