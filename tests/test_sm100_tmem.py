@@ -20,7 +20,7 @@ from symlayout.atoms.tmem import tmem_copy_op
 from symlayout.errors import AtomError, CuteStaticAssert
 from symlayout.tiled.mma import make_tiled_mma
 from symlayout.tiled.tmem import (access_violations, accumulator_layout, make_tmem_copy, tmem_address_layout,
-                                  tmem_frg_layout)
+                                  tmem_budget_problems, tmem_frg_layout)
 
 
 @pytest.mark.parametrize("mod", ["symlayout.atoms.tmem", "symlayout.arch.tcgen05", "symlayout.tiled.tmem"])
@@ -287,3 +287,24 @@ def test_tmem_copy_access_rule(case):
     tc = make_tmem_copy(tmem_copy_op(atom), mma.atom.val_type_c, acc)
     assert access_violations(tc, acc, 32, warps=(4, 5, 6, 7)) == []
     assert len(access_violations(tc, acc, 32, warps=(1, 2, 3, 4))) == 4
+
+
+# --- the TMEM budget ------------------------------------------------------------
+
+def test_budget_384_columns_pitfall():
+    """A 128x192 f32 accumulator in two stages needs 384 columns: tcgen05.alloc(384) is refuted (not a
+    power of two), 512 holds it."""
+    acc = tmem_frg_layout(32, 32, 1, "Interleaved", ((128, 192), 1, 1, 2))
+    bad, n = tmem_budget_problems(384, acc)
+    assert bad == ["nCols 384 is not a power of two"] and n == 2
+    assert tmem_budget_problems(512, acc) == ([], 2)
+
+
+def test_budget_outside_and_overlap():
+    acc = tmem_frg_layout(32, 32, 1, "Interleaved", ((128, 256), 1, 1, 2))
+    bad, _ = tmem_budget_problems(256, acc)
+    assert any("outside the 256 allocated columns" in b for b in bad)
+    bad, n = tmem_budget_problems(512, None, regions={"S0": (0, 128), "S1": (128, 128), "O0": (255, 128)})
+    assert bad == ["region S1 (columns 128..255) and region O0 (columns 255..382) share columns 255..255"]
+    assert n == 1 + 3 + 3
+    assert tmem_budget_problems(512, None, regions={"S0": (0, 128), "S1": (128, 128), "O0": (256, 256)})[0] == []

@@ -174,3 +174,57 @@ def access_violations(tiled_copy, tmem_layout: Layout, value_bits: int, warps=(0
             out.append(f"threads {32 * i}..{32 * i + 31} on warp {w} touch TMEM lanes {min(lanes)}..{max(lanes)}; "
                        f"warp {w} reaches lanes {ok.start}..{ok.stop - 1} only")
     return out
+
+
+# ---------------------------------------------------------------------------
+# The Tensor Memory budget of a CTA (the foundation of contract Version 3's ``tmem_alloc``)
+# ---------------------------------------------------------------------------
+
+
+def columns_used(frg: Layout) -> tuple[int, int]:
+    """``(first, last + 1)`` columns (32-bit cells) an accumulator layout (:func:`tmem_frg_layout`,
+    stages included) occupies.
+
+    >>> columns_used(tmem_frg_layout(32, 32, 1, "Interleaved", ((128, 192), 1, 1, 2)))
+    (0, 384)
+    """
+    from ..algebra.layout import function_table
+    cells = [int(v) // 128 for v in function_table(frg)]
+    return min(cells), max(cells) + 1
+
+
+def tmem_budget_problems(columns: int, accumulator: Layout | None = None, first_column: int = 0,
+                         regions: dict | None = None, arch: str = "sm_100") -> tuple[list, int]:
+    """``(problems, obligations)`` of a CTA's Tensor Memory plan: ``tcgen05.alloc`` of ``columns``
+    (:func:`symlayout.arch.tcgen05.alloc_problems`), the accumulator (every stage) at ``first_column``
+    inside the allocation, each hand-placed region ``name -> (first column, columns)`` inside it, and no
+    two of them sharing a column.  ``obligations`` counts the facts checked.
+
+    >>> acc = tmem_frg_layout(32, 32, 1, "Interleaved", ((128, 192), 1, 1, 2))
+    >>> tmem_budget_problems(384, acc)
+    (['nCols 384 is not a power of two'], 2)
+    >>> tmem_budget_problems(512, acc, regions={"S": (256, 256)})[0]
+    ['accumulator (columns 0..383) and region S (columns 256..511) share columns 256..383']
+    """
+    from ..arch.tcgen05 import alloc_problems
+    problems = list(alloc_problems(columns, arch))
+    spans = {}
+    if accumulator is not None:
+        lo, hi = columns_used(accumulator)
+        spans["accumulator"] = (first_column + lo, first_column + hi)
+    for name, (start, n) in (regions or {}).items():
+        spans[f"region {name}"] = (start, start + n)
+    obligations = 1
+    for name, (lo, hi) in spans.items():
+        obligations += 1
+        if lo < 0 or hi > columns:
+            problems.append(f"{name} (columns {lo}..{hi - 1}) lies outside the {columns} allocated columns")
+    names = list(spans)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            obligations += 1
+            lo, hi = max(spans[a][0], spans[b][0]), min(spans[a][1], spans[b][1])
+            if lo < hi:
+                problems.append(f"{a} (columns {spans[a][0]}..{spans[a][1] - 1}) and {b} (columns "
+                                f"{spans[b][0]}..{spans[b][1] - 1}) share columns {lo}..{hi - 1}")
+    return problems, obligations
