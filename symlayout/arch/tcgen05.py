@@ -1,8 +1,9 @@
 """``tcgen05`` (SM100 fifth-generation tensor core) as the PTX ISA states it: the shared-memory
 matrix descriptor, the address the MMA reads for each operand element, and Tensor Memory.
 
-Written from the PTX ISA (version 8.7 and later), chapter "TensorCore 5th Generation Family
-Instructions" (``tcgen05``), not from CuTe; :mod:`symlayout.atoms.umma` holds CuTe's view and the
+Written from the PTX ISA, chapter "TensorCore 5th Generation Family Instructions" (``tcgen05``),
+not from CuTe (the ``tcgen05.ld/st`` per-thread maps, which the ISA gives as figures, were read off
+CuTe's traits and are checked against them); :mod:`symlayout.atoms.umma` holds CuTe's view and the
 tests check one against the other.  Sections:
 
 * "Shared Memory Descriptor" (``#tcgen05-shared-memory-descriptor``, the table "Shared memory
