@@ -19,8 +19,8 @@ from symlayout.atoms import tmem, umma, value_type_bits
 from symlayout.atoms.tmem import tmem_copy_op
 from symlayout.errors import AtomError, CuteStaticAssert
 from symlayout.tiled.mma import make_tiled_mma
-from symlayout.tiled.tmem import (access_violations, accumulator_layout, make_tmem_copy, tmem_address_layout,
-                                  tmem_budget_problems, tmem_frg_layout)
+from symlayout.tiled.tmem import (a_operand_layout, access_violations, accumulator_layout, make_tmem_copy,
+                                  tmem_address_layout, tmem_budget_problems, tmem_frg_layout)
 
 
 @pytest.mark.parametrize("mod", ["symlayout.atoms.tmem", "symlayout.arch.tcgen05", "symlayout.tiled.tmem"])
@@ -308,3 +308,49 @@ def test_budget_outside_and_overlap():
     assert bad == ["region S1 (columns 128..255) and region O0 (columns 255..382) share columns 255..255"]
     assert n == 1 + 3 + 3
     assert tmem_budget_problems(512, None, regions={"S0": (0, 128), "S1": (128, 128), "O0": (256, 256)})[0] == []
+
+
+A_TMEM_CASES = [
+    ("SM100_MMA_F16BF16_TS<half_t,half_t,float,64,64,UMMA::Major::K,UMMA::Major::K>", (128, 64)),
+    ("SM100_MMA_F16BF16_TS<bfloat16_t,bfloat16_t,float,128,128,UMMA::Major::K,UMMA::Major::MN>", (128, 64)),
+    ("SM100_MMA_TF32_TS<tfloat32_t,tfloat32_t,float,128,64,UMMA::Major::K,UMMA::Major::K>", (128, 32)),
+    ("SM100_MMA_S8_TS<int8_t,int8_t,int32_t,64,64,UMMA::Major::K,UMMA::Major::K>", (64, 128)),
+    ("SM100_MMA_F16BF16_2x1SM_TS<half_t,half_t,float,256,64,UMMA::Major::K,UMMA::Major::K>", (256, 64)),
+]
+
+
+def test_a_operand_in_tmem_matches_cute():
+    """TS atoms: make_fragment_A (A read from Tensor Memory, NonInterleaved / Duplicated, element-sized
+    cells) puts every element of A at CuTe's TMEM address (16-, 32- and 8-bit A; 1 and 2 CTAs)."""
+    cxx = compiler()
+    if cxx is None:
+        pytest.skip("CuTe C++ headers (SYMLAYOUT_CUTE_SITE) or g++ not available")
+    body = ["int main() {"]
+    for i, (name, (m, k)) in enumerate(A_TMEM_CASES):
+        body += [f"  {{ auto mma = make_tiled_mma({cpp_atom(umma.parse_umma_name(name))});",
+                 f"    auto shp = partition_shape_A(mma, make_shape(Int<{m}>{{}}, Int<{k}>{{}}));",
+                 "    auto a = make_tensor<typename decltype(mma)::FrgTypeA>(shp);",
+                 f'    printf("{i}"); for (int j = 0; j < int(size(a)); ++j) printf(" %d", int(a.layout()(j)));',
+                 '    printf("\\n"); }']
+    body.append("}")
+    lines = cxx.run("\n".join(body) + "\n").splitlines()
+    assert len(lines) == len(A_TMEM_CASES)
+    checked = 0
+    for line in lines:
+        i, *vals = line.split()
+        name, tile = A_TMEM_CASES[int(i)]
+        mma = make_tiled_mma(umma.umma_mma_atom(name))
+        p, _ = mma.get_slice(0).partition("A", Layout(tile))
+        bits = value_type_bits(mma.atom.val_type_a)
+        dp = (1 << 16) * (32 // bits)
+        ours = [(int(v) % 128) * dp + int(v) // 128 for v in function_table(a_operand_layout(mma, p.shape))]
+        assert ours == [int(v) for v in vals], name
+        checked += len(ours)
+    assert checked > 10000
+
+
+def test_a_operand_of_an_ss_atom_is_refused():
+    mma = make_tiled_mma(umma.umma_mma_atom(
+        "SM100_MMA_F16BF16_SS<half_t,half_t,float,128,64,UMMA::Major::K,UMMA::Major::K>"))
+    with pytest.raises(CuteStaticAssert):
+        a_operand_layout(mma, ((128, 16), 1, 4))

@@ -95,6 +95,27 @@ def accumulator_layout(mma, tmem_shape) -> Layout:
                            tmem_shape)
 
 
+def a_operand_layout(mma, tmem_shape) -> Layout:
+    """``make_fragment_A`` of an SM100 TS TiledMMA (A read from Tensor Memory): CuTe's ``FrgTypeA``,
+    ``tmem_frg_{1,2}sm<a_type, a_type, NonInterleaved | Duplicated>`` (storage = the element type, so
+    a cell is one element: two 16-bit or four 8-bit elements share a 32-bit column).
+
+    >>> from symlayout.atoms.umma import umma_mma_atom
+    >>> from symlayout.tiled.mma import make_tiled_mma
+    >>> mma = make_tiled_mma(umma_mma_atom("SM100_MMA_F16BF16_TS<half_t,half_t,float,64,64,UMMA::Major::K,UMMA::Major::K>"))
+    >>> print(a_operand_layout(mma, ((64, 16), 1, 4)))
+    (((16,4),16),1,4):(((1,32),128),0,2048)
+    """
+    from ..atoms.types import value_type_bits
+    atom = mma.atom
+    if atom.frg_type_a.startswith("UMMA::smem_desc"):
+        raise CuteStaticAssert(f"{atom.name}: A is read from shared memory (an SS atom), not Tensor Memory",
+                               "Expected tmem in MMA_Atom::call")
+    n_sm = atom.thr_id.size()
+    bits = value_type_bits(atom.val_type_a)
+    return tmem_frg_layout(bits, bits, n_sm, "NonInterleaved" if n_sm == 1 else "Duplicated", tmem_shape)
+
+
 # ---------------------------------------------------------------------------
 # make_tmem_copy: tcgen05.ld/st over a TMEM tensor (copy_traits_sm100.hpp, make_cotiled_copy)
 # ---------------------------------------------------------------------------
