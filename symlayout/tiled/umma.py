@@ -1,0 +1,131 @@
+"""UMMA operands of an SM100 TiledMMA: what ``tcgen05.mma`` reads from shared memory for every
+(mn, k), against where the TiledMMA's partition keeps that element (the foundation of contract
+Version 3's ``descriptor`` / ``slot_agreement`` for A and B).
+
+The kernel keeps an SS operand in the MMA-partitioned form ``UMMA::tile_to_mma_shape`` builds,
+``((MMA_MN, MMA_K), MMAs_MN, MMAs_K, stages)``; ``make_fragment_A/B`` gives one descriptor per block
+(``make_umma_desc`` of mode 0, advanced by the block's offset).  For each block and each ``(row, k)``
+of one instruction:
+
+* CuTe's view (:mod:`symlayout.atoms.umma`): the logical element the partition names there
+  (``partition_A/B`` of the CTA's ``(MN, K, stages)`` tile) and its byte address
+  ``Sw(base + L(...) * bytes)``;
+* the PTX ISA's view (:mod:`symlayout.arch.tcgen05`): the byte the MMA reads through the descriptor
+  (CuTe's, or one written by hand).
+
+>>> from symlayout.atoms.umma import layout_atom, tile_to_mma_shape, umma_mma_atom
+>>> from symlayout.tiled.mma import make_tiled_mma
+>>> mma = make_tiled_mma(umma_mma_atom("SM100_MMA_F16BF16_SS<half_t,half_t,float,128,64,UMMA::Major::K,UMMA::Major::K>"))
+>>> smem = tile_to_mma_shape(layout_atom("K_SW128", "half_t"), ((128, 16), 1, 4, 2))
+>>> m = umma_operand_model(mma, "A", smem, (128, 64, 2), base=0x4000)
+>>> len(m.reads), m.obligations(), m.mismatches()
+(8, 16384, [])
+>>> bad = umma_operand_model(mma, "A", smem, (128, 64, 2), base=0x4000, desc=0x4000402000010400)
+>>> bad.mismatches()[0]
+'block (0, 0, 0) (row 8, k 0): the MMA reads byte 0x4240 (element (8, 0, 0) is at 0x4400)'
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..algebra import int_tuple as it
+from ..algebra.layout import Layout, function_table
+from ..arch import tcgen05 as arch
+from ..atoms.gmma import GmmaSmemLayout
+from ..atoms.umma import UmmaDescriptorError, descriptor_fragment
+
+
+@dataclass
+class UmmaRead:
+    """One instruction's operand block: its index ``(mn-block, k-block, stage)``, the descriptor the MMA
+    is given, and per value ``v = row + rows*k`` the logical element, CuTe's address and the read address."""
+    block: tuple
+    desc: arch.SmemDescriptor
+    elements: list = field(repr=False)
+    cute: list = field(repr=False)
+    ptx: list = field(repr=False)
+
+
+@dataclass
+class UmmaOperandModel:
+    operand: str
+    major: str
+    rows: int
+    kin: int
+    tile: tuple
+    reads: list = field(default_factory=list)
+    error: UmmaDescriptorError | None = None
+    desc_problems: list = field(default_factory=list)
+
+    def coord(self, e: int) -> tuple:
+        out = []
+        for s in self.tile:
+            out.append(e % s)
+            e //= s
+        return tuple(out)
+
+    def obligations(self) -> int:
+        """Read addresses compared (one per (mn, k) of every block)."""
+        return sum(len(r.ptx) for r in self.reads)
+
+    def mismatches(self, limit: int = 10) -> list:
+        """Where the MMA reads a byte other than the one CuTe keeps that element at (first ``limit``)."""
+        out = []
+        for r in self.reads:
+            for v, (c, p) in enumerate(zip(r.cute, r.ptx)):
+                if c != p:
+                    row, k = v % self.rows, v // self.rows
+                    out.append(f"block {r.block} (row {row}, k {k}): the MMA reads byte {hex(p)} (element "
+                               f"{self.coord(r.elements[v])} is at {hex(c)})")
+                    if len(out) >= limit:
+                        return out
+        return out
+
+
+def umma_operand_model(mma, operand: str, smem: GmmaSmemLayout, tile: tuple, base: int = 0,
+                       desc: int | None = None) -> UmmaOperandModel:
+    """The reads of SS operand ``operand`` of ``mma`` from ``smem`` (the tile_to_mma_shape layout of one
+    CTA's ``tile = (MN, K[, stages])``) at byte address ``base``; ``desc`` a hand-written 64-bit
+    descriptor used instead of CuTe's (decoded field by field, its problems kept in ``desc_problems``)."""
+    atom = mma.atom
+    major = atom.frg_type_a if operand == "A" else atom.frg_type_b
+    major = "MN" if major.endswith("MN>") else "K"
+    rows, kin = (int(x) for x in it.product_each(smem.layout[0].shape))
+    m = UmmaOperandModel(operand, major, rows, kin, tuple(tile))
+    try:
+        d, frag = descriptor_fragment(smem, major, start_address=base)
+    except UmmaDescriptorError as e:
+        m.error = e
+        return m
+    d0 = d.arch()
+    if desc is not None:
+        d0, m.desc_problems = arch.SmemDescriptor.decode(desc)
+    part, _ = mma.get_slice(0).partition(operand, Layout(tuple(tile)))
+    elems = [int(x) for x in function_table(part)]
+    offs = [int(x) for x in function_table(smem.layout)]
+    e = smem.bits // 8
+    n = rows * kin
+    blocks = _block_coords(tuple(frag.shape[1:]))
+    for j, fo in enumerate(int(x) for x in function_table(frag)):
+        dj = d0.advanced(fo)
+        vals = range(n * j, n * (j + 1))
+        m.reads.append(UmmaRead(blocks[j], dj, [elems[v] for v in vals],
+                                [smem.swizzle(base + offs[v] * e) for v in vals],
+                                [arch.element_address(dj, major, e, v % rows, (v % n) // rows) for v in vals]))
+    return m
+
+
+def _block_coords(shape: tuple) -> list:
+    """Colexicographic coordinates of the fragment's blocks, flattened to ``(mn-block, k-block, stage...)``."""
+    flat = [int(it.product(s)) for s in shape]
+    out = []
+    total = 1
+    for s in flat:
+        total *= s
+    for j in range(total):
+        c, q = [], j
+        for s in flat:
+            c.append(q % s)
+            q //= s
+        out.append(tuple(c))
+    return out
