@@ -32,7 +32,7 @@ from ..atoms import value_type_bits, value_type_info
 from ..atoms.gmma import GmmaDesc, GmmaDescriptorError, GmmaSmemLayout, arch_descriptor, descriptor_fragment, gmma_majors
 from ..algebra.layout import Layout, function_table
 from ..algebra.composed import Swizzle
-from ..errors import SymlayoutError
+from ..errors import AlgebraError, SymlayoutError
 from .arrays import index_array
 
 WARPGROUP = arch.WARPGROUP_SIZE
@@ -211,8 +211,13 @@ def gmma_operand_model(mma, operand: str, value_type: str, layout) -> GmmaOperan
     ident = Layout(shape)
     for w, t0 in enumerate(range(0, mma.size(), WARPGROUP)):
         thr = mma.get_slice(t0)
-        p, off = thr.partition(operand, L)
-        pi, oi = thr.partition(operand, ident)
+        try:
+            p, off = thr.partition(operand, L)
+            pi, oi = thr.partition(operand, ident)
+        except AlgebraError as e:                       # CuTe's partition static_asserts it the same way
+            m.error = GmmaDescriptorError(f"partition_{operand} of the ({', '.join(map(str, shape))}) tile by the "
+                                          f"TiledMMA does not compile: {e}")
+            return m
         off, oi = int(off), int(oi)
         if m.error is None:
             try:
