@@ -21,6 +21,10 @@ For each ``[tma.X]``: ``make_tma_copy`` on the host, the arguments it hands ``cu
 (recorded), or CuTe's refusal (compile error or run-time assert); the ``tma`` verdict is then the CUDA
 driver's documented limits on those arguments (:func:`driver_problems`) and the 128-byte smem destination.
 The box landing is not part of the truth (``tma_partition`` is device-only; the H200 run checks it).
+symlayout's code draws the layouts (``tile_to_shape`` of its GMMA atoms, themselves checked against CuTe in
+``tests/data/sm90/gmma_atoms.jsonl``) and gives the PTX ISA's wgmma addressing (``symlayout.arch.gmma``,
+checked on the H200); never CuTe's side.  Where symlayout differs by a definition, :data:`WHY` says why and
+:func:`explain` decides it from the stored truth (``hopper_known.json``).
 """
 from __future__ import annotations
 
@@ -490,6 +494,58 @@ def disagreements(rows: list) -> list:
     return out
 
 
+#: the differences explained by a definition: kind -> why (``explain`` decides the kind from the stored truth)
+WHY = {
+    "descriptor range": "the tile reaches past 256 KiB: symlayout refutes descriptor (the 14-bit start field cannot "
+                        "address it; wgmma reads the wrapped address, so slot_agreement/coverage/exactly_once are "
+                        "refuted by both); the oracle's descriptor is 'CuTe compiles it and the start is on the "
+                        "16-byte grid', which holds",
+    "tma landing": "the box's inner extent is narrower than the TMA swizzle span: the hardware lays each box row out "
+                   "at the span (measured on the H200, docs/hardware/sm90-probe-2026-12-01.md; arch/tma.py), so the "
+                   "load does not land where the smem layout keeps the elements and symlayout refutes tma; the "
+                   "host-side oracle has no landing (tma_partition is device-only) and proves it",
+}
+
+
+def why(kind: str) -> str:
+    return " / ".join(WHY[k] for k in kind.split(" + "))
+
+
+def explain(row: dict, diffs: list):
+    """The kinds of :data:`WHY` that explain every difference of ``diffs`` of ``row`` (``" + "``-joined), or
+    None."""
+    from symlayout.config import loads_config
+    cfg = loads_config(row["toml"], row["id"])
+    kinds = set()
+    for what, cute, sym in diffs:
+        op = what[what.index("[") + 1]
+        if what.startswith("descriptor[") and (cute, sym) == ("proved", "refuted"):
+            if smem_elems(cfg, op) * BYTES[cfg.smem[op].type] > 1 << 18:
+                kinds.add("descriptor range")
+                continue
+        if what.startswith("tma[") and (cute, sym) == ("proved", "refuted"):
+            enc = row["tma"][op]["encode"]
+            span = _SPAN[enc["swizzle"]]
+            if span and enc["box_dim"][0] * _ELEM[enc["data_type"]] < span:
+                kinds.add("tma landing")
+                continue
+        return None
+    return " + ".join(sorted(kinds)) or None
+
+
+def known_file(bad: list) -> dict:
+    """``hopper_known.json``'s content for the disagreements ``bad`` that :func:`explain` explains."""
+    rows = {r["id"]: r for r in load_truth(TRUTH)}
+    cases = {}
+    for b in bad:
+        kind = explain(rows[b["id"]], b["differences"])
+        if kind:
+            cases[b["id"]] = {"kind": kind, "differences": b["differences"], "why": why(kind)}
+    return {"_doc": "Configurations of hopper_truth.jsonl.gz where symlayout differs from CuTe C++'s oracle by a "
+                    "definition (hopper_fuzz.WHY, decided by hopper_fuzz.explain); test_hopper_fuzz fails on any "
+                    "other difference.", "cases": cases}
+
+
 def unexplained(bad: list, known: dict) -> list:
     return [b for b in bad if known.get(b["id"], {}).get("differences") != b["differences"]]
 
@@ -507,6 +563,8 @@ def compare(args) -> int:
           f"symlayout {time.perf_counter() - t0:.1f} s")
     if args.save_disagreements:
         Path(args.save_disagreements).write_text(json.dumps(bad, indent=1) + "\n")
+    if args.write_known:
+        Path(args.known).write_text(json.dumps(known_file(bad), indent=1, sort_keys=True) + "\n")
     return 1 if new else 0
 
 
@@ -524,6 +582,7 @@ def main(argv=None) -> int:
     c.add_argument("truth")
     c.add_argument("--save-disagreements")
     c.add_argument("--known", default=str(KNOWN))
+    c.add_argument("--write-known", action="store_true", help="write --known: the disagreements explain() explains")
     args = ap.parse_args(argv)
     return truth(args) if args.cmd == "truth" else compare(args)
 
