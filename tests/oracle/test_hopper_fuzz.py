@@ -36,7 +36,7 @@ def test_truth_exercises_every_verdict():
     does not compile, TMA copies encoded, refused at compile time, asserted at run time, and refused by the
     driver's limits."""
     ids = {r["id"] for r in ROWS}
-    assert len(ROWS) >= 90 and len(ids) == len(ROWS)
+    assert len(ROWS) == 264 and len(ids) == len(ROWS)
     for p in hf.GMMA_PROPS:
         seen = {v[p] for r in ROWS for v in r["truth"].values() if p in v and len(v) > 1}
         assert seen == {"proved", "refuted"}, p
