@@ -442,3 +442,38 @@ def test_every_property_that_applies_to_a_copy_gets_a_result(cfg):
             assert len(rs) == 1 and rs[0].status == "refuted"
             continue
         assert sorted(r.property for r in rs) == sorted(_data_path_applies(cfg, kind, op)), (kind, op)
+
+
+# ---------------------------------------------------------------- a swizzle inside one 16-byte vector
+
+INT8_MMA = '[mma]\natom = "SM80_16x8x32_S32S8S8S32_TN"\nlayout = "(2,1,1)"\n'
+INT8_G2S = ('[params]\nld = { min = 64, max = 112, multiple_of = 16 }\n' + INT8_MMA +
+            '[g2s.A]\natom = "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>"\ntype = "int8_t"\nthr = "(16,4):(4,1)"\n'
+            'val = "(1,16)"\ngmem = "(32,64):(ld,1)"\ngmem_align = 16\nsmem = "Sw<2,1,2> o (32,64):(64,1)"\n')
+
+
+def test_cp_async_gets_the_address_cute_recast_rounds_down_to_the_vector():
+    """Sw<2,1,2> over int8 permutes 2-byte units inside each 16-byte cp.async vector. CuTe compiles it:
+    copy_unpack's recast upcasts the swizzle away and hands cp.async the swizzled offset rounded down to 16
+    bytes (its C++ oracle, tests/oracle/datapath_cases.jsonl recast-118: every byte written once, in bounds,
+    16-byte aligned, 1 wavefront per phase; slot_agreement refuted). Before, symlayout took the swizzled
+    address of the vector's first element (thread 0 at byte 2: misaligned, bytes 16-17 never written, 2-way
+    bank conflicts)."""
+    from symlayout.prove.g2s import build_global_model
+    cfg = loads_config(INT8_G2S)
+    m = build_global_model(cfg.g2s["A"], cfg.params)
+    starts = [m.start_addr[a[0]] for accs in m.accesses.values() for a in accs]
+    assert m.recast and all(s % 16 == 0 for s in starts)
+    # each start is the 16-byte block holding the vector's elements (the swizzle stays inside the block)
+    assert all({m.smem_addr[i] // 16 for i in a} == {m.start_addr[a[0]] // 16}
+               for accs in m.accesses.values() for a in accs)
+    rs = {p: r for (p, o), r in results(INT8_G2S).items() if o == "g2s.A"}
+    got = {p: r.status for p, r in rs.items()}
+    assert got["coverage"] == got["exactly_once"] == got["in_bounds"] == got["bank_conflicts"] == "proved"
+    assert got["slot_agreement"] == "refuted"
+    assert "receives" in rs["slot_agreement"].counterexample.message
+    # symlayout's alignment also asks the vector's elements to be contiguous (CuTe's oracle: addresses only)
+    assert got["alignment"] == "refuted" and "not contiguous" in rs["alignment"].counterexample.message
+    # a swizzle above the vector is not rounded
+    plain = build_global_model(loads_config(INT8_G2S.replace("Sw<2,1,2>", "Sw<3,4,3>")).g2s["A"], cfg.params)
+    assert not plain.recast

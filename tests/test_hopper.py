@@ -379,3 +379,37 @@ def test_element_swizzle_tma_every_base(align, want):
     assert r.status == want, r
     if want == "refuted":
         assert r.counterexample.extra["base"] > 0
+
+
+def test_tile_the_tiled_mma_cannot_partition_is_cute_s_refusal_not_an_error():
+    """An MN-major SW128 B tile of 128 rows under a 64x80 atom: partition_B divides the 128 rows by the
+    TiledMMA's 80, which CuTe's composition static_asserts (found by tests/oracle/hopper_fuzz.py, h1-0005:
+    CuTe compiles A and refuses B). Before, the divisibility error escaped as an input error for the whole
+    file (exit 2); now descriptor[B] is refuted by CuTe's reason and A is still proved."""
+    text = ('[mma]\natom = "SM90_64x80x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::MN>"\nlayout = "(1,1,1)"\n'
+            '[smem.A]\ntype = "half_t"\n'
+            'layout = "Sw<3,4,3> o smem_ptr[16b](unset) o ((8,8),(64,1),(1,4)):((64,512),(1,0),(0,4096))"\n'
+            '[smem.B]\ntype = "half_t"\n'
+            'layout = "Sw<3,4,3> o smem_ptr[16b](unset) o ((64,2),(8,2),(1,4)):((1,1024),(64,512),(0,2048))"\n')
+    rep = prove_config(loads_config(text), properties=list(GMMA_PROPS))
+    assert rep.error is None
+    b = [r for r in rep.results if r.operand == "B" and r.via == "wgmma"]
+    assert [(r.property, r.status, r.method) for r in b] == [("descriptor", "refuted", "cute")]
+    assert "partition_B" in b[0].counterexample.message and "80" in b[0].counterexample.message
+    assert all(r.status == "proved" for r in rep.results if r.operand == "A")
+
+
+def test_reads_beyond_the_descriptor_range_wrap_as_wgmma_reads_them():
+    """A 512 KiB staged B tile (found by tests/oracle/hopper_fuzz.py, h1-0038): the descriptor's 14-bit start
+    field keeps the low 18 bits of the address, so stage 2's descriptor points at stage 0 (CuTe C++'s
+    descriptors through the PTX ISA: slot_agreement, coverage and exactly_once refuted). Before, symlayout
+    refuted descriptor (256 KiB) but proved the reads as if the field held the whole address."""
+    text = ('[mma]\natom = "SM90_64x128x16_F16F16F16_RS<GMMA::Major::K,GMMA::Major::MN>"\nlayout = "(1,4,1)"\n'
+            '[smem.B]\ntype = "half_t"\nalign = 256\n'
+            'layout = "Sw<3,4,3> o smem_ptr[16b](unset) o ((64,16),(8,8),(1,4)):((1,4096),(64,512),(0,65536))"\n')
+    rep = prove_config(loads_config(text), properties=list(GMMA_PROPS))
+    got = _verdicts(rep, via="wgmma")["B"]
+    assert got == {"descriptor": "refuted", "slot_agreement": "refuted", "coverage": "refuted",
+                   "exactly_once": "refuted", "in_bounds": "proved"}
+    r = next(r for r in rep.results if r.property == "slot_agreement" and r.operand == "B")
+    assert "stage 2" in r.counterexample.message and "descriptor start 0," in r.counterexample.message

@@ -62,7 +62,7 @@ from ..atoms import canonical_type, value_type_bits
 from ..atoms.copy import make_copy_atom
 from ..errors import CuteStaticAssert, SymlayoutError
 from ..tiled.copy import auto_vectorizing_width, copy_calls, view_values
-from .model import cute_addresses_differ
+from .model import cute_addresses_differ, swizzle_inside_register
 from .tables import distinct, enabled as tables_enabled, index_table, lazy_np as np
 from .result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
 
@@ -184,6 +184,7 @@ class GlobalCopyModel:
     def n(self) -> int:
         """Elements of the tile (indices ``0 .. n-1``; :attr:`past` follow)."""
         return self.shape[0] * self.shape[1]
+    recast: dict | None = None     # first element -> the smem offset its instruction gets (recast_starts)
 
     @property
     def name(self) -> str:
@@ -205,6 +206,24 @@ class GlobalCopyModel:
     @cached_property
     def smem_addr(self) -> list:
         return self.smem_array.tolist()
+
+    @cached_property
+    def start_array(self):
+        """The smem element offset each instruction is handed, indexed by its access's first element: that
+        element's address, or where CuTe's ``recast`` rounds it (:func:`recast_starts`)."""
+        if not self.recast:
+            return self.smem_array
+        out = self.smem_array.copy()
+        out[np.array(list(self.recast), dtype=np.int64)] = np.array(list(self.recast.values()), dtype=np.int64)
+        return out
+
+    @cached_property
+    def start_addr(self) -> list:
+        return self.start_array.tolist()
+
+    def starts(self, table):
+        """The access starts in ``table`` (the smem table: :attr:`start_array`; a gmem table: itself)."""
+        return self.start_array if table is self.smem_array else table
 
     @cached_property
     def smem_index(self) -> dict:
@@ -408,6 +427,12 @@ def build_global_model(gc, params=None) -> GlobalCopyModel:
         m.notes.append(f"the {M}x{N} tile is not a whole number of the TiledCopy's {tm}x{tn} tiles "
                        f"({gc.tiled.how}): CuTe's partitions round the rest modes up to {Mx}x{Nx}, and the copy "
                        "moves those elements too")
+    regs = (atom.op.d_regs if g2s else atom.op.s_regs).count
+    if not width and swizzle_inside_register(smem, k // max(regs, 1)):
+        if regs != 1:
+            raise NotModelled(f"[{gc.kind}.{gc.operand}] smem {smem}: a swizzle inside one of {regs} registers of "
+                              f"{gc.atom} is not supported")
+        m.recast = recast_starts(tc, smem, acc, m.smem_addr, g2s, k)
     if whole is not None and tables_enabled():
         m.__dict__["access_array"] = whole.reshape(-1, whole.shape[2])      # (the rows access_array reads)
     return m
@@ -437,6 +462,25 @@ def _past_the_tile(gc, tc, M, N, Mx, Nx):
     return remap, past, sext, GmemTile(coords, g.strides, g.symbols)
 
 
+def recast_starts(tc, smem, accesses, table, g2s, k) -> dict:
+    """first element of each access -> the smem element offset CuTe hands its instruction when the swizzle
+    moves bits inside the ``k``-element register (:func:`~symlayout.prove.model.swizzle_inside_register`:
+    ``Sw<2,1,2>`` over int8 under a 16-byte cp.async).  ``copy_unpack``'s ``recast`` upcasts the swizzle by
+    ``k`` (``Sw<B,M,S>`` -> ``Sw<max(B+M-log2 k,0),0,S>``) and the pointer of the thread's partition
+    (offset ``P``): the instruction gets ``P + k * floor((Sw(o + L(i)) - P) / k)``, the first element's
+    swizzled offset rounded down to the register, not that element's address (as
+    :func:`symlayout.prove.model._recast_starts` for ldmatrix; checked with CuTe C++ in
+    ``tests/test_datapath.py``)."""
+    tf = tc.tidfrg_D(smem) if g2s else tc.tidfrg_S(smem)
+    out = {}
+    for t, accs in accesses.items():
+        _L, P = slice_and_offset(tc.get_slice(t).thread_coord(smem), tf)      # partition_D/S(smem)'s pointer
+        P = int(P)
+        for a in accs:
+            out[a[0]] = P + (table[a[0]] - P) // k * k
+    return out
+
+
 # ---------------------------------------------------------------- obligations
 
 
@@ -464,8 +508,8 @@ def _at(a):
 
 def _smem_written(m):
     """Yield ``(smem element offset, thread, access)`` of every byte-group the smem side touches:
-    ``k`` contiguous elements from the address of each access's first element."""
-    sa = m.smem_addr
+    ``k`` contiguous elements from each access's start (:attr:`GlobalCopyModel.start_addr`)."""
+    sa = m.start_addr
     for t, accs in m.accesses.items():
         for c, a in enumerate(accs):
             a0 = sa[a[0]]
@@ -481,7 +525,7 @@ def _smem_written(m):
 
 def _written(m, table):
     """The element offsets the hardware touches: ``k`` contiguous from every access's first element."""
-    return (table[m.access_array[:, 0]][:, None] + np.arange(m.k)).ravel()
+    return (m.starts(table)[m.access_array[:, 0]][:, None] + np.arange(m.k)).ravel()
 
 
 def _coverage_holds(m, table, n) -> bool:
@@ -500,7 +544,7 @@ def _exactly_once_holds(m, table, n) -> bool:
 def _contiguous_holds(m, table) -> bool:
     """Every access starts ``vb``-byte aligned and its elements are contiguous in ``table``."""
     A = m.access_array
-    a0 = table[A[:, 0]]
+    a0 = m.starts(table)[A[:, 0]]
     return bool(np.all((a0 * m.eb) % m.vb == 0) and np.all(table[A] == a0[:, None] + np.arange(A.shape[1])))
 
 
@@ -710,11 +754,11 @@ def alignment(m: GlobalCopyModel) -> Result:
         arrays = m.gmem_arrays()
         if arrays is not None and all(_contiguous_holds(m, G) for _a, G in arrays):
             return _result("alignment", m, t0, None, len(m.access_array) * (1 + len(arrays)))
-    sa = m.smem_addr
+    sa, st = m.smem_addr, m.start_addr
     for t, accs in m.accesses.items():
         for c, a in enumerate(accs):
             checked += 1
-            a0 = sa[a[0]]
+            a0 = st[a[0]]
             if (a0 * eb) % vb:
                 cex = Counterexample(f"thread {t} access {c}: smem address {a0 * eb} B of {m.el(a[0])} is not "
                                      f"{vb}-byte aligned ({_instr(m)})", thread=t, element=m.coord(a[0]),
@@ -775,7 +819,7 @@ def _request_starts(m, table):
     T = m.threads
     if A is None or T == 0 or len(A) % T or list(m.accesses) != list(range(T)):
         return None
-    return table[A[:, 0]].reshape(T, len(A) // T)
+    return m.starts(table)[A[:, 0]].reshape(T, len(A) // T)
 
 
 def _bank_conflicts_holds(m):
@@ -816,7 +860,7 @@ def bank_conflicts(m: GlobalCopyModel) -> Result:
     ok, phases = _bank_conflicts_holds(m)
     if ok:
         return _result("bank_conflicts", m, t0, None, phases)
-    vb, eb, sa = m.vb, m.eb, m.smem_addr
+    vb, eb, sa = m.vb, m.eb, m.start_addr
     worst, phases = None, 0
     for w, c in m.requests():
         groups = defaultdict(list)
@@ -935,7 +979,7 @@ def in_bounds(m: GlobalCopyModel) -> Result:
     for t, accs in m.accesses.items():
         for c, a in enumerate(accs):
             checked += 1
-            b0 = m.smem_addr[a[0]] * eb
+            b0 = m.start_addr[a[0]] * eb
             if b0 < 0 or b0 + m.vb > limit:
                 cex = Counterexample(f"thread {t} access {c} ({m.el(a[0])}) touches smem bytes [{b0}, {b0 + m.vb}) "
                                      f"outside the smem tile [0, {limit})" + _why_past(m, a[0]),
@@ -997,7 +1041,7 @@ def _in_bounds_holds(m, limit) -> bool:
     A = m.access_array
     if A is None:
         return False
-    b0 = m.smem_array[A[:, 0]] * m.eb
+    b0 = m.start_array[A[:, 0]] * m.eb
     if not (np.all(b0 >= 0) and np.all(b0 + m.vb <= limit)):
         return False
     arrays = m.gmem_arrays()
@@ -1050,7 +1094,7 @@ def slot_agreement(m: GlobalCopyModel, operand_model=None, partner=None) -> Resu
             gwhere.setdefault(g, i)
         for t, accs in m.accesses.items():
             for c, a in enumerate(accs):
-                g0, s0 = G[a[0]], sa[a[0]]
+                g0, s0 = G[a[0]], m.start_addr[a[0]]
                 for e in range(m.k):
                     checked += 1
                     gi, si = gwhere.get(g0 + e), m.smem_index.get(s0 + e)
@@ -1091,7 +1135,7 @@ def _slot_agreement_holds(m) -> bool:
     sa = m.smem_array
     u, fi = _first_index(sa)
     e = np.arange(m.k)
-    si = _lookup(u, fi, sa[A[:, 0]][:, None] + e)                            # (accesses, k)
+    si = _lookup(u, fi, m.start_array[A[:, 0]][:, None] + e)                            # (accesses, k)
     if np.any(si < 0):
         return False
     return all(bool(np.all(G[si] == G[A[:, 0]][:, None] + e)) for _a, G in arrays)
@@ -1116,7 +1160,7 @@ def _same_smem(m, partner, operand_model, gtable):
             continue
         j = m.smem_index.get(other[i])
         who = next(((t, c) for t, accs in m.accesses.items() for c, a in enumerate(accs)
-                    if sa[a[0]] <= other[i] < sa[a[0]] + m.k), None)
+                    if m.start_addr[a[0]] <= other[i] < m.start_addr[a[0]] + m.k), None)
         by = f" of thread {who[0]} (access {who[1]})" if who else ""
         if m.kind == "g2s":
             route = [f"gmem offset {G[j]} ({m.el(j)})" if j is not None else "no gmem element",

@@ -151,7 +151,7 @@ def _descriptor(m, sc, bases, op, t0):
                 continue
             seen.add((key, base))
             if base not in tops:
-                tops[base] = m.ptx_reads(base).max(axis=1).tolist()
+                tops[base] = m.ptx_reads(base, wrap=False).max(axis=1).tolist()
             top = tops[base][j] + m.bytes
             if top > arch.ENCODE_MASK + 1:
                 return _res("descriptor", op, t0, Counterexample(
@@ -182,7 +182,7 @@ def _slot_agreement(m, bases, op, t0):
         rd, base, v = m.reads[i // (vals * len(bases))], bases[i // vals % len(bases)], i % vals
         got, want = m.ptx_address(rd, base, v), m.cute_address(base, rd.offsets[v])
         coord = m.coord(rd.elements[v])
-        d = arch_descriptor(rd.desc._replace(start_address=(base + rd.desc.start_address) & ~15))
+        d = m._descriptor_at(rd, base)
         return _res("slot_agreement", op, t0, Counterexample(
             f"{_where(m, rd)}: wgmma reads {_el(op, coord)} (instruction row {v % m.rows}, k {v // m.rows}) "
             f"from smem byte {got} through the {_desc_text(d)}, but CuTe's partition of [smem.{op}] "

@@ -32,7 +32,7 @@ from ..atoms import value_type_bits, value_type_info
 from ..atoms.gmma import GmmaDesc, GmmaDescriptorError, GmmaSmemLayout, arch_descriptor, descriptor_fragment, gmma_majors
 from ..algebra.layout import Layout, function_table
 from ..algebra.composed import Swizzle
-from ..errors import SymlayoutError
+from ..errors import AlgebraError, SymlayoutError
 from .arrays import index_array
 
 WARPGROUP = arch.WARPGROUP_SIZE
@@ -118,14 +118,15 @@ class GmmaOperandModel:
             hit = self._ptx[key] = arch.swizzle_address(d.swizzle, d.start_address + self._relative(d), d.base_offset)
         return hit
 
-    def ptx_reads(self, base: int):
+    def ptx_reads(self, base: int, wrap: bool = True):
         """:meth:`ptx_array` of every read at once, ``(reads, values)`` (computed once per base, read-only):
-        the reads through descriptors of one form share their ``(row, k)`` offsets and swizzle."""
-        key = ("reads", base)
+        the reads through descriptors of one form share their ``(row, k)`` offsets and swizzle.  ``wrap=False``:
+        the start addresses CuTe computes, before the descriptor's 14-bit field keeps their low 18 bits."""
+        key = ("reads", base, wrap)
         hit = self._ptx.get(key)
         if hit is None:
             import numpy as np
-            ds = [self._descriptor_at(rd, base) for rd in self.reads]
+            ds = [self._descriptor_at(rd, base, wrap) for rd in self.reads]
             hit = np.empty((len(ds), self.rows * self.kin), dtype=np.int64)
             forms: dict = {}
             for j, d in enumerate(ds):
@@ -138,9 +139,11 @@ class GmmaOperandModel:
         return hit
 
     @staticmethod
-    def _descriptor_at(read: Read, base: int):
-        """The PTX descriptor of ``read`` for smem base ``base`` (start address in 16-byte units)."""
-        return arch_descriptor(read.desc._replace(start_address=(base + read.desc.start_address) & ~15))
+    def _descriptor_at(read: Read, base: int, wrap: bool = True):
+        """The PTX descriptor of ``read`` for smem base ``base``: the start address in 16-byte units, of which
+        the 14-bit field keeps the low 18 bits (``matrix-descriptor-encode``; wgmma reads from there)."""
+        start = (base + read.desc.start_address) & ~15
+        return arch_descriptor(read.desc._replace(start_address=start & arch.ENCODE_MASK if wrap else start))
 
     def _relative(self, d):
         """``(row, k) -> byte offset`` (``v = row + rows * k``) of descriptor form ``d``, once per form."""
@@ -211,8 +214,13 @@ def gmma_operand_model(mma, operand: str, value_type: str, layout) -> GmmaOperan
     ident = Layout(shape)
     for w, t0 in enumerate(range(0, mma.size(), WARPGROUP)):
         thr = mma.get_slice(t0)
-        p, off = thr.partition(operand, L)
-        pi, oi = thr.partition(operand, ident)
+        try:
+            p, off = thr.partition(operand, L)
+            pi, oi = thr.partition(operand, ident)
+        except AlgebraError as e:                       # CuTe's partition static_asserts it the same way
+            m.error = GmmaDescriptorError(f"partition_{operand} of the ({', '.join(map(str, shape))}) tile by the "
+                                          f"TiledMMA does not compile: {e}")
+            return m
         off, oi = int(off), int(oi)
         if m.error is None:
             try:

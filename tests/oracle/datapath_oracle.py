@@ -280,6 +280,15 @@ def campaign() -> list:
     _g2s_case(c, rng, "coalesced", "half_t", "m", 128, 128, 32, "sw", sw="Sw<3,3,3>", ld_mult=64,
               atom=CP_ATOMS[16][1], note="MN-major, ld a multiple of 128 bytes")
     _s2g_case(c, rng, "coalesced", "k", 64, 64, ld_mult=64, atom="UniversalCopy<uint128_t>", note="C rows of 128 bytes")
+    # 9. a swizzle inside one 16-byte vector: CuTe's recast rounds the address the instruction gets
+    for dtype, sw, atom, order in (("int8_t", "Sw<2,1,2>", CP_ATOMS[16][0], "row"),
+                                   ("int8_t", "Sw<2,1,2>", "UniversalCopy<uint128_t>", "col"),
+                                   ("half_t", "Sw<1,2,3>", CP_ATOMS[16][1], "row"),
+                                   ("half_t", "Sw<2,2,3>", CP_ATOMS[16][0], "row")):
+        _g2s_case(c, rng, "recast", dtype, "k", 64, 32, 64, "sw", atom=atom, thr_order=order, copy=None,
+                  smem_text=f"{sw} o (32,64):(64,1)", note=f"{sw} over {dtype} inside the 16-byte vector")
+    _s2g_case(c, rng, "recast", "k", 32, 64, atom="UniversalCopy<uint128_t>", smem_text="Sw<1,2,3> o (32,64):(64,1)",
+              note="Sw<1,2,3> over half_t inside the 16-byte vector")
     return c.out
 
 

@@ -31,9 +31,16 @@ GAPS = {
     "swizzle-offset-108": "a swizzle offset off the period in a global-memory copy: not modelled (error)",
     "swizzle-offset-110": "a swizzle offset off the period in a global-memory copy: not modelled (error)",
 }
+#: case id -> why symlayout refutes ``alignment`` where CuTe's oracle proves it (a definition, not a wrong verdict)
+CONTIGUITY = {cid: "a swizzle inside the 16-byte vector: every register CuTe hands cp.async is 16-byte aligned (the "
+                   "oracle's alignment: addresses only); symlayout's alignment also asks the vector's elements to be "
+                   "contiguous in smem, which the swizzle breaks (slot_agreement is refuted by both)"
+              for cid in ("recast-118", "recast-119")}
 
 
-wrong = dpo.wrong
+def wrong(diffs, cid=None):
+    return [d for d in dpo.wrong(diffs)
+            if not (cid in CONTIGUITY and d[0][1] == "alignment" and d[1:] == ("proved", "refuted"))]
 
 
 def compare(cid):
@@ -45,9 +52,9 @@ def compare(cid):
 
 def _check(cid):
     diffs = compare(cid)
-    bad = wrong(diffs)
+    bad = wrong(diffs, cid)
     assert not bad, "\n".join(f"{p}: CuTe {c}, symlayout {s}" for p, c, s in bad)
-    if diffs:
+    if len(diffs) > len(dpo.wrong(diffs)):
         assert cid in GAPS, "\n".join(f"{p}: CuTe {c}, symlayout {s} (a gap not listed in GAPS)" for p, c, s in diffs)
 
 
@@ -57,6 +64,18 @@ DEFAULT = [c["id"] for c in dpo.sample(CAMPAIGN, 14)]
 @pytest.mark.parametrize("cid", DEFAULT)
 def test_symlayout_agrees_with_cute(cid):
     _check(cid)
+
+
+@pytest.mark.parametrize("cid", [c["id"] for c in CAMPAIGN if c["family"] == "recast" and c["id"] not in DEFAULT])
+def test_cp_async_inside_a_swizzled_vector_agrees_with_cute(cid):
+    """A swizzle inside the 16-byte vector: CuTe's recast hands cp.async the swizzled offset rounded down to the
+    vector (every byte written once, in bounds, no bank conflict), or CuTe rejects it."""
+    _check(cid)
+
+
+def test_contiguity_differences_are_current():
+    for cid in CONTIGUITY:
+        assert [d[0][1] for d in dpo.wrong(compare(cid))] == ["alignment"], cid
 
 
 @pytest.mark.slow
