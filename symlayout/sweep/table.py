@@ -90,6 +90,7 @@ def typed(spec, row: dict) -> dict:
         elif c in NUMERIC and v != "":
             v = int(v)
         out[c] = v
+    out["spec"] = spec.hash
     return out
 
 
