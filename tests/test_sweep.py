@@ -176,3 +176,23 @@ def test_prove_does_not_import_dask():
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "0 []"
+
+
+def test_a_batch_collects_garbage_once_in_a_threaded_worker(monkeypatch):
+    """A Dask worker has several threads, so the Z3 lock pauses the collector and collects when released:
+    a batch holds the lock throughout, one collection per batch, not one per candidate."""
+    import gc
+    import threading
+    from symlayout.sweep.prover import prove_batch
+    calls = []
+    monkeypatch.setattr(gc, "collect", lambda *a: calls.append(a) or 0)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        rows = prove_batch(SMALL, "small.toml", [0, 2, 4, 6])
+    finally:
+        stop.set()
+        other.join()
+    assert [r["status"] for r in rows] == ["illegal", "legal", "illegal", "illegal"]
+    assert len(calls) == 1
