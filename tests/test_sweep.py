@@ -196,3 +196,10 @@ def test_a_batch_collects_garbage_once_in_a_threaded_worker(monkeypatch):
         other.join()
     assert [r["status"] for r in rows] == ["illegal", "legal", "illegal", "illegal"]
     assert len(calls) == 1
+
+
+def test_derived_values_use_the_ones_above_them():
+    s = loads_spec(SMALL.replace("[constraints]", '[derived]\nrows = "pitch // 8"\nrows2 = "2 * rows"\n[constraints]'))
+    assert s.scope(1)["rows2"] == 16
+    with pytest.raises(Exception, match=r"\[derived\] rows: .*unknown variable 'rows2'"):
+        loads_spec(SMALL.replace("[constraints]", '[derived]\nrows = "rows2 // 8"\nrows2 = "2 * pitch"\n[constraints]'))

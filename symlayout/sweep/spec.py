@@ -5,7 +5,7 @@ A spec file (TOML) holds
 * ``[space]``: the variables; each is a list of values, a range ``{ min, max, step }`` (or ``times``:
   a geometric range), or a list of tables whose keys vary together (``mma = [{ atom = "...", type = "half_t" }]``
   defines the names ``atom`` and ``type``);
-* ``[derived]``: integer expressions of the variables (``pm = "16 * wm"``);
+* ``[derived]``: integer expressions of the variables and of the derived values above (``pm = "16 * wm"``);
 * ``[config]``: the configuration template, a normal configuration in which ``{name}`` is replaced by a
   variable's value (a string that is exactly ``"{name}"`` takes the value itself, an int stays an int);
 * ``[constraints]``: budgets checked before proving (``smem_bytes`` against the architecture's shared memory
@@ -88,8 +88,9 @@ class Spec:
         dup = next((n for n in self.names if self.names.count(n) > 1), None)
         if dup:
             self.fail("space", None, f"variable {dup!r} is defined twice")
-        self.derived = {k: self._expr("derived", k, v, set(self.names)) for k, v in
-                        self._table(doc, "derived").items()}
+        self.derived = {}
+        for k, v in self._table(doc, "derived").items():      # in order: one may use the ones above it
+            self.derived[k] = self._expr("derived", k, v, set(self.names) | set(self.derived))
         self.template = self._table(doc, "config")
         if not self.template:
             self.fail("config", None, "[config] (the configuration template) is missing")
