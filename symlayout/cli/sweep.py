@@ -68,12 +68,11 @@ def _progress():
             from tqdm import tqdm
         except ImportError:
             return plain_progress()
-        bar = tqdm(unit="cand", file=sys.stderr)
+        bar = tqdm(file=sys.stderr, bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}{postfix}]")
 
-        def report(done, total, rate):
-            bar.total = total
-            bar.n = done
-            bar.refresh()
+        def report(done, total, rate):       # the sweep's rate: candidates proved by this run (not resumed)
+            bar.total, bar.n = total, done
+            bar.set_postfix_str(f"{rate:.1f} candidates/s", refresh=True)
             if done == total:
                 bar.close()
         return report
