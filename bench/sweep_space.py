@@ -73,8 +73,7 @@ def cute_check(spec, ids, rows, n: int) -> list:
     """[agreements, disagreements (id, operand, symlayout, CuTe)] of CuTe's compile-time verdicts on a sample."""
     sys.path.insert(0, str(common.REPO / "tests"))
     from cute_cpp import Compiler
-    from symlayout.prove.engine import prove_config
-    from symlayout.sweep.prover import load_candidate
+    from symlayout.sweep.prover import load_candidate, prove_config     # the prover, as the sweep imports it
     status = {r["id"]: r["status"] for r in rows}
     compile_time = {r["id"] for r in rows if "CuTe does not compile" in r["reason"]}
     rng = random.Random(7)
@@ -118,7 +117,7 @@ def main() -> None:
         rates[w] = len(ids) / secs
         base = min(rates)
         eff = f"{(rates[w] / rates[base]) / (w / base):.0%} vs {base}" if w != base else ""
-        table.append([f"sweep, Dask LocalCluster", w, len(ids), common.fmt_s(secs), f"{rates[w]:.1f}", eff])
+        table.append(["sweep, Dask LocalCluster", w, len(ids), common.fmt_s(secs), f"{rates[w]:.1f}", eff])
     secs = serial_prove(spec, ids)
     table.append(["`symlayout prove DIR --jobs 1` (same candidates as files)", 1, len(ids), common.fmt_s(secs),
                   f"{len(ids) / secs:.1f}", ""])

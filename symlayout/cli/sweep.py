@@ -6,7 +6,6 @@ a rerun of a killed sweep proves only what is not in it yet.  ``--json`` prints 
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 

@@ -32,7 +32,7 @@ import tomllib
 from ..errors import ConfigError, SymlayoutError
 from ..threadmap.formula import parse_expr
 
-__all__ = ["Spec", "loads_spec", "load_spec", "ARCH_SMEM", "TMEM_COLUMNS"]
+__all__ = ["Spec", "SpecError", "loads_spec", "load_spec", "ARCH_SMEM", "TMEM_COLUMNS"]
 
 #: the most shared memory one thread block may use (bytes, with the opt-in of
 #: cudaFuncAttributeMaxDynamicSharedMemorySize): CUDA C++ Programming Guide, "Features and Technical
