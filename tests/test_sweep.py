@@ -132,6 +132,8 @@ def test_an_output_of_another_spec_is_refused(small, tmp_path):
     (('smem_bytes = "32 * pitch * 2"', 'smem_bytes = "32 * pitch ** 2"'), ":7: [constraints] smem_bytes: \"32 * pitch ** 2\": column 12"),
     (("[constraints]", "[constraint]"), "unknown key 'constraint'"),
     (("[space]", "[space"), "small.toml: "),
+    (("pitch = [16, 64]", "pitch = { min = 1, max = 999999 }\nq = { min = 1, max = 999 }"),
+     "small.toml:2: [space]: 5,993,994,006 candidates: more than one sweep takes (100,000,000)"),
 ])
 def test_a_bad_spec_is_one_line_and_exit_2(small, tmp_path, edit, message):
     small.write_text(SMALL.replace(*edit))

@@ -46,6 +46,8 @@ PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 TOP_KEYS = {"name", "space", "derived", "config", "constraints"}
 CONSTRAINT_KEYS = {"arch", "smem_bytes", "smem_budget", "registers", "max_registers", "tmem_columns"}
 MAX_VALUES = 1_000_000
+#: the most candidates one sweep enumerates (the table and the resume set are held in memory)
+MAX_CANDIDATES = 100_000_000
 
 
 def _line(text: str, table: str, key: str | None) -> int | None:
@@ -85,6 +87,9 @@ class Spec:
         if not self.axes:
             self.fail("space", None, "[space] names no variable")
         self.names = [n for ax in self.axes for n in ax[1]]
+        if len(self) > MAX_CANDIDATES:
+            self.fail("space", None, f"{len(self):,} candidates: more than one sweep takes ({MAX_CANDIDATES:,}); "
+                      f"split the space")
         dup = next((n for n in self.names if self.names.count(n) > 1), None)
         if dup:
             self.fail("space", None, f"variable {dup!r} is defined twice")
