@@ -205,3 +205,13 @@ def test_derived_values_use_the_ones_above_them():
     assert s.scope(1)["rows2"] == 16
     with pytest.raises(Exception, match=r"\[derived\] rows: .*unknown variable 'rows2'"):
         loads_spec(SMALL.replace("[constraints]", '[derived]\nrows = "rows2 // 8"\nrows2 = "2 * pitch"\n[constraints]'))
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "examples" / "sweep").glob("*.toml")), ids=lambda p: p.name)
+def test_bundled_spaces_load_and_their_first_candidate_proves(path):
+    from symlayout.sweep import load_spec
+    from symlayout.sweep.prover import prove_candidate
+    spec = load_spec(path)
+    assert len(spec) > 100
+    row = prove_candidate(spec, 0)
+    assert row["status"] == "legal" and row["proved"] > 0, row
