@@ -15,7 +15,7 @@ LAYERS = [
     {"threadmap"},
     {"config"},
     {"prove"},
-    {"solve", "harness", "conformance"},
+    {"solve", "harness", "conformance", "sweep"},
     {"frontends"},
     {"cli", "api", "pytest_plugin", "__main__", "cute_dsl", "extract"},   # cute_dsl, extract: public names of frontends
 ]

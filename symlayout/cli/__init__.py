@@ -12,6 +12,7 @@ Commands::
     symlayout solve CONFIG [--all] [--minimize EXPR]
     symlayout extract HEADER --type "Traits<...>" [-I DIR]... [-o FILE]
     symlayout dsl FILE.py [--function NAME] [--toml] [--json] [-q]
+    symlayout sweep SPEC [-o CSV] [--json] [--workers N | --scheduler ADDRESS] [--emit toml|cute DIR]
 
 One module per command (``symlayout/cli/<command>.py``), each with its own
 ``--help`` and exit codes.
@@ -54,7 +55,7 @@ import os
 import sys
 
 from ..errors import SymlayoutError
-from . import atoms, cute, dsl, explain, extract, gpu, layout, prove, show, solve
+from . import atoms, cute, dsl, explain, extract, gpu, layout, prove, show, solve, sweep
 from .common import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUTED, EXIT_TERMINATED, EXIT_UNKNOWN,
                      EXIT_USAGE, PROG, Parser, Terminated, UsageError, exit_codes_text, on_sigterm, one_line,
                      print_error)
@@ -64,7 +65,7 @@ __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_REFUTED", "EXIT_USAGE", "EXI
 
 #: the commands, in the order ``--help`` lists them
 COMMANDS = {"prove": prove, "show": show, "explain": explain, "layout": layout, "atoms": atoms, "cute": cute,
-            "gpu": gpu, "solve": solve, "extract": extract, "dsl": dsl}
+            "gpu": gpu, "solve": solve, "extract": extract, "dsl": dsl, "sweep": sweep}
 
 EPILOG = exit_codes_text({
     EXIT_OK: "success (prove: every result as expected)",

@@ -1,0 +1,78 @@
+"""``symlayout sweep SPEC``: prove every candidate of a tuning space, keep the legal ones (docs/sweep.md).
+
+The table goes to ``-o`` (CSV, default ``SPEC-stem.sweep.csv`` in the working directory), appended per batch:
+a rerun of a killed sweep proves only what is not in it yet.  ``--json`` prints the whole table as JSON,
+``--parquet FILE`` writes it as Parquet (needs pyarrow), ``--emit toml|cute DIR`` writes the legal candidates.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from .common import EXIT_OK, UsageError, positive_int
+
+HELP = "prove every candidate of a tuning space (a sweep spec) and keep the legal ones"
+EXIT_CODES = {EXIT_OK: "every candidate swept (legal or not: see the table)"}
+
+
+def add_arguments(sp) -> None:
+    sp.add_argument("spec_path", metavar="SPEC")
+    sp.add_argument("-o", "--output", default=None, metavar="CSV",
+                    help="the table (default: SPEC-stem.sweep.csv here); resumed when it exists")
+    sp.add_argument("--fresh", action="store_true", help="start over: remove the table first")
+    sp.add_argument("--json", action="store_true", help="print the table as one JSON document")
+    sp.add_argument("--parquet", default=None, metavar="FILE", help="also write the table as Parquet (pyarrow)")
+    sp.add_argument("--emit", nargs=2, default=None, metavar=("toml|cute", "DIR"),
+                    help="write each legal candidate as a configuration file or a CuTe C++ program")
+    sp.add_argument("--workers", type=positive_int, default=1, metavar="N",
+                    help="N > 1: a Dask LocalCluster of N processes (needs dask[distributed])")
+    sp.add_argument("--scheduler", default=None, metavar="ADDRESS", help="a running Dask scheduler instead")
+    sp.add_argument("--batch", type=positive_int, default=None, metavar="N", help="candidates per task")
+    sp.add_argument("-q", "--quiet", action="store_true", help="no progress")
+
+
+def run(args) -> int:
+    from ..sweep import emit, load_spec, summary, sweep
+    from ..sweep.table import write_json, write_parquet
+    if args.emit is not None and args.emit[0] not in ("toml", "cute"):
+        raise UsageError(f"--emit {args.emit[0]}: give toml or cute")
+    if (args.workers > 1 or args.scheduler) and not _has_dask():
+        raise UsageError("--workers/--scheduler need Dask: pip install 'dask[distributed]' (or symlayout[sweep])")
+    spec = load_spec(args.spec_path)
+    out = args.output or os.path.splitext(os.path.basename(args.spec_path))[0] + ".sweep.csv"
+    rows = sweep(spec, out, workers=args.workers, scheduler=args.scheduler, batch=args.batch, fresh=args.fresh,
+                 progress=None if args.quiet else _progress())
+    if args.parquet:
+        write_parquet(args.parquet, spec, rows)
+    emitted = emit(spec, rows, args.emit[0], args.emit[1]) if args.emit else None
+    if args.json:
+        write_json(spec, rows, sys.stdout)
+    else:
+        s = summary(rows)
+        more = f"; {emitted} written to {args.emit[1]}" if emitted is not None else ""
+        print(f"{len(rows)} candidates: " + ", ".join(f"{v} {k}" for k, v in s.items()) + f" -> {out}{more}")
+    return EXIT_OK
+
+
+def _has_dask() -> bool:
+    from importlib.util import find_spec
+    return find_spec("distributed") is not None
+
+
+def _progress():
+    """tqdm's bar on a terminal when tqdm is installed (optional), else a plain line now and then."""
+    from ..sweep import plain_progress
+    if sys.stderr.isatty():
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            return plain_progress()
+        bar = tqdm(file=sys.stderr, bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}{postfix}]")
+
+        def report(done, total, rate):       # the sweep's rate: candidates proved by this run (not resumed)
+            bar.total, bar.n = total, done
+            bar.set_postfix_str(f"{rate:.1f} candidates/s", refresh=True)
+            if done == total:
+                bar.close()
+        return report
+    return plain_progress()

@@ -1,0 +1,89 @@
+"""``symlayout sweep``: prune a tuning space to the candidates proved legal.
+
+A spec (:mod:`.spec`) names a space of configurations; every candidate is checked against the spec's
+constraints and, if within them, proved (:mod:`.prover`); the rows go to a CSV table (:mod:`.table`) appended
+per batch, which is also the point a killed sweep resumes from.  Batches run in this process (``workers=1``) or
+on Dask distributed (:mod:`.cluster`: a LocalCluster of ``workers`` processes, or a running ``scheduler``).
+The table is sorted by candidate id at the end: the same for any worker count.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from .prover import cute_snippet, load_candidate, prove_batch
+from .spec import Spec, SpecError, load_spec, loads_spec
+from .table import append_rows, read_done, summary, typed, write_sorted
+from .toml import to_toml
+
+__all__ = ["Spec", "SpecError", "load_spec", "loads_spec", "sweep", "batches_of", "emit", "summary"]
+
+
+def batches_of(ids: list, workers: int, batch: int | None = None) -> list:
+    """``ids`` cut into batches: ``batch`` each, or about 8 batches per worker, between 1 and 256 candidates
+    (large enough that scheduling is a small part of a batch, small enough to balance and to resume)."""
+    size = batch or max(1, min(256, len(ids) // (8 * max(1, workers)) or 1))
+    return [ids[k:k + size] for k in range(0, len(ids), size)]
+
+
+def sweep(spec: Spec, out: str, workers: int = 1, scheduler: str | None = None, batch: int | None = None,
+          fresh: bool = False, progress=None) -> list:
+    """Prove every candidate of ``spec`` not yet in ``out``; return every row (typed), sorted by id.
+
+    ``progress(done, total, rate)`` is called after each batch."""
+    if fresh and os.path.exists(out):
+        os.remove(out)
+    done = read_done(out, spec)
+    todo = [i for i in range(len(spec)) if i not in done]
+    batches = batches_of(todo, 1 if scheduler is None and workers <= 1 else workers, batch)
+    start, count = time.perf_counter(), 0
+    for rows in _run(spec, batches, workers, scheduler):
+        append_rows(out, spec, rows)
+        done.update((r["id"], r) for r in rows)
+        count += len(rows)
+        if progress is not None:
+            progress(len(done), len(spec), count / max(time.perf_counter() - start, 1e-9))
+    write_sorted(out, spec, done)
+    return [typed(spec, {k: str(v) for k, v in done[i].items()}) for i in sorted(done)]
+
+
+def _run(spec, batches, workers, scheduler):
+    if scheduler is None and workers <= 1:
+        for b in batches:
+            yield prove_batch(spec.text, spec.path, b)
+        return
+    from .cluster import run_batches       # Dask: only when asked for
+    yield from run_batches(spec, batches, workers, scheduler)
+
+
+def emit(spec: Spec, rows: list, kind: str, directory: str) -> int:
+    """Write every legal candidate as a configuration file (``toml``) or a CuTe C++ program (``cute``)
+    into ``directory``; return how many."""
+    os.makedirs(directory, exist_ok=True)
+    stem = os.path.splitext(os.path.basename(spec.path))[0]
+    n = 0
+    for r in rows:
+        if r["status"] != "legal":
+            continue
+        i = r["id"]
+        if kind == "toml":
+            text, ext = to_toml(spec.config(i)), "toml"
+        else:
+            text, ext = cute_snippet(load_candidate(spec, i)), "cpp"
+        with open(os.path.join(directory, f"{stem}_{i:07d}.{ext}"), "w", encoding="utf-8") as f:
+            f.write(text)
+        n += 1
+    return n
+
+
+def plain_progress(file=sys.stderr, every_s: float = 2.0):
+    """A progress callback printing one line at most every ``every_s`` seconds (and the last one)."""
+    last = [0.0]
+
+    def report(done, total, rate):
+        now = time.perf_counter()
+        if now - last[0] >= every_s or done == total:
+            last[0] = now
+            print(f"sweep: {done}/{total} candidates, {rate:.1f} candidates/s", file=file, flush=True)
+    return report

@@ -1,0 +1,127 @@
+"""One candidate proved: its configuration loaded, its constraints checked, its verdicts in one table row.
+
+The only module of the sweep that reaches into the prover (``prove_config``, the CuTe snippet), so a move of
+those modules is one line here.
+
+A candidate's ``status``:
+
+* ``legal`` -- every result as expected (PROVED, or within the template's ``[expect]``);
+* ``illegal`` -- some result refuted or vacuous (``reason``: the first, ``property[operand]: message``);
+* ``unknown`` -- some result unknown (a timeout) and none refuted;
+* ``pruned`` -- a constraint fails (``reason`` names it); not proved;
+* ``invalid`` -- the configuration does not load (``reason``: the loader's one-line message).
+"""
+from __future__ import annotations
+
+from ..algebra.z3lock import serialized
+from ..config import loads_config
+from ..errors import ConfigError
+from ..prove.cute_snippet import snippet
+from ..prove.engine import prove_config
+from .toml import to_toml
+
+__all__ = ["prove_candidate", "prove_batch", "load_candidate", "cute_snippet", "STATS"]
+
+#: the counts and measures every row carries, after the candidate's variables
+STATS = ["status", "proved", "refuted", "vacuous", "unknown", "errors", "bank_degree", "coalescing", "reason"]
+
+_SPECS: dict = {}
+
+
+def load_candidate(spec, i: int, env: dict | None = None):
+    """The loaded :class:`~symlayout.config.Config` of candidate ``i``."""
+    return loads_config(to_toml(spec.config(i, env)), f"{spec.path}#{i}")
+
+
+def cute_snippet(cfg) -> str:
+    return snippet(cfg)
+
+
+def prove_candidate(spec, i: int) -> dict:
+    """The table row of candidate ``i``."""
+    env = spec.scope(i)
+    row = {"id": i, **{n: env[n] for n in spec.names}}
+    reason, amounts = spec.over_budget(env)
+    row.update(amounts)
+    if reason is not None:
+        return _row(row, "pruned", reason=reason)
+    try:
+        cfg = load_candidate(spec, i, env)
+    except ConfigError as e:
+        return _row(row, "invalid", reason=str(e))
+    rep = prove_config(cfg)
+    if rep.error:
+        return _row(row, "invalid", reason=rep.error)
+    return _row(row, _status(rep.results), reason=_first_unmet(rep.results), **_counts(rep.results))
+
+
+def _row(row: dict, status: str, reason: str = "", **stats) -> dict:
+    counts = {k: stats.get(k, "") for k in STATS}
+    return {**row, **counts, "status": status, "reason": reason}
+
+
+def _status(results) -> str:
+    if all(r.as_expected for r in results):
+        return "legal"
+    if any(r.status in ("refuted", "vacuous", "error") and not r.as_expected for r in results):
+        return "illegal"
+    return "unknown"
+
+
+def _name(r) -> str:
+    return f"{r.property}[{r.operand}]" if r.operand else r.property
+
+
+def _first_unmet(results) -> str:
+    r = next((r for r in results if not r.as_expected and r.status != "unknown"), None)
+    r = r or next((r for r in results if not r.as_expected), None)
+    if r is None:
+        return ""
+    why = r.counterexample.message if r.counterexample is not None else (r.detail or f"{r.status}")
+    return f"{_name(r)}: {r.status}: {why}"
+
+
+def _counts(results) -> dict:
+    out = {s: sum(r.status == s for r in results) for s in ("proved", "refuted", "vacuous", "unknown")}
+    out["errors"] = sum(r.status == "error" for r in results)
+    out["bank_degree"] = _bank_degree(results)
+    out["coalescing"] = _worst([r.status for r in results if r.property == "coalescing"])
+    return out
+
+
+def _bank_degree(results):
+    """The worst bank-conflict degree over the operands (1: conflict-free), '' when not known."""
+    degrees = []
+    for r in (r for r in results if r.property == "bank_conflicts"):
+        if r.status == "proved" and "bank_degree" not in (r.stats or {}):
+            degrees.append(1)
+        elif (r.stats or {}).get("bank_degree") is not None:
+            degrees.append(int(r.stats["bank_degree"]))
+        elif r.counterexample is not None and (r.counterexample.extra or {}).get("degree") is not None:
+            degrees.append(int(r.counterexample.extra["degree"]))
+        else:
+            return ""
+    return max(degrees) if degrees else ""
+
+
+def _worst(statuses) -> str:
+    for s in ("error", "refuted", "unknown", "vacuous", "proved"):
+        if s in statuses:
+            return s
+    return ""
+
+
+@serialized
+def prove_batch(spec_text: str, spec_path: str, ids) -> list:
+    """The rows of candidates ``ids`` (a worker's task: the spec travels as text, parsed once per process).
+
+    The whole batch holds the Z3 lock: in a Dask worker (a process with several threads) the lock pauses the
+    cyclic collector and collects once when released, so once per batch rather than once per candidate
+    (measured: a full collection per candidate made a worker 5-10x slower than the same batch in one thread)."""
+    from .spec import Spec
+    key = (spec_path, spec_text)
+    if key not in _SPECS:
+        _SPECS.clear()
+        _SPECS[key] = Spec(spec_text, spec_path)
+    spec = _SPECS[key]
+    return [prove_candidate(spec, i) for i in ids]

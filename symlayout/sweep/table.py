@@ -1,0 +1,122 @@
+"""The sweep's table: one row per candidate, in a CSV file that is appended per batch and is the resume point.
+
+Columns: ``id``, the candidate's variables, the constraint amounts (``smem_bytes``, ``registers``,
+``tmem_columns``, when the spec states them), the verdict counts and measures (:data:`prover.STATS`) and
+``spec`` (a hash of the spec text: a rerun refuses an output written by another spec).  A rerun reads the ids
+already in the file and proves only the others; at the end the file is rewritten sorted by id, so the table
+is the same for any worker count and any number of interruptions.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+
+from .prover import STATS
+from .spec import SpecError
+
+__all__ = ["columns", "read_done", "append_rows", "write_sorted", "typed", "write_json", "write_parquet"]
+
+AMOUNTS = ["smem_bytes", "registers", "tmem_columns"]
+NUMERIC = set(AMOUNTS) | {"id", "proved", "refuted", "vacuous", "unknown", "errors", "bank_degree"}
+
+
+def columns(spec) -> list:
+    return ["id", *spec.names, *[k for k in AMOUNTS if k in spec.constraints], *STATS, "spec"]
+
+
+def _csv_line(cols: list, row: dict) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow([row.get(c, "") for c in cols])
+    return buf.getvalue()
+
+
+def read_done(path: str, spec) -> dict:
+    """id -> row (strings) of the candidates already in ``path``; a last line cut by a kill is dropped."""
+    if not os.path.exists(path):
+        return {}
+    with open(path, "rb+") as f:
+        data = f.read()
+        keep = data.rfind(b"\n") + 1
+        if keep < len(data):
+            f.truncate(keep)        # a row half written when the sweep was killed
+    rows = list(csv.reader(io.StringIO(data[:keep].decode("utf-8"))))
+    cols = columns(spec)
+    if not rows:
+        return {}
+    if rows[0] != cols:
+        raise SpecError(f"{path}: its columns are not this spec's ({','.join(rows[0][:6])}...): "
+                        f"give another output or --fresh")
+    done = {}
+    for n, r in enumerate(rows[1:], 2):
+        row = dict(zip(cols, r))
+        if len(r) != len(cols) or row["spec"] != spec.hash:
+            raise SpecError(f"{path}:{n}: written by another spec (spec {row.get('spec')!r}, this one "
+                            f"{spec.hash!r}): give another output or --fresh")
+        done[int(row["id"])] = row
+    return done
+
+
+def append_rows(path: str, spec, rows: list) -> None:
+    """Append one batch's rows (the header first, into a new file), flushed to the OS."""
+    cols = columns(spec)
+    new = not os.path.exists(path) or os.path.getsize(path) == 0
+    with open(path, "a", encoding="utf-8", newline="") as f:
+        if new:
+            f.write(_csv_line(cols, dict(zip(cols, cols))))
+        f.write("".join(_csv_line(cols, {**r, "spec": spec.hash}) for r in rows))
+
+
+def write_sorted(path: str, spec, rows: dict) -> None:
+    """Rewrite ``path`` with ``rows`` (id -> row) sorted by id (atomically: a kill leaves the old file)."""
+    cols = columns(spec)
+    tmp = f"{path}.tmp"
+    with open(tmp, "w", encoding="utf-8", newline="") as f:
+        f.write(_csv_line(cols, dict(zip(cols, cols))))
+        for i in sorted(rows):
+            f.write(_csv_line(cols, {**rows[i], "spec": spec.hash}))
+    os.replace(tmp, path)
+
+
+def typed(spec, row: dict) -> dict:
+    """A row with its values typed (the variables as the spec gives them, counts as ints)."""
+    out = {}
+    values = spec.values(int(row["id"]))
+    for c in columns(spec):
+        v = row.get(c, "")
+        if c in values:
+            v = values[c]
+        elif c in NUMERIC and v != "":
+            v = int(v)
+        out[c] = v
+    out["spec"] = spec.hash
+    return out
+
+
+def summary(rows: list) -> dict:
+    out = {s: 0 for s in ("legal", "illegal", "unknown", "pruned", "invalid")}
+    for r in rows:
+        out[r["status"]] += 1
+    return out
+
+
+def write_json(spec, rows: list, file) -> None:
+    json.dump({"spec": spec.path, "name": spec.name, "candidates": len(spec), "rows": rows,
+               "summary": summary(rows)}, file, indent=1)
+    file.write("\n")
+
+
+def write_parquet(path: str, spec, rows: list) -> None:
+    """The table as Parquet (pyarrow, an optional dependency: imported only here)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise SpecError(f"{path}: writing Parquet needs pyarrow (pip install pyarrow)") from None
+    cols = columns(spec)
+    data = {c: [r[c] if r[c] != "" else None for r in rows] for c in cols}
+    for c in cols:     # a column mixing ints and strings (a variable with both) is written as strings
+        if len({type(v) for v in data[c] if v is not None}) > 1:
+            data[c] = [None if v is None else str(v) for v in data[c]]
+    pq.write_table(pa.table(data), path)

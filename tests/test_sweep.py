@@ -1,0 +1,217 @@
+"""``symlayout sweep``: a small space (12 candidates, 2 legal) swept serially, on a 2-worker Dask LocalCluster,
+interrupted and resumed; constraints prune with their reason; bad specs are one line and exit 2."""
+import contextlib
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from symlayout.cli import main
+from symlayout.sweep import emit, loads_spec, sweep
+from symlayout.sweep.table import columns
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SMALL = '''name = "small"
+[space]
+atom = ["SM75_U32x2_LDSM_N", "SM75_U32x4_LDSM_N"]
+smem = ["(32,16):(16,1)", "Sw<1,3,3> o (32,16):(16,1)", "(32,16):(20,1)"]
+pitch = [16, 64]
+[constraints]
+smem_bytes = "32 * pitch * 2"
+smem_budget = 2048
+[config.mma]
+atom = "SM80_16x8x16_F16F16F16F16_TN"
+layout = "(2,2,1)"
+[config.copy.A]
+atom = "{atom}"
+type = "half_t"
+smem = "{smem}"
+'''
+
+
+def _cli(*argv):
+    with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.redirect_stderr(io.StringIO()) as err:
+        rc = main([str(a) for a in argv])
+    return rc, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def small(tmp_path):
+    p = tmp_path / "small.toml"
+    p.write_text(SMALL)
+    return p
+
+
+def _rows(path):
+    return list(csv.DictReader(open(path, newline="")))
+
+
+def test_candidates_are_the_product_in_order_with_stable_ids():
+    s = loads_spec(SMALL)
+    assert len(s) == 12
+    assert s.values(0) == {"atom": "SM75_U32x2_LDSM_N", "smem": "(32,16):(16,1)", "pitch": 16}
+    assert s.values(11) == {"atom": "SM75_U32x4_LDSM_N", "smem": "(32,16):(20,1)", "pitch": 64}
+    assert s.config(3)["copy"]["A"]["smem"] == "Sw<1,3,3> o (32,16):(16,1)"
+
+
+def test_serial_sweep_verdicts_and_reasons(small, tmp_path):
+    rc, out, err = _cli("sweep", small, "-o", tmp_path / "t.csv", "-q")
+    assert (rc, err) == (0, "")
+    assert "12 candidates: 2 legal, 4 illegal, 0 unknown, 6 pruned, 0 invalid" in out
+    rows = {int(r["id"]): r for r in _rows(tmp_path / "t.csv")}
+    assert [i for i, r in rows.items() if r["status"] == "legal"] == [2, 8]      # the swizzled tiles
+    assert rows[2]["bank_degree"] == "1" and rows[2]["reason"] == ""
+    assert rows[0]["status"] == "illegal" and rows[0]["bank_degree"] == "2"
+    assert rows[0]["reason"].startswith("bank_conflicts[A]: refuted: 2-way bank conflict")
+    assert rows[4]["reason"].startswith("alignment[A]: refuted: lane 1 (thread 1) gives row address 40 B")
+
+
+def test_a_constraint_prunes_with_its_reason(small, tmp_path):
+    rows = sweep(loads_spec(SMALL, str(small)), str(tmp_path / "t.csv"))
+    pruned = [r for r in rows if r["status"] == "pruned"]
+    assert [r["id"] for r in pruned] == [1, 3, 5, 7, 9, 11]                     # pitch 64: 4096 bytes
+    assert all(r["reason"] == "smem_bytes 4096 > 2048 (smem_budget)" and r["proved"] == "" for r in pruned)
+    assert rows[0]["smem_bytes"] == 1024 and rows[0]["status"] != "pruned"
+
+
+def test_arch_budget_and_register_limit():
+    s = loads_spec(SMALL.replace("smem_budget = 2048", 'arch = "sm80"\nregisters = "pitch * 4"\nmax_registers = 128'))
+    assert s.over_budget(s.scope(0)) == (None, {"smem_bytes": 1024, "registers": 64})
+    assert s.over_budget(s.scope(1))[0] == "registers 256 > 128 (max_registers)"
+    s = loads_spec(SMALL.replace("smem_budget = 2048", 'arch = "sm86"').replace("32 * pitch * 2", "1600 * pitch"))
+    assert s.over_budget(s.scope(1))[0] == "smem_bytes 102400 > 101376 (sm86: shared memory per block)"
+
+
+def test_two_worker_local_cluster_equals_serial(small, tmp_path):
+    pytest.importorskip("distributed")
+    assert _cli("sweep", small, "-o", tmp_path / "serial.csv", "-q")[0] == 0
+    rc, out, err = _cli("sweep", small, "-o", tmp_path / "dask.csv", "-q", "--workers", 2, "--batch", 2)
+    assert rc == 0, err
+    assert (tmp_path / "dask.csv").read_bytes() == (tmp_path / "serial.csv").read_bytes()
+
+
+def test_a_killed_sweep_resumes_without_reproving(small, tmp_path):
+    spec, out = loads_spec(SMALL, str(small)), str(tmp_path / "t.csv")
+    fresh = sweep(spec, str(tmp_path / "fresh.csv"))
+
+    def killed(done, total, rate):
+        if done >= 4:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        sweep(spec, out, batch=2, progress=killed)
+    with open(out, "a") as f:
+        f.write("4,SM75_U32x2_LDSM_N,(32,16)")            # a row cut by the kill
+    assert len(_rows(out)) == 4 + 1
+    seen = []
+    again = sweep(spec, out, batch=2, progress=lambda done, total, rate: seen.append(done))
+    assert seen == [6, 8, 10, 12]                          # the 4 done before the kill are not proved again
+    assert again == fresh
+    assert Path(out).read_bytes() == (tmp_path / "fresh.csv").read_bytes()
+
+
+def test_an_output_of_another_spec_is_refused(small, tmp_path):
+    out = tmp_path / "t.csv"
+    assert _cli("sweep", small, "-o", out, "-q")[0] == 0
+    small.write_text(SMALL.replace("layout = \"(2,2,1)\"", "layout = \"(2,1,1)\""))
+    rc, _, err = _cli("sweep", small, "-o", out, "-q")
+    assert rc == 2 and err.count("\n") == 1 and "written by another spec" in err
+    assert _cli("sweep", small, "-o", out, "-q", "--fresh")[0] == 0
+
+
+@pytest.mark.parametrize("edit, message", [
+    (("pitch = [16, 64]", "pitch = []"), "small.toml:5: [space] pitch: a variable is a non-empty list or a range"),
+    (("pitch = [16, 64]", "pitch = { min = 4, max = 1 }"), "[space] pitch: range 4..1 is empty"),
+    (('smem = "{smem}"', 'smem = "{smme}"'), "{smme} names no variable of [space] or [derived]"),
+    (("smem_budget = 2048", ""), "[constraints] smem_bytes: needs arch or smem_budget"),
+    (('smem_bytes = "32 * pitch * 2"', 'smem_bytes = "32 * pitch ** 2"'), ":7: [constraints] smem_bytes: \"32 * pitch ** 2\": column 12"),
+    (("[constraints]", "[constraint]"), "unknown key 'constraint'"),
+    (("[space]", "[space"), "small.toml: "),
+    (("pitch = [16, 64]", "pitch = { min = 1, max = 999999 }\nq = { min = 1, max = 999 }"),
+     "small.toml:2: [space]: 5,993,994,006 candidates: more than one sweep takes (100,000,000)"),
+])
+def test_a_bad_spec_is_one_line_and_exit_2(small, tmp_path, edit, message):
+    small.write_text(SMALL.replace(*edit))
+    rc, out, err = _cli("sweep", small, "-o", tmp_path / "t.csv", "-q")
+    assert rc == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith("symlayout: error: ") and message in err, err
+
+
+def test_a_candidate_that_does_not_load_is_invalid_with_the_loaders_message(tmp_path):
+    spec = loads_spec(SMALL.replace('type = "half_t"', 'type = "{atom}"'), "bad.toml")
+    rows = sweep(spec, str(tmp_path / "t.csv"))
+    assert {r["status"] for r in rows} == {"invalid", "pruned"}
+    assert rows[0]["reason"].startswith("bad.toml#0:")
+
+
+def test_json_parquet_and_emit(small, tmp_path):
+    rc, out, _ = _cli("sweep", small, "-o", tmp_path / "t.csv", "-q", "--json", "--emit", "toml", tmp_path / "ok")
+    doc = json.loads(out)
+    assert doc["summary"]["legal"] == 2 and [r["id"] for r in doc["rows"]] == list(range(12))
+    assert list(doc["rows"][0]) == columns(loads_spec(SMALL)) and doc["rows"][0]["pitch"] == 16
+    emitted = sorted((tmp_path / "ok").iterdir())
+    assert [p.name for p in emitted] == ["small_0000002.toml", "small_0000008.toml"]
+    assert _cli("prove", "-q", *emitted)[0] == 0                 # the survivors prove as files
+    spec = loads_spec(SMALL, str(small))
+    rows = sweep(spec, str(tmp_path / "t.csv"))
+    assert emit(spec, rows, "cute", str(tmp_path / "cpp")) == 2
+    assert "SM75_U32x4_LDSM_N" in (tmp_path / "cpp" / "small_0000008.cpp").read_text()
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        rc, _, err = _cli("sweep", small, "-o", tmp_path / "t.csv", "-q", "--parquet", tmp_path / "t.parquet")
+        assert rc == 2 and "needs pyarrow" in err
+    else:
+        assert _cli("sweep", small, "-o", tmp_path / "t.csv", "-q", "--parquet", tmp_path / "t.parquet")[0] == 0
+        assert pq.read_table(tmp_path / "t.parquet").num_rows == 12
+
+
+def test_prove_does_not_import_dask():
+    code = ("import sys; from symlayout.cli import main; "
+            "rc = main(['prove', '-q', 'proofs/seeds/seed_000_A_x2.toml']); "
+            "print(rc, sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed', 'tqdm')))")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "0 []"
+
+
+def test_a_batch_collects_garbage_once_in_a_threaded_worker(monkeypatch):
+    """A Dask worker has several threads, so the Z3 lock pauses the collector and collects when released:
+    a batch holds the lock throughout, one collection per batch, not one per candidate."""
+    import gc
+    import threading
+    from symlayout.sweep.prover import prove_batch
+    calls = []
+    monkeypatch.setattr(gc, "collect", lambda *a: calls.append(a) or 0)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        rows = prove_batch(SMALL, "small.toml", [0, 2, 4, 6])
+    finally:
+        stop.set()
+        other.join()
+    assert [r["status"] for r in rows] == ["illegal", "legal", "illegal", "illegal"]
+    assert len(calls) == 1
+
+
+def test_derived_values_use_the_ones_above_them():
+    s = loads_spec(SMALL.replace("[constraints]", '[derived]\nrows = "pitch // 8"\nrows2 = "2 * rows"\n[constraints]'))
+    assert s.scope(1)["rows2"] == 16
+    with pytest.raises(Exception, match=r"\[derived\] rows: .*unknown variable 'rows2'"):
+        loads_spec(SMALL.replace("[constraints]", '[derived]\nrows = "rows2 // 8"\nrows2 = "2 * pitch"\n[constraints]'))
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "examples" / "sweep").glob("*.toml")), ids=lambda p: p.name)
+def test_bundled_spaces_load_and_their_first_candidate_proves(path):
+    from symlayout.sweep import load_spec
+    from symlayout.sweep.prover import prove_candidate
+    spec = load_spec(path)
+    assert len(spec) > 100
+    row = prove_candidate(spec, 0)
+    assert row["status"] == "legal" and row["proved"] > 0, row
