@@ -78,6 +78,22 @@ def test_tma_predictions(exp):
         assert probe.predict_tma(exp, landing=fn) != img, label
 
 
+def test_tma_labels_of_a_2048x2048_tensor_fit_16_bits():
+    """Issue 26 item 12: a 2048x2048 16-bit tensor has 4,194,304 elements; its labels go in two loads,
+    one base-65535 digit of the linear index each, every label a 16-bit value other than the poison, and
+    the two predicted images together name the element each smem position holds."""
+    import numpy as np
+    exp = probe.TmaExperiment("u16.2048x2048", "UINT16", (2048, 2048), (4096,), (64, 16), "128B", (1984, 2032))
+    assert probe.tma_passes(exp) == 2
+    digits = [np.asarray(probe.tma_global_values(exp, q)) for q in range(2)]
+    assert all(d.max() < 0xFFFF and (d.astype(np.uint16) == d).all() for d in digits)
+    assert ((digits[0] + 0xFFFF * digits[1]) == np.arange(2048 * 2048)).all()
+    imgs = [probe.predict_tma(exp, digit=q) for q in range(2)]
+    for c, a in tma.box_landing(exp.dst_off, exp.box_dim, 2, exp.swizzle).items():
+        g = tma.global_element(exp.origin, c, exp.global_dim)
+        assert imgs[0][a // 2] + 0xFFFF * imgs[1][a // 2] == g[0] + 2048 * g[1]
+
+
 def test_encode_cases_follow_the_driver_rules():
     cases = {c["name"]: c for c in probe.encode_cases()}
     assert cases["legal 128B"]["model_problems"] == [] and cases["box 256"]["model_problems"] == []
