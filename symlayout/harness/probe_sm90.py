@@ -47,7 +47,6 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
-import random
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -612,8 +611,7 @@ def tma_global_values(exp: TmaExperiment, digit: int = 0):
     import numpy as np
     n = exp.global_elems()
     if exp.elem == 1:
-        rng = random.Random(90)
-        return [rng.randrange(256) for _ in range(n)]
+        return np.random.default_rng(90).integers(0, 256, size=n)
     return id_digit(np.arange(n, dtype=np.int64), digit, 8 * exp.elem)
 
 
