@@ -716,8 +716,7 @@ def compute_inputs(wp: WholePlan, case: Case | None = None) -> dict:
             mask[i % path.rows, s_ * path.kt + i // path.rows] = co["inside"]
         eff[op] = np.where(mask, X, 0)
     inp["ref"] = eff["A"].astype(np.int64) @ eff["B"].astype(np.int64).T + inp["C"]
-    if len(eff["A"].shape) == 2 and eff["A"].shape[1] == cpl.K * wp.stages == eff["B"].shape[1]:
-        inp["parts"] = partial_products(cpl, eff["A"], eff["B"], inp["C"])
+    inp["parts"] = partial_products(cpl, eff["A"], eff["B"], inp["C"])     # [t]: its atom's (K-split) sums
     return inp
 
 
