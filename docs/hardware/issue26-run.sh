@@ -11,9 +11,9 @@ G="python -m symlayout.cli.gpu --jobs 14 -v"
 (nvidia-smi -L; python -c "import cupy,numpy;print('cupy',cupy.__version__,'numpy',numpy.__version__)"; python -c "import z3" 2>&1 | tail -1) > $R/env.txt 2>&1
 step() { local name=$1 lim=$2; shift 2; SECONDS=0; timeout $lim "$@" > $R/$name.out 2> $R/$name.err; echo "$name rc=$? ${SECONDS} s" >> $R/env.txt; }
 if [ "$1" = 1 ]; then
-  step e2e 150 python -m symlayout.harness.e2e_sm90 $R/e2e
-  step issue26 200 $G gpu_in/campaign/issue26 gpu_in/campaign/sm90_2048 --prover gpu_in/campaign_prove.json --out $R/issue26
-  step proofs 230 $G proofs --prover gpu_in/prove.json --out $R/proofs
+  step e2e 100 python -m symlayout.harness.e2e_sm90 $R/e2e
+  step issue26 150 $G gpu_in/campaign/issue26 gpu_in/campaign/sm90_2048 --prover gpu_in/campaign_prove.json --out $R/issue26
+  step proofs 200 $G proofs --prover gpu_in/prove.json --out $R/proofs
 else
   step campaign 380 $G gpu_in/campaign/oracle gpu_in/campaign/fuzz gpu_in/campaign/datapath gpu_in/campaign/sm90 --prover gpu_in/campaign_prove.json --out $R/campaign
   step pytest 180 python -m pytest -q -p no:cacheprovider -o addopts="" tests/test_harness_configs.py tests/test_harness_atoms.py tests/test_harness_sm90.py tests/test_wholepath.py
