@@ -295,6 +295,18 @@ GOOD = {
     "universal_C_f32": lambda: mk("SM80_16x8x16_F32F16F16F32_TN",
                                   copies=[("C", "UniversalCopy<uint32_t>", "float", "(32,32):(32,1)")]),
     "cp_async_A": lambda: mk(copies=[("A", "SM80_CP_ASYNC_CACHEALWAYS<uint32_t>", "half_t", "(32,16):(16,1)")]),
+    # issue 26 item 14: K split over two atoms -- each atom's accumulators hold a partial sum
+    "k_split_212": lambda: mk("SM80_16x8x16_F32F16F16F32_TN", "(2,1,2)",
+                              copies=[("A", "SM75_U32x4_LDSM_N", "half_t", "(32,64):(64,1)"),
+                                      ("B", "SM75_U32x2_LDSM_N", "half_t", "(16,64):(64,1)")]),
+    "k_split_212_C": lambda: mk("SM80_16x8x16_F32F16F16F32_TN", "(2,1,2)",
+                                copies=[("A", "SM75_U32x4_LDSM_N", "half_t", "(32,64):(64,1)"),
+                                        ("C", "UniversalCopy<uint32_t>", "float", "(32,8):(8,1)")]),
+    # issue 26 item 15: aliased rows (a stride-0 mode): elements sharing an address hold one value
+    "aliased_rows_A": lambda: mk("SM80_16x8x16_F32F16F16F32_TN",
+                                 copies=[("A", "SM75_U32x4_LDSM_N", "half_t", "((16,2),32):((32,0),1)")]),
+    "aliased_rows_C": lambda: mk("SM80_16x8x16_F32F16F16F32_TN",
+                                 copies=[("C", "UniversalCopy<uint32_t>", "float", "((16,2),32):((32,0),1)")]),
 }
 
 
@@ -336,6 +348,35 @@ def test_checks_detect_a_wrong_issue_table():
     j = next(j for j in range(1, len(iss)) if iss[j][0] != iss[0][0])
     iss[0], iss[j] = (iss[j][0], iss[0][1], iss[0][2]), (iss[0][0], iss[j][1], iss[j][2])
     assert emu_compute(plan)["status"] == "fail"
+
+
+def test_k_split_compares_partial_sums_not_the_full_product():
+    """Issue 26 item 14: the two K atoms of a (2,1,2) TiledMMA each sum half of K; the full product
+    is what no accumulator holds, so a check expecting it fails on a correct run."""
+    plan = PL.plan_config(GOOD["k_split_212"]())
+    cpl = plan.compute
+    assert sorted({len(k) for k in cpl.ksets}) == [cpl.K // 2]
+    assert emu_compute(plan)["status"] == "pass"
+    cpl.ksets = [tuple(range(cpl.K))] * plan.threads          # the full product for every thread
+    assert emu_compute(plan)["status"] == "fail"
+
+
+def test_aliased_marker_is_compared_by_address():
+    """Issue 26 item 15: a slot holding another element at the same address passes; a slot holding an
+    element at another address fails."""
+    plan = PL.plan_config(GOOD["aliased_rows_A"]())
+    p = plan.operands["A"]
+    m = p.model
+    outs = [np.array([[m.expected[t][s] for s in range(p.frag_size)] for t in range(p.threads)])]
+    cnts = [np.ones((p.threads, p.frag_size), dtype=np.int64)]
+    assert R.marker_check(p, outs, cnts)["status"] == "pass"
+    twin = {i: j for i in range(len(m.addr_table)) for j in range(len(m.addr_table))
+            if i != j and m.addr_table[i] == m.addr_table[j]}
+    aliased = [np.vectorize(lambda e: twin.get(int(e), int(e)))(outs[0])]
+    assert (aliased[0] != outs[0]).any()
+    assert R.marker_check(p, aliased, cnts)["status"] == "pass"
+    wrong = [np.roll(outs[0], 1, axis=1)]
+    assert R.marker_check(p, wrong, cnts)["status"] == "fail"
 
 
 def test_report_markdown_shapes():

@@ -12,6 +12,7 @@ import pytest
 
 from symlayout.arch import gmma, tma
 from symlayout.harness import have_gpu
+from symlayout.harness import e2e_sm90 as e2e
 from symlayout.harness import probe_sm90 as probe
 
 CONFIGS = probe.wgmma_configs()
@@ -78,6 +79,22 @@ def test_tma_predictions(exp):
         assert probe.predict_tma(exp, landing=fn) != img, label
 
 
+def test_tma_labels_of_a_2048x2048_tensor_fit_16_bits():
+    """Issue 26 item 12: a 2048x2048 16-bit tensor has 4,194,304 elements; its labels go in two loads,
+    one base-65535 digit of the linear index each, every label a 16-bit value other than the poison, and
+    the two predicted images together name the element each smem position holds."""
+    import numpy as np
+    exp = probe.TmaExperiment("u16.2048x2048", "UINT16", (2048, 2048), (4096,), (64, 16), "128B", (1984, 2032))
+    assert probe.tma_passes(exp) == 2
+    digits = [np.asarray(probe.tma_global_values(exp, q)) for q in range(2)]
+    assert all(d.max() < 0xFFFF and (d.astype(np.uint16) == d).all() for d in digits)
+    assert ((digits[0] + 0xFFFF * digits[1]) == np.arange(2048 * 2048)).all()
+    imgs = [probe.predict_tma(exp, digit=q) for q in range(2)]
+    for c, a in tma.box_landing(exp.dst_off, exp.box_dim, 2, exp.swizzle).items():
+        g = tma.global_element(exp.origin, c, exp.global_dim)
+        assert imgs[0][a // 2] + 0xFFFF * imgs[1][a // 2] == g[0] + 2048 * g[1]
+
+
 def test_encode_cases_follow_the_driver_rules():
     cases = {c["name"]: c for c in probe.encode_cases()}
     assert cases["legal 128B"]["model_problems"] == [] and cases["box 256"]["model_problems"] == []
@@ -127,3 +144,52 @@ def test_probe_on_gpu():
     bad = [r["name"] for r in res["results"] if r["status"] != "agree"]
     assert not bad, bad
     assert all(c["status"] == "agree" for c in res["encode"])
+
+
+# ---------------------------------------------------------------------------
+# producer -> wgmma in one kernel at 128-byte bases (symlayout.harness.e2e_sm90)
+# ---------------------------------------------------------------------------
+
+def _e2e_product_errors(producer, mode, operand, off):
+    span = tma.SWIZZLE_SPAN_BYTES[mode]
+    kt = span // 2
+    A, B = e2e.tile_values(64, kt, 1), e2e.tile_values(8, kt, 2)
+    oa, ob = e2e.offsets(operand, off)
+    region = e2e.B_AFTER_A + 2048 + 8 * span
+    img = e2e.producer_image(producer, mode, oa, A, region)
+    img[ob:ob + 8 * span] = e2e.producer_image(producer, mode, ob, B, region)[ob:ob + 8 * span]
+    assert oa + 64 * span <= e2e.B_AFTER_A or ob + 8 * span <= oa        # the tiles never overlap
+    return int((e2e.wgmma_model(img, mode, oa, ob, kt // 16) != A @ B.T).sum())
+
+
+@pytest.mark.parametrize("mode", sorted(e2e.MODES))
+def test_e2e_model_tma_and_absolute_stores_agree_with_wgmma_at_every_128_byte_base(mode):
+    """The PTX model: TMA and CuTe's swizzle pointer swizzle the absolute address, as wgmma reads it,
+    so the product is right at every 128-byte offset; the position-independent (relative) producer is
+    right exactly where the offset is a multiple of the swizzle pattern (the GPU run measures both)."""
+    pattern = 8 * tma.SWIZZLE_SPAN_BYTES[mode]
+    for op in ("A", "B"):
+        for off in range(0, 1024, 128):
+            assert _e2e_product_errors("tma", mode, op, off) == 0
+            assert _e2e_product_errors("st_abs", mode, op, off) == 0
+            assert (_e2e_product_errors("st_rel", mode, op, off) == 0) == (off % pattern == 0), (op, off)
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+def test_e2e_source_compiles_for_sm90a(tmp_path):
+    cu = tmp_path / "e2e.cu"
+    cu.write_text(e2e._SOURCE)
+    r = subprocess.run(["nvcc", "-gencode=arch=compute_90a,code=sm_90a", "-cubin", "-o", str(tmp_path / "e2e.cubin"),
+                        str(cu)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not have_gpu(), reason="no GPU")
+def test_e2e_on_gpu():
+    from symlayout.harness.cuda import compute_capability
+    if tuple(compute_capability()) < (9, 0):
+        pytest.skip("needs sm_90")
+    res = e2e.run()
+    for r in res["results"]:
+        assert r["mbarrier"] == 1 and r["image_vs_producer_model"] == 0 and r["wgmma_vs_ptx_model"] == 0, r

@@ -96,7 +96,7 @@ def _g2s(wp, op, case, smem, base, stages, oob):
                 smem[dst:dst + m.vb] = 0
 
 
-def emulate_marker(wp, case=None):
+def emulate_marker(wp, case=None, digit=0):
     """The marker kernel's outputs on ``case`` (default: the full tile): ``{op: [stages][T][FS] fragment
     ids}``, the write counts, the output, the C-copy counts; ``case.memcheck`` lists the accesses past an
     allocation's end."""
@@ -104,6 +104,7 @@ def emulate_marker(wp, case=None):
     T, n = wp.threads, wp.stages
     case = case or W.make_case(wp)
     inp = W.compute_inputs(wp, case)
+    inp["digit"] = digit
     for op, img in W.host_images(wp, case, inp, True).items():
         case.ops[op]["image"] = img
     oob = []
@@ -121,7 +122,7 @@ def emulate_marker(wp, case=None):
         if path.copy is None:
             continue
         base = wp.smem_layout[op]
-        vals = W.operand_values(wp, op, inp[op], True)
+        vals = W.operand_values(wp, op, inp[op], True, digit)
         addr, slot = W.copy_tables(path, n)
         p = path.copy
         frags[op] = np.full((n, T, cpl.frag[op]), (1 << path.bits) - 1, dtype=np.int64)
@@ -188,11 +189,12 @@ def emulate_marker(wp, case=None):
     return frags, cnt, out.view(U).copy(), cntc.ravel()
 
 
-def emulated_check(wp, case=None):
-    """The emulated marker run of ``case`` judged by the harness's own check."""
+def emulated_check(wp, case=None, digit=0):
+    """The emulated marker run of ``case`` (id digit ``digit``) judged by the harness's own check."""
     case = case or W.make_case(wp)
-    frags, cnt, out, cntc = emulate_marker(wp, case)
+    frags, cnt, out, cntc = emulate_marker(wp, case, digit)
     inp = W.compute_inputs(wp, case)
+    inp["digit"] = digit
     inp["gimg"] = {op: case.ops[op]["image"] for op in case.ops}
     return W.check(wp, True, inp, frags, cnt, out, cntc, case)
 
@@ -229,6 +231,68 @@ def test_wrong_table_is_caught_by_the_emulation(monkeypatch):
     frags, cnt, out, cntc = emulate_marker(wp)
     res = W.check(wp, True, W.compute_inputs(wp), frags, cnt, out, cntc)
     assert res["status"] == "fail" and res["mismatches_B"] > 0 and res["mismatches_A"] == 0
+
+
+INT8_3STAGE = """name = "int8 3-stage data path (issue 26 item 13)"
+[mma]
+atom = "SM80_16x8x32_S32S8S8S32_TN"
+layout = "(2,2,1):(1,2,0)"
+permutation = ["32", "32", "32"]
+[copy.A]
+atom = "SM75_U32x4_LDSM_N"
+type = "int8_t"
+smem = "Sw<2,4,3> o 0 o ((8,16),(64,1),(1,3)):((64,512),(1,0),(0,8192))"
+[copy.B]
+atom = "SM75_U32x4_LDSM_N"
+type = "int8_t"
+smem = "Sw<2,4,3> o 0 o ((8,16),(64,1),(1,3)):((64,512),(1,0),(0,8192))"
+[g2s.A]
+atom = "SM80_CP_ASYNC_CACHEALWAYS<uint128_t>"
+type = "int8_t"
+thr = "(32,4):(4,1)"
+val = "(1,16)"
+gmem = "(128,64):(64,1)"
+gmem_align = 16
+[g2s.B]
+atom = "SM80_CP_ASYNC_CACHEALWAYS<uint128_t>"
+type = "int8_t"
+thr = "(32,4):(4,1)"
+val = "(1,16)"
+gmem = "(128,64):(64,1)"
+gmem_align = 16
+[stages]
+count = 3
+"""
+
+
+def test_int8_marker_ids_take_several_passes(tmp_path):
+    """Issue 26 item 13: 3 stages of 128x64 int8 are 24,576 ids, more than 8-bit values name; each
+    pass carries one base-255 digit of every id, and every pass of the emulated kernel checks."""
+    f = tmp_path / "int8.toml"
+    f.write_text(INT8_3STAGE)
+    wp = W.plan_whole(str(f))
+    assert W.id_passes_of(wp) == 2
+    runs = [emulated_check(wp, digit=q) for q in range(2)]
+    assert all(r["status"] == "pass" for r in runs), [r["problems"][:2] for r in runs]
+    assert W.merge_passes(runs)["status"] == "pass"
+    ids = np.arange(3 * 128 * 64)
+    digits = [W.marker_digit(wp, "A", ids, q) for q in range(2)]
+    assert (digits[0] + 255 * digits[1] == ids).all() and max(d.max() for d in digits) < 255
+
+
+def test_int8_marker_pass_catches_a_wrong_digit(tmp_path, monkeypatch):
+    """The second pass is checked for real: the kernel loading the first pass's digits fails it."""
+    f = tmp_path / "int8.toml"
+    f.write_text(INT8_3STAGE)
+    wp = W.plan_whole(str(f))
+    real = W.operand_values
+    monkeypatch.setattr(W, "operand_values", lambda wp_, op, X, marker, digit=0: real(wp_, op, X, marker, 0))
+    frags, cnt, out, cntc = emulate_marker(wp, digit=1)
+    monkeypatch.setattr(W, "operand_values", real)
+    inp = W.compute_inputs(wp)
+    inp["digit"] = 1
+    res = W.check(wp, True, inp, frags, cnt, out, cntc)
+    assert res["status"] == "fail" and res["mismatches_A"] > 0
 
 
 def test_plan_reads_the_models():

@@ -182,6 +182,7 @@ class ComputePlan:
     out_type: str               # C copy's value type, or the MMA's C type
     convert: str | None         # conversion of D before the C copy ("f32->f16", ...)
     regs: dict                  # op -> (C register type, count, values per register)
+    ksets: list = field(default_factory=list)   # [t] -> the K columns (of one stage) thread t's MMA sums
 
 
 @dataclass
@@ -300,7 +301,77 @@ def plan_compute(mma, operands: dict) -> tuple[ComputePlan | None, str | None]:
     return ComputePlan(M=M, N=N, K=K, frag={o: layouts[o].size() for o in layouts},
                        frag_bits={"A": type_bits(types["A"]), "B": type_bits(types["B"]), "C": type_bits(types["C"])},
                        direct=direct, issues=issues, atype=types["A"], btype=types["B"], ctype=types["C"],
-                       out_type=out_type, convert=convert, regs=regs), None
+                       out_type=out_type, convert=convert, regs=regs,
+                       ksets=k_sets(mma, direct.get("A") or partition_map(mma, "A", (M, K)), M)), None
+
+
+def k_sets(mma, a_elements: dict, M: int) -> list:
+    """``[t]``: the K columns thread ``t``'s accumulators sum over -- those of the A elements its MMA atom
+    (the threads with its ``(m, n, k)`` coordinate in the TiledMMA) holds.  A TiledMMA that splits K over
+    atoms (``layout = "(2,1,2)"``) leaves each atom a partial sum; CuTe's ``gemm`` reduces nothing."""
+    T = mma.size()
+    atom_of = [mma.thr_vmnk_ints(t)[1:] for t in range(T)]
+    cols: dict = {}
+    for t in range(T):
+        cols.setdefault(atom_of[t], set()).update(int(e) // M for e in a_elements[t])
+    return [tuple(sorted(cols[atom_of[t]])) for t in range(T)]
+
+
+def partial_products(cpl: ComputePlan, A, B, C) -> list:
+    """``[t]``: ``C + A[:, Kt] @ B[:, Kt]^T`` (int64), ``Kt`` the columns of ``cpl.ksets[t]`` in every
+    K block of ``A`` (a pipeline's stages repeat the tile's K columns); one matrix per distinct set."""
+    import numpy as np
+    blocks = A.shape[1] // cpl.K
+    memo: dict = {}
+    out = []
+    for ks in cpl.ksets:
+        if ks not in memo:
+            cols = np.array([b * cpl.K + k for b in range(blocks) for k in ks], dtype=np.int64)
+            memo[ks] = A[:, cols].astype(np.int64) @ B[:, cols].astype(np.int64).T + C
+        out.append(memo[ks])
+    return out
+
+
+def accepted_values(parts: list, M: int, pairs: list):
+    """``[position][j]`` (float64, NaN-padded): the values the model allows at each output position, from
+    its ``(thread, element index)`` pairs -- one pair for a thread's own accumulator; for a shared-memory
+    element every thread that stores an element at its address (aliased elements, and the atoms of a
+    K split: each stores its own partial sum and the last store wins)."""
+    import numpy as np
+    vals = [sorted({int(parts[t][e % M, e // M]) for t, e in ps}) for ps in pairs]
+    width = max((len(v) for v in vals), default=1)
+    out = np.full((len(vals), max(1, width)), np.nan)
+    for i, v in enumerate(vals):
+        out[i, :len(v)] = v
+    return out
+
+
+def alias_resolved(X, addr_table):
+    """``X`` (rows, cols; element ``i`` at ``(i % rows, i // rows)``) with every element that shares its
+    shared-memory offset with an earlier one given that one's value: a layout with a stride-0 mode stores
+    aliased elements at one address, and what the hardware reads there is one value."""
+    import numpy as np
+    offs = np.asarray(addr_table, dtype=np.int64)
+    _u, first = np.unique(offs, return_index=True)
+    canon = first[np.searchsorted(_u, offs)]
+    rows = X.shape[0]
+    i = np.arange(len(offs))
+    out = np.array(X, copy=True)
+    out[i % rows, i // rows] = X[canon % rows, canon // rows]
+    return out
+
+
+def store_pairs(direct_c: dict, offsets) -> list:
+    """``[i]``: the ``(thread, element)`` pairs whose store lands at element ``i``'s offset (``direct_c``:
+    ``{t: [element index of fragment slot q]}``, ``offsets[i]``: element ``i``'s offset)."""
+    writers: dict = {}
+    for t, els in direct_c.items():
+        for e in els:
+            writers.setdefault(int(e), []).append(t)
+    at: dict = {}
+    for i, o in enumerate(offsets):
+        at.setdefault(int(o), []).append(i)
+    return [[(t, j) for j in at[int(o)] for t in writers.get(j, ())] for o in offsets]
 
 
 #: a parametric instance larger than this (shared-memory bytes of one tile) is not run

@@ -47,13 +47,13 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
-import random
 import sys
 import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 from symlayout.arch import gmma, tma
+from symlayout.harness.values import id_digit, id_passes
 
 WG = gmma.WARPGROUP_SIZE
 MAX_LISTED = 12
@@ -598,17 +598,25 @@ def encode_cases() -> list[dict]:
     return out
 
 
-def tma_global_values(exp: TmaExperiment) -> list[int]:
-    """The global tensor: labels (linear index) for 16/32-bit, seeded random bytes for 8-bit."""
+def tma_passes(exp: TmaExperiment) -> int:
+    """Loads of one experiment needed to label every global element apart: each load's tensor holds one
+    digit (base ``2**bits - 1``, the all-ones poison left free) of the linear index, so a 2048x2048
+    16-bit tensor takes two; 8-bit tensors hold seeded random bytes (one load)."""
+    return 1 if exp.elem == 1 else id_passes(exp.global_elems(), 8 * exp.elem)
+
+
+def tma_global_values(exp: TmaExperiment, digit: int = 0):
+    """The global tensor: digit ``digit`` of the linear index for 16/32-bit (:func:`tma_passes`), seeded
+    random bytes for 8-bit."""
+    import numpy as np
     n = exp.global_elems()
     if exp.elem == 1:
-        rng = random.Random(90)
-        return [rng.randrange(256) for _ in range(n)]
-    return list(range(n))
+        return np.random.default_rng(90).integers(0, 256, size=n)
+    return id_digit(np.arange(n, dtype=np.int64), digit, 8 * exp.elem)
 
 
-def predict_tma(exp: TmaExperiment, landing=None, poison: int | None = None) -> list[int]:
-    """The model's image of the dumped shared region, in elements.
+def predict_tma(exp: TmaExperiment, landing=None, poison: int | None = None, digit: int = 0) -> list[int]:
+    """The model's image of the dumped shared region, in elements (the labels of load ``digit``).
 
     ``landing(smem_dst, box_dim, elem, swizzle)`` replaces :func:`tma.box_landing`
     (for the negative controls).
@@ -617,13 +625,13 @@ def predict_tma(exp: TmaExperiment, landing=None, poison: int | None = None) -> 
     e = exp.elem
     poison = poison if poison is not None else (1 << (8 * e)) - 1 if e > 1 else 0xA5
     img = [poison] * (exp.region // e)
-    gvals = tma_global_values(exp)
+    gvals = tma_global_values(exp, digit)
     pitch = [1]
     for s in exp.global_strides:
         pitch.append(s // e)
     for c, a in landing(exp.dst_off, exp.box_dim, e, exp.swizzle).items():
         g = tma.global_element(exp.origin, c, exp.global_dim)
-        v = 0 if g is None else gvals[sum(x * p for x, p in zip(g, pitch))]
+        v = 0 if g is None else int(gvals[sum(x * p for x, p in zip(g, pitch))])
         img[a // e] = v
     return img
 
@@ -817,11 +825,12 @@ def _desc_json(d: gmma.MatrixDescriptor | None):
             "base_offset": d.base_offset, "swizzle": d.swizzle, "value": hex(d.encode())}
 
 
-def _run_tma(cuda, cp, mod, lib, ctypes, exp: TmaExperiment) -> dict:
+def _run_tma(cuda, cp, mod, lib, ctypes, exp: TmaExperiment, digit: int = 0) -> dict:
+    """One load of ``exp`` (its global tensor holding the labels of load ``digit``), compared with the model."""
     import numpy as np
     e = exp.elem
     dt = {1: np.uint8, 2: np.uint16, 4: np.uint32}[e]
-    g = cp.asarray(np.array(tma_global_values(exp), dtype=dt))
+    g = cp.asarray(np.asarray(tma_global_values(exp, digit), dtype=dt))
     args = {"dtype": exp.dtype, "global_dim": exp.global_dim, "global_strides": exp.global_strides,
             "box_dim": exp.box_dim, "swizzle": exp.swizzle}
     res, tmap = _encode_tensor_map(lib, ctypes, args, int(g.data.ptr))
@@ -838,15 +847,15 @@ def _run_tma(cuda, cp, mod, lib, ctypes, exp: TmaExperiment) -> dict:
                  np.int32(poison), out, status), shared_mem=exp.region + 1024 + 64)
     img = out.get().view(dt).tolist()
     st = int(status.get()[0])
-    pred = predict_tma(exp)
+    pred = predict_tma(exp, digit=digit)
     bad = [{"offset": i * e, "model": p, "observed": o} for i, (p, o) in enumerate(zip(pred, img)) if p != o]
     ctrl = []
     for label, fn in _tma_wrong_landings(exp):
-        wp = predict_tma(exp, landing=fn)
+        wp = predict_tma(exp, landing=fn, digit=digit)
         ctrl.append({"control": label, "n_mismatches": sum(1 for p, o in zip(wp, img) if p != o)})
     landed = {}
-    if e > 1:
-        gl = tma_global_values(exp)
+    if e > 1 and tma_passes(exp) == 1:
+        gl = tma_global_values(exp).tolist()
         where = {v: i for i, v in enumerate(gl)}
         for i, v in enumerate(img):
             if v in where and v != (1 << 8 * e) - 1:

@@ -116,6 +116,25 @@ def reg_bits(rtype: str) -> int:
 
 
 
+def id_passes(n: int, bits: int) -> int:
+    """Passes needed to name ``n`` elements with digits in base ``2**bits - 1``.
+
+    >>> id_passes(512, 16), id_passes(512, 8), id_passes(255, 8)
+    (1, 2, 1)
+    """
+    base = (1 << min(bits, 32)) - 1
+    p, cap = 1, base
+    while cap < n:
+        p += 1
+        cap *= base
+    return p
+
+
+def id_digit(i, p: int, bits: int):
+    base = (1 << min(bits, 32)) - 1
+    return (i // base ** p) % base
+
+
 def round_up(x: int, m: int) -> int:
     """``x`` rounded up to a multiple of ``m``."""
     return (x + m - 1) // m * m

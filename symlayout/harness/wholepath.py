@@ -57,8 +57,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .values import HarnessError, compute_poison, decode, encode, random_gemm_inputs, reg_bits, round_up, uint_c, \
-    uint_np
+from .plan import accepted_values, partial_products, store_pairs
+from .values import HarnessError, compute_poison, decode, encode, id_digit, id_passes, random_gemm_inputs, reg_bits, \
+    round_up, uint_c, uint_np
 
 #: seed of the compute-mode operands
 SEED = 20261201
@@ -718,21 +719,33 @@ def compute_inputs(wp: WholePlan, case: Case | None = None) -> dict:
             mask[i % path.rows, s_ * path.kt + i // path.rows] = co["inside"]
         eff[op] = np.where(mask, X, 0)
     inp["ref"] = eff["A"].astype(np.int64) @ eff["B"].astype(np.int64).T + inp["C"]
+    inp["parts"] = partial_products(cpl, eff["A"], eff["B"], inp["C"])     # [t]: its atom's (K-split) sums
     return inp
 
 
-def operand_values(wp: WholePlan, op: str, X, marker: bool):
+def id_passes_of(wp: WholePlan) -> int:
+    """Marker launches needed so that every operand's ids ``s*S + i`` are told apart: a pass carries one
+    digit in base ``2**bits - 1`` of each id (the all-ones word stays the poison), so 8-bit data with more
+    than 254 elements takes several passes."""
+    return max([id_passes(wp.stages * p.size, p.bits) for p in wp.ops.values() if p.size] or [1])
+
+
+def marker_digit(wp: WholePlan, op: str, ids, q: int):
+    """Digit ``q`` of operand ``op``'s marker ids (digit 0 again past the passes the operand needs)."""
+    path = wp.ops[op]
+    return id_digit(ids, q if q < id_passes(wp.stages * path.size, path.bits) else 0, path.bits)
+
+
+def operand_values(wp: WholePlan, op: str, X, marker: bool, digit: int = 0):
     """Raw bits of tile element ``i`` of stage ``s`` at ``[s][i]``: ``X[i % rows, s*K + i // rows]``
-    encoded in the operand's type, or (marker) the id ``s*S + i``."""
+    encoded in the operand's type, or (marker) digit ``digit`` of the id ``s*S + i``."""
     import numpy as np
     path = wp.ops[op]
     S, rows, kt = path.size, path.rows, path.kt
     U = uint_np(path.bits)
-    i = np.arange(S)
+    i = np.arange(S, dtype=np.int64)
     if marker:
-        if wp.stages * S >= (1 << path.bits) - 1:
-            raise HarnessError(f"marker mode: {wp.stages * S} element ids do not fit {path.bits}-bit values")
-        return np.array([s * S + i for s in range(wp.stages)], dtype=U)
+        return np.array([marker_digit(wp, op, s * S + i, digit) for s in range(wp.stages)]).astype(U)
     t = wp.compute.atype if op == "A" else wp.compute.btype
     return np.array([encode(X[i % rows, s * kt + i // rows], t) for s in range(wp.stages)]).astype(U)
 
@@ -822,15 +835,36 @@ def host_images(wp: WholePlan, case: Case, inp: dict, marker: bool) -> dict:
         if path.g2s is None:
             continue
         ids = marker or path.copy is None
-        vals = operand_values(wp, op, inp[op], ids)
+        vals = operand_values(wp, op, inp[op], ids, inp.get("digit", 0))
         co = case.ops[op]
         imgs[op] = gmem_image(path, vals, wp.stages, (1 << path.bits) - 1, co["inside"], co["alloc"])
     return imgs
 
 
-def run_plan(wp: WholePlan, marker: bool, cuda=None, module=None, case: Case | None = None) -> dict:
-    """Launch the whole-path kernel once (compute or marker mode) on ``case`` (default: the full tile)
-    and check its outputs."""
+def run_marker(wp: WholePlan, cuda=None, module=None, case: Case | None = None) -> dict:
+    """Marker mode in as many launches as the ids need (:func:`id_passes_of`), each checked alone;
+    the result is the first failing pass's (or the last), with every pass's mismatches counted."""
+    n = id_passes_of(wp)
+    runs = [run_plan(wp, True, cuda, module, case, digit=q) for q in range(n)]
+    return merge_passes(runs)
+
+
+def merge_passes(runs: list) -> dict:
+    """One marker result of several id passes (see :func:`run_marker`)."""
+    if len(runs) == 1:
+        return runs[0]
+    res = dict(next((r for r in runs if r["status"] != "pass"), runs[-1]))
+    for k in [k for k in res if k.startswith("mismatches")]:
+        res[k] = sum(r.get(k, 0) for r in runs)
+    res["problems"] = [f"id pass {q}: {p}" for q, r in enumerate(runs) for p in r["problems"]]
+    res["passes"] = len(runs)
+    res["status"] = "pass" if all(r["status"] == "pass" for r in runs) else "fail"
+    return res
+
+
+def run_plan(wp: WholePlan, marker: bool, cuda=None, module=None, case: Case | None = None, digit: int = 0) -> dict:
+    """Launch the whole-path kernel once (compute or marker mode; ``digit``: the marker ids' digit this
+    launch carries) on ``case`` (default: the full tile) and check its outputs."""
     import numpy as np
     from . import cuda as _cuda
     cuda = cuda or _cuda
@@ -847,6 +881,7 @@ def run_plan(wp: WholePlan, marker: bool, cuda=None, module=None, case: Case | N
             memo[key] = f(*a)
         return memo[key]
     inp = compute_inputs(wp, case)
+    inp["digit"] = digit
     inp["gimg"] = host_images(wp, case, inp, marker)
     args, keep = [], {}
 
@@ -876,7 +911,7 @@ def run_plan(wp: WholePlan, marker: bool, cuda=None, module=None, case: Case | N
             if path.g2s is not None:
                 args += g2s_args(op, path)
             else:
-                vals = operand_values(wp, op, X, marker)
+                vals = operand_values(wp, op, X, marker, digit)
                 args.append(dev(smem_image(path, vals, n, (1 << path.bits) - 1), uint_np(path.bits)))
         else:
             args.append(dev(once(("direct", op, marker), direct_fragments, wp, op, X, marker), uint_np(cpl.frag_bits[op])))
@@ -943,7 +978,7 @@ def _out_targets(wp: WholePlan):
     return np.arange(len(els)), els, "the thread's C partition (no [copy.C])"
 
 
-def _expected_ids(wp: WholePlan, op: str, case: Case, S: int, img):
+def _expected_ids(wp: WholePlan, op: str, case: Case, S: int, img, digit: int = 0):
     """``(want, known)`` over ``[stage * S + i]``: what the shared image of G2S operand ``op`` holds for
     tile element ``i`` of each stage in marker mode -- its id inside the problem, 0 where the predicate
     zero-fills it, and where an executing instruction reads outside the problem, the gmem image's word
@@ -956,7 +991,7 @@ def _expected_ids(wp: WholePlan, op: str, case: Case, S: int, img):
     oobm = np.tile(co["oob"], wp.stages)
     i = np.arange(S)
     for s in range(wp.stages):
-        w = np.where(co["inside"], s * S + i, 0)
+        w = np.where(co["inside"], marker_digit(wp, op, s * S + i, digit), 0)
         at = s * path.g_span + co["src"]
         ok = (at >= 0) & (at < len(img))
         oob = co["oob"]
@@ -997,7 +1032,7 @@ def check(wp: WholePlan, marker: bool, inp: dict, frags: dict, cnt, out, cntc, c
             img = frags.pop(key).astype(np.int64)
             S = path.size
             pos = np.asarray(path.stage_table, dtype=np.int64)
-            want, known, oobm = _expected_ids(wp, op, case, S, gimg[op])
+            want, known, oobm = _expected_ids(wp, op, case, S, gimg[op], inp.get("digit", 0))
             bad = (img[pos] != want) & known
             seen += int(((img[pos] == want) & known & oobm).sum())
             unchecked += int((~known).sum())
@@ -1019,10 +1054,11 @@ def check(wp: WholePlan, marker: bool, inp: dict, frags: dict, cnt, out, cntc, c
             e = np.array([[m.expected[t] for t in range(wp.threads)]] * wp.stages, dtype=np.int64)
             st = np.arange(wp.stages).reshape(-1, 1, 1)
             if path.g2s is not None:
-                want, known, oobm = _expected_ids(wp, op, case, S, gimg[op])
+                want, known, oobm = _expected_ids(wp, op, case, S, gimg[op], inp.get("digit", 0))
                 exp, kn, om = want[st * S + e], known[st * S + e], oobm[st * S + e]
             else:
-                exp, kn, om = st * S + e, np.ones(e.shape, dtype=bool), np.zeros(e.shape, dtype=bool)
+                exp, kn, om = (marker_digit(wp, op, st * S + e, inp.get("digit", 0)), np.ones(e.shape, dtype=bool),
+                               np.zeros(e.shape, dtype=bool))
             g = got.astype(np.int64)
             bad = (g != exp) & kn
             seen += int(((g == exp) & kn & om).sum())
@@ -1055,8 +1091,13 @@ def check(wp: WholePlan, marker: bool, inp: dict, frags: dict, cnt, out, cntc, c
         t = cpl.out_type if wp.c_copy is not None else cpl.ctype
         raw = np.where(inbuf, o[np.minimum(offs, len(o) - 1)], pz)
         vals = np.asarray(decode(raw, t), dtype=np.float64)
-        want = inp["ref"][els % M, els // M]
-        bad = np.where(written, (raw == pz) | ~np.isfinite(vals) | (vals != want), raw != pz) & inbuf
+        if wp.c_copy is None:
+            allowed = accepted_values(inp["parts"], M, [[(t, e)] for t in range(wp.threads) for e in cpl.direct["C"][t]])
+        else:
+            allowed = accepted_values(inp["parts"], M, store_pairs(cpl.direct["C"], offs))
+        want = allowed[:, 0]
+        ok = (vals[:, None] == allowed).any(axis=1)
+        bad = np.where(written, (raw == pz) | ~np.isfinite(vals) | ~ok, raw != pz) & inbuf
         res["value_range"], res["c_range"] = inp["rv"], inp["cr"]
         res["K_total"] = cpl.K * wp.stages
     res["elements"] = int(bad.size)
@@ -1114,7 +1155,7 @@ def run_whole(spec, *, exact: bool = False, zclamp: bool = False, cases=None) ->
             full = make_case(wp, exact=exact, zclamp=zclamp)
             for marker in ((True,) if wp.marker_only else (True, False)):
                 stage = "marker" if marker else "compute"
-                out[stage] = run_plan(wp, marker, cuda, mod, full)
+                out[stage] = run_marker(wp, cuda, mod, full) if marker else run_plan(wp, False, cuda, mod, full)
                 parts.append(out[stage])
             if wp.marker_only:
                 out["compute_skip"] = wp.marker_only
@@ -1124,7 +1165,7 @@ def run_whole(spec, *, exact: bool = False, zclamp: bool = False, cases=None) ->
                                  "oob_writes": c.oob_writes}
             out.setdefault("residue", []).append(e)
             stage = f"residue {c.text()} marker"
-            e["marker"] = run_plan(wp, True, cuda, mod, c)
+            e["marker"] = run_marker(wp, cuda, mod, c)
             parts.append(e["marker"])
             if wp.marker_only:
                 pass
