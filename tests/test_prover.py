@@ -12,9 +12,9 @@ from symlayout.atoms.mma import get_mma_atom
 from symlayout.cli import main
 from symlayout.algebra.layout import Layout
 from symlayout.prove.engine import prove_operand
-from symlayout.prove.model import build_operand_model
-from symlayout.prove.obligations import CHECKS, exactly_once
-from symlayout.prove.z3backend import check_z3, decide
+from symlayout.prove.copy.model import build_operand_model
+from symlayout.prove.copy.obligations import CHECKS, exactly_once
+from symlayout.prove.copy.z3backend import check_z3, decide
 from symlayout.tiled.mma import make_tiled_mma
 
 ATOM = "SM80_16x8x16_F16F16F16F16_TN"
@@ -149,7 +149,7 @@ def test_wrong_value_type_is_refuted(mma):
 
 def _check_chunk(args):
     seed, n = args
-    from symlayout.prove.random_configs import random_configs
+    from symlayout.prove.campaigns.random_configs import random_configs
     bad, count = [], 0
     for m in random_configs(n, seed=seed, small=True):
         count += 1

@@ -22,11 +22,11 @@ import sympy
 from symlayout.config import Param, loads_config
 from symlayout.algebra.layout import Layout
 from symlayout.algebra.notation import parse_layout
-from symlayout.prove import bvterms as bt
-from symlayout.prove import z3backend as zb
-from symlayout.prove import z3problem as zp
+from symlayout.prove.decide import bvterms as bt
+from symlayout.prove.copy import z3backend as zb
+from symlayout.prove.decide import z3problem as zp
 from symlayout.prove.engine import prove_config, prove_operand
-from symlayout.prove.random_families import Family, check_family, random_families
+from symlayout.prove.campaigns.random_families import Family, check_family, random_families
 from symlayout.tiled.mma import make_tiled_mma
 
 F16 = "SM80_16x8x16_F16F16F16F16_TN"
@@ -105,7 +105,7 @@ def test_c_store_families_with_interior_worst_cases():
          for p in ("alignment", "exactly_once")}
     assert v["alignment"].status == "refuted" and v["alignment"].counterexample.params == {"p": 2}
     # exactly_once is about the bytes written: element (0,1) is not among them at an interior p
-    # (prove/contiguity.py's witness, re-checked on the bytes, is not minimised)
+    # (prove/copy/contiguity.py's witness, re-checked on the bytes, is not minimised)
     assert v["exactly_once"].status == "refuted" and 2 <= v["exactly_once"].counterexample.params["p"] <= 15
     # (the prover refutes the file first: a dynamic stride inside a vector does not compile in CuTe)
     assert verdicts(family(cols, op="C", atom="UniversalCopy<uint32_t>"))["alignment"].status == "refuted"

@@ -18,13 +18,13 @@ from ..algebra.layout import Layout
 from ..algebra.symbolic import collect_conditions
 from ..algebra.z3lock import serialized
 from ..tiled.copy import make_tiled_copy_X
-from .model import (CuteRejects, OperandModel, build_operand_model, copy_vector_width,
+from .copy.model import (CuteRejects, OperandModel, build_operand_model, copy_vector_width,
                     cute_build_check, stand_in_tile)
-from .obligations import CHECKS, PROPERTIES, fragment_width_mismatch
-from .datapath import prove_datapath, width_refutation
-from .expect import apply_expectations
-from .suggest import TOO_FEW_VALS, too_few_vals_fix
-from .result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
+from .copy.obligations import CHECKS, PROPERTIES, fragment_width_mismatch
+from .datapath.path import prove_datapath, width_refutation
+from .verdict.expect import apply_expectations
+from .copy.suggest import TOO_FEW_VALS, too_few_vals_fix
+from .verdict.result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
 
 #: properties that apply to a TiledMMA with copies (``coalescing`` is for thread maps)
 COPY_PROPERTIES = PROPERTIES
@@ -60,7 +60,7 @@ def counted(r: Result, model: OperandModel | None) -> Result:
     given the count of its obligations on ``model`` (for a parametric
     configuration, the tile model: per rest tile), and 0 obligations is VACUOUS."""
     if r.status == PROVED and r.checked is None and model is not None:
-        from .obligations import obligations
+        from .copy.obligations import obligations
         r.checked = obligations(model, r.property)
     if r.status == PROVED and r.checked == 0:
         r.status = VACUOUS
@@ -79,7 +79,7 @@ def run_checks(model: OperandModel, properties, expect_refuted=frozenset(), meth
         if r is not None:
             pass
         elif method == "z3" and not model.cute_routes:   # (else not a layout function: exhaustive)
-            from .z3backend import decide
+            from .copy.z3backend import decide
             tm = tm or stand_in_tile(model)
             r = decide(p, model.mma, model.operand, model.atom.op.name, model.value_type, model.smem, {},
                        model.align, timeout_s, tile_model=tm)
@@ -108,7 +108,7 @@ def prove_operand(mma, atom_layout, permutation, operand, copy_op, value_type, s
 
 def mma_coverage(mma, operand: str) -> Result:
     """``coverage`` of a TiledMMA operand without a copy (TV layout ownership)."""
-    from .obligations import tv_coverage
+    from .copy.obligations import tv_coverage
     t0 = time.perf_counter()
     checked, cex = tv_coverage(mma, operand)
     return Result("coverage", verdict(cex, checked), operand=operand, checked=checked, method="exhaustive",
@@ -118,10 +118,10 @@ def mma_coverage(mma, operand: str) -> Result:
 def rejection_result(e: CuteRejects, operand: str, refuted, mma=None, copy_op=None, value_type=None) -> Result:
     """The refutation of a configuration CuTe does not compile: the property that
     explains it, CuTe's static_assert as the reason (re-derived by replaying what
-    CuTe instantiates, :func:`~symlayout.prove.model.cute_build_check`)."""
+    CuTe instantiates, :func:`~symlayout.prove.copy.model.cute_build_check`)."""
     why = ""
     if e.property == "type_agreement" and mma is not None:
-        from .model import fragment_type
+        from .copy.model import fragment_type
         ft = fragment_type(mma, operand, value_type)
         if ft and ft != value_type:
             why = f"the copy moves {value_type} but {mma.atom.name} {'accumulates' if operand == 'C' else 'reads'} " \
@@ -277,7 +277,7 @@ def _condition_test(syms, conds):
 
 def _member_rejection(cfg, mma, cc, conds, timeout_s=None):
     """CuTe's compile-time checks of a parametric ``[copy.X]`` for every member of its family, where the
-    symbolic replay (:func:`~symlayout.prove.model.cute_build_check` on the symbolic smem) left side
+    symbolic replay (:func:`~symlayout.prove.copy.model.cute_build_check` on the symbolic smem) left side
     conditions ``conds`` it could not decide, or could not run at all or rejected the symbolic tile
     (``conds`` None: a symbolic rejection names no member and may not hold for any).
 
@@ -439,8 +439,8 @@ def _too_large(smem) -> bool:
 
 def _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s):
     """Parametric or very large tiles: Z3 over one copy tile and every rest tile."""
-    from .parametric import PARAMETRIC_PROPERTIES
-    from .z3backend import decide
+    from .copy.parametric import PARAMETRIC_PROPERTIES
+    from .copy.z3backend import decide
     op = cc.operand
     convert = getattr(cc, "convert", False)
     atom = make_copy_atom(cc.atom, cc.element_type)
@@ -476,14 +476,14 @@ def config_parts(cfg, props, split: bool = False, properties=None) -> list:
     TiledMMA's coverage (no copies), one ``[copy.X]`` with its properties -- with ``split``, one
     piece per property of a copy of a parametric configuration, so that a pool runs its queries side
     by side (each query is independent: :func:`_prove_by_z3`) -- and the data path (``[g2s.X]``,
-    ``[s2g.C]``, ``[stages]``: :func:`~symlayout.prove.datapath.prove_datapath` of the requested
+    ``[s2g.C]``, ``[stages]``: :func:`~symlayout.prove.datapath.path.prove_datapath` of the requested
     ``properties``)."""
     if cfg.threadmap is not None:
         return [("threadmap", None, props)]
     if cfg.mma is None:
         return []
-    from .hopper import HOPPER_PROPERTIES, is_gmma_atom
-    if is_gmma_atom(cfg.mma.atom):           # SM90 GMMA: descriptor operands, TMA, accumulators (prove/hopper.py)
+    from .hopper.obligations import HOPPER_PROPERTIES, is_gmma_atom
+    if is_gmma_atom(cfg.mma.atom):           # SM90 GMMA: descriptor operands, TMA, accumulators (prove/hopper/obligations.py)
         out = [("hopper", None, list(properties or cfg.prove.properties or HOPPER_PROPERTIES))]
     else:
         out = [] if cfg.copies else [("mma", None, props)]
@@ -505,7 +505,7 @@ def prove_part(cfg, part, method="auto", timeout_s=None):
     results, rejected = [], set()
     try:
         if kind == "threadmap":
-            from .threadmaps import prove_threadmap
+            from .threadmaps.obligations import prove_threadmap
             results = prove_threadmap(cfg, props, method=method, timeout_s=timeout_s)
         else:
             from ..tiled.mma import make_tiled_mma
@@ -513,7 +513,7 @@ def prove_part(cfg, part, method="auto", timeout_s=None):
             if kind == "datapath":
                 results = prove_datapath(cfg, props)
             elif kind == "hopper":
-                from .hopper import prove_hopper
+                from .hopper.obligations import prove_hopper
                 results = prove_hopper(cfg, mma, props, refuted)
             elif kind == "mma":
                 if "coverage" in props:
@@ -613,7 +613,7 @@ def prove_many(configs, properties=None, jobs: int = 1, timeout_s=None, method="
         return [prove_config(c, properties, method, timeout_s) for c in configs]
     jobs_list.sort(key=lambda j: -_cost(configs[j[0]], j[1]))
     if any(c.params for c in configs):       # import the solver once, before the workers fork
-        from . import z3backend  # noqa: F401
+        from .copy import z3backend  # noqa: F401
         try:
             import z3  # noqa: F401
         except ImportError:

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import time
 
-from .bvterms import Or
+from ..decide.bvterms import Or
 from .model import build_operand_model
 from .obligations import CHECKS, access_vectors
-from .result import REFUTED, UNKNOWN, Result
-from .z3problem import Problem, substitute
+from ..verdict.result import REFUTED, UNKNOWN, Result
+from ..decide.z3problem import Problem, substitute
 
 #: instantiated witnesses up to this many smem elements are re-checked by enumeration
 WITNESS_LIMIT = 1 << 20
@@ -32,7 +32,7 @@ def contiguity(P, deadline=None):
     """Whether every dereferenced vector of ``P``'s tile is contiguous in its smem layout, for every
     parameter value and rest tile: ``("unsat", None)`` (it is: no vector is broken), ``("sat", values)``
     (a witness) or ``("unknown", reason)``; a decided answer is kept on ``P`` (one query for the
-    properties that share ``P``: see :func:`~symlayout.prove.z3backend.decide`)."""
+    properties that share ``P``: see :func:`~symlayout.prove.copy.z3backend.decide`)."""
     hit = P.memo.get("contiguity")
     if hit is not None:
         return hit
@@ -53,7 +53,7 @@ def contiguous(P, deadline=None) -> bool:
 
 def hardware_link(r: Result, tm, mma, operand, atom, value_type, S, params, align, timeout_s, P=None) -> Result:
     """``r`` (PROVED on the tile model ``tm`` over CuTe's indices) made a statement about the bytes
-    (``P``: the :class:`~symlayout.prove.z3problem.Problem` of ``tm`` over ``S`` when the caller has it)."""
+    (``P``: the :class:`~symlayout.prove.decide.z3problem.Problem` of ``tm`` over ``S`` when the caller has it)."""
     t0 = time.perf_counter()
     if P is None:
         P = Problem(tm, S, params, tm.value_bits, align)

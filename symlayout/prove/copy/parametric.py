@@ -1,5 +1,5 @@
 """Parametric configurations (``[params]``): every obligation decided by Z3 for
-every parameter value in the declared ranges (see :mod:`symlayout.prove.z3backend`).
+every parameter value in the declared ranges (see :mod:`symlayout.prove.copy.z3backend`).
 
 >>> from symlayout.config import loads_config
 >>> cfg = loads_config('''[params]
@@ -20,7 +20,7 @@ every parameter value in the declared ranges (see :mod:`symlayout.prove.z3backen
 """
 from __future__ import annotations
 
-from .result import PROVED, REFUTED
+from ..verdict.result import PROVED, REFUTED
 from .z3backend import decide, tile_model_for
 
 #: obligations decided for parametric configurations

@@ -2,14 +2,14 @@
 
 The route of one copy tile (who reads/writes which tile element, which slot,
 which instruction phase) is finite and concrete: it comes from the same
-CuTe-exact :class:`~symlayout.prove.model.OperandModel`, built on one tile of
+CuTe-exact :class:`~symlayout.prove.copy.model.OperandModel`, built on one tile of
 the operand.  What may be symbolic is *where* each element lives: the smem
 layout ``S`` (``[params]`` in shapes or strides) and which rest tile
 ``u = (u_0, u_1, ...)`` the copy is working on.  Each obligation becomes one
 Z3 query "exists an entry of the route table, a rest tile and parameter
 values violating it".
 
-Terms are :mod:`symlayout.prove.bvterms` terms: each carries an interval
+Terms are :mod:`symlayout.prove.decide.bvterms` terms: each carries an interval
 valid over the whole parameter box, and the query is lowered to bit-vectors
 one bit wider than its widest term, so nothing wraps; ``//`` and ``%`` are
 floor division and Python's modulo.  ``unsat`` proves the obligation for
@@ -34,19 +34,19 @@ from __future__ import annotations
 import os
 import time
 
-from ..algebra import int_tuple as it
-from ..algebra.layout import Layout
-from ..atoms.copy import make_copy_atom
-from ..errors import SymlayoutError
-from ..tiled.copy import make_tiled_copy_X
-from .bvterms import And, Or, Untranslatable, const, var
+from ...algebra import int_tuple as it
+from ...algebra.layout import Layout
+from ...atoms.copy import make_copy_atom
+from ...errors import SymlayoutError
+from ...tiled.copy import make_tiled_copy_X
+from ..decide.bvterms import And, Or, Untranslatable, const, var
 from .contiguity import contiguous, hardware_link, vectors
 from .model import build_operand_model, cute_addresses_differ, stand_in_tile
 from .obligations import CHECKS, access_vectors, bank_phases
-from .result import PROVED, REFUTED, UNKNOWN, Counterexample, Result
-from .z3problem import (MINIMIZE_STEP_RLIMIT, Instance, OutOfTime, Problem, Query, check_time, first_decided, queries,
+from ..verdict.result import PROVED, REFUTED, UNKNOWN, Counterexample, Result
+from ..decide.z3problem import (MINIMIZE_STEP_RLIMIT, Instance, OutOfTime, Problem, Query, check_time, first_decided, queries,
                         time_left, z3_module)
-from . import bvterms as bt
+from ..decide import bvterms as bt
 from . import obligations as props
 
 #: instantiated smem tiles up to this many elements are re-validated by building the whole
@@ -75,7 +75,7 @@ def tile_model_for(mma, operand, atom, value_type, align):
 def _tile_model(mma, operand, atom, value_type, align):
     tc = make_tiled_copy_X(make_copy_atom(atom, value_type), mma, operand)
     tm = build_operand_model(mma, None, None, operand, atom, value_type, Layout(tuple(tc.tiler_mn)), align)
-    tm.stand_in = True          # its indices are right, its addresses are not (see prove/contiguity.py)
+    tm.stand_in = True          # its indices are right, its addresses are not (see prove/copy/contiguity.py)
     return tm
 
 
@@ -89,7 +89,7 @@ def _tile_model(mma, operand, atom, value_type, align):
 
 def q_alignment(P, contiguous=False):
     """Each vector starts on a multiple of its width and its elements are consecutive (``contiguous``, or
-    a function telling it: the latter is proved, see :func:`~symlayout.prove.contiguity.contiguity`, and
+    a function telling it: the latter is proved, see :func:`~symlayout.prove.copy.contiguity.contiguity`, and
     left out)."""
     tm = P.tm
     vb = max(tm.reg_bits_smem, tm.value_bits) // 8
