@@ -246,7 +246,7 @@ def part_limit(a, here) -> str:
     """Index evaluations per second: the reference slot_agreement loop vs the tables, on one tile."""
     sys.path.insert(0, str(here))
     from symlayout.prove.copy import obligations as ob
-from symlayout.prove.decide import tables
+    from symlayout.prove.decide import tables
     from symlayout.prove.copy.model import build_operand_model
     m = build_operand_model("SM80_16x8x16_F16F16F16F16_TN", "(2,2,1)", None, "A", "SM75_U32x4_LDSM_N", "half_t",
                             "Sw<3,3,3> o 0 o (128,64):(64,1)")

@@ -35,11 +35,9 @@ def clear_caches() -> None:
     """Empty every process-wide cache and memo the prover keeps (the per-object memos live on objects
     these caches hand out -- TiledMMAs, atoms, TiledCopies -- so they go with them)."""
     from symlayout.algebra import composed, layout
-    from symlayout.prove.hopper.obligations import hopper
-from symlayout.prove.copy import model
-from symlayout.prove.copy import obligations
-from symlayout.prove.decide import tables
-from symlayout.prove.copy import z3backend
+    from symlayout.prove.copy import model, obligations, z3backend
+    from symlayout.prove.decide import tables
+    from symlayout.prove.hopper import obligations as hopper
     from symlayout.tiled import copy, mma
     layout.clear_caches()
     for d in (model._ROUTES, tables._PROVIDERS, obligations._MMA_ROUTE_OK, hopper._PTX_TABLES,

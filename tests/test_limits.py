@@ -236,7 +236,7 @@ def test_stride_decisions_are_bounded(monkeypatch):
     """The Hopper families' stride decisions were kept forever (one entry per distinct global stride
     expression of every family a long-lived process proves); with the bound at 1 the verdicts are the
     same and the cache holds at most one entry."""
-    from symlayout.prove.hopper.obligations import hopper
+    from symlayout.prove.hopper import obligations as hopper
     text = (ROOT / "proofs" / "hopper" / "family_stages_tma.toml").read_text()
     others = [text.replace('gmem = "(M,K):(K,1)"', f'gmem = "(M,K):({k}*K,1)"') for k in (2, 3)]
     hopper._STRIDE_DECIDED.clear()

@@ -14,7 +14,7 @@ from symlayout.algebra.layout import Layout
 from symlayout.prove.engine import prove_operand
 from symlayout.prove.copy.model import build_operand_model
 from symlayout.prove.copy.obligations import CHECKS, exactly_once
-from symlayout.prove.copy.z3backend import check_z3, decide
+from symlayout.prove.copy.z3backend import check_z3, decide, tile_model_for
 from symlayout.tiled.mma import make_tiled_mma
 
 ATOM = "SM80_16x8x16_F16F16F16F16_TN"
@@ -193,8 +193,8 @@ def test_tiny_timeout_gives_unknown():
     from symlayout.algebra.notation import parse_layout
     mma = make_tiled_mma(ATOM, "(2,2,1)")
     S = parse_layout("Sw<3,3,3> o 0 o (64*m,64):(64,1)")
-    r = decide("bank_conflicts", mma, "A", "SM75_U32x4_LDSM_N", "half_t", S, {"m": Param("m", 1, 1 << 20)},
-               128, timeout_s=0.0001)
+    tm = tile_model_for(mma, "A", "SM75_U32x4_LDSM_N", "half_t", 128)
+    r = decide("bank_conflicts", tm, S, {"m": Param("m", 1, 1 << 20)}, timeout_s=0.0001)
     assert r.status == "unknown"
 
 

@@ -81,8 +81,7 @@ def run_checks(model: OperandModel, properties, expect_refuted=frozenset(), meth
         elif method == "z3" and not model.cute_routes:   # (else not a layout function: exhaustive)
             from .copy.z3backend import decide
             tm = tm or stand_in_tile(model)
-            r = decide(p, model.mma, model.operand, model.atom.op.name, model.value_type, model.smem, {},
-                       model.align, timeout_s, tile_model=tm)
+            r = decide(p, tm, model.smem, {}, timeout_s)
         else:
             r = CHECKS[p](model)
         r = counted(r, model)
@@ -451,7 +450,7 @@ def _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s):
             raise SymlayoutError(f"[copy.{op}] {cc.atom}: not supported with [params]: the vector width CuTe's "
                                  "auto-vectorizing copy picks depends on which strides are static")
         width = copy_vector_width(mma, op, cc.atom, cc.element_type, cc.smem, convert)
-    tm = build_operand_model(mma, None, None, op, cc.atom, cc.element_type, Layout(tuple(tiler)), cc.align,
+    tm = build_operand_model(mma, None, None, op, atom, cc.element_type, Layout(tuple(tiler)), cc.align,
                              convert=convert, vector_width=width)
     tm.stand_in = True
     out = []
@@ -460,8 +459,7 @@ def _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s):
         if p not in PARAMETRIC_PROPERTIES:
             continue
         r = fragment_width_mismatch(tm, p) or \
-            decide(p, mma, op, cc.atom, cc.element_type, cc.smem, cfg.params, cc.align, timeout_s, tile_model=tm,
-                   problems=problems)
+            decide(p, tm, cc.smem, cfg.params, timeout_s, problems=problems)
         if not cfg.params and r.method == "z3":
             r.detail = (r.detail + "; " if r.detail else "") + \
                 f"smem tile of {cc.smem.size()} elements is beyond the enumeration limit {EXHAUSTIVE_LIMIT}"

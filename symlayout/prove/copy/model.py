@@ -707,6 +707,15 @@ def copy_vector_width(mma, operand: str, copy_op: str, value_type: str, smem, co
                       fragment_type(mma, operand, value_type, convert), atom.op.vector_bits)
 
 
+def instantiated_model(tm: OperandModel, smem, vector_width: int | None = None) -> OperandModel:
+    """The model of ``tm``'s copy on another smem layout (a Z3 witness's instantiated layout): the
+    same TiledMMA, operand, atom, hand-built TiledCopy and C conversion, nothing rebuilt from names
+    (``vector_width``: an AutoVectorizingCopy's width; default CuTe's choice on ``smem``)."""
+    convert = tm.operand == "C" and tm.frag_type == tm.value_type != (tm.mma_value_type or tm.value_type)
+    return build_operand_model(tm.mma, None, None, tm.operand, tm.atom, tm.value_type, smem, tm.align,
+                               convert=convert, vector_width=vector_width, tiled=tm.tiled)
+
+
 def stand_in_tile(model: OperandModel) -> OperandModel:
     """The model of one copy tile that Z3 works from: the same route (for an AutoVectorizingCopy,
     the vector width CuTe picks on the real layout) on a compact stand-in layout of the tile,

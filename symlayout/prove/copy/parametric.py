@@ -36,8 +36,7 @@ def prove_parametric(cfg, mma, cc, props, refuted, timeout_s=None) -> list:
     for p in props:
         if p not in PARAMETRIC_PROPERTIES:
             continue
-        r = decide(p, mma, cc.operand, cc.atom, cc.element_type, cc.smem, cfg.params, cc.align, timeout_s, tile_model=tm,
-                   problems=problems)
+        r = decide(p, tm, cc.smem, cfg.params, timeout_s, problems=problems)
         r.expected = REFUTED if p in refuted else PROVED
         out.append(r)
     return out
