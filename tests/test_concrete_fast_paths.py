@@ -19,7 +19,7 @@ from symlayout.algebra.layout import Layout
 from symlayout.config import Param
 from symlayout.errors import ConfigError
 from symlayout.prove.decide import tables
-from symlayout.prove import threadmaps as T
+from symlayout.prove.threadmaps import obligations as T
 from symlayout.threadmap.maps import OffsetThreadMap, PitchLinearStripminedThreadMap
 
 PROP = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

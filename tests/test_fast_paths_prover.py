@@ -40,7 +40,7 @@ def test_shared_route_is_the_fresh_route():
     args = ("SM80_16x8x16_F16F16F16F16_TN", "(2,2,1)", None, "A", "SM75_U32x4_LDSM_N", "half_t")
     a = build_operand_model(*args, "(64,32):(32,1)")
     b = build_operand_model(*args, "Sw<2,3,3> o 0 o (64,32):(32,1)")      # same shape: the route is shared
-    from symlayout.prove import model as M
+    from symlayout.prove.copy import model as M
     assert a.tiled_copy is b.tiled_copy and any(v[0] is a.tiled_copy for v in M._ROUTES.values())
     M._ROUTES.clear()
     c = build_operand_model(*args, "Sw<2,3,3> o 0 o (64,32):(32,1)")      # built afresh

@@ -11,7 +11,8 @@ import pytest
 np = pytest.importorskip("numpy")
 
 from symlayout.errors import SymlayoutError  # noqa: E402
-from symlayout.prove import obligations as ob, tables  # noqa: E402
+from symlayout.prove.copy import obligations as ob  # noqa: E402
+from symlayout.prove.decide import tables  # noqa: E402
 from symlayout.prove.copy.model import build_operand_model, cute_build_check  # noqa: E402
 from symlayout.prove.campaigns.random_configs import random_configs  # noqa: E402
 

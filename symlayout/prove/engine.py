@@ -8,19 +8,29 @@
 """
 from __future__ import annotations
 
+import dataclasses
+import itertools
+import multiprocessing as mp
+import signal
 import time
 from dataclasses import dataclass, field
 
 from ..errors import SymlayoutError
 from ..atoms import value_type_bits
 from ..atoms.copy import make_copy_atom, moves_bits, width_mismatch
+from ..algebra import int_tuple as it
+from ..algebra.composed import ComposedLayout
 from ..algebra.layout import Layout
 from ..algebra.symbolic import collect_conditions
 from ..algebra.z3lock import serialized
 from ..tiled.copy import make_tiled_copy_X
+from ..tiled.mma import make_tiled_mma
 from .copy.model import (CuteRejects, OperandModel, build_operand_model, copy_vector_width,
-                    cute_build_check, stand_in_tile)
-from .copy.obligations import CHECKS, PROPERTIES, fragment_width_mismatch
+                         cute_build_check, fragment_type, stand_in_tile)
+from .copy.obligations import CHECKS, PROPERTIES, fragment_width_mismatch, obligations, tv_coverage
+from .copy.parametric import PARAMETRIC_PROPERTIES
+from .copy.z3backend import decide
+from .hopper.obligations import HOPPER_PROPERTIES, is_gmma_atom, prove_hopper
 from .datapath.path import prove_datapath, width_refutation
 from .verdict.expect import apply_expectations
 from .copy.suggest import TOO_FEW_VALS, too_few_vals_fix
@@ -60,7 +70,6 @@ def counted(r: Result, model: OperandModel | None) -> Result:
     given the count of its obligations on ``model`` (for a parametric
     configuration, the tile model: per rest tile), and 0 obligations is VACUOUS."""
     if r.status == PROVED and r.checked is None and model is not None:
-        from .copy.obligations import obligations
         r.checked = obligations(model, r.property)
     if r.status == PROVED and r.checked == 0:
         r.status = VACUOUS
@@ -79,7 +88,6 @@ def run_checks(model: OperandModel, properties, expect_refuted=frozenset(), meth
         if r is not None:
             pass
         elif method == "z3" and not model.cute_routes:   # (else not a layout function: exhaustive)
-            from .copy.z3backend import decide
             tm = tm or stand_in_tile(model)
             r = decide(p, tm, model.smem, {}, timeout_s)
         else:
@@ -94,7 +102,6 @@ def prove_operand(mma, atom_layout, permutation, operand, copy_op, value_type, s
                   properties=None, expect_refuted=frozenset(), method="auto", timeout_s=None) -> list:
     """Build one operand's model and prove ``properties`` (default: all); a configuration
     CuTe does not compile gives the one refutation that explains it."""
-    from ..tiled.mma import make_tiled_mma
     if not hasattr(mma, "thrfrg_A"):
         mma = make_tiled_mma(mma, atom_layout, permutation)
     try:
@@ -107,7 +114,6 @@ def prove_operand(mma, atom_layout, permutation, operand, copy_op, value_type, s
 
 def mma_coverage(mma, operand: str) -> Result:
     """``coverage`` of a TiledMMA operand without a copy (TV layout ownership)."""
-    from .copy.obligations import tv_coverage
     t0 = time.perf_counter()
     checked, cex = tv_coverage(mma, operand)
     return Result("coverage", verdict(cex, checked), operand=operand, checked=checked, method="exhaustive",
@@ -120,7 +126,6 @@ def rejection_result(e: CuteRejects, operand: str, refuted, mma=None, copy_op=No
     CuTe instantiates, :func:`~symlayout.prove.copy.model.cute_build_check`)."""
     why = ""
     if e.property == "type_agreement" and mma is not None:
-        from .copy.model import fragment_type
         ft = fragment_type(mma, operand, value_type)
         if ft and ft != value_type:
             why = f"the copy moves {value_type} but {mma.atom.name} {'accumulates' if operand == 'C' else 'reads'} " \
@@ -285,7 +290,6 @@ def _member_rejection(cfg, mma, cc, conds, timeout_s=None):
     ``(CuteRejects, member, count)`` for the least member it rejects; a string (the reason) when more than
     :data:`REPLAY_LIMIT` members would have to be replayed (or :data:`EVAL_LIMIT` evaluated) before one is
     rejected, or the replays outlast ``timeout_s``: then nothing is proved."""
-    import itertools
     op = cc.operand
     syms = _smem_symbols(cc.smem)
     params = [cfg.params.get(str(x)) for x in syms]
@@ -335,7 +339,6 @@ def _member_rejection(cfg, mma, cc, conds, timeout_s=None):
 
 
 def _smem_symbols(smem) -> list:
-    from ..algebra import int_tuple as it
     inner = smem.inner if getattr(smem, "is_composed", False) else smem
     leaves = list(it.flatten_leaves(inner.shape)) + list(it.flatten_leaves(inner.stride))
     leaves.append(getattr(smem, "offset", 0))
@@ -347,8 +350,6 @@ def _smem_symbols(smem) -> list:
 
 def _member_smem(smem, env: dict):
     """``smem`` with its symbols replaced by the integers of ``env`` (symbol -> int)."""
-    from ..algebra.composed import ComposedLayout
-    from ..algebra.layout import Layout
 
     def sub(t):
         if isinstance(t, tuple):
@@ -366,8 +367,6 @@ def _prove_members(cfg, mma, cc, props, refuted, method, timeout_s):
     admissible assignment of the tile's ``[params]`` symbols, at most :data:`MEMBER_LIMIT`) proved
     concretely, the results merged (a refutation names its member in ``params``).  A member CuTe
     does not compile makes the family's result that rejection, as for one configuration."""
-    import dataclasses
-    import itertools
     op = cc.operand
     syms = _smem_symbols(cc.smem)
     missing = [str(x) for x in syms if str(x) not in cfg.params]
@@ -424,7 +423,6 @@ EXHAUSTIVE_LIMIT = 1 << 20
 def _concrete(smem) -> bool:
     """No symbol in the smem layout (its shape, strides or offset): ``[params]`` used elsewhere only
     (a gmem leading dimension) leave the copy to the exhaustive check."""
-    from ..algebra import int_tuple as it
     inner = smem.inner if getattr(smem, "is_composed", False) else smem
     leaves = list(it.flatten_leaves(inner.shape)) + list(it.flatten_leaves(inner.stride))
     leaves.append(getattr(smem, "offset", 0))
@@ -438,8 +436,6 @@ def _too_large(smem) -> bool:
 
 def _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s):
     """Parametric or very large tiles: Z3 over one copy tile and every rest tile."""
-    from .copy.parametric import PARAMETRIC_PROPERTIES
-    from .copy.z3backend import decide
     op = cc.operand
     convert = getattr(cc, "convert", False)
     atom = make_copy_atom(cc.atom, cc.element_type)
@@ -480,7 +476,6 @@ def config_parts(cfg, props, split: bool = False, properties=None) -> list:
         return [("threadmap", None, props)]
     if cfg.mma is None:
         return []
-    from .hopper.obligations import HOPPER_PROPERTIES, is_gmma_atom
     if is_gmma_atom(cfg.mma.atom):           # SM90 GMMA: descriptor operands, TMA, accumulators (prove/hopper/obligations.py)
         out = [("hopper", None, list(properties or cfg.prove.properties or HOPPER_PROPERTIES))]
     else:
@@ -503,15 +498,14 @@ def prove_part(cfg, part, method="auto", timeout_s=None):
     results, rejected = [], set()
     try:
         if kind == "threadmap":
+            # lazily: ~6 ms of start-up (python -X importtime) that a copy-only configuration never needs
             from .threadmaps.obligations import prove_threadmap
             results = prove_threadmap(cfg, props, method=method, timeout_s=timeout_s)
         else:
-            from ..tiled.mma import make_tiled_mma
             mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
             if kind == "datapath":
                 results = prove_datapath(cfg, props)
             elif kind == "hopper":
-                from .hopper.obligations import prove_hopper
                 results = prove_hopper(cfg, mma, props, refuted)
             elif kind == "mma":
                 if "coverage" in props:
@@ -582,7 +576,6 @@ def worker_init() -> None:
     """A forked worker: SIGTERM ends it at once (the parent's handler, which raises between bytecodes,
     would wait for a long Z3 query; the parent's pool sends SIGTERM when it is torn down), and Ctrl-C is
     the parent's to handle (it tears the pool down), not a traceback in every worker."""
-    import signal
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
@@ -611,12 +604,10 @@ def prove_many(configs, properties=None, jobs: int = 1, timeout_s=None, method="
         return [prove_config(c, properties, method, timeout_s) for c in configs]
     jobs_list.sort(key=lambda j: -_cost(configs[j[0]], j[1]))
     if any(c.params for c in configs):       # import the solver once, before the workers fork
-        from .copy import z3backend  # noqa: F401
         try:
             import z3  # noqa: F401
         except ImportError:
             pass
-    import multiprocessing as mp
     global _POOL_WORK
     _POOL_WORK = list(configs)               # (inherited by the forked workers)
     answers = {}
