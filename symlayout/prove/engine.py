@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import multiprocessing as mp
 import signal
 import time
 from dataclasses import dataclass, field
@@ -28,8 +27,6 @@ from ..tiled.mma import make_tiled_mma
 from .copy.model import (CuteRejects, OperandModel, build_operand_model, copy_vector_width,
                          cute_build_check, fragment_type, stand_in_tile)
 from .copy.obligations import CHECKS, PROPERTIES, fragment_width_mismatch, obligations, tv_coverage
-from .copy.parametric import PARAMETRIC_PROPERTIES
-from .copy.z3backend import decide
 from .hopper.obligations import HOPPER_PROPERTIES, is_gmma_atom, prove_hopper
 from .datapath.path import prove_datapath, width_refutation
 from .verdict.expect import apply_expectations
@@ -88,6 +85,7 @@ def run_checks(model: OperandModel, properties, expect_refuted=frozenset(), meth
         if r is not None:
             pass
         elif method == "z3" and not model.cute_routes:   # (else not a layout function: exhaustive)
+            from .copy.z3backend import decide     # lazily: see _prove_by_z3
             tm = tm or stand_in_tile(model)
             r = decide(p, tm, model.smem, {}, timeout_s)
         else:
@@ -436,6 +434,10 @@ def _too_large(smem) -> bool:
 
 def _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s):
     """Parametric or very large tiles: Z3 over one copy tile and every rest tile."""
+    # lazily: the Z3 decider's modules are ~3.5 ms of start-up (python -X importtime) that a concrete
+    # configuration proved exhaustively never needs
+    from .copy.parametric import PARAMETRIC_PROPERTIES
+    from .copy.z3backend import decide
     op = cc.operand
     convert = getattr(cc, "convert", False)
     atom = make_copy_atom(cc.atom, cc.element_type)
@@ -604,6 +606,7 @@ def prove_many(configs, properties=None, jobs: int = 1, timeout_s=None, method="
         return [prove_config(c, properties, method, timeout_s) for c in configs]
     jobs_list.sort(key=lambda j: -_cost(configs[j[0]], j[1]))
     if any(c.params for c in configs):       # import the solver once, before the workers fork
+        from .copy import z3backend  # noqa: F401
         try:
             import z3  # noqa: F401
         except ImportError:
@@ -611,6 +614,7 @@ def prove_many(configs, properties=None, jobs: int = 1, timeout_s=None, method="
     global _POOL_WORK
     _POOL_WORK = list(configs)               # (inherited by the forked workers)
     answers = {}
+    import multiprocessing as mp      # lazily: 7-14 ms of start-up (pickle, socket; -X importtime) one process never needs
     try:
         with mp.get_context("fork").Pool(min(jobs, len(jobs_list)), worker_init) as pool:
             for i, part, ans in pool.imap_unordered(_pool_part, jobs_list, chunksize=1):
