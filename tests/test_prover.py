@@ -258,3 +258,23 @@ def test_jobs_gives_same_results(capsys):
     two = json.loads(capsys.readouterr().out)
     strip = lambda d: [[(r["property"], r["status"]) for r in c["results"]] for c in d["configs"]]
     assert strip(one) == strip(two)
+
+
+def test_z3_witnesses_are_rebuilt_from_the_tile_model_not_from_names():
+    """The Z3 decider takes the built tile model; a witness's instantiated configuration keeps that model's
+    atom and hand-built TiledCopy (a version-2 ``[copy.C]`` ``tv``/``tiler``), where a rebuild from the atom's
+    name would have used ``make_tiled_copy_X`` instead."""
+    from symlayout.algebra.notation import parse, parse_layout
+    from symlayout.config import TiledCopySpec
+    from symlayout.prove.copy.model import instantiated_model, stand_in_tile
+    mma = make_tiled_mma(ATOM, "(2,2,1)")
+    spec = TiledCopySpec(tv=parse("((4,8,2,2),((2,2),(1,1))):((64,1,16,256),((32,8),(0,0)))"), tiler=(32, 16))
+    m = build_operand_model(mma, None, None, "C", "UniversalCopy<uint32_t>", "half_t", parse_layout("(32,32):(32,1)"),
+                            tiled=spec)
+    tm = stand_in_tile(m)
+    w = instantiated_model(tm, parse_layout("(64,32):(32,1)"))
+    assert tm.tiled is spec and w.tiled is spec
+    assert w.atom is m.atom and w.mma is m.mma
+    assert str(w.tiled_copy.tiled_layout_tv) == str(m.tiled_copy.tiled_layout_tv)
+    assert {p: decide(p, tm, m.smem, {}, 60).status for p in ("coverage", "alignment")} == \
+        {p: CHECKS[p](m).status for p in ("coverage", "alignment")}
