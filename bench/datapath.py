@@ -9,7 +9,7 @@ CUTLASS SM80 f16/tf32 with 3 stages):
   dropped, numbers written into the gmem layouts): every property, exhaustive, in process
   (load + models + obligations; median of R runs);
 * **family**: the file as it is, every property for every admissible leading dimension (decided on
-  the exact representatives of ``symlayout.prove.g2s``), in process (median of R);
+  the exact representatives of ``symlayout.prove.datapath.g2s``), in process (median of R);
 * **CLI**: ``symlayout prove FILE`` in a fresh process (interpreter start and imports included);
 * **CuTe C++**: the same global-memory copies enumerated by CuTe itself (``tests/test_datapath_cute.py``'s
   host program: real ``make_tiled_copy`` partitions of every thread, printed), compile time and run time

@@ -35,7 +35,7 @@ FILE_CHILD = r'''
 import json, sys, time
 from symlayout.config import load_config
 from symlayout.prove.engine import prove_config
-import symlayout.prove.z3backend  # noqa: F401  (imports excluded)
+import symlayout.prove.copy.z3backend  # noqa: F401  (imports excluded)
 import z3  # noqa: F401
 c0, t0 = time.process_time(), time.perf_counter()
 rep = prove_config(load_config(sys.argv[1]))

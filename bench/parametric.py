@@ -13,7 +13,7 @@
    runs, with every property's verdict.  ``--baseline DIR`` runs the same measurement on another checkout
    (``PYTHONPATH=DIR``, e.g. a ``git worktree`` of an older commit) in the same session, side by side: time,
    ratio and verdicts (an old verdict that differs is marked).
-2. **campaign**: N random families (``symlayout.prove.random_families``) proved and compared with their members
+2. **campaign**: N random families (``symlayout.prove.campaigns.random_families``) proved and compared with their members
    (exhaustive): families and members per second, disagreements (must be 0), unknowns.
 """
 from __future__ import annotations
@@ -63,7 +63,7 @@ for _ in range(repeat):
     except Exception as e:
         out = f"{type(e).__name__}: {e}"
     times.append(time.perf_counter() - t0)
-    import symlayout.prove.z3backend as zb
+    import symlayout.prove.copy.z3backend as zb
     getattr(zb, "_TILE_CACHE", {}).clear()
 print(json.dumps({"s": statistics.median(times), "v": out}))
 '''
@@ -177,7 +177,7 @@ def part_files(args) -> str:
 
 
 def part_campaign(args) -> str:
-    from symlayout.prove.random_families import check_family, random_families
+    from symlayout.prove.campaigns.random_families import check_family, random_families
     t0 = time.perf_counter()
     fams = members = unknown = 0
     dis = []

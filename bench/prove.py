@@ -106,7 +106,7 @@ def sweep_candidates():
 
 def accepted(c) -> tuple[bool, str]:
     from symlayout.errors import SymlayoutError
-    from symlayout.prove.model import build_operand_model
+    from symlayout.prove.copy.model import build_operand_model
     _, atom, lay, op, cp, vt, smem = c[:7]
     try:
         build_operand_model(atom, lay, None, op, cp, vt, smem)

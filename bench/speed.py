@@ -83,7 +83,7 @@ if mode == "sweep":
                verdicts=verdicts, maxrss_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                child_maxrss_mib=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
 elif mode == "file":
-    import symlayout.prove.z3backend  # noqa: F401  (imports excluded)
+    import symlayout.prove.copy.z3backend  # noqa: F401  (imports excluded)
     try:
         import z3  # noqa: F401
     except ImportError:
@@ -92,7 +92,7 @@ elif mode == "file":
     rep = prove_config(load_config(args[0]))
     out.update(seconds=time.perf_counter() - t, verdicts={f"{r.property}[{r.operand}]": r.status for r in rep.results})
 elif mode == "files":
-    import symlayout.prove.z3backend  # noqa: F401  (imports excluded)
+    import symlayout.prove.copy.z3backend  # noqa: F401  (imports excluded)
 
     def strip(d):
         if isinstance(d, dict):
@@ -245,8 +245,9 @@ def part_files(a, here, base) -> str:
 def part_limit(a, here) -> str:
     """Index evaluations per second: the reference slot_agreement loop vs the tables, on one tile."""
     sys.path.insert(0, str(here))
-    from symlayout.prove import obligations as ob, tables
-    from symlayout.prove.model import build_operand_model
+    from symlayout.prove.copy import obligations as ob
+    from symlayout.prove.decide import tables
+    from symlayout.prove.copy.model import build_operand_model
     m = build_operand_model("SM80_16x8x16_F16F16F16F16_TN", "(2,2,1)", None, "A", "SM75_U32x4_LDSM_N", "half_t",
                             "Sw<3,3,3> o 0 o (128,64):(64,1)")
     T, C, R = tables.of(m).reg.shape

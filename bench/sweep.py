@@ -85,7 +85,7 @@ CHILD = r'''
 import json, resource, sys, time
 t0 = time.perf_counter()
 from symlayout.prove.schedule import list_files, prove_files, shard_files
-from symlayout.prove.summary import summary
+from symlayout.prove.verdict.summary import summary
 d, jobs, shard = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 files, _ = list_files([d])
 if shard != "-":

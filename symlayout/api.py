@@ -220,7 +220,7 @@ def _check_timeout(timeout_s):
 class Report:
     """The results of one configuration: verdicts, counterexamples, explanations, pictures.
 
-    ``results``: :class:`~symlayout.prove.result.Result` objects (``status``,
+    ``results``: :class:`~symlayout.prove.verdict.result.Result` objects (``status``,
     ``operand``, ``counterexample``, ...); ``report["bank_conflicts[A]"]`` picks
     one; ``ok`` is True when every result is as expected; ``exit_code`` is what
     ``symlayout prove`` would exit with.  ``explain()`` and ``svg()`` build the
@@ -247,12 +247,12 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        from .prove.summary import exit_code
+        from .prove.verdict.summary import exit_code
         return exit_code([self.report])
 
     @property
     def summary(self) -> dict:
-        from .prove.summary import summary
+        from .prove.verdict.summary import summary
         return summary([self.report])
 
     @property
@@ -290,14 +290,14 @@ class Report:
     def models(self):
         """``(tiled_mma, {operand: OperandModel})``, built once."""
         if self._models is None:
-            from .prove.explain import operand_models
+            from .prove.report.explain import operand_models
             self._models = operand_models(self.config)
         return self._models
 
     @serialized
     def explain(self, operand: str | None = None, thread: int | None = None, slot: int | None = None) -> str:
         """The route of fragment ``slot`` of ``thread`` (or of the first counterexample)."""
-        from .prove.explain import SLOT_PROPERTIES, explain_result, explain_slot, first_refutation
+        from .prove.report.explain import SLOT_PROPERTIES, explain_result, explain_slot, first_refutation
         if (thread is None) != (slot is None):
             raise ConfigError("explain(): give thread and slot together (or neither: the first counterexample)")
         if thread is not None:
@@ -315,9 +315,9 @@ class Report:
     @serialized
     def svg(self, view: str = "tv", operand: str | None = None, thread: int | None = None) -> str:
         """A picture as an SVG string: ``tv``, ``copy``, ``banks`` or ``swizzle`` (see ``symlayout show``)."""
-        from .prove import pictures
+        from .prove.report import pictures
         if self.config.threadmap is not None:
-            from .prove.threadmap_pictures import show_threadmap
+            from .prove.report.threadmap_pictures import show_threadmap
             return show_threadmap(self.config)[1]
         mma, models = self.models()
         op = operand or (sorted(models)[0] if models else "A")
@@ -326,5 +326,5 @@ class Report:
 
     @serialized
     def _repr_html_(self) -> str:
-        from .prove.report_html import report_section
+        from .prove.report.report_html import report_section
         return report_section(self)

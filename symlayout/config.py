@@ -559,7 +559,7 @@ class Config:
     #: version 2: ``[stages] count`` (or the PIPE size of staged smem layouts); None when absent
     stages: int | None = field(default=None, compare=False)
     #: ``[stages] count = "s"``: the ``[params]`` symbol whose values are the stage counts of a family
-    #: (then ``stages`` is None: every copy is proved on stage 0; prove/stages.py proves the family)
+    #: (then ``stages`` is None: every copy is proved on stage 0; prove/datapath/stages.py proves the family)
     stages_param: str | None = field(default=None, compare=False)
     lines: KeyLines | None = field(default=None, repr=False, compare=False)
     smem: dict = field(default_factory=dict)          # [smem.A|B] -> SmemConfig (Version 2, Hopper)

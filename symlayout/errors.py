@@ -44,7 +44,7 @@ class CuteStaticAssert(AtomError, TilingError):
     selected CopyAtom"``); ``side`` is ``"src"``, ``"dst"`` or ``None``: which
     tensor of the copy the failing check is about.  The prover reports such a
     configuration as a refutation of the property that explains the failure
-    (:func:`symlayout.prove.model.explain_rejection`), never as an input error.
+    (:func:`symlayout.prove.copy.model.explain_rejection`), never as an input error.
     """
 
     def __init__(self, message: str, assertion: str, side: str | None = None):

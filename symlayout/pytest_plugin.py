@@ -76,7 +76,7 @@ def result_items(results) -> dict:
     """``{name: [results]}`` in the prover's order: one item per result name (results that share a name,
     ``coverage[A]`` of the copy and ``coverage[A]`` via TMA, are judged together by one item).
 
-    >>> from symlayout.prove.result import Result
+    >>> from symlayout.prove.verdict.result import Result
     >>> list(result_items([Result("tma", "refuted", operand="A", via="tma"), Result("coverage", "proved", operand="C"),
     ...                    Result("coverage", "proved", operand="A", via="tma"), Result("coverage", "proved", operand="A")]))
     ['tma[A]', 'coverage[C]', 'coverage[A]']

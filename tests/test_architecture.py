@@ -1,5 +1,7 @@
 """The package's shape: imports inside ``symlayout/`` (at module level and inside functions) form no
-loop, and run one way between the layers of the flow (config -> model -> obligations -> verdict)."""
+loop, and run one way between the layers of the flow (config -> model -> obligations -> verdict); inside
+``symlayout/prove/`` the same between its subpackages (verdict -> deciders -> path models -> engine ->
+reports), and a path model imports no other path model (but the links named below) nor the reports."""
 import ast
 from pathlib import Path
 
@@ -19,6 +21,23 @@ LAYERS = [
     {"frontends"},
     {"cli", "api", "pytest_plugin", "__main__", "cute_dsl", "extract"},   # cute_dsl, extract: public names of frontends
 ]
+
+
+#: ``symlayout/prove/``'s subpackages (and top-level modules), bottom first
+PATH_MODELS = {"copy", "datapath", "hopper", "threadmaps"}
+PROVE_LAYERS = [
+    {"verdict"},
+    {"decide"},
+    PATH_MODELS,
+    {"engine", "schedule"},
+    {"report", "campaigns"},
+]
+#: a path model's imports of another path model that stay, and why
+PATH_LINKS = {
+    ("datapath", "copy"): "the whole path global -> shared -> register ends in the copy's model",
+    ("hopper", "copy"): "the TiledMMA's C fragment coverage (copy.obligations.tv_coverage)",
+    ("threadmaps", "copy"): "the copy properties tell the engine's default list from a chosen one",
+}
 
 
 def _modules() -> dict:
@@ -108,3 +127,40 @@ def test_layers_import_downward():
     upward = sorted((a, b) for a, bs in _imports(mods).items() if a != "symlayout"
                     for b in bs if _layer(b) is not None and _layer(b) > _layer(a))
     assert upward == []
+
+
+def _prove_part(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "prove" else None
+
+
+def _prove_violations(graph: dict) -> list:
+    """Imports between ``prove/``'s parts that go up its layers, or from one path model to another
+    (other than :data:`PATH_LINKS`)."""
+    layer = {name: k for k, names in enumerate(PROVE_LAYERS) for name in names}
+    out = []
+    for a, bs in graph.items():
+        for b in bs:
+            pa, pb = _prove_part(a), _prove_part(b)
+            if pa is None or pb is None or pa == pb:
+                continue
+            if layer[pb] > layer[pa] or (pa in PATH_MODELS and pb in PATH_MODELS and (pa, pb) not in PATH_LINKS):
+                out.append((a, b))
+    return sorted(out)
+
+
+def test_every_prove_part_has_a_layer():
+    parts = {_prove_part(m) for m in _modules()} - {None}
+    assert parts == set().union(*PROVE_LAYERS), parts ^ set().union(*PROVE_LAYERS)
+
+
+def test_prove_parts_import_downward_and_path_models_stay_apart():
+    assert _prove_violations(_imports(_modules())) == []
+
+
+def test_a_path_model_importing_another_or_a_report_is_found():
+    graph = {"symlayout.prove.hopper.obligations": {"symlayout.prove.datapath.g2s", "symlayout.prove.verdict.result"},
+             "symlayout.prove.copy.model": {"symlayout.prove.report.explain", "symlayout.prove.decide.tables"},
+             "symlayout.prove.datapath.path": {"symlayout.prove.copy.model"}}
+    assert _prove_violations(graph) == [("symlayout.prove.copy.model", "symlayout.prove.report.explain"),
+                                        ("symlayout.prove.hopper.obligations", "symlayout.prove.datapath.g2s")]

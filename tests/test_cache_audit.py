@@ -35,7 +35,9 @@ def clear_caches() -> None:
     """Empty every process-wide cache and memo the prover keeps (the per-object memos live on objects
     these caches hand out -- TiledMMAs, atoms, TiledCopies -- so they go with them)."""
     from symlayout.algebra import composed, layout
-    from symlayout.prove import hopper, model, obligations, tables, z3backend
+    from symlayout.prove.copy import model, obligations, z3backend
+    from symlayout.prove.decide import tables
+    from symlayout.prove.hopper import obligations as hopper
     from symlayout.tiled import copy, mma
     layout.clear_caches()
     for d in (model._ROUTES, tables._PROVIDERS, obligations._MMA_ROUTE_OK, hopper._PTX_TABLES,
@@ -195,7 +197,7 @@ def test_configurations_sharing_a_tile_shape_prove_as_when_alone():
 
 def _reference(m, prop):
     """The obligation decided point by point on the same model (its tables put back afterwards)."""
-    from symlayout.prove import obligations as ob
+    from symlayout.prove.copy import obligations as ob
     saved = m.__dict__.pop("_tables", None)
     m.__dict__["_tables"] = None
     try:
@@ -211,8 +213,8 @@ def test_whole_table_answers_from_shared_routes_match_the_reference():
     False only sends the property to the reference)."""
     pytest.importorskip("numpy")
     from symlayout.errors import SymlayoutError
-    from symlayout.prove import tables
-    from symlayout.prove.model import build_operand_model, cute_build_check
+    from symlayout.prove.decide import tables
+    from symlayout.prove.copy.model import build_operand_model, cute_build_check
     holds = {"coverage": tables.coverage_holds, "alignment": tables.alignment_holds,
              "exactly_once": tables.exactly_once_holds, "slot_agreement": tables.slot_agreement_holds,
              "bank_conflicts": tables.bank_conflicts_holds, "in_bounds": tables.in_bounds_holds}

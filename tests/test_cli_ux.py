@@ -446,9 +446,9 @@ def test_extract_is_a_command(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("mod", ["symlayout", "symlayout.api", "symlayout.cli", "symlayout.cli.common",
-                                 "symlayout.cli.atoms", "symlayout.prove.explain", "symlayout.prove.expect",
-                                 "symlayout.prove.suggest", "symlayout.prove.summary", "symlayout.prove.cute_snippet",
-                                 "symlayout.algebra.cute_cpp", "symlayout.pytest_plugin", "symlayout.prove.pictures"])
+                                 "symlayout.cli.atoms", "symlayout.prove.report.explain", "symlayout.prove.verdict.expect",
+                                 "symlayout.prove.copy.suggest", "symlayout.prove.verdict.summary", "symlayout.prove.report.cute_snippet",
+                                 "symlayout.algebra.cute_cpp", "symlayout.pytest_plugin", "symlayout.prove.report.pictures"])
 def test_doctests(mod):
     import importlib
     res = doctest.testmod(importlib.import_module(mod))

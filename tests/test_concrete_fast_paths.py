@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from symlayout.algebra.layout import Layout
 from symlayout.config import Param
 from symlayout.errors import ConfigError
-from symlayout.prove import tables
-from symlayout.prove import threadmaps as T
+from symlayout.prove.decide import tables
+from symlayout.prove.threadmaps import obligations as T
 from symlayout.threadmap.maps import OffsetThreadMap, PitchLinearStripminedThreadMap
 
 PROP = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -98,7 +98,7 @@ def test_one_owner_declines_negative_keys():
 @pytest.mark.parametrize("n", [8, 64, 128, 256])
 def test_accumulator_table_is_the_per_element_function(n):
     from symlayout.arch import gmma as arch
-    from symlayout.prove.hopper import _ptx_table
+    from symlayout.prove.hopper.obligations import _ptx_table
     cnt = arch.accumulator_count(n)
     want = [0] * (128 * cnt)
     for t in range(128):
@@ -158,7 +158,7 @@ def test_distinct_is_sorted_unique(keys):
 def test_stride_shortcut_agrees_with_sympy():
     import sympy
     from symlayout.algebra.symbolic import decide
-    from symlayout.prove.hopper import _multiple_of
+    from symlayout.prove.hopper.obligations import _multiple_of
     q, r = sympy.symbols("q r", integer=True, positive=True)
     for e in (128 * q, 128 * q + 32 * r, 64 * q * r, 8 * q, 128 * q + 8, 16 * q ** 2, sympy.Integer(48)):
         if _multiple_of(e, 16):
@@ -187,7 +187,7 @@ def test_ptx_reads_is_every_read_ptx_array(atom, major, layout):
 @PROP
 @given(st.lists(st.integers(-3, 60), max_size=40), st.lists(st.integers(-5, 70), max_size=30))
 def test_g2s_first_index_lookup_vs_sort(table, xs):
-    from symlayout.prove.g2s import _first_index, _lookup
+    from symlayout.prove.datapath.g2s import _first_index, _lookup
     t, x = np.array(table, dtype=np.int64), np.array(xs, dtype=np.int64)
     want = [table.index(v) if v in table else -1 for v in xs]
     u, first = _first_index(t)

@@ -13,7 +13,7 @@ import pytest
 
 from cute_cpp import Compiler, cute_site, model_movement
 from symlayout.prove.engine import prove_operand
-from symlayout.prove.model import CuteRejects, build_operand_model, cute_build_check
+from symlayout.prove.copy.model import CuteRejects, build_operand_model, cute_build_check
 from symlayout.tiled.mma import make_tiled_mma
 
 F16, F32ACC = "SM80_16x8x16_F16F16F16F16_TN", "SM80_16x8x16_F32F16F16F32_TN"

@@ -9,10 +9,10 @@ import pytest
 
 from symlayout.config import find_config_files, load_config, loads_config
 from symlayout.errors import ConfigError
-from symlayout.prove.datapath import prove_datapath
+from symlayout.prove.datapath.path import prove_datapath
 from symlayout.prove.engine import prove_config
-from symlayout.prove.g2s import GLOBAL_PROPERTIES
-from symlayout.prove.stages import staged_buffers
+from symlayout.prove.datapath.g2s import GLOBAL_PROPERTIES
+from symlayout.prove.datapath.stages import staged_buffers
 
 MMA = '[mma]\natom = "SM80_16x8x16_F32F16F16F32_TN"\nlayout = "(4,1,1)"\npermutation = ["64", "16", "16"]\n'
 COPY_A = '[copy.A]\natom = "SM75_U32x4_LDSM_N"\ntype = "half_t"\nsmem = "{smem}"\n'
@@ -261,7 +261,7 @@ def test_stage_family_not_on_the_bank_grid_is_unknown():
 
 
 def test_first_overlap_decides_every_count():
-    from symlayout.prove.stages import first_overlap
+    from symlayout.prove.datapath.stages import first_overlap
     assert first_overlap([0, 1, 2, 3], 4) is None
     assert first_overlap([0, 1, 2, 3], 2) == 2 or first_overlap([0, 1, 2, 3], 2) == 1
     assert first_overlap([0, 2, 4, 6], 3) == 2          # 0+2*3 = 6: stage 2 meets stage 0; stage 1 does not

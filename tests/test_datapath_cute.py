@@ -16,7 +16,7 @@ import pytest
 from cute_cpp import Compiler, _int_tuple, cpp_layout, cute_site, vec_elems_cpp
 from symlayout.config import loads_config
 from symlayout.errors import CuteStaticAssert
-from symlayout.prove.g2s import build_global_model
+from symlayout.prove.datapath.g2s import build_global_model
 
 FA2_Q = "Sw<3,3,3> o ((8,16),(64,1)):((64,512),(1,0))"
 # (name, kind, operand, atom, type, thr/val or tv/tiler, smem, gmem ("k": ld along mode 1 or "m"), ld)
@@ -261,7 +261,7 @@ def _tiled_spec(tiled):
 
 def handbuilt_model_truth(cfg, tiled):
     from cute_cpp import model_movement
-    from symlayout.prove.model import CuteRejects, build_operand_model, cute_build_check
+    from symlayout.prove.copy.model import CuteRejects, build_operand_model, cute_build_check
     from symlayout.tiled.mma import make_tiled_mma
     from symlayout.algebra.notation import parse
     mma = make_tiled_mma(cfg[0], parse(cfg[1]), list(cfg[2]) if cfg[2] else None)

@@ -4,7 +4,7 @@ CuTe C++ oracle (tests/oracle) found after issue 12's items 7/8."""
 import pytest
 
 from symlayout.prove.engine import prove_operand
-from symlayout.prove.result import PROVED, REFUTED
+from symlayout.prove.verdict.result import PROVED, REFUTED
 
 MIXED = ("SM80_16x8x16_F16F16F16F16_TN", "(2,2,1)", None, "A", "UniversalCopy<uint32_t>", "float", "(32,16):(16,1)")
 

@@ -19,7 +19,7 @@ DATA = REPO / "tests" / "data" / "sm90"
 GMMA_PROPS = ("descriptor", "slot_agreement", "coverage", "exactly_once", "in_bounds")
 
 
-@pytest.mark.parametrize("mod", ["symlayout.tiled.gmma", "symlayout.tiled.tma", "symlayout.prove.hopper"])
+@pytest.mark.parametrize("mod", ["symlayout.tiled.gmma", "symlayout.tiled.tma", "symlayout.prove.hopper.obligations"])
 def test_doctests(mod):
     res = doctest.testmod(importlib.import_module(mod), optionflags=doctest.ELLIPSIS)
     assert res.failed == 0
@@ -151,7 +151,7 @@ def test_register_fragment_checks_can_fail(monkeypatch):
     """slot_agreement of the RS A fragment and of the accumulators compares CuTe's atom
     layouts with the PTX fragments: a wrong atom layout is refuted."""
     from symlayout.algebra.notation import parse_layout
-    from symlayout.prove import hopper
+    from symlayout.prove.hopper import obligations as hopper
     from symlayout.tiled.mma import make_tiled_mma
     mma = make_tiled_mma("SM90_64x64x16_F32F16F16_RS<GMMA::Major::K,GMMA::Major::K>", (1, 1, 1))
     assert hopper.rs_fragment_result(mma).status == "proved"

@@ -236,7 +236,7 @@ def test_stride_decisions_are_bounded(monkeypatch):
     """The Hopper families' stride decisions were kept forever (one entry per distinct global stride
     expression of every family a long-lived process proves); with the bound at 1 the verdicts are the
     same and the cache holds at most one entry."""
-    from symlayout.prove import hopper
+    from symlayout.prove.hopper import obligations as hopper
     text = (ROOT / "proofs" / "hopper" / "family_stages_tma.toml").read_text()
     others = [text.replace('gmem = "(M,K):(K,1)"', f'gmem = "(M,K):({k}*K,1)"') for k in (2, 3)]
     hopper._STRIDE_DECIDED.clear()
@@ -256,7 +256,7 @@ def test_routes_and_parsed_notation_stay_within_their_bounds(monkeypatch):
     the peak RSS by about 2.7 KB each while they fill) hold at most their bounds, and the verdicts are the
     ones an empty cache gives."""
     from symlayout.algebra import notation
-    from symlayout.prove import model
+    from symlayout.prove.copy import model
     cfgs = [symlayout.config(SM80.format(name=f"c{i}").replace('"(2,2,1)"', f'"{lay}"')
                              .replace("U32x2", atom).replace("(32,16):(16,1)", f"(64,16):({pitch},1)"))
             for i, (lay, atom, pitch) in enumerate((lay, atom, pitch) for lay in ("(1,1,1)", "(2,1,1)", "(1,2,1)",

@@ -12,9 +12,9 @@ from symlayout.atoms.mma import get_mma_atom
 from symlayout.cli import main
 from symlayout.algebra.layout import Layout
 from symlayout.prove.engine import prove_operand
-from symlayout.prove.model import build_operand_model
-from symlayout.prove.obligations import CHECKS, exactly_once
-from symlayout.prove.z3backend import check_z3, decide
+from symlayout.prove.copy.model import build_operand_model
+from symlayout.prove.copy.obligations import CHECKS, exactly_once
+from symlayout.prove.copy.z3backend import check_z3, decide, tile_model_for
 from symlayout.tiled.mma import make_tiled_mma
 
 ATOM = "SM80_16x8x16_F16F16F16F16_TN"
@@ -149,7 +149,7 @@ def test_wrong_value_type_is_refuted(mma):
 
 def _check_chunk(args):
     seed, n = args
-    from symlayout.prove.random_configs import random_configs
+    from symlayout.prove.campaigns.random_configs import random_configs
     bad, count = [], 0
     for m in random_configs(n, seed=seed, small=True):
         count += 1
@@ -193,8 +193,8 @@ def test_tiny_timeout_gives_unknown():
     from symlayout.algebra.notation import parse_layout
     mma = make_tiled_mma(ATOM, "(2,2,1)")
     S = parse_layout("Sw<3,3,3> o 0 o (64*m,64):(64,1)")
-    r = decide("bank_conflicts", mma, "A", "SM75_U32x4_LDSM_N", "half_t", S, {"m": Param("m", 1, 1 << 20)},
-               128, timeout_s=0.0001)
+    tm = tile_model_for(mma, "A", "SM75_U32x4_LDSM_N", "half_t", 128)
+    r = decide("bank_conflicts", tm, S, {"m": Param("m", 1, 1 << 20)}, timeout_s=0.0001)
     assert r.status == "unknown"
 
 
@@ -258,3 +258,23 @@ def test_jobs_gives_same_results(capsys):
     two = json.loads(capsys.readouterr().out)
     strip = lambda d: [[(r["property"], r["status"]) for r in c["results"]] for c in d["configs"]]
     assert strip(one) == strip(two)
+
+
+def test_z3_witnesses_are_rebuilt_from_the_tile_model_not_from_names():
+    """The Z3 decider takes the built tile model; a witness's instantiated configuration keeps that model's
+    atom and hand-built TiledCopy (a version-2 ``[copy.C]`` ``tv``/``tiler``), where a rebuild from the atom's
+    name would have used ``make_tiled_copy_X`` instead."""
+    from symlayout.algebra.notation import parse, parse_layout
+    from symlayout.config import TiledCopySpec
+    from symlayout.prove.copy.model import instantiated_model, stand_in_tile
+    mma = make_tiled_mma(ATOM, "(2,2,1)")
+    spec = TiledCopySpec(tv=parse("((4,8,2,2),((2,2),(1,1))):((64,1,16,256),((32,8),(0,0)))"), tiler=(32, 16))
+    m = build_operand_model(mma, None, None, "C", "UniversalCopy<uint32_t>", "half_t", parse_layout("(32,32):(32,1)"),
+                            tiled=spec)
+    tm = stand_in_tile(m)
+    w = instantiated_model(tm, parse_layout("(64,32):(32,1)"))
+    assert tm.tiled is spec and w.tiled is spec
+    assert w.atom is m.atom and w.mma is m.mma
+    assert str(w.tiled_copy.tiled_layout_tv) == str(m.tiled_copy.tiled_layout_tv)
+    assert {p: decide(p, tm, m.smem, {}, 60).status for p in ("coverage", "alignment")} == \
+        {p: CHECKS[p](m).status for p in ("coverage", "alignment")}

@@ -3,8 +3,8 @@ import pytest
 
 from symlayout.algebra.layout import Layout, function_table
 from symlayout.atoms.copy import make_copy_atom
-from symlayout.prove.model import build_operand_model
-from symlayout.prove.obligations import slot_agreement, CHECKS
+from symlayout.prove.copy.model import build_operand_model
+from symlayout.prove.copy.obligations import slot_agreement, CHECKS
 from symlayout.tiled.copy import copy_calls, make_tiled_copy_A, make_tiled_copy_B
 from symlayout.tiled.mma import make_tiled_mma
 

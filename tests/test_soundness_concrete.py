@@ -12,11 +12,11 @@ import pytest
 from symlayout.cli import main
 from symlayout.config import loads_config
 from symlayout.prove.engine import prove_config
-from symlayout.prove.model import build_operand_model
-from symlayout.prove.obligations import CHECKS
-from symlayout.prove import tables
-from symlayout.prove.result import VACUOUS, verdict
-from symlayout.prove.threadmaps import prove_offset_formula
+from symlayout.prove.copy.model import build_operand_model
+from symlayout.prove.copy.obligations import CHECKS
+from symlayout.prove.decide import tables
+from symlayout.prove.verdict.result import VACUOUS, verdict
+from symlayout.prove.threadmaps.obligations import prove_offset_formula
 
 ATOM = "SM80_16x8x16_F16F16F16F16_TN"
 
@@ -69,7 +69,7 @@ def test_vacuous_is_counted_apart_and_unmet(tmp_path, capsys):
 
 def test_vacuous_thread_map_with_z3_too(tmp_path):
     cfg = loads_config(TM_EMPTY)
-    from symlayout.prove.threadmaps import prove_threadmap
+    from symlayout.prove.threadmaps.obligations import prove_threadmap
     assert {r.status for r in prove_threadmap(cfg, method="z3")} == {VACUOUS}
 
 
@@ -297,7 +297,7 @@ def test_swizzle_inside_a_register_uses_the_row_pointer_cute_hands_ldmatrix():
     swizzle away and hands ldmatrix the swizzled offset rounded down to 16 bytes (its C++ oracle: every row
     in bounds, every byte read; tests/oracle/fuzz_truth.jsonl.gz). Before, symlayout took the swizzled address
     of the row's first element (lane 31 at byte 2036: "out of bounds")."""
-    from symlayout.prove.model import swizzle_inside_register
+    from symlayout.prove.copy.model import swizzle_inside_register
     from symlayout.algebra.notation import parse_layout
     m = build_operand_model("SM80_16x8x32_S32S8S8S32_TN", "(2,2,1)", None, "A", "SM75_U32x4_LDSM_N", "int8_t",
                             "Sw<2,1,2> o (32,64):(64,1)")

@@ -22,11 +22,11 @@ import sympy
 from symlayout.config import Param, loads_config
 from symlayout.algebra.layout import Layout
 from symlayout.algebra.notation import parse_layout
-from symlayout.prove import bvterms as bt
-from symlayout.prove import z3backend as zb
-from symlayout.prove import z3problem as zp
+from symlayout.prove.decide import bvterms as bt
+from symlayout.prove.copy import z3backend as zb
+from symlayout.prove.decide import z3problem as zp
 from symlayout.prove.engine import prove_config, prove_operand
-from symlayout.prove.random_families import Family, check_family, random_families
+from symlayout.prove.campaigns.random_families import Family, check_family, random_families
 from symlayout.tiled.mma import make_tiled_mma
 
 F16 = "SM80_16x8x16_F16F16F16F16_TN"
@@ -73,7 +73,7 @@ def test_int8_family_refuted_at_an_interior_value():
     mma = make_tiled_mma("SM80_8x8x16_S32S8S8S32_TN", "(1,1,1)")
     S = parse_layout(smem, symbols={"p": sympy.Symbol("p", positive=True, integer=True)})
     for p in ("alignment", "slot_agreement"):
-        r = zb.decide(p, mma, "A", "SM75_U32x1_LDSM_N", "int8_t", S, {"p": Param("p", 1, 16)}, 128, 60)
+        r = zb.decide(p, zb.tile_model_for(mma, "A", "SM75_U32x1_LDSM_N", "int8_t", 128), S, {"p": Param("p", 1, 16)}, 60)
         assert r.status == "refuted" and r.counterexample.params == {"p": 2}, r
     text = family(smem, op="A", atom="SM75_U32x1_LDSM_N", vt="int8_t", mma="SM80_8x8x16_S32S8S8S32_TN",
                   layout="(1,1,1)", props=["alignment", "slot_agreement"])
@@ -101,11 +101,11 @@ def test_c_store_families_with_interior_worst_cases():
     cols = f"(32,32):(32,1+{(1 << 19) - 1}*{BUMP})"
     mma = make_tiled_mma(F16, "(2,2,1)")
     S = parse_layout(cols, symbols={"p": sympy.Symbol("p", positive=True, integer=True)})
-    v = {p: zb.decide(p, mma, "C", "UniversalCopy<uint32_t>", "half_t", S, {"p": Param("p", 1, 16)}, 128, 60)
+    v = {p: zb.decide(p, zb.tile_model_for(mma, "C", "UniversalCopy<uint32_t>", "half_t", 128), S, {"p": Param("p", 1, 16)}, 60)
          for p in ("alignment", "exactly_once")}
     assert v["alignment"].status == "refuted" and v["alignment"].counterexample.params == {"p": 2}
     # exactly_once is about the bytes written: element (0,1) is not among them at an interior p
-    # (prove/contiguity.py's witness, re-checked on the bytes, is not minimised)
+    # (prove/copy/contiguity.py's witness, re-checked on the bytes, is not minimised)
     assert v["exactly_once"].status == "refuted" and 2 <= v["exactly_once"].counterexample.params["p"] <= 15
     # (the prover refutes the file first: a dynamic stride inside a vector does not compile in CuTe)
     assert verdicts(family(cols, op="C", atom="UniversalCopy<uint32_t>"))["alignment"].status == "refuted"
@@ -242,7 +242,7 @@ def test_a_witness_that_does_not_reproduce_is_never_refuted(monkeypatch):
     monkeypatch.setattr(zp.Problem, "addr", wrong)
     mma = make_tiled_mma(F16, "(2,2,1)")
     S = parse_layout("(32*m,16):(16,1)", symbols={"m": sympy.Symbol("m", positive=True, integer=True)})
-    r = zb.decide("alignment", mma, "A", "SM75_U32x2_LDSM_N", "half_t", S, {"m": Param("m", 1, 64)}, 128, 30)
+    r = zb.decide("alignment", zb.tile_model_for(mma, "A", "SM75_U32x2_LDSM_N", "half_t", 128), S, {"m": Param("m", 1, 64)}, 30)
     assert r.status == "unknown" and "did not reproduce" in r.detail, r
 
 
@@ -268,7 +268,7 @@ def test_untranslatable_term_is_unknown_for_that_property_only():
     m = sympy.Symbol("m", positive=True, integer=True)
     S = Layout((32, 16), (sympy.Function("f")(m), 1))
     mma = make_tiled_mma(F16, "(2,2,1)")
-    r = zb.decide("alignment", mma, "A", "SM75_U32x2_LDSM_N", "half_t", S, {"m": Param("m", 1, 8)}, 128, 10)
+    r = zb.decide("alignment", zb.tile_model_for(mma, "A", "SM75_U32x2_LDSM_N", "half_t", 128), S, {"m": Param("m", 1, 8)}, 10)
     assert r.status == "unknown" and "not encoded for Z3" in r.detail
 
 
@@ -301,7 +301,7 @@ def test_timeout_covers_minimisation_and_revalidation(monkeypatch):
     monkeypatch.setattr(zb.time, "perf_counter", tick)
     mma = make_tiled_mma(F16, "(2,2,1)")
     S = parse_layout("(32,16):(p,1)", symbols={"p": sympy.Symbol("p", positive=True, integer=True)})
-    r = zb.decide("alignment", mma, "A", "SM75_U32x2_LDSM_N", "half_t", S, {"p": Param("p", 16, 1 << 20)}, 128, 0.5)
+    r = zb.decide("alignment", zb.tile_model_for(mma, "A", "SM75_U32x2_LDSM_N", "half_t", 128), S, {"p": Param("p", 16, 1 << 20)}, 0.5)
     assert r.status == "unknown" and "time budget" in r.detail
 
 
@@ -318,7 +318,7 @@ def test_minimisation_past_its_deadline_keeps_the_witness():
     kept = q.minimize(mdl, ["p"], time.perf_counter() - 1)
     vals = q.values(kept)
     assert vals == q.values(mdl)
-    cex, why = zb._revalidate("alignment", P, vals, None, None, "A")
+    cex, why = zb._revalidate("alignment", P, vals, None)
     assert cex is not None and cex.params == {"p": vals["p"]}, why
 
 
@@ -370,8 +370,7 @@ def _decide_all(smem, params, props, shared):
     problems = {} if shared else None
     out = []
     for p in props:
-        r = zb.decide(p, mma, "A", "SM75_U32x2_LDSM_N", "half_t", S, params, 128, 30, tile_model=tm,
-                      problems=problems)
+        r = zb.decide(p, tm, S, params, 30, problems=problems)
         d = r.to_json()
         d.pop("seconds")
         out.append(d)

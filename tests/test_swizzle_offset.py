@@ -14,7 +14,7 @@ from symlayout.algebra.layout import Layout
 from symlayout.algebra.int_tuple import _
 from symlayout.algebra.notation import parse_layout
 from symlayout.prove.engine import prove_operand
-from symlayout.prove.model import build_operand_model
+from symlayout.prove.copy.model import build_operand_model
 from symlayout.algebra.composed import ComposedLayout, Swizzle
 from symlayout.algebra.symbolic import DynInt as D
 
@@ -55,7 +55,7 @@ def test_offset_swizzle_partition_is_not_the_layout_function():
 
 
 def test_cute_addresses_differ_only_for_offsets_with_swizzle_bits():
-    from symlayout.prove.model import cute_addresses_differ
+    from symlayout.prove.copy.model import cute_addresses_differ
     assert cute_addresses_differ(parse_layout("Sw<3,3,3> o 16 o (32,64):(64,1)"))
     assert cute_addresses_differ(parse_layout("Sw<3,3,3> o 520 o (32,64):(64,1)"))
     assert cute_addresses_differ(parse_layout("Sw<2,3,3> o 32 o (32,32):(32,1)"))     # bit 5: no Y/Z bit
@@ -121,6 +121,6 @@ def test_z3_does_not_judge_offset_swizzles_as_layout_functions():
 
 
 def test_cute_snippet_keeps_the_offset():
-    from symlayout.prove.cute_snippet import cpp_layout
+    from symlayout.prove.report.cute_snippet import cpp_layout
     assert cpp_layout(parse_layout("Sw<3,3,3> o 16 o (32,64):(64,1)")).startswith(
         "composition(Swizzle<3,3,3>{}, Int<16>{}, Layout<Shape<_32,_64>, Stride<_64,_1>>{})")

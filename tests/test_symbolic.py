@@ -377,7 +377,7 @@ def test_z3_refutes_the_weak_condition_composition():
 
 def test_z3_layout_term_agrees_with_layout_z3():
     """The prover's bit-vector encoding (bounded terms) and the integer encoding are the same function."""
-    from symlayout.prove import bvterms as bt
+    from symlayout.prove.decide import bvterms as bt
     L = parse("(8*m,(4,k)):(k*4,(1,8*m))")
     env_t = {"m": bt.var("m", 1, 64), "k": bt.var("k", 1, 64)}
     i_t = bt.var("i", 0, 1 << 16)

@@ -1,4 +1,4 @@
-"""The whole-tile array form of the obligations (symlayout.prove.tables) against the point-by-point
+"""The whole-tile array form of the obligations (symlayout.prove.decide.tables) against the point-by-point
 reference: on random configurations (and offset swizzles, small base alignments) each ``*_holds``
 answers True exactly when the reference check proves the property, and a property decided by the
 tables reports the same status, count and stats as the reference."""
@@ -11,9 +11,10 @@ import pytest
 np = pytest.importorskip("numpy")
 
 from symlayout.errors import SymlayoutError  # noqa: E402
-from symlayout.prove import obligations as ob, tables  # noqa: E402
-from symlayout.prove.model import build_operand_model, cute_build_check  # noqa: E402
-from symlayout.prove.random_configs import random_configs  # noqa: E402
+from symlayout.prove.copy import obligations as ob  # noqa: E402
+from symlayout.prove.decide import tables  # noqa: E402
+from symlayout.prove.copy.model import build_operand_model, cute_build_check  # noqa: E402
+from symlayout.prove.campaigns.random_configs import random_configs  # noqa: E402
 
 HOLDS = {
     "coverage": tables.coverage_holds,

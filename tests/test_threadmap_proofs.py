@@ -1,4 +1,4 @@
-"""Tests of symlayout.prove.threadmaps: thread-map properties, Z3 vs exhaustive,
+"""Tests of symlayout.prove.threadmaps.obligations: thread-map properties, Z3 vs exhaustive,
 the map as a layout, seed 003, the proofs/threadmaps files and ``show``.
 
 Sources of expected values:
@@ -19,9 +19,9 @@ import pytest
 
 from symlayout.config import load_config, loads_config
 from symlayout.errors import TilingError
-from symlayout.prove.result import ERROR, PROVED, REFUTED, UNKNOWN
-from symlayout.prove.threadmap_pictures import show_map, show_threadmap
-from symlayout.prove.threadmaps import (
+from symlayout.prove.verdict.result import ERROR, PROVED, REFUTED, UNKNOWN
+from symlayout.prove.report.threadmap_pictures import show_map, show_threadmap
+from symlayout.prove.threadmaps.obligations import (
     THREADMAP_PROPERTIES, MapModel, alignment, coalescing, coverage, exactly_once, in_bounds, prove_map,
     prove_offset_formula, prove_threadmap,
 )

@@ -148,7 +148,7 @@ def layout_z3(L, i, env=None):
     division / non-negative remainder for the positive divisors used here).
     The caller states the symbols' ranges (they are positive integers).
     Swizzled layouts are encoded bit by bit with ``If``; for proofs about
-    swizzles the bit-vector encoding of :mod:`symlayout.prove.z3backend` is
+    swizzles the bit-vector encoding of :mod:`symlayout.prove.copy.z3backend` is
     usually faster.
 
     >>> import z3

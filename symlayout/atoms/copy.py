@@ -205,7 +205,7 @@ class CopyAtom:
     op: CopyOp
     value_type: str
     strict: bool = field(default=True, compare=False, repr=False)   # False: leave the register-fill
-    #   check to the copy_unpack replay (symlayout.prove.model.cute_build_check), which names CuTe's own assert
+    #   check to the copy_unpack replay (symlayout.prove.copy.model.cute_build_check), which names CuTe's own assert
     value_bits: int = field(init=False)
     val_layout_src: Layout = field(init=False)
     val_layout_dst: Layout = field(init=False)

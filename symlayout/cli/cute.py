@@ -13,6 +13,6 @@ def add_arguments(sp) -> None:
 
 
 def run(args) -> int:
-    from ..prove.cute_snippet import snippet
+    from ..prove.report.cute_snippet import snippet
     print(snippet(args.cfg))
     return EXIT_OK

@@ -172,7 +172,7 @@ def prove_dsl(path: str, items, properties=None, method: str = "auto", timeout_s
 
 
 def run(args) -> int:
-    from ..prove.summary import exit_code
+    from ..prove.verdict.summary import exit_code
     from .prove import format_text, json_document
     t0 = time.perf_counter()
     shown = args.file

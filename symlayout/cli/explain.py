@@ -24,7 +24,7 @@ def add_arguments(sp) -> None:
 
 
 def run(args) -> int:
-    from ..prove.explain import SLOT_PROPERTIES, explain_result, explain_slot, first_refutation, operand_models
+    from ..prove.report.explain import SLOT_PROPERTIES, explain_result, explain_slot, first_refutation, operand_models
     cfg = args.cfg
     if cfg.kind != "mma":
         raise UsageError(f"{cfg.path}: explain follows an element through a copy; this file has no [mma] table")

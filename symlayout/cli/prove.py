@@ -18,8 +18,8 @@ import sys
 import time
 
 from ..errors import printable
-from ..prove.result import ERROR, REFUTED, UNKNOWN
-from ..prove.summary import exit_code, summary, unmet
+from ..prove.verdict.result import ERROR, REFUTED, UNKNOWN
+from ..prove.verdict.summary import exit_code, summary, unmet
 from .common import EXIT_INTERNAL, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_USAGE, Style, positive_int, \
     positive_seconds, property_name, properties, use_colour
 
@@ -129,7 +129,7 @@ def _interesting(r) -> bool:
 def format_text(reports, verbose: bool = False, quiet: bool = False, style: Style | None = None) -> str:
     """The human report: one line per config and property, counterexamples under it,
     then the unmet expectations by name and the summary line."""
-    from ..prove.story import format_route
+    from ..prove.copy.story import format_route
     style = style or Style(False)
     lines = []
     for rep in reports:
@@ -231,7 +231,7 @@ def run(args) -> int:
         if rep.error:
             print_error(rep.error)
     if args.html:
-        from ..prove.report_html import write_html
+        from ..prove.report.report_html import write_html
         from ..config import load_config
         write_html(args.html, reports, [load_config(r.path) for r in proved if not r.error], args.skipped)
         if not args.json:

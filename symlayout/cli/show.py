@@ -51,13 +51,13 @@ def write_svg(path, svg) -> None:
 
 
 def run(args) -> int:
-    from ..prove import pictures
-    from ..prove.explain import operand_models
+    from ..prove.report import pictures
+    from ..prove.report.explain import operand_models
     if args.svg:
         _check_writable(args.svg)                 # fail before printing anything
     cfg = args.cfg
     if cfg.threadmap is not None:
-        from ..prove.threadmap_pictures import show_threadmap
+        from ..prove.report.threadmap_pictures import show_threadmap
         text, svg = show_threadmap(cfg)
         print(text)
         if args.svg:

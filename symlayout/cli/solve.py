@@ -105,7 +105,7 @@ def _print_report(rep, indent="  "):
 
 def _print_solution(spec, sol):
     from ..config import loads_config
-    from ..prove.cute_snippet import snippet
+    from ..prove.report.cute_snippet import snippet
     print()
     print("# completed configuration (TOML)")
     print(sol.text.rstrip())

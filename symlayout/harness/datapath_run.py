@@ -4,13 +4,13 @@ conflicts against the prover's model (issue 14).
 * **marker mode** for every ``[g2s.X]`` / ``[s2g.C]``: global memory (g2s) or shared memory (s2g)
   holds element ids (``i + 1`` at the element's address, poison everywhere else); every thread
   issues the instructions of its accesses (``cp.async.cg/ca``, or vector ``ld``/``st``), with the
-  addresses taken from the prover's model (:func:`symlayout.prove.g2s.build_global_model`: nothing
+  addresses taken from the prover's model (:func:`symlayout.prove.datapath.g2s.build_global_model`: nothing
   here computes a layout); the destination image must hold id ``i + 1`` at the address of every
   element ``i`` and poison everywhere else.
 * **bank-conflict patterns**: one warp issues one shared-memory instruction (``ld``/``st`` of 4, 8
   or 16 bytes, ``ldmatrix`` ``.x1``/``.x4``) at per-lane byte addresses; Nsight Compute counts the
   wavefronts (``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld/st/ldsm``) and the prover's
-  phase rule (:func:`symlayout.prove.g2s.wavefronts`: 16-byte accesses served per 8 lanes, 8-byte
+  phase rule (:func:`symlayout.prove.datapath.g2s.wavefronts`: 16-byte accesses served per 8 lanes, 8-byte
   per 16 lanes, ldmatrix per 8-row matrix) predicts them.  Patterns: contiguous, strided, the
   half-warp case of 8-byte accesses, random permutations.
 * **data-path kernels** under Nsight Compute: the shared-memory side of each configuration's copy,
@@ -130,7 +130,7 @@ def models_of(path):
     value of every symbol); copies CuTe rejects or that may fault (expected alignment/in_bounds
     refutations) are left out."""
     from ..config import load_config
-    from ..prove.g2s import build_global_model
+    from ..prove.datapath.g2s import build_global_model
     cfg = load_config(path)
     if cfg.expect.refuted_somewhere & {"alignment", "in_bounds", "exactly_once", "coverage"}:
         return []
@@ -153,7 +153,7 @@ def models_of(path):
 def predicted_wavefronts(kind: str, vb: int, addrs) -> int:
     """The model's wavefronts for one warp instruction at byte addresses ``addrs`` (one per lane;
     ldmatrix: the row addresses of the lanes that give them)."""
-    from ..prove.g2s import phase_of, wavefronts
+    from ..prove.datapath.g2s import phase_of, wavefronts
     groups = {}
     for l, a in enumerate(addrs):
         ph = l // 8 if kind == "ldsm" else phase_of(l, vb)
@@ -307,7 +307,7 @@ def plan(paths) -> dict:
                 kind = "ldgsts"
             else:
                 kind = "st" if m.kind == "g2s" else "ld"
-            from ..prove.g2s import phase_of, wavefronts
+            from ..prove.datapath.g2s import phase_of, wavefronts
             total = 0
             for w, c in m.requests():
                 groups = {}
@@ -368,7 +368,7 @@ def timing_items(paths, seed: int = 14) -> list:
     access), as a ``cp.async`` and as an ``st.shared.v4`` (whose wavefronts Nsight Compute confirms, the
     calibration), and every ``[g2s.X]`` cp.async copy of ``paths`` with its conflict-free twin (the same
     accesses, each warp instruction's 32 destinations made contiguous)."""
-    from ..prove.g2s import phase_of, wavefronts
+    from ..prove.datapath.g2s import phase_of, wavefronts
     items = []
     for name, kind, vb, addrs in patterns(seed):
         if kind != "st" or vb != 16:

@@ -67,13 +67,13 @@ def _operand_read(m, rd, base: int, rows: int):
 
 def plan(cfg) -> HopperPlan:
     """The GPU experiments of a loaded Hopper configuration."""
-    from ..prove.hopper import _bases, is_gmma
+    from ..prove.hopper.obligations import _bases, is_gmma
     from ..tiled.gmma import gmma_operand_model
     from ..tiled.mma import make_tiled_mma
     from ..tiled.tma import tma_model
     from dataclasses import replace
 
-    from ..prove.hopper import _substitute, _symbols_of
+    from ..prove.hopper.obligations import _substitute, _symbols_of
     out = HopperPlan(cfg.path, cfg.name or "")
     syms = _symbols_of(cfg)
     if syms:                                   # a family: its smallest member runs

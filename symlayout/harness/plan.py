@@ -447,7 +447,7 @@ def instance_values(cfg, max_instances: int = 3) -> list:
 def plan_config(cfg) -> ConfigPlan:
     """Everything needed to run ``cfg`` (a :class:`~symlayout.config.Config` or a path)."""
     from ..errors import SymlayoutError
-    from ..prove.model import build_operand_model
+    from ..prove.copy.model import build_operand_model
     from ..tiled.mma import make_tiled_mma
     if isinstance(cfg, (str, os.PathLike)):
         cfg = load_spec(str(cfg))

@@ -6,7 +6,7 @@ module generates CUDA C++ with inline PTX for the instructions the atoms name
 ``ld.shared`` / ``st.shared`` vectors for ``UniversalCopy``, and the MMA atom's
 ``mma.sync``).  Nothing here computes a layout: every thread's shared-memory
 addresses and fragment slots come from the prover's model
-(:func:`symlayout.prove.model.build_operand_model`: ``calls``, ``addr_table``,
+(:func:`symlayout.prove.copy.model.build_operand_model`: ``calls``, ``addr_table``,
 ``expected``) and the TiledMMA's own partitions (``get_slice(t).partition``,
 ``partition_fragment``), passed to the kernels as device tables.
 
@@ -43,7 +43,7 @@ check.  A misaligned ``ldmatrix`` row or ``cp.async`` source raises
 than ``bank_conflicts``) in its own subprocess, after the others, and restarts
 the worker process whenever a configuration poisons the context.
 
-GPU side imports: :mod:`symlayout.prove.model`, :mod:`symlayout.config`,
+GPU side imports: :mod:`symlayout.prove.copy.model`, :mod:`symlayout.config`,
 :mod:`symlayout.tiled`, :mod:`symlayout.atoms` (no z3), numpy and CuPy (inside
 functions).
 

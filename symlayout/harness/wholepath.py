@@ -24,7 +24,7 @@ predicated as CuTe predicates it (CUTLASS's SM80 mainloop, flash-attention): eac
 iff ``elem_less`` of the identity coordinate of its first element and the residue holds, and otherwise
 zero-fills its destination (``cp.async`` with src-size 0, CuTe's ``*_ZFILL`` atoms); each S2G instruction
 stores iff its first element is inside the problem.  The residues are the prover's
-(:func:`symlayout.prove.g2s.residues`: the family's ``M``/``N``/``K`` parameters), and every ``in_bounds``
+(:func:`symlayout.prove.datapath.g2s.residues`: the family's ``M``/``N``/``K`` parameters), and every ``in_bounds``
 counterexample of the instance runs last, at the prover's residue.  Global memory holds the problem's
 elements only, poison everywhere else; every shared-memory element and every output word is compared
 with what the predicate predicts -- the element, a zero, or (where an executing instruction reaches
@@ -33,9 +33,9 @@ the zero-filled operands.  ``exact=True`` ends every global buffer at the proble
 own ``cudaMalloc``) so that ``compute-sanitizer --tool memcheck`` sees any byte past it
 (``python -m symlayout.harness.wholepath --exact``).
 
-Nothing here computes a layout: the G2S/S2G accesses are :func:`symlayout.prove.g2s.build_global_model`'s,
+Nothing here computes a layout: the G2S/S2G accesses are :func:`symlayout.prove.datapath.g2s.build_global_model`'s,
 the shared-memory addresses and fragment slots of ``[copy.X]`` are
-:func:`symlayout.prove.model.build_operand_model`'s (through :func:`symlayout.harness.plan.plan_operand`),
+:func:`symlayout.prove.copy.model.build_operand_model`'s (through :func:`symlayout.harness.plan.plan_operand`),
 the stage addresses are the staged smem layout's (``smem_staged``), the MMA's issue tables are
 :func:`symlayout.harness.plan.plan_compute`'s.  Stage ``s`` of an operand reads the ``s``-th
 K block of A/B from its own copy of the gmem tile (at ``s`` times the tile's span, so every leading
@@ -133,8 +133,8 @@ def plan_whole(cfg) -> WholePlan:
     """The whole-path plan of ``cfg`` (a :class:`~symlayout.config.Config`, a path or ``path@sym=v``).
     Raises :class:`HarnessError` for what the kernel does not run (the reason is the message)."""
     from ..errors import SymlayoutError
-    from ..prove.g2s import build_global_model
-    from ..prove.model import build_operand_model
+    from ..prove.datapath.g2s import build_global_model
+    from ..prove.copy.model import build_operand_model
     from ..tiled.mma import make_tiled_mma
     from .plan import load_spec, plan_compute, plan_operand
     if isinstance(cfg, (str, os.PathLike)):
@@ -266,9 +266,9 @@ def global_copies(wp: WholePlan) -> list:
 
 def residue_dims(wp: WholePlan) -> dict:
     """``{dim: (extent, residues)}`` for every problem dimension (``M``/``N``/``K``) a copy's ``residue``
-    cuts: the residues the prover's ``in_bounds`` quantifies over (:func:`symlayout.prove.g2s.residues`;
+    cuts: the residues the prover's ``in_bounds`` quantifies over (:func:`symlayout.prove.datapath.g2s.residues`;
     those every copy cutting the dimension admits)."""
-    from ..prove.g2s import residues
+    from ..prove.datapath.g2s import residues
     dims: dict = {}
     for name, m in global_copies(wp):
         for d in m.residue:
@@ -287,8 +287,8 @@ def residue_cases(wp: WholePlan) -> list:
     dimension at its least, middle (odd where one is admissible) and last partial admissible residue at
     once, each dimension alone at its middle one, and last, the residue of every ``in_bounds`` counterexample the prover finds
     for this instance (the runs that read or write outside the problem)."""
-    from ..prove.g2s import in_bounds
-    from ..prove.result import REFUTED
+    from ..prove.datapath.g2s import in_bounds
+    from ..prove.verdict.result import REFUTED
     cases: list = []
 
     def add(label, r):

@@ -1,3 +1,6 @@
-"""The prover: a configuration's model (prove/model.py) -> its obligations (obligations.py, tables.py, and the
-data-path/Hopper modules) -> decided exhaustively or by Z3 (z3problem.py, z3backend.py, bvterms.py) -> verdicts
-(result.py) with counterexamples in the user's terms (story.py, pictures.py); engine.py runs a configuration."""
+"""The prover, one subpackage per concept: a configuration's path model and the obligations it must meet
+(``copy/``: the shared-memory <-> register copy; ``datapath/``: global copies and stages; ``hopper/``: GMMA and
+TMA; ``threadmaps/``: thread -> element formulas) -> decided exhaustively or by Z3 (``decide/``: enumeration
+tables, the bit-vector encoding shared with ``solve``) -> verdicts (``verdict/``) with counterexamples in the
+user's terms and reports for people (``report/``); ``campaigns/`` prove random configurations.  engine.py
+routes a configuration to its paths; schedule.py hands files to worker processes."""

@@ -8,23 +8,30 @@
 """
 from __future__ import annotations
 
+import dataclasses
+import itertools
+import signal
 import time
 from dataclasses import dataclass, field
 
 from ..errors import SymlayoutError
 from ..atoms import value_type_bits
 from ..atoms.copy import make_copy_atom, moves_bits, width_mismatch
+from ..algebra import int_tuple as it
+from ..algebra.composed import ComposedLayout
 from ..algebra.layout import Layout
 from ..algebra.symbolic import collect_conditions
 from ..algebra.z3lock import serialized
 from ..tiled.copy import make_tiled_copy_X
-from .model import (CuteRejects, OperandModel, build_operand_model, copy_vector_width,
-                    cute_build_check, stand_in_tile)
-from .obligations import CHECKS, PROPERTIES, fragment_width_mismatch
-from .datapath import prove_datapath, width_refutation
-from .expect import apply_expectations
-from .suggest import TOO_FEW_VALS, too_few_vals_fix
-from .result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
+from ..tiled.mma import make_tiled_mma
+from .copy.model import (CuteRejects, OperandModel, build_operand_model, copy_vector_width,
+                         cute_build_check, fragment_type, stand_in_tile)
+from .copy.obligations import CHECKS, PROPERTIES, fragment_width_mismatch, obligations, tv_coverage
+from .hopper.obligations import HOPPER_PROPERTIES, is_gmma_atom, prove_hopper
+from .datapath.path import prove_datapath, width_refutation
+from .verdict.expect import apply_expectations
+from .copy.suggest import TOO_FEW_VALS, too_few_vals_fix
+from .verdict.result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
 
 #: properties that apply to a TiledMMA with copies (``coalescing`` is for thread maps)
 COPY_PROPERTIES = PROPERTIES
@@ -60,7 +67,6 @@ def counted(r: Result, model: OperandModel | None) -> Result:
     given the count of its obligations on ``model`` (for a parametric
     configuration, the tile model: per rest tile), and 0 obligations is VACUOUS."""
     if r.status == PROVED and r.checked is None and model is not None:
-        from .obligations import obligations
         r.checked = obligations(model, r.property)
     if r.status == PROVED and r.checked == 0:
         r.status = VACUOUS
@@ -79,10 +85,9 @@ def run_checks(model: OperandModel, properties, expect_refuted=frozenset(), meth
         if r is not None:
             pass
         elif method == "z3" and not model.cute_routes:   # (else not a layout function: exhaustive)
-            from .z3backend import decide
+            from .copy.z3backend import decide     # lazily: see _prove_by_z3
             tm = tm or stand_in_tile(model)
-            r = decide(p, model.mma, model.operand, model.atom.op.name, model.value_type, model.smem, {},
-                       model.align, timeout_s, tile_model=tm)
+            r = decide(p, tm, model.smem, {}, timeout_s)
         else:
             r = CHECKS[p](model)
         r = counted(r, model)
@@ -95,7 +100,6 @@ def prove_operand(mma, atom_layout, permutation, operand, copy_op, value_type, s
                   properties=None, expect_refuted=frozenset(), method="auto", timeout_s=None) -> list:
     """Build one operand's model and prove ``properties`` (default: all); a configuration
     CuTe does not compile gives the one refutation that explains it."""
-    from ..tiled.mma import make_tiled_mma
     if not hasattr(mma, "thrfrg_A"):
         mma = make_tiled_mma(mma, atom_layout, permutation)
     try:
@@ -108,7 +112,6 @@ def prove_operand(mma, atom_layout, permutation, operand, copy_op, value_type, s
 
 def mma_coverage(mma, operand: str) -> Result:
     """``coverage`` of a TiledMMA operand without a copy (TV layout ownership)."""
-    from .obligations import tv_coverage
     t0 = time.perf_counter()
     checked, cex = tv_coverage(mma, operand)
     return Result("coverage", verdict(cex, checked), operand=operand, checked=checked, method="exhaustive",
@@ -118,10 +121,9 @@ def mma_coverage(mma, operand: str) -> Result:
 def rejection_result(e: CuteRejects, operand: str, refuted, mma=None, copy_op=None, value_type=None) -> Result:
     """The refutation of a configuration CuTe does not compile: the property that
     explains it, CuTe's static_assert as the reason (re-derived by replaying what
-    CuTe instantiates, :func:`~symlayout.prove.model.cute_build_check`)."""
+    CuTe instantiates, :func:`~symlayout.prove.copy.model.cute_build_check`)."""
     why = ""
     if e.property == "type_agreement" and mma is not None:
-        from .model import fragment_type
         ft = fragment_type(mma, operand, value_type)
         if ft and ft != value_type:
             why = f"the copy moves {value_type} but {mma.atom.name} {'accumulates' if operand == 'C' else 'reads'} " \
@@ -277,7 +279,7 @@ def _condition_test(syms, conds):
 
 def _member_rejection(cfg, mma, cc, conds, timeout_s=None):
     """CuTe's compile-time checks of a parametric ``[copy.X]`` for every member of its family, where the
-    symbolic replay (:func:`~symlayout.prove.model.cute_build_check` on the symbolic smem) left side
+    symbolic replay (:func:`~symlayout.prove.copy.model.cute_build_check` on the symbolic smem) left side
     conditions ``conds`` it could not decide, or could not run at all or rejected the symbolic tile
     (``conds`` None: a symbolic rejection names no member and may not hold for any).
 
@@ -286,7 +288,6 @@ def _member_rejection(cfg, mma, cc, conds, timeout_s=None):
     ``(CuteRejects, member, count)`` for the least member it rejects; a string (the reason) when more than
     :data:`REPLAY_LIMIT` members would have to be replayed (or :data:`EVAL_LIMIT` evaluated) before one is
     rejected, or the replays outlast ``timeout_s``: then nothing is proved."""
-    import itertools
     op = cc.operand
     syms = _smem_symbols(cc.smem)
     params = [cfg.params.get(str(x)) for x in syms]
@@ -336,7 +337,6 @@ def _member_rejection(cfg, mma, cc, conds, timeout_s=None):
 
 
 def _smem_symbols(smem) -> list:
-    from ..algebra import int_tuple as it
     inner = smem.inner if getattr(smem, "is_composed", False) else smem
     leaves = list(it.flatten_leaves(inner.shape)) + list(it.flatten_leaves(inner.stride))
     leaves.append(getattr(smem, "offset", 0))
@@ -348,8 +348,6 @@ def _smem_symbols(smem) -> list:
 
 def _member_smem(smem, env: dict):
     """``smem`` with its symbols replaced by the integers of ``env`` (symbol -> int)."""
-    from ..algebra.composed import ComposedLayout
-    from ..algebra.layout import Layout
 
     def sub(t):
         if isinstance(t, tuple):
@@ -367,8 +365,6 @@ def _prove_members(cfg, mma, cc, props, refuted, method, timeout_s):
     admissible assignment of the tile's ``[params]`` symbols, at most :data:`MEMBER_LIMIT`) proved
     concretely, the results merged (a refutation names its member in ``params``).  A member CuTe
     does not compile makes the family's result that rejection, as for one configuration."""
-    import dataclasses
-    import itertools
     op = cc.operand
     syms = _smem_symbols(cc.smem)
     missing = [str(x) for x in syms if str(x) not in cfg.params]
@@ -425,7 +421,6 @@ EXHAUSTIVE_LIMIT = 1 << 20
 def _concrete(smem) -> bool:
     """No symbol in the smem layout (its shape, strides or offset): ``[params]`` used elsewhere only
     (a gmem leading dimension) leave the copy to the exhaustive check."""
-    from ..algebra import int_tuple as it
     inner = smem.inner if getattr(smem, "is_composed", False) else smem
     leaves = list(it.flatten_leaves(inner.shape)) + list(it.flatten_leaves(inner.stride))
     leaves.append(getattr(smem, "offset", 0))
@@ -439,8 +434,10 @@ def _too_large(smem) -> bool:
 
 def _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s):
     """Parametric or very large tiles: Z3 over one copy tile and every rest tile."""
-    from .parametric import PARAMETRIC_PROPERTIES
-    from .z3backend import decide
+    # lazily: the Z3 decider's modules are ~3.5 ms of start-up (python -X importtime) that a concrete
+    # configuration proved exhaustively never needs
+    from .copy.parametric import PARAMETRIC_PROPERTIES
+    from .copy.z3backend import decide
     op = cc.operand
     convert = getattr(cc, "convert", False)
     atom = make_copy_atom(cc.atom, cc.element_type)
@@ -451,7 +448,7 @@ def _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s):
             raise SymlayoutError(f"[copy.{op}] {cc.atom}: not supported with [params]: the vector width CuTe's "
                                  "auto-vectorizing copy picks depends on which strides are static")
         width = copy_vector_width(mma, op, cc.atom, cc.element_type, cc.smem, convert)
-    tm = build_operand_model(mma, None, None, op, cc.atom, cc.element_type, Layout(tuple(tiler)), cc.align,
+    tm = build_operand_model(mma, None, None, op, atom, cc.element_type, Layout(tuple(tiler)), cc.align,
                              convert=convert, vector_width=width)
     tm.stand_in = True
     out = []
@@ -460,8 +457,7 @@ def _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s):
         if p not in PARAMETRIC_PROPERTIES:
             continue
         r = fragment_width_mismatch(tm, p) or \
-            decide(p, mma, op, cc.atom, cc.element_type, cc.smem, cfg.params, cc.align, timeout_s, tile_model=tm,
-                   problems=problems)
+            decide(p, tm, cc.smem, cfg.params, timeout_s, problems=problems)
         if not cfg.params and r.method == "z3":
             r.detail = (r.detail + "; " if r.detail else "") + \
                 f"smem tile of {cc.smem.size()} elements is beyond the enumeration limit {EXHAUSTIVE_LIMIT}"
@@ -476,14 +472,13 @@ def config_parts(cfg, props, split: bool = False, properties=None) -> list:
     TiledMMA's coverage (no copies), one ``[copy.X]`` with its properties -- with ``split``, one
     piece per property of a copy of a parametric configuration, so that a pool runs its queries side
     by side (each query is independent: :func:`_prove_by_z3`) -- and the data path (``[g2s.X]``,
-    ``[s2g.C]``, ``[stages]``: :func:`~symlayout.prove.datapath.prove_datapath` of the requested
+    ``[s2g.C]``, ``[stages]``: :func:`~symlayout.prove.datapath.path.prove_datapath` of the requested
     ``properties``)."""
     if cfg.threadmap is not None:
         return [("threadmap", None, props)]
     if cfg.mma is None:
         return []
-    from .hopper import HOPPER_PROPERTIES, is_gmma_atom
-    if is_gmma_atom(cfg.mma.atom):           # SM90 GMMA: descriptor operands, TMA, accumulators (prove/hopper.py)
+    if is_gmma_atom(cfg.mma.atom):           # SM90 GMMA: descriptor operands, TMA, accumulators (prove/hopper/obligations.py)
         out = [("hopper", None, list(properties or cfg.prove.properties or HOPPER_PROPERTIES))]
     else:
         out = [] if cfg.copies else [("mma", None, props)]
@@ -505,15 +500,14 @@ def prove_part(cfg, part, method="auto", timeout_s=None):
     results, rejected = [], set()
     try:
         if kind == "threadmap":
-            from .threadmaps import prove_threadmap
+            # lazily: ~6 ms of start-up (python -X importtime) that a copy-only configuration never needs
+            from .threadmaps.obligations import prove_threadmap
             results = prove_threadmap(cfg, props, method=method, timeout_s=timeout_s)
         else:
-            from ..tiled.mma import make_tiled_mma
             mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
             if kind == "datapath":
                 results = prove_datapath(cfg, props)
             elif kind == "hopper":
-                from .hopper import prove_hopper
                 results = prove_hopper(cfg, mma, props, refuted)
             elif kind == "mma":
                 if "coverage" in props:
@@ -584,7 +578,6 @@ def worker_init() -> None:
     """A forked worker: SIGTERM ends it at once (the parent's handler, which raises between bytecodes,
     would wait for a long Z3 query; the parent's pool sends SIGTERM when it is torn down), and Ctrl-C is
     the parent's to handle (it tears the pool down), not a traceback in every worker."""
-    import signal
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
@@ -613,15 +606,15 @@ def prove_many(configs, properties=None, jobs: int = 1, timeout_s=None, method="
         return [prove_config(c, properties, method, timeout_s) for c in configs]
     jobs_list.sort(key=lambda j: -_cost(configs[j[0]], j[1]))
     if any(c.params for c in configs):       # import the solver once, before the workers fork
-        from . import z3backend  # noqa: F401
+        from .copy import z3backend  # noqa: F401
         try:
             import z3  # noqa: F401
         except ImportError:
             pass
-    import multiprocessing as mp
     global _POOL_WORK
     _POOL_WORK = list(configs)               # (inherited by the forked workers)
     answers = {}
+    import multiprocessing as mp      # lazily: 7-14 ms of start-up (pickle, socket; -X importtime) one process never needs
     try:
         with mp.get_context("fork").Pool(min(jobs, len(jobs_list)), worker_init) as pool:
             for i, part, ans in pool.imap_unordered(_pool_part, jobs_list, chunksize=1):

@@ -222,12 +222,12 @@ def preload(paths) -> None:
         if b"[params]" in raw:
             need.add("sympy")
             if b"[copy" in raw and b"[g2s" not in raw:
-                need.add("symlayout.prove.z3backend")
+                need.add("symlayout.prove.copy.z3backend")
                 need.add("z3")
         if b"[smem" in raw:
-            need.add("symlayout.prove.hopper")
+            need.add("symlayout.prove.hopper.obligations")
         if b"[g2s" in raw:
-            need.add("symlayout.prove.g2s")
+            need.add("symlayout.prove.datapath.g2s")
     import importlib
     for m in sorted(need):
         try:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import time
 
-from ..prove import bvterms as bt
-from ..prove.z3problem import z3_module
+from ..prove.decide import bvterms as bt
+from ..prove.decide.z3problem import z3_module
 from ..threadmap.formula import Const
 from .queries import EXAMPLE_PAD, ComboProblem, unknown_terms
 from .spec import SolveSpec, loads_spec, parse_objective

@@ -1,7 +1,7 @@
 """The solver's Z3 queries for one combination of the listed alternatives: the unknowns as bounded terms,
 each copy as an :class:`OperandQuery` (the prover's address encoder over a symbolic smem layout whose
 swizzle bits and ``?name`` entries are variables), the prover's obligations stated over it
-(:mod:`symlayout.prove.z3backend`), and the combination's parameter-independent facts decided once
+(:mod:`symlayout.prove.copy.z3backend`), and the combination's parameter-independent facts decided once
 (:class:`ComboProblem`).
 """
 from __future__ import annotations
@@ -13,12 +13,12 @@ from ..algebra.int_tuple import _
 from ..algebra.notation import parse
 from ..errors import SymlayoutError
 from ..atoms.copy import width_mismatch
-from ..prove import bvterms as bt
-from ..prove import obligations as props
-from ..prove import z3backend as zb
-from ..prove.result import Result
-from ..prove.z3backend import q_alignment, q_bank_conflicts, q_exactly_once_store, q_in_bounds, q_slot_agreement
-from ..prove.z3problem import TileAddressing, z3_module
+from ..prove.decide import bvterms as bt
+from ..prove.copy import obligations as props
+from ..prove.copy import z3backend as zb
+from ..prove.verdict.result import Result
+from ..prove.copy.z3backend import q_alignment, q_bank_conflicts, q_exactly_once_store, q_in_bounds, q_slot_agreement
+from ..prove.decide.z3problem import TileAddressing, z3_module
 from ..tiled.mma import make_tiled_mma
 from .spec import Combo, SolveSpec
 
@@ -38,7 +38,7 @@ smem = "(32,64):(64+?pad,1)"
 
 # ---------------------------------------------------------------- terms
 #
-# Every term is a :mod:`symlayout.prove.bvterms` term (an interval over the unknowns' ranges
+# Every term is a :mod:`symlayout.prove.decide.bvterms` term (an interval over the unknowns' ranges
 # travels with it); a combination's obligations are lowered to bit-vectors one bit wider than
 # their widest term, so nothing wraps and ``//``/``%`` are floor division and Python's modulo.
 
@@ -60,7 +60,7 @@ def unknown_terms(spec: SolveSpec) -> dict:
 def swizzle_term(x, b, m, s, env: dict):
     """``Sw<B,M,S>(x)`` with any of ``b, m, s`` an unknown name (variable shifts).
 
-    >>> from symlayout.prove.bvterms import var, evaluate
+    >>> from symlayout.prove.decide.bvterms import var, evaluate
     >>> t = swizzle_term(bt.const(72), "B", 3, 3, {"B": var("B", 0, 4)})
     >>> [evaluate(t, {"B": b}) for b in (0, 1, 3)]
     [72, 64, 64]
@@ -71,9 +71,9 @@ def swizzle_term(x, b, m, s, env: dict):
 
 class OperandQuery(TileAddressing):
     """One copy of one combination, in the shape the prover's queries expect
-    (:class:`symlayout.prove.z3problem.Problem`: ``tm``, ``addr``, ``eb``, ``align``,
+    (:class:`symlayout.prove.decide.z3problem.Problem`: ``tm``, ``addr``, ``eb``, ``align``,
     ``cosize``, ``coords``, ``layout``, ``ext``, ``tile``, ``u``); ``addr`` is the prover's
-    address encoder (:class:`~symlayout.prove.z3problem.TileAddressing`) over :meth:`layout`.
+    address encoder (:class:`~symlayout.prove.decide.z3problem.TileAddressing`) over :meth:`layout`.
 
     ``u`` are this operand's rest-tile variables (named after the operand);
     ``bounds`` keep them inside the (possibly unknown) smem extents.
@@ -143,7 +143,7 @@ def _violation(entries):
     return bt.Or(*[c for _l, c in entries])
 
 
-# The obligations are the prover's queries (symlayout.prove.z3backend, imported above) as they are: they only
+# The obligations are the prover's queries (symlayout.prove.copy.z3backend, imported above) as they are: they only
 # need the Problem interface OperandQuery provides.  Bank conflicts are asked pairwise (no
 # selector variables), so that in CEGIS the only universally quantified variables are the
 # rest-tile indices (and store coordinates) and one counterexample tile rules out a guess for

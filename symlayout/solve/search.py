@@ -2,15 +2,15 @@
 
 For one choice of the listed alternatives (a :class:`~symlayout.solve.spec.Combo`:
 permutation modes and copy atoms) the route of one copy tile is concrete: it is
-the prover's tile model (:func:`symlayout.prove.z3backend.tile_model_for`).  What
+the prover's tile model (:func:`symlayout.prove.copy.z3backend.tile_model_for`).  What
 is unknown is *where* each tile element lives: the smem layout, whose swizzle
 parameters ``B, M, S`` and ``?name`` entries are variables.  A
 symbolic swizzle is ``x ^ ((x & (((1 << B) - 1) << (M + S))) >> S)`` with
 variable shifts.  Terms carry intervals over the unknowns' ranges
-(:mod:`symlayout.prove.bvterms`); each combination is lowered to bit-vectors one
+(:mod:`symlayout.prove.decide.bvterms`); each combination is lowered to bit-vectors one
 bit wider than its widest term, so nothing wraps and ``//``/``%`` are floor
 division and Python's modulo.  Each property's violation is the prover's Z3 encoding
-(:func:`~symlayout.prove.z3backend.q_alignment`, ``q_in_bounds``,
+(:func:`~symlayout.prove.copy.z3backend.q_alignment`, ``q_in_bounds``,
 ``q_slot_agreement``, ``q_bank_conflicts``; injectivity for stores): a
 disjunction over the finite entries of the route table, with the rest-tile
 indices ``u`` as the only other free variables.

@@ -14,7 +14,7 @@ fragment element:
 * the PTX ISA's view (:mod:`symlayout.arch.gmma`, checked on the H200): the byte
   address ``wgmma`` reads for ``(row, k)`` through that descriptor.
 
-The properties (:mod:`symlayout.prove.hopper`) compare the two and count them.
+The properties (:mod:`symlayout.prove.hopper.obligations`) compare the two and count them.
 
 >>> from symlayout.atoms.gmma import layout_atom
 >>> from symlayout.tiled.mma import make_tiled_mma

@@ -14,7 +14,7 @@ tile element at coordinate ``t`` where the smem layout's function puts it: at
 at ``base + Sw(L(t)) * bytes`` for a swizzle written without the marker (it acts on
 element offsets, as CuTe composes ``Sw o 0 o L``; ``make_tma_copy`` still derives
 the map's byte swizzle from its bits).  This module lists every write, with both
-views; :mod:`symlayout.prove.hopper` compares them.
+views; :mod:`symlayout.prove.hopper.obligations` compares them.
 
 >>> from symlayout.atoms.gmma import layout_atom
 >>> sA = layout_atom("K_SW128", "half_t").tile_to_shape((128, 64, 2))

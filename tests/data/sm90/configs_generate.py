@@ -438,7 +438,7 @@ def main() -> int:
         if not cfg.smem:
             continue
         if any(not isinstance(x, int) for sc in cfg.smem.values()
-               for x in __import__("symlayout.prove.hopper", fromlist=["_leaves"])._leaves(
+               for x in __import__("symlayout.prove.hopper.obligations", fromlist=["_leaves"])._leaves(
                    (sc.layout.layout if isinstance(sc.layout, GmmaSmemLayout) else
                     getattr(sc.layout, "inner", sc.layout)).shape)):
             continue                           # a family: its members are what CuTe compiles

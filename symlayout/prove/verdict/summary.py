@@ -6,7 +6,7 @@ or ``vacuous`` where ``proved`` was expected), 2 bad input, 3 some result unknow
 and none unmet, 4 an internal error in some file (the other files still reported).
 
 >>> from symlayout.prove.engine import ConfigReport
->>> from symlayout.prove.result import Result
+>>> from symlayout.prove.verdict.result import Result
 >>> rep = ConfigReport("x.toml", "x", results=[Result("alignment", "proved", operand="A", checked=4),
 ...                                          Result("bank_conflicts", "refuted", operand="B", checked=4)])
 >>> exit_code([rep]), summary([rep])["unmet"], unmet([rep])

@@ -257,7 +257,7 @@ def banks_svg(model, title: str = "", thread=None, warp=None, call=None) -> str:
     ``call`` or ``thread`` pick it): per phase, 32 bank columns and the distinct 4-byte words each
     serves (one row per wavefront), labelled with the lanes; a bank needing more wavefronts
     than the phase's minimum is red, with its lanes."""
-    from .obligations import bank_phases
+    from ..copy.obligations import bank_phases
     vb, groups = bank_phases(model)
     eb = model.elem_bytes
     addr = model.addr_table
@@ -335,7 +335,7 @@ def swizzle_svg(model, title: str = "") -> str:
     svg = _Svg(title or "swizzle")
     svg.text(4, 14, f"{title} - {model.operand}: bank of each element, {inner} (left) vs {smem} (right)",
              anchor="start", size=12)
-    from ..algebra.layout import function_table
+    from ...algebra.layout import function_table
     x0 = 40
     for side, L in (("without swizzle", inner), ("with swizzle", smem)):
         tab = function_table(L)
@@ -365,8 +365,8 @@ def view_svg(view: str, cfg, mma, op: str, model=None, thread=None, results=None
         hl = None
         if model is not None:
             if results is None:
-                from .engine import run_checks
-                from .obligations import PROPERTIES
+                from ..engine import run_checks
+                from ..copy.obligations import PROPERTIES
                 results = run_checks(model, PROPERTIES, method="auto")
             for r in results:
                 if r.operand in (None, op) and r.status == "refuted" and r.counterexample \
@@ -380,5 +380,5 @@ def view_svg(view: str, cfg, mma, op: str, model=None, thread=None, results=None
         return banks_svg(model, title, thread=thread)
     if view == "swizzle":
         return swizzle_svg(model, title)
-    from ..errors import ConfigError
+    from ...errors import ConfigError
     raise ConfigError(f"unknown view {view!r} (tv, copy, banks, swizzle)")

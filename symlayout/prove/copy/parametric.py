@@ -1,5 +1,5 @@
 """Parametric configurations (``[params]``): every obligation decided by Z3 for
-every parameter value in the declared ranges (see :mod:`symlayout.prove.z3backend`).
+every parameter value in the declared ranges (see :mod:`symlayout.prove.copy.z3backend`).
 
 >>> from symlayout.config import loads_config
 >>> cfg = loads_config('''[params]
@@ -20,7 +20,7 @@ every parameter value in the declared ranges (see :mod:`symlayout.prove.z3backen
 """
 from __future__ import annotations
 
-from .result import PROVED, REFUTED
+from ..verdict.result import PROVED, REFUTED
 from .z3backend import decide, tile_model_for
 
 #: obligations decided for parametric configurations
@@ -36,8 +36,7 @@ def prove_parametric(cfg, mma, cc, props, refuted, timeout_s=None) -> list:
     for p in props:
         if p not in PARAMETRIC_PROPERTIES:
             continue
-        r = decide(p, mma, cc.operand, cc.atom, cc.element_type, cc.smem, cfg.params, cc.align, timeout_s, tile_model=tm,
-                   problems=problems)
+        r = decide(p, tm, cc.smem, cfg.params, timeout_s, problems=problems)
         r.expected = REFUTED if p in refuted else PROVED
         out.append(r)
     return out

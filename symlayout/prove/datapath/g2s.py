@@ -54,17 +54,17 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 
-from ..algebra import int_tuple as it
-from ..algebra._lazy import sympy
-from ..algebra.layout import Layout, function_table, logical_divide, slice_and_offset
-from ..algebra.symbolic import DynInt
-from ..atoms import canonical_type, value_type_bits
-from ..atoms.copy import make_copy_atom
-from ..errors import CuteStaticAssert, SymlayoutError
-from ..tiled.copy import auto_vectorizing_width, copy_calls, view_values
-from .model import cute_addresses_differ, swizzle_inside_register
-from .tables import distinct, enabled as tables_enabled, index_table, lazy_np as np
-from .result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
+from ...algebra import int_tuple as it
+from ...algebra._lazy import sympy
+from ...algebra.layout import Layout, function_table, logical_divide, slice_and_offset
+from ...algebra.symbolic import DynInt
+from ...atoms import canonical_type, value_type_bits
+from ...atoms.copy import make_copy_atom
+from ...errors import CuteStaticAssert, SymlayoutError
+from ...tiled.copy import auto_vectorizing_width, copy_calls, view_values
+from ..copy.model import cute_addresses_differ, swizzle_inside_register
+from ..decide.tables import distinct, enabled as tables_enabled, index_table, lazy_np as np
+from ..verdict.result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
 
 #: properties a global-memory copy has (in the spec's order)
 GLOBAL_PROPERTIES = ("coverage", "alignment", "exactly_once", "slot_agreement", "bank_conflicts", "in_bounds",

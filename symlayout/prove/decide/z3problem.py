@@ -9,17 +9,17 @@ with the parameters as range-bounded variables (``multiple_of`` constraints) and
 :class:`Instance` is the same thing with exact integers at one witness (the layout's own evaluation).
 A :class:`Query` lowers a violation ``Or(entries)`` plus the constraints to bit-vectors one bit wider than
 the widest term (nothing wraps) or to unbounded integers, and asks Z3 within a time budget
-(:class:`OutOfTime` when it is spent).  The prover (:mod:`~symlayout.prove.z3backend`) and the solver
+(:class:`OutOfTime` when it is spent).  The prover (:mod:`~symlayout.prove.copy.z3backend`) and the solver
 (:mod:`symlayout.solve`) state their queries over these terms.
 """
 from __future__ import annotations
 
 import time
 
-from ..algebra import int_tuple as it
-from ..algebra._lazy import sympy
-from ..algebra.composed import ComposedLayout
-from ..algebra.layout import Layout
+from ...algebra import int_tuple as it
+from ...algebra._lazy import sympy
+from ...algebra.composed import ComposedLayout
+from ...algebra.layout import Layout
 from .bvterms import OutOfTime, Or, Untranslatable, const, var
 from . import bvterms as bt
 
@@ -122,7 +122,7 @@ class Problem(TileAddressing):
 
     def solve(self, formula, timeout_s=None, info: dict | None = None):
         """Ask whether ``formula`` (a term Bool) holds somewhere under the problem's constraints:
-        ``("sat", values)``, ``("unsat", None)`` or ``("unknown", reason)`` (used by prove/contiguity.py).
+        ``("sat", values)``, ``("unsat", None)`` or ``("unknown", reason)`` (used by prove/copy/contiguity.py).
         ``info["guarded"]``: whether the query has a divisor that may be 0 (not excluded here)."""
         deadline = None if timeout_s is None else time.perf_counter() + timeout_s
         try:

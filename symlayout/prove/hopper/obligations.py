@@ -32,16 +32,16 @@ from __future__ import annotations
 
 import time
 
-from ..arch import gmma as arch
-from ..arch import tma as arch_tma
-from ..atoms import value_type_info
-from ..atoms.gmma import arch_descriptor
-from ..atoms.tma import tma_swizzle
-from ..tiled.gmma import WARPGROUP, gmma_operand_model
-from ..tiled.arrays import index_array
-from ..tiled.tma import tma_model
-from .tables import index_table, lazy_np as np, one_owner
-from .result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
+from ...arch import gmma as arch
+from ...arch import tma as arch_tma
+from ...atoms import value_type_info
+from ...atoms.gmma import arch_descriptor
+from ...atoms.tma import tma_swizzle
+from ...tiled.gmma import WARPGROUP, gmma_operand_model
+from ...tiled.arrays import index_array
+from ...tiled.tma import tma_model
+from ..decide.tables import index_table, lazy_np as np, one_owner
+from ..verdict.result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
 
 #: properties of a GMMA configuration, in report order
 HOPPER_PROPERTIES = ("descriptor", "slot_agreement", "coverage", "exactly_once", "in_bounds", "tma")
@@ -51,7 +51,7 @@ _TMA_PROPS = ("tma", "coverage", "exactly_once", "in_bounds")
 
 def is_gmma_atom(name: str) -> bool:
     """True for the name of an SM90 GMMA (wgmma) MMA atom."""
-    from ..atoms.mma import get_mma_atom
+    from ...atoms.mma import get_mma_atom
     return ((get_mma_atom(name).ptx_model or {}).get("instr")) == "wgmma"
 
 
@@ -336,7 +336,7 @@ def rs_fragment_result(mma) -> Result:
 
 
 def accumulator_results(mma, props) -> list:
-    from .obligations import tv_coverage
+    from ..copy.obligations import tv_coverage
     out = []
     if "slot_agreement" in props:
         t0 = time.perf_counter()
@@ -446,7 +446,7 @@ def tma_results(cfg, sc, tc, props) -> list:
 
 
 def _flat(L):
-    from ..algebra import int_tuple as it
+    from ...algebra import int_tuple as it
     return tuple(int(it.product(s)) for s in L.shape)
 
 
@@ -560,8 +560,8 @@ def _multiple_of(e, k: int) -> bool:
 
 
 def _symbolic_strides(cfg, copy, op, t0):
-    from ..algebra._lazy import sympy
-    from ..algebra.symbolic import decide
+    from ...algebra._lazy import sympy
+    from ...algebra.symbolic import decide
     for i, s in enumerate(copy.global_strides, start=1):
         if isinstance(s, int):
             continue
@@ -615,7 +615,7 @@ def _leaves(t):
 
 
 def _smem_inner(lay):
-    from ..atoms.gmma import GmmaSmemLayout
+    from ...atoms.gmma import GmmaSmemLayout
     if isinstance(lay, GmmaSmemLayout):
         return lay.layout
     return lay.inner if getattr(lay, "is_composed", False) else lay
@@ -623,9 +623,9 @@ def _smem_inner(lay):
 
 def _substitute(lay, values: dict):
     """``lay`` with its symbolic extents replaced by ``values`` (symbol -> int)."""
-    from ..algebra.composed import ComposedLayout
-    from ..algebra.layout import Layout
-    from ..atoms.gmma import GmmaSmemLayout
+    from ...algebra.composed import ComposedLayout
+    from ...algebra.layout import Layout
+    from ...atoms.gmma import GmmaSmemLayout
 
     def sub(t):
         if isinstance(t, tuple):
@@ -656,14 +656,14 @@ def _translation_argument(cfg, mma, syms) -> str | None:
     that mode a whole number of TiledMMA tiles, and the translates must not overlap: then a member
     is disjoint translates of the parameter-1 tile, read (and loaded) by translated descriptors
     (and boxes), and the swizzles, the 16-byte grid and TMA's 128-byte rule do not see the shift."""
-    from .. import algebra  # noqa: F401
+    from ... import algebra  # noqa: F401
     ones = {x: 1 for x in syms}
     tile = mma.tile_shape()
     why = []
     for op, sc in cfg.smem.items():
         inner = _smem_inner(sc.layout)
         e = sc.layout.bits // 8 if hasattr(sc.layout, "bits") else None
-        from ..atoms import value_type_bits
+        from ...atoms import value_type_bits
         e = value_type_bits(sc.element_type) // 8
         shape = inner.shape if isinstance(inner.shape, tuple) else (inner.shape,)
         stride = inner.stride if isinstance(inner.stride, tuple) else (inner.stride,)

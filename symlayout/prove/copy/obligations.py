@@ -1,8 +1,8 @@
 """The proof obligations, each a documented function of an :class:`OperandModel`.
 
-Each returns a :class:`~symlayout.prove.result.Result`.  Concrete models are
+Each returns a :class:`~symlayout.prove.verdict.result.Result`.  Concrete models are
 decided by exhaustive evaluation of the finite domain (a complete proof, marked
-``method="exhaustive"``); :mod:`symlayout.prove.z3backend` decides the same
+``method="exhaustive"``); :mod:`symlayout.prove.copy.z3backend` decides the same
 obligations with Z3 (parametric configurations, and the cross-check).
 
 Names follow ``shared/spec/configs.md``: ``coverage``, ``alignment``,
@@ -14,13 +14,14 @@ from __future__ import annotations
 import time
 from collections import Counter, defaultdict
 
-from ..algebra.layout import function_table
-from ..errors import AlgebraError
-from ..arch import ptx
-from ..atoms import canonical_type, exact_conversion, reinterpretation, value_type_info
+from ...algebra.layout import function_table
+from ...errors import AlgebraError
+from ...arch import ptx
+from ...atoms import canonical_type, exact_conversion, reinterpretation, value_type_info
 from .model import OperandModel
-from .result import Counterexample, Result, verdict
-from . import story, tables
+from ..verdict.result import Counterexample, Result, verdict
+from . import story
+from ..decide import tables
 
 PROPERTIES = ("coverage", "alignment", "exactly_once", "slot_agreement", "bank_conflicts", "in_bounds",
               "type_agreement")
@@ -264,7 +265,7 @@ def fragment_width_mismatch(m: OperandModel, prop: str) -> Result | None:
     fragment slot 1 does not start where the copy's slot 1 does.  ``None`` when the widths agree
     (or the copy converts element by element, or for other properties).
 
-    >>> from symlayout.prove.model import build_operand_model
+    >>> from symlayout.prove.copy.model import build_operand_model
     >>> m = build_operand_model("SM80_16x8x16_F16F16F16F16_TN", "(2,2,1)", None, "A",
     ...                         "UniversalCopy<uint32_t>", "float", "(32,16):(16,1)")
     >>> fragment_width_mismatch(m, "exactly_once").counterexample.message
@@ -617,7 +618,7 @@ def obligations(m: OperandModel, prop: str) -> int:
     counts them (a Z3 proof quantifies over the same cases on each rest tile);
     0 means a proof of it would be vacuous.
 
-    >>> from symlayout.prove.model import build_operand_model
+    >>> from symlayout.prove.copy.model import build_operand_model
     >>> m = build_operand_model("SM80_16x8x16_F16F16F16F16_TN", "(2,2,1)", None, "A",
     ...                         "SM75_U32x2_LDSM_N", "half_t", "(32,16):(16,1)")
     >>> [obligations(m, p) for p in ("alignment", "exactly_once", "bank_conflicts", "type_agreement")]

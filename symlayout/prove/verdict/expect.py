@@ -9,7 +9,7 @@ property, its degree kept in ``stats``; a Z3 witness, which carries no degree,
 stays REFUTED (the detail says why).
 
 >>> from symlayout.config import ExpectConfig
->>> from symlayout.prove.result import Counterexample, Result
+>>> from symlayout.prove.verdict.result import Counterexample, Result
 >>> r = Result("bank_conflicts", "refuted", operand="A", checked=16, method="exhaustive",
 ...            counterexample=Counterexample("2-way bank conflict", extra={"degree": 2}))
 >>> apply_expectations([r], ExpectConfig(max_bank_degree=2))

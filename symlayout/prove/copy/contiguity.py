@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import time
 
-from .bvterms import Or
-from .model import build_operand_model
+from ..decide.bvterms import Or
+from .model import instantiated_model
 from .obligations import CHECKS, access_vectors
-from .result import REFUTED, UNKNOWN, Result
-from .z3problem import Problem, substitute
+from ..verdict.result import REFUTED, UNKNOWN, Result
+from ..decide.z3problem import Problem, substitute
 
 #: instantiated witnesses up to this many smem elements are re-checked by enumeration
 WITNESS_LIMIT = 1 << 20
@@ -32,7 +32,7 @@ def contiguity(P, deadline=None):
     """Whether every dereferenced vector of ``P``'s tile is contiguous in its smem layout, for every
     parameter value and rest tile: ``("unsat", None)`` (it is: no vector is broken), ``("sat", values)``
     (a witness) or ``("unknown", reason)``; a decided answer is kept on ``P`` (one query for the
-    properties that share ``P``: see :func:`~symlayout.prove.z3backend.decide`)."""
+    properties that share ``P``: see :func:`~symlayout.prove.copy.z3backend.decide`)."""
     hit = P.memo.get("contiguity")
     if hit is not None:
         return hit
@@ -51,12 +51,12 @@ def contiguous(P, deadline=None) -> bool:
     return contiguity(P, deadline)[0] == "unsat" and not P.memo.get("contiguity guarded", True)
 
 
-def hardware_link(r: Result, tm, mma, operand, atom, value_type, S, params, align, timeout_s, P=None) -> Result:
+def hardware_link(r: Result, tm, S, params, timeout_s, P=None) -> Result:
     """``r`` (PROVED on the tile model ``tm`` over CuTe's indices) made a statement about the bytes
-    (``P``: the :class:`~symlayout.prove.z3problem.Problem` of ``tm`` over ``S`` when the caller has it)."""
+    (``P``: the :class:`~symlayout.prove.decide.z3problem.Problem` of ``tm`` over ``S`` when the caller has it)."""
     t0 = time.perf_counter()
     if P is None:
-        P = Problem(tm, S, params, tm.value_bits, align)
+        P = Problem(tm, S, params, tm.value_bits, tm.align)
     st, mdl = contiguity(P, None if timeout_s is None else t0 + timeout_s)
     r.seconds += time.perf_counter() - t0
     r.method += " + z3 (contiguous vectors)"
@@ -68,9 +68,8 @@ def hardware_link(r: Result, tm, mma, operand, atom, value_type, S, params, alig
     ps, us = P.values(mdl)
     Sc = substitute(S, ps) if ps else S
     where = ", ".join(f"{k} = {v}" for k, v in ps.items())
-    convert = operand == "C" and tm.frag_type == value_type != (tm.mma_value_type or value_type)
     if isinstance(Sc.size(), int) and Sc.size() <= WITNESS_LIMIT:
-        m = build_operand_model(mma, None, None, operand, atom, value_type, Sc, align, convert=convert)
+        m = instantiated_model(tm, Sc)
         rr = CHECKS[r.property](m)
         if rr.status == REFUTED or not params:     # without parameters the witness is the configuration
             if rr.counterexample is not None:

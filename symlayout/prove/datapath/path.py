@@ -1,9 +1,9 @@
 """The version-2 data path of a configuration: ``[g2s.X]``, ``[s2g.C]`` and ``[stages]``.
 
 :func:`prove_datapath` is what the engine calls after the ``[copy.X]`` results: one model per
-global-memory copy (:mod:`symlayout.prove.g2s`), the whole route of an operand when its
+global-memory copy (:mod:`symlayout.prove.datapath.g2s`), the whole route of an operand when its
 ``[copy.X]`` is there too (a ``slot_agreement`` counterexample follows the element on into the
-register slot), and the stage results (:mod:`symlayout.prove.stages`).
+register slot), and the stage results (:mod:`symlayout.prove.datapath.stages`).
 
 >>> from symlayout.config import loads_config
 >>> cfg = loads_config('''[mma]
@@ -26,12 +26,12 @@ register slot), and the stage results (:mod:`symlayout.prove.stages`).
 """
 from __future__ import annotations
 
-from ..errors import CuteStaticAssert, SymlayoutError
-from ..tiled.mma import make_tiled_mma
-from ..atoms.copy import width_mismatch
-from .model import build_operand_model
+from ...errors import CuteStaticAssert, SymlayoutError
+from ...tiled.mma import make_tiled_mma
+from ...atoms.copy import width_mismatch
+from ..copy.model import build_operand_model
 from .g2s import GLOBAL_PROPERTIES, NotModelled, build_global_model, prove_global, rejection
-from .result import ERROR, PROVED, REFUTED, Counterexample, Result
+from ..verdict.result import ERROR, PROVED, REFUTED, Counterexample, Result
 from .stages import prove_stages
 
 

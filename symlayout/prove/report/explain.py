@@ -13,8 +13,8 @@ shared by ``symlayout show``, ``symlayout explain`` and :class:`symlayout.Report
 """
 from __future__ import annotations
 
-from ..errors import ConfigError
-from .result import REFUTED
+from ...errors import ConfigError
+from ..verdict.result import REFUTED
 
 
 #: properties whose counterexample is a fragment slot (explained by its route)
@@ -23,9 +23,9 @@ SLOT_PROPERTIES = ("slot_agreement", "exactly_once")
 
 def operand_models(cfg, operand=None):
     """``(tiled_mma, {operand: OperandModel})`` of a concrete ``[mma]`` configuration."""
-    from ..tiled.mma import make_tiled_mma
-    from .engine import EXHAUSTIVE_LIMIT
-    from .model import build_operand_model
+    from ...tiled.mma import make_tiled_mma
+    from ..engine import EXHAUSTIVE_LIMIT
+    from ..copy.model import build_operand_model
     if cfg.mma is None:
         raise ConfigError(f"{cfg.path}: has no [mma] table")
     if cfg.params:
@@ -46,7 +46,7 @@ def operand_models(cfg, operand=None):
 
 def explain_slot(cfg, m, t: int, s: int):
     """``(text, agrees)``: fragment slot ``s`` of thread ``t`` followed from shared memory."""
-    from .story import slot_story
+    from ..copy.story import slot_story
     op = m.operand
     if not (0 <= t < m.threads):
         raise ConfigError(f"--thread {t}: the TiledMMA has threads 0..{m.threads - 1}")

@@ -3,8 +3,8 @@
 """
 from __future__ import annotations
 
-from ..threadmap.maps import ThreadMap
-from .threadmaps import WARP_SIZE, MapModel, format_ranges, map_elements
+from ...threadmap.maps import ThreadMap
+from ..threadmaps.obligations import WARP_SIZE, MapModel, format_ranges, map_elements
 
 def _owners(m: MapModel):
     C, S = m.tile

@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import itertools
 
-from ..algebra import int_tuple as it
-from ..errors import SymlayoutError
+from ...algebra import int_tuple as it
+from ...errors import SymlayoutError
 
 __all__ = ["Untranslatable", "Term", "Bool", "var", "const", "lift", "If", "And", "Or", "Not", "Implies",
            "Lowering", "IntLowering", "Env", "tighten", "evaluate", "from_sympy", "crd2idx", "swizzle",

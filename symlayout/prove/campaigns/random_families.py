@@ -22,14 +22,14 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from ..atoms import value_type_bits
-from ..config import MAX_SMEM_BYTES, loads_config
-from ..errors import SymlayoutError
-from ..tiled.mma import make_tiled_mma
-from .engine import prove_config
-from .model import build_operand_model
-from .obligations import CHECKS
-from .z3problem import substitute
+from ...atoms import value_type_bits
+from ...config import MAX_SMEM_BYTES, loads_config
+from ...errors import SymlayoutError
+from ...tiled.mma import make_tiled_mma
+from ..engine import prove_config
+from ..copy.model import build_operand_model
+from ..copy.obligations import CHECKS
+from ..decide.z3problem import substitute
 
 MMA_ATOMS = [("SM80_16x8x16_F16F16F16F16_TN", "half_t"), ("SM80_16x8x8_F16F16F16F16_TN", "half_t"),
              ("SM80_16x8x16_F32BF16BF16F32_TN", "bfloat16_t"), ("SM80_16x8x8_F32TF32TF32F32_TN", "tfloat32_t"),
@@ -139,7 +139,7 @@ def random_families(n: int, seed: int = 0, huge_share: float = 0.25):
             except SymlayoutError:
                 continue
         try:
-            from .z3backend import tile_model_for
+            from ..copy.z3backend import tile_model_for
             tile_model_for(mmas[key], op, copy, vt, 128)        # CuTe builds this TiledCopy
         except SymlayoutError:
             continue
@@ -184,7 +184,7 @@ def random_families(n: int, seed: int = 0, huge_share: float = 0.25):
         text = (f'name = "family {made}: {smem}"\n[params]\n{ptxt}\n[mma]\natom = "{atom}"\nlayout = "{lay}"\n'
                 f'[copy.{op}]\natom = "{copy}"\ntype = "{vt}"\nsmem = "{smem}"\n[prove]\ntimeout_s = 60\n')
         try:
-            from ..config import loads_config
+            from ...config import loads_config
             loads_config(text, "family")
         except SymlayoutError:
             continue

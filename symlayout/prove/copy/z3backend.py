@@ -2,14 +2,14 @@
 
 The route of one copy tile (who reads/writes which tile element, which slot,
 which instruction phase) is finite and concrete: it comes from the same
-CuTe-exact :class:`~symlayout.prove.model.OperandModel`, built on one tile of
+CuTe-exact :class:`~symlayout.prove.copy.model.OperandModel`, built on one tile of
 the operand.  What may be symbolic is *where* each element lives: the smem
 layout ``S`` (``[params]`` in shapes or strides) and which rest tile
 ``u = (u_0, u_1, ...)`` the copy is working on.  Each obligation becomes one
 Z3 query "exists an entry of the route table, a rest tile and parameter
 values violating it".
 
-Terms are :mod:`symlayout.prove.bvterms` terms: each carries an interval
+Terms are :mod:`symlayout.prove.decide.bvterms` terms: each carries an interval
 valid over the whole parameter box, and the query is lowered to bit-vectors
 one bit wider than its widest term, so nothing wraps; ``//`` and ``%`` are
 floor division and Python's modulo.  ``unsat`` proves the obligation for
@@ -34,19 +34,19 @@ from __future__ import annotations
 import os
 import time
 
-from ..algebra import int_tuple as it
-from ..algebra.layout import Layout
-from ..atoms.copy import make_copy_atom
-from ..errors import SymlayoutError
-from ..tiled.copy import make_tiled_copy_X
-from .bvterms import And, Or, Untranslatable, const, var
+from ...algebra import int_tuple as it
+from ...algebra.layout import Layout
+from ...atoms.copy import make_copy_atom
+from ...errors import SymlayoutError
+from ...tiled.copy import make_tiled_copy_X
+from ..decide.bvterms import And, Or, Untranslatable, const, var
 from .contiguity import contiguous, hardware_link, vectors
-from .model import build_operand_model, cute_addresses_differ, stand_in_tile
+from .model import build_operand_model, cute_addresses_differ, instantiated_model, stand_in_tile
 from .obligations import CHECKS, access_vectors, bank_phases
-from .result import PROVED, REFUTED, UNKNOWN, Counterexample, Result
-from .z3problem import (MINIMIZE_STEP_RLIMIT, Instance, OutOfTime, Problem, Query, check_time, first_decided, queries,
+from ..verdict.result import PROVED, REFUTED, UNKNOWN, Counterexample, Result
+from ..decide.z3problem import (MINIMIZE_STEP_RLIMIT, Instance, OutOfTime, Problem, Query, check_time, first_decided, queries,
                         time_left, z3_module)
-from . import bvterms as bt
+from ..decide import bvterms as bt
 from . import obligations as props
 
 #: instantiated smem tiles up to this many elements are re-validated by building the whole
@@ -73,9 +73,10 @@ def tile_model_for(mma, operand, atom, value_type, align):
 
 
 def _tile_model(mma, operand, atom, value_type, align):
-    tc = make_tiled_copy_X(make_copy_atom(atom, value_type), mma, operand)
-    tm = build_operand_model(mma, None, None, operand, atom, value_type, Layout(tuple(tc.tiler_mn)), align)
-    tm.stand_in = True          # its indices are right, its addresses are not (see prove/contiguity.py)
+    a = make_copy_atom(atom, value_type)          # one atom and TiledCopy: the model's own
+    tm = build_operand_model(mma, None, None, operand, a, value_type,
+                             Layout(tuple(make_tiled_copy_X(a, mma, operand).tiler_mn)), align)
+    tm.stand_in = True          # its indices are right, its addresses are not (see prove/copy/contiguity.py)
     return tm
 
 
@@ -89,7 +90,7 @@ def _tile_model(mma, operand, atom, value_type, align):
 
 def q_alignment(P, contiguous=False):
     """Each vector starts on a multiple of its width and its elements are consecutive (``contiguous``, or
-    a function telling it: the latter is proved, see :func:`~symlayout.prove.contiguity.contiguity`, and
+    a function telling it: the latter is proved, see :func:`~symlayout.prove.copy.contiguity.contiguity`, and
     left out)."""
     tm = P.tm
     vb = max(tm.reg_bits_smem, tm.value_bits) // 8
@@ -215,10 +216,12 @@ QUERIES = {"alignment": q_alignment, "in_bounds": q_in_bounds, "slot_agreement":
 # ---------------------------------------------------------------- decide
 
 
-def decide(prop: str, mma, operand, atom, value_type, S, params: dict, align: int, timeout_s=None,
-           tile_model=None, problems: dict | None = None) -> Result:
+def decide(prop: str, tm, S, params: dict, timeout_s=None, problems: dict | None = None) -> Result:
     """Decide one obligation with Z3 for every parameter value and rest tile, within ``timeout_s``.
 
+    ``tm``: the tile model the caller built once (:func:`tile_model_for`,
+    :func:`~symlayout.prove.copy.model.stand_in_tile`); its TiledMMA, operand, atom, value type and
+    alignment are the configuration's, ``S`` is the real smem layout over ``params``.
     ``problems``: a dict the caller keeps while it decides several properties of one copy (the same tile
     model, smem layout, parameters and alignment): they share one :class:`Problem` -- its address terms,
     and the tiling checks (whole tiles, no broadcast mode) once proved."""
@@ -226,10 +229,10 @@ def decide(prop: str, mma, operand, atom, value_type, S, params: dict, align: in
     deadline = None if timeout_s is None else t0 + timeout_s
 
     def done(status, cex=None, checked=None, detail="", method="z3"):
-        return Result(prop, status, operand=operand, seconds=time.perf_counter() - t0, checked=checked,
+        return Result(prop, status, operand=tm.operand, seconds=time.perf_counter() - t0, checked=checked,
                       method=method, counterexample=cex, detail=detail)
     try:
-        r = _decide(prop, mma, operand, atom, value_type, S, params, align, deadline, tile_model, done, problems)
+        r = _decide(prop, tm, S, params, deadline, done, problems)
     except OutOfTime:
         return done(UNKNOWN, detail=f"time budget of {timeout_s} s spent")
     except Untranslatable as e:
@@ -262,8 +265,8 @@ def problem_for(problems, tm, S, params, align, deadline) -> Problem:
     return P
 
 
-def _decide(prop, mma, operand, atom, value_type, S, params, align, deadline, tile_model, done, problems=None):
-    tm = tile_model or tile_model_for(mma, operand, atom, value_type, align)
+def _decide(prop, tm, S, params, deadline, done, problems=None):
+    mma, operand, align = tm.mma, tm.operand, tm.align
     if tm.value_bits % 8:
         return done(UNKNOWN, detail="sub-byte value types are not encoded for Z3")
     if cute_addresses_differ(S):
@@ -286,14 +289,14 @@ def _decide(prop, mma, operand, atom, value_type, S, params, align, deadline, ti
         r.method = "exhaustive (tile) + z3 (tiling)"
         r.operand = operand
         if prop == "coverage" and r.status == PROVED:     # CuTe's indices are the hardware's bytes?
-            r = hardware_link(r, tm, mma, operand, atom, value_type, S, params, align, time_left(deadline), P)
+            r = hardware_link(r, tm, S, params, time_left(deadline), P)
         return r
     if prop == "exactly_once":
         r = props.exactly_once(tm)            # each tile element written once, on the tile
         if r.status == REFUTED:
             r.operand, r.method = operand, "exhaustive (tile)"
             return r
-        r = hardware_link(r, tm, mma, operand, atom, value_type, S, params, align, time_left(deadline), P)
+        r = hardware_link(r, tm, S, params, time_left(deadline), P)
         if r.status != PROVED:
             return r
     elif prop == "slot_agreement":
@@ -313,12 +316,11 @@ def _decide(prop, mma, operand, atom, value_type, S, params, align, deadline, ti
     if entries is None:
         return done(REFUTED, Counterexample(info))
     check_time(deadline)
-    r = _run(P, prop, entries, params, deadline, done, S=S, operand=operand,
-             full=(mma, operand, atom, value_type, align))
+    r = _run(P, prop, entries, params, deadline, done, S=S, operand=operand, full=True)
     return r if r is not None else done(PROVED)
 
 
-def _run(P, prop, entries, params, deadline, done, S, operand, full=None):
+def _run(P, prop, entries, params, deadline, done, S, operand, full=False):
     """Ask the query; ``None`` when it is proved, else the Result (refuted with a
     re-validated witness, or unknown)."""
     qs = queries(P, entries)
@@ -349,7 +351,7 @@ def _run(P, prop, entries, params, deadline, done, S, operand, full=None):
             q, mdl = _bit_vector_witness(qs, q, mdl, names, soft)
             mdl = q.minimize(mdl, names, soft)
         vals = q.values(mdl)
-        cex, why = _revalidate(prop, P, vals, deadline, full, operand)
+        cex, why = _revalidate(prop, P, vals, deadline, full)
         if cex is not None:
             return done(REFUTED, cex)
         failures.append(f"{_fmt(vals)} ({why})")
@@ -408,9 +410,11 @@ def _fmt(values: dict) -> str:
 # ---------------------------------------------------------------- re-validation
 
 
-def _revalidate(prop, P, vals, deadline, full, operand):
+def _revalidate(prop, P, vals, deadline, full=False):
     """Re-check a witness with exact integers: ``(counterexample, None)`` when it
-    reproduces, ``(None, why)`` when it does not."""
+    reproduces, ``(None, why)`` when it does not (``full``: a small instantiated
+    configuration is also built, from the tile model's route, and checked exhaustively)."""
+    operand = P.tm.operand
     inst = Instance(P, vals)
     ps = inst.params
     if prop == "divisibility":
@@ -428,14 +432,11 @@ def _revalidate(prop, P, vals, deadline, full, operand):
         return None, "no entry is violated at the instantiated layout"
     cex = _describe(prop, inst, bad[0], operand)
     size = inst.S.size()
-    if full is not None and isinstance(size, int) and size <= FULL_REVALIDATION_MAX:
+    if full and isinstance(size, int) and size <= FULL_REVALIDATION_MAX:
         check_time(deadline)
-        mma, operand, atom, value_type, align = full
-        tm = P.tm                 # the same route: the C conversion and AutoVectorizingCopy width of the tile model
-        convert = operand == "C" and tm.frag_type == value_type != (tm.mma_value_type or value_type)
+        # the same route: the atom, TiledCopy, C conversion and AutoVectorizingCopy width of the tile model
         try:
-            m = build_operand_model(mma, None, None, operand, atom, value_type, inst.S, align, convert=convert,
-                                    vector_width=tm.vector_width or None)
+            m = instantiated_model(P.tm, inst.S, vector_width=P.tm.vector_width or None)
         except SymlayoutError as e:
             # the whole configuration at these values is not built (CuTe would reject it statically);
             # the violated entry above is evaluated exactly, so the refutation stands on it
@@ -499,5 +500,4 @@ def check_z3(prop, model, timeout_s=None) -> Result:
     """Decide ``prop`` of a concrete model with Z3 (the cross-check of the exhaustive method)."""
     if model.cute_routes:                      # not a layout function (see decide): the exhaustive proof
         return CHECKS[prop](model)
-    return decide(prop, model.mma, model.operand, model.atom.op.name, model.value_type, model.smem, {},
-                  model.align, timeout_s, tile_model=stand_in_tile(model))
+    return decide(prop, stand_in_tile(model), model.smem, {}, timeout_s)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import random
 
-from ..errors import SymlayoutError
-from ..tiled.mma import make_tiled_mma
-from .model import build_operand_model, cute_build_check
+from ...errors import SymlayoutError
+from ...tiled.mma import make_tiled_mma
+from ..copy.model import build_operand_model, cute_build_check
 
 MMA_ATOMS = [("SM80_16x8x16_F16F16F16F16_TN", "half_t", 16), ("SM80_16x8x8_F16F16F16F16_TN", "half_t", 16),
              ("SM80_16x8x16_F32BF16BF16F32_TN", "bfloat16_t", 16), ("SM80_16x8x8_F32TF32TF32F32_TN", "tfloat32_t", 32),

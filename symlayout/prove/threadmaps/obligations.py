@@ -59,13 +59,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from ..atoms import value_type_bits
-from ..config import PROPERTIES, Param
-from ..errors import ConfigError, SymlayoutError
-from ..threadmap.formula import BinOp, Const, Expr, Neg, Var, parse_expr
-from ..threadmap.maps import OffsetThreadMap, ThreadMap
-from .obligations import PROPERTIES as COPY_PROPERTIES
-from .result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
+from ...atoms import value_type_bits
+from ...config import PROPERTIES, Param
+from ...errors import ConfigError, SymlayoutError
+from ...threadmap.formula import BinOp, Const, Expr, Neg, Var, parse_expr
+from ...threadmap.maps import OffsetThreadMap, ThreadMap
+from ..copy.obligations import PROPERTIES as COPY_PROPERTIES
+from ..verdict.result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
 
 __all__ = [
     "THREADMAP_PROPERTIES", "DEFAULT_ALIGN", "WARP_SIZE", "SECTOR_BYTES", "EXHAUSTIVE_LIMIT",

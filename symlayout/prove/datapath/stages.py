@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import time
 
-from ..algebra import int_tuple as it
-from ..atoms import value_type_bits
-from .tables import index_table, lazy_np as np, one_owner
-from .result import PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
+from ...algebra import int_tuple as it
+from ...atoms import value_type_bits
+from ..decide.tables import index_table, lazy_np as np, one_owner
+from ..verdict.result import PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
 
 #: bytes of shared memory one block may use (opt-in maximum), by the MMA atom's architecture
 SMEM_CAPACITY = {"SM80": 166912, "SM86": 101376, "SM89": 101376, "SM90": 232448}

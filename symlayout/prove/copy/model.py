@@ -10,7 +10,7 @@ Elements of the shared-memory tile are named by their *index* ``i`` in the
 smem layout's domain (colexicographic, ``0 <= i < size(smem)``); their address
 (in elements) is ``smem(i)``, their matrix coordinate ``coord(i)``.
 
->>> from symlayout.prove.model import build_operand_model
+>>> from symlayout.prove.copy.model import build_operand_model
 >>> m = build_operand_model("SM80_16x8x16_F16F16F16F16_TN", "(2,2,1)", None, "A",
 ...                         "SM75_U32x2_LDSM_N", "half_t", "(32,16):(16,1)")
 >>> m.threads, len(m.calls[0]), m.coord(m.calls[8][0].smem[0])
@@ -21,15 +21,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from ..algebra import int_tuple as it
-from ..arch import ptx
-from ..errors import AtomError, CuteStaticAssert, TilingError
-from ..algebra.layout import Layout, function_table, is_layout, slice_and_offset
-from ..algebra.int_tuple import _
-from ..algebra.notation import parse, parse_layout
-from ..tiled.copy import auto_vectorizing_calls, auto_vectorizing_width, copy_calls, make_tiled_copy_X, view_values
-from ..tiled.mma import TiledMMA, make_tiled_mma, value_key
-from . import tables
+from ...algebra import int_tuple as it
+from ...arch import ptx
+from ...atoms import reinterpretation, value_type_bits
+from ...atoms.copy import CopyAtom, make_copy_atom, moves_bits
+from ...errors import AlgebraError, AtomError, CuteStaticAssert, TilingError
+from ...algebra.layout import Layout, composition, dice, function_table, is_layout, slice_and_offset
+from ...algebra.symbolic import DynInt
+from ...algebra.int_tuple import _
+from ...algebra.notation import parse, parse_layout
+from ...tiled.copy import auto_vectorizing_calls, auto_vectorizing_width, copy_calls, make_tiled_copy_X, view_values
+from ...tiled.mma import TiledMMA, make_tiled_mma, value_key
+from ..decide import tables
 
 
 class CuteRejects(CuteStaticAssert):
@@ -353,7 +356,6 @@ def _is_auto_vectorizing(atom) -> bool:
 
 
 def _reject(e: CuteStaticAssert, mma, operand, value_type, frag_t):
-    from ..atoms import reinterpretation
     direction = "store" if operand == "C" else "load"
     agree = reinterpretation(value_type, frag_t) is not None
     return CuteRejects(str(e), e.assertion, e.side, explain_rejection(e, direction, agree))
@@ -373,10 +375,8 @@ def cute_build_check(mma, operand: str, copy_op, value_type: str, smem, convert:
 
     >>> cute_build_check("SM80_16x8x16_F16F16F16F16_TN", "A", "SM75_U32x4_LDSM_N", "half_t", "(32,16):(1,32)")
     Traceback (most recent call last):
-    symlayout.prove.model.CuteRejects: copy_unpack: src view ((8,1)):((32,0)) of 16-bit values is 8 uint128_t registers after recast, SM75_U32x4_LDSM_N takes 1
+    symlayout.prove.copy.model.CuteRejects: copy_unpack: src view ((8,1)):((32,0)) of 16-bit values is 8 uint128_t registers after recast, SM75_U32x4_LDSM_N takes 1
     """
-    from ..atoms.copy import make_copy_atom
-    from ..atoms import value_type_bits
     mma = _resolve_mma(mma)
     if isinstance(smem, str):
         smem = parse_layout(smem)
@@ -388,7 +388,6 @@ def cute_build_check(mma, operand: str, copy_op, value_type: str, smem, convert:
             try:                   # (the model's own atom when it is whole: one TiledCopy for both)
                 atom = _strict_or_loose_atom(copy_op, written_type(copy_op, value_type, atom_type))
             except TypeError:      # (an operation object that is not hashable)
-                from ..atoms.copy import CopyAtom
                 atom = CopyAtom(copy_op, written_type(copy_op, value_type, atom_type), strict=False)
         tc = tiled_copy_for(atom, mma, operand, tiled)
         _check_swizzle_slices(mma, tc, operand, smem)
@@ -416,8 +415,6 @@ def written_type(copy_op, value_type: str, atom_type: str | None) -> str:
     """The value type of the ``Copy_Atom`` the model builds: the atom's ``type`` as the kernel writes it
     when the copy moves bits and that type has the elements' width (the layouts are the same; messages
     then name the atom as written), else ``value_type``, the element type (contract 2.1)."""
-    from ..atoms import value_type_bits
-    from ..atoms.copy import moves_bits
     if not atom_type or not isinstance(copy_op, str) or not moves_bits(copy_op):
         return value_type
     return atom_type if value_type_bits(atom_type) == value_type_bits(value_type) else value_type
@@ -428,7 +425,6 @@ def _strict_or_loose_atom(copy_op: str, value_type: str):
     (the atom the model uses, so the check and the model share one TiledCopy and its partitions) when
     the registers' fill check passes, else :func:`_loose_atom` (the fill is then refuted where CuTe
     checks it, after the checks that come first).  The two atoms have the same layouts."""
-    from ..atoms.copy import make_copy_atom
     try:
         return make_copy_atom(copy_op, value_type)
     except Exception:               # (whatever it is, the loose atom's path says it as before)
@@ -439,7 +435,6 @@ def _strict_or_loose_atom(copy_op: str, value_type: str):
 def _loose_atom(copy_op: str, value_type: str):
     """``Copy_Atom<copy_op, value_type>`` without the register-fill check (cached: one TiledCopy per atom
     and TiledMMA, see :func:`~symlayout.tiled.copy.make_tiled_copy_X`)."""
-    from ..atoms.copy import CopyAtom
     return CopyAtom(copy_op, value_type, strict=False)
 
 
@@ -448,9 +443,6 @@ def _check_swizzle_slices(mma, tc, operand, smem):
     composes the swizzle's two bit projections (``swizzle_anti_zy``/``swizzle_only_zy``) with the
     diced (thread) modes; with static shapes the composition's divisibility conditions are
     static_asserts (a swizzle over a row pitch that is not a power of two fails them)."""
-    from ..algebra.layout import composition, dice
-    from ..algebra.symbolic import DynInt
-    from ..errors import AlgebraError
     if not getattr(smem, "is_composed", False) or smem.swizzle.b == 0:
         return
     sw = smem.swizzle
@@ -492,8 +484,6 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
     (the smem-dependent ones are :func:`cute_build_check`'s).  ``vector_width`` overrides the
     elements per access of an AutoVectorizingCopy (default: CuTe's choice on ``smem``; a Z3 tile
     model gives the width of the real layout)."""
-    from ..atoms.copy import make_copy_atom
-    from ..atoms import value_type_bits as type_bits
     mma = _resolve_mma(mma, atom_layout, permutation)
     if isinstance(smem, str):
         smem = parse_layout(smem)
@@ -504,7 +494,7 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
         tc = tiled_copy_for(atom, mma, operand, tiled)
     except CuteStaticAssert as e:
         raise _reject(e, mma, operand, value_type, frag_t) from None
-    vbits = type_bits(value_type)
+    vbits = value_type_bits(value_type)
     # the smem tile must be a whole number of copy tiles
     shp = it.product_each(smem.shape)
     for d, t in zip(shp, tc.tiler_mn):
@@ -604,7 +594,7 @@ def build_operand_model(mma, atom_layout, permutation, operand: str, copy_op: st
         operand=operand, mma=mma, tiled_copy=tc, atom=atom, smem=smem, value_type=value_type,
         value_bits=vbits, align=align, direction=direction, hw=hardware_of(atom), calls=calls,
         frag_size=frag_size, expected=expected, reg_bits_smem=smem_bits, reg_bits_frag=frag_bits,
-        mma_value_type=mvt, mma_value_bits=type_bits(mvt) if mvt else 0, frag_type=frag_t, vector_width=width,
+        mma_value_type=mvt, mma_value_bits=value_type_bits(mvt) if mvt else 0, frag_type=frag_t, vector_width=width,
         stray=stray, tiled=tiled, cute_routes=cute_routes)
     if arrays is not None:
         tables.attach(model, sm_a, rg_a, exp_a)
@@ -620,7 +610,7 @@ _ROUTES: dict = {}
 def _route(mma, tc, atom, operand, direction, ident, frag, ret, cp0, width):
     """The thread-independent call plan of thread 0 on the index layout and every thread's offsets:
     ``(threads, fragment table, plan, route arrays or None, thread offsets of the copy, of the MMA
-    partition, partition table)`` (:func:`~symlayout.prove.tables.route` gives the arrays)."""
+    partition, partition table)`` (:func:`~symlayout.prove.decide.tables.route` gives the arrays)."""
     ft = function_table(frag)
     part0, _o = mma.get_slice(0).partition(operand, ident)
     pt = function_table(part0)
@@ -670,7 +660,6 @@ def _k_blocks(ret, operand):
 def _k_block(view, k):
     if k is None:
         return view
-    from ..algebra.layout import slice_and_offset
     L, off = view
     s, o = slice_and_offset((_, _, k), L)
     return s, off + o
@@ -694,7 +683,6 @@ def copy_vector_width(mma, operand: str, copy_op: str, value_type: str, smem, co
     >>> copy_vector_width("SM80_16x8x16_F16F16F16F16_TN", "C", "AutoVectorizingCopy", "half_t", "(32,16):(16,1)")
     2
     """
-    from ..atoms.copy import make_copy_atom
     mma = _resolve_mma(mma)
     if isinstance(smem, str):
         smem = parse_layout(smem)
@@ -705,6 +693,15 @@ def copy_vector_width(mma, operand: str, copy_op: str, value_type: str, smem, co
     ret = tc.retile(mma.get_slice(0).partition_fragment(operand, smem))
     return _avc_width(tc.get_slice(0), ret, operand, smem, value_type,
                       fragment_type(mma, operand, value_type, convert), atom.op.vector_bits)
+
+
+def instantiated_model(tm: OperandModel, smem, vector_width: int | None = None) -> OperandModel:
+    """The model of ``tm``'s copy on another smem layout (a Z3 witness's instantiated layout): the
+    same TiledMMA, operand, atom, hand-built TiledCopy and C conversion, nothing rebuilt from names
+    (``vector_width``: an AutoVectorizingCopy's width; default CuTe's choice on ``smem``)."""
+    convert = tm.operand == "C" and tm.frag_type == tm.value_type != (tm.mma_value_type or tm.value_type)
+    return build_operand_model(tm.mma, None, None, tm.operand, tm.atom, tm.value_type, smem, tm.align,
+                               convert=convert, vector_width=vector_width, tiled=tm.tiled)
 
 
 def stand_in_tile(model: OperandModel) -> OperandModel:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from html import escape
 
-from .result import REFUTED
+from ..verdict.result import REFUTED
 
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; }
@@ -86,7 +86,7 @@ def report_section(report) -> str:
 
 def html_document(reports, configs=None, skipped=()) -> str:
     """The whole report: summary, one section per configuration, skipped files."""
-    from .summary import summary, unmet
+    from ..verdict.summary import summary, unmet
     by_path = {c.path: c for c in (configs or [])}
     s = summary(reports)
     line = ", ".join(f"{v} {k}" for k, v in s.items())
@@ -113,7 +113,7 @@ def html_document(reports, configs=None, skipped=()) -> str:
 
 def write_html(path, reports, configs=None, skipped=()) -> None:
     """Write :func:`html_document` to ``path`` (an unwritable path is a one-line input error)."""
-    from ..errors import ConfigError
+    from ...errors import ConfigError
     try:
         with open(path, "w", encoding="utf-8") as f:
             f.write(html_document(reports, configs, skipped))

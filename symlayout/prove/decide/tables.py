@@ -1,6 +1,6 @@
 """Whole index tables of an operand model: the obligations' loops as array operations.
 
-The exhaustive obligations (:mod:`symlayout.prove.obligations`) walk every thread, call, register
+The exhaustive obligations (:mod:`symlayout.prove.copy.obligations`) walk every thread, call, register
 and value of a route model point by point, which is the readable statement of each property and
 the place counterexamples are told.  Here the same quantities are numpy arrays over the whole tile
 (``T`` threads x ``C`` calls x ``S`` values), and each ``*_holds`` function decides whether *every*
@@ -21,7 +21,7 @@ call plans, indices outside the table, or with ``SYMLAYOUT_NO_TABLES=1`` (used b
 compare both paths).
 
 >>> import numpy                       # (once numpy is loaded every model gets its tables)
->>> from symlayout.prove.model import build_operand_model
+>>> from symlayout.prove.copy.model import build_operand_model
 >>> m = build_operand_model("SM80_16x8x16_F16F16F16F16_TN", "(2,2,1)", None, "A",
 ...                         "SM75_U32x2_LDSM_N", "half_t", "(32,16):(16,1)")
 >>> tb = of(m)
@@ -34,7 +34,7 @@ import os
 import sys
 from collections.abc import MutableMapping
 
-from ..errors import AlgebraError
+from ...errors import AlgebraError
 
 #: numpy, imported when first needed (its import costs about as much as proving a few small
 #: configurations point by point, so a process proving one small file never pays it)
@@ -132,7 +132,7 @@ def index_table(L):
     if np is None:
         import numpy
         np = numpy
-    from ..tiled.arrays import index_array
+    from ...tiled.arrays import index_array
     return index_array(L)
 
 
@@ -337,7 +337,7 @@ def in_bounds_holds(m, tb) -> bool:
 
 def coverage_holds(m, tb) -> bool:
     """Every element of the smem tile is among the elements the hardware touches (the TV part is
-    decided by :func:`~symlayout.prove.obligations.tv_coverage` itself)."""
+    decided by :func:`~symlayout.prove.copy.obligations.tv_coverage` itself)."""
     return bool(np.all(np.isin(tb.addr[:tb.n], tb.hardware())))
 
 
@@ -395,7 +395,7 @@ _PROVIDERS: dict = {}
 
 def _providers(hw, R, vb, rb, k):
     """``(providing lane, row-start value, offset in the row)`` of register-side value ``a`` of every
-    lane ``(32, R)`` (the PTX model's :meth:`~symlayout.prove.model.Hardware.provider`), once per
+    lane ``(32, R)`` (the PTX model's :meth:`~symlayout.prove.copy.model.Hardware.provider`), once per
     instruction and widths."""
     key = (hw.kind, hw.num, hw.trans, R, vb, rb, k)
     hit = _PROVIDERS.get(key)
@@ -445,7 +445,7 @@ def distinct(keys, top: int):
 
 
 def bank_conflicts_holds(m, tb) -> bool:
-    """Per instruction phase (warp, call, register, lane group as :func:`~symlayout.prove.obligations.bank_phases`
+    """Per instruction phase (warp, call, register, lane group as :func:`~symlayout.prove.copy.obligations.bank_phases`
     forms them), the most distinct 4-byte words one bank serves is at most the phase's minimum
     wavefronts ``max(1, ceil(vectors * vb / 128))``."""
     if tb.vector_starts().size == 0:
@@ -486,7 +486,7 @@ def _phase_needs(m, tb):
 
 def _phase_ids(m, tb):
     """Phase id of every dereferenced vector (NT, C, nr), the number of lane groups, and each vector's
-    position in issue order (:func:`~symlayout.prove.obligations.access_vectors`: warp, call, lane, register)."""
+    position in issue order (:func:`~symlayout.prove.copy.obligations.access_vectors`: warp, call, lane, register)."""
     vb = max(m.reg_bits_smem, m.value_bits) // 8
     th = tb.vec_threads
     NT = len(th)
@@ -510,9 +510,9 @@ def _phase_ids(m, tb):
 
 
 def worst_phase(m, tb):
-    """The phase :func:`~symlayout.prove.obligations.bank_conflicts` reports: the largest ratio of needed
+    """The phase :func:`~symlayout.prove.copy.obligations.bank_conflicts` reports: the largest ratio of needed
     to minimum wavefronts, the first such phase in issue order.  Returns ``(key, items)`` as
-    :func:`~symlayout.prove.obligations.bank_phases` groups them (``key = (warp, call, register, lane group)``,
+    :func:`~symlayout.prove.copy.obligations.bank_phases` groups them (``key = (warp, call, register, lane group)``,
     ``items = [(lane, thread, value indices)]`` in issue order), or ``(None, None)``."""
     if tb.vector_starts().size == 0:
         return None, None

@@ -6,7 +6,7 @@ than a small TiledMMA tile gives (``static_assert "TiledCopy uses too few vals f
 selected CopyAtom"``).  Two fixes make it compile: a permutation tile that widens
 the TiledMMA along the operand's modes (``[mma] permutation``), or the smaller
 atom of the same family.  Each candidate is checked with the same replay of
-CuTe's static_asserts the prover uses (:func:`~symlayout.prove.model.cute_build_check`).
+CuTe's static_asserts the prover uses (:func:`~symlayout.prove.copy.model.cute_build_check`).
 
 >>> from symlayout.config import loads_config
 >>> cfg = loads_config('[mma]\\natom = "SM80_16x8x16_F16F16F16F16_TN"\\nlayout = "(2,2,1)"\\n'
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import SymlayoutError
+from ...errors import SymlayoutError
 
 #: CuTe's static_assert this module explains
 TOO_FEW_VALS = "TiledCopy uses too few vals for selected CopyAtom"
@@ -27,7 +27,7 @@ _MODES = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
 
 
 def _compiles(cfg, cc, atom, permutation) -> bool:
-    from ..tiled.mma import make_tiled_mma
+    from ...tiled.mma import make_tiled_mma
     from .model import cute_build_check
     try:
         mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, permutation)
@@ -57,7 +57,7 @@ def smaller_atoms(name: str) -> list:
 
 def permutation_candidates(cfg, operand):
     """Permutation tiles widening the operand's modes by 2 or 4 (the other mode as the TiledMMA has it)."""
-    from ..tiled.mma import make_tiled_mma
+    from ...tiled.mma import make_tiled_mma
     base = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation).tile_shape()
     if not all(isinstance(x, int) for x in base):
         return

@@ -1,0 +1,2 @@
+"""Thread maps: a thread -> element formula (``[threadmap]``) and the properties it must
+meet (bounds, coverage, coalescing; :mod:`.obligations`)."""
