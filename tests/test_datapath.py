@@ -459,7 +459,7 @@ def test_cp_async_gets_the_address_cute_recast_rounds_down_to_the_vector():
     16-byte aligned, 1 wavefront per phase; slot_agreement refuted). Before, symlayout took the swizzled
     address of the vector's first element (thread 0 at byte 2: misaligned, bytes 16-17 never written, 2-way
     bank conflicts)."""
-    from symlayout.prove.g2s import build_global_model
+    from symlayout.prove.datapath.g2s import build_global_model
     cfg = loads_config(INT8_G2S)
     m = build_global_model(cfg.g2s["A"], cfg.params)
     starts = [m.start_addr[a[0]] for accs in m.accesses.values() for a in accs]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..algebra.z3lock import serialized
 from ..config import loads_config
 from ..errors import ConfigError
-from ..prove.cute_snippet import snippet
+from ..prove.report.cute_snippet import snippet
 from ..prove.engine import prove_config
 from .toml import to_toml
 

@@ -464,12 +464,12 @@ def _past_the_tile(gc, tc, M, N, Mx, Nx):
 
 def recast_starts(tc, smem, accesses, table, g2s, k) -> dict:
     """first element of each access -> the smem element offset CuTe hands its instruction when the swizzle
-    moves bits inside the ``k``-element register (:func:`~symlayout.prove.model.swizzle_inside_register`:
+    moves bits inside the ``k``-element register (:func:`~symlayout.prove.copy.model.swizzle_inside_register`:
     ``Sw<2,1,2>`` over int8 under a 16-byte cp.async).  ``copy_unpack``'s ``recast`` upcasts the swizzle by
     ``k`` (``Sw<B,M,S>`` -> ``Sw<max(B+M-log2 k,0),0,S>``) and the pointer of the thread's partition
     (offset ``P``): the instruction gets ``P + k * floor((Sw(o + L(i)) - P) / k)``, the first element's
     swizzled offset rounded down to the register, not that element's address (as
-    :func:`symlayout.prove.model._recast_starts` for ldmatrix; checked with CuTe C++ in
+    :func:`symlayout.prove.copy.model._recast_starts` for ldmatrix; checked with CuTe C++ in
     ``tests/test_datapath.py``)."""
     tf = tc.tidfrg_D(smem) if g2s else tc.tidfrg_S(smem)
     out = {}
