@@ -13,6 +13,8 @@ from ..errors import AtomError, ConfigError, SymlayoutError
 from .keys import MAX_ALIGN, MAX_EXTENT, MAX_STRING, TOP
 from .lines import KeyLines
 
+_UNSET = object()
+
 # value type names that could mean several types (the error names each)
 _AMBIGUOUS_TYPES = {"fp8": ("float_e4m3_t (e4m3)", "float_e5m2_t (e5m2)"),
                     "float8": ("float_e4m3_t (e4m3)", "float_e5m2_t (e5m2)"),
@@ -87,6 +89,23 @@ class LoaderBase:
             self.fail(keys, f"{self.where(keys)} must be a table, not {_type_name(v)} {_short(v)}")
         return v
 
+    def value(self, d, keys, key, default=_UNSET, form=None):
+        """The value of ``key`` (a :class:`~.keys.Key`) in the table ``d`` at ``keys``, checked as its
+        description says: present if required, of its form, within its range (``default`` when absent)."""
+        at = tuple(keys) + (key.name,)
+        default = key.default if default is _UNSET else default
+        form = form or key.form
+        if form == "string":
+            return self.get_str(d, at, key.required, default, key.max_length)
+        if form in ("integer", "count"):
+            return self.get_int(d, at, key.required, default, key.minimum, key.maximum)
+        if form == "align":
+            return self.get_align(d, at, default)
+        if form == "pair":
+            return self.get_pair(d, at, key.required, key.maximum)
+        raise ValueError(f"{key.name}: no generic reader for the form {form!r}")
+
+    # -- scalar getters
     def get_str(self, d, keys, required=False, default=None, max_len=MAX_STRING):
         k = keys[-1]
         if k not in d:

@@ -28,10 +28,10 @@ class CopySection:
             if not isinstance(spec, dict):
                 self.fail(keys, f"copy.{op} must be a table [copy.{op}], not {_type_name(spec)} {_short(spec)}")
             self.check_keys(spec, keys, COPY.names)
-            atom = self.get_str(spec, keys + ("atom",), required=True, max_len=200)
-            typ = self.get_str(spec, keys + ("type",), required=True, max_len=100)
-            raw = self.get_str(spec, keys + ("smem",), required=True)
-            align = self.get_align(spec, keys + ("align",), 128)
+            atom = self.value(spec, keys, COPY["atom"])
+            typ = self.value(spec, keys, COPY["type"])
+            raw = self.value(spec, keys, COPY["smem"])
+            align = self.value(spec, keys, COPY["align"])
             self.check_atom(atom, keys + ("atom",), "copy")
             self.check_copy_direction(atom, op, keys + ("atom",))
             bits = self.check_type(typ, keys + ("type",))
@@ -63,7 +63,7 @@ class CopySection:
             self.fail(keys + (have[-1],), f"{w}: give either thr/val or tv/tiler, not both")
         parsed = {}
         for k in have:
-            raw = self.get_str(spec, keys + (k,))
+            raw = self.value(spec, keys, COPY[k])
             v = self.notation(raw, keys + (k,), {}, "a layout")
             if k == "tiler":
                 ext = v.shape if hasattr(v, "shape") and not getattr(v, "is_composed", False) else v

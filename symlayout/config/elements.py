@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..atoms.types import canonical_type, value_type_bits
-from .keys import OPERANDS
+from .keys import COPY, OPERANDS
 
 #: version 2.1: the tables of one operand that may state its element type (``element``)
 _ELEMENT_TABLES = ("copy", "g2s", "s2g", "smem", "tma")
@@ -26,7 +26,7 @@ class ElementsSection:
                 keys = (kind, op, "element")
                 if op not in OPERANDS:
                     continue                   # (the table's own loader names the unknown operand)
-                el = self.get_str(spec, keys, max_len=100)
+                el = self.value(spec, keys[:-1], COPY["element"])
                 bits = self.check_type(el, keys)
                 if op in stated:
                     el0, keys0 = stated[op]

@@ -27,8 +27,8 @@ class GlobalCopySection:
                     self.fail(keys, f"{kind}.{op} must be a table [{kind}.{op}], not {_type_name(spec)} {_short(spec)}")
                 self.check_keys(spec, keys, G2S.names)
                 w = f"[{kind}.{op}]"
-                atom = self.get_str(spec, keys + ("atom",), required=True, max_len=200)
-                typ = self.get_str(spec, keys + ("type",), required=True, max_len=100)
+                atom = self.value(spec, keys, G2S["atom"])
+                typ = self.value(spec, keys, G2S["type"])
                 self.check_atom(atom, keys + ("atom",), "copy")
                 self.check_global_direction(atom, kind, op, keys + ("atom",))
                 bits = self.check_type(typ, keys + ("type",))
@@ -36,7 +36,7 @@ class GlobalCopySection:
                 tiled = self.load_tiled(spec, keys, symbols, required=True)
                 cc = copies.get(op)
                 if "smem" in spec:
-                    raw_smem = self.get_str(spec, keys + ("smem",))
+                    raw_smem = self.value(spec, keys, G2S["smem"])
                     smem = self.notation(raw_smem, keys + ("smem",), symbols, "a layout")
                     self.check_smem(smem, raw_smem, keys + ("smem",), op, bits, staged=op != "C")
                     smem, staged, nst = self.split_stages(smem, keys + ("smem",))
@@ -52,11 +52,12 @@ class GlobalCopySection:
                     raw_smem, smem, staged, nst = cc.raw_smem, cc.smem, cc.smem_staged, cc.stages
                 else:
                     self.fail(keys, f"{w}: missing required key 'smem' (no [copy.{op}] table gives the smem tile)")
-                align = self.get_align(spec, keys + ("align",), cc.align if cc is not None and "smem" not in spec else 128)
-                raw_g = self.get_str(spec, keys + ("gmem",), required=True)
+                align = self.value(spec, keys, G2S["align"],
+                                   cc.align if cc is not None and "smem" not in spec else 128)
+                raw_g = self.value(spec, keys, G2S["gmem"])
                 gmem = self.notation(raw_g, keys + ("gmem",), symbols, "a layout")
                 self.check_gmem(gmem, raw_g, smem, keys + ("gmem",), bits)
-                galign = self.get_align(spec, keys + ("gmem_align",), None)
+                galign = self.value(spec, keys, G2S["gmem_align"])
                 if galign is None:
                     galign = max(1, (bits or 8) // 8)
                 residue = spec.get("residue", [])

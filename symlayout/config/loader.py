@@ -35,7 +35,7 @@ class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection,
             line, col = self.deep_nesting_position()
             raise ConfigError(f"{self.path}:{line}:{col}: invalid TOML: arrays or tables nested too deeply") from None
         self.check_keys(data, (), TOP.names, what="top level")
-        name = self.get_str(data, ("name",), default=None, max_len=500)
+        name = self.value(data, (), TOP["name"])
         if name is None:
             name = Path(self.path).stem
         elif "\n" in name or "\r" in name:

@@ -21,9 +21,9 @@ class MmaSection:
         keys = ("mma",)
         t = self.table(data["mma"], keys)
         self.check_keys(t, keys, MMA.names)
-        atom = self.get_str(t, keys + ("atom",), required=True, max_len=200)
+        atom = self.value(t, keys, MMA["atom"])
         self.check_atom(atom, keys + ("atom",), "mma")
-        raw_layout = self.get_str(t, keys + ("layout",), default="(1,1,1)")
+        raw_layout = self.value(t, keys, MMA["layout"])
         lay = self.notation(raw_layout, keys + ("layout",), symbols, "an AtomLayoutMNK")
         atom_threads = self.atoms_module("mma").get_mma_atom(atom).num_threads
         self.check_atom_layout(lay, raw_layout, keys + ("layout",), atom_threads)

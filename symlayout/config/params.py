@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .base import _short, _type_name
-from .keys import MAX_PARAM, PARAM
+from .keys import PARAM
 from .model import Param
 
 # names a [params] symbol may not take (they mean something else in CuTe notation)
@@ -30,9 +30,9 @@ class ParamsSection:
                 self.fail(keys, f"[params] {name} must be a table like {{ min = 1, max = 64 }}, not "
                                 f"{_type_name(spec)} {_short(spec)}")
             self.check_keys(spec, keys, PARAM.names, what=f"[params] {name}")
-            lo = self.get_int(spec, keys + ("min",), default=1, lo=1, hi=MAX_PARAM)
-            hi = self.get_int(spec, keys + ("max",), required=True, lo=1, hi=MAX_PARAM)
-            mult = self.get_int(spec, keys + ("multiple_of",), default=1, lo=1, hi=MAX_PARAM)
+            lo = self.value(spec, keys, PARAM["min"])
+            hi = self.value(spec, keys, PARAM["max"])
+            mult = self.value(spec, keys, PARAM["multiple_of"])
             if lo > hi:
                 self.fail(keys, f"[params] {name}: min = {lo} is greater than max = {hi}")
             p = Param(name, lo, hi, mult, self.lines.line(*keys))

@@ -65,7 +65,7 @@ class ProveExpectSection:
                     self.fail(keys + ("refuted",), f"[expect] refuted names {p!r}, which [prove] properties does not check")
         degree = None
         if "max_bank_degree" in t:
-            degree = self.get_int(t, keys + ("max_bank_degree",), lo=1, hi=32)
+            degree = self.value(t, keys, EXPECT["max_bank_degree"])
             if "bank_conflicts" in plain or any(p == "bank_conflicts" for p, _ in per_op):
                 self.fail(keys + ("max_bank_degree",), "[expect] max_bank_degree lets bank_conflicts count as proved "
                                                        "up to a degree; it contradicts refuted = [\"bank_conflicts...\"]")

@@ -56,9 +56,9 @@ class SmemSection:
                 if not isinstance(spec, dict):
                     self.fail(keys, f"smem.{op} must be a table [smem.{op}], not {_type_name(spec)} {_short(spec)}")
                 self.check_keys(spec, keys, SMEM.names)
-                typ = self.get_str(spec, keys + ("type",), required=True, max_len=100)
-                raw = self.get_str(spec, keys + ("layout",), required=True)
-                align = self.get_align(spec, keys + ("align",), 128)
+                typ = self.value(spec, keys, SMEM["type"])
+                raw = self.value(spec, keys, SMEM["layout"])
+                align = self.value(spec, keys, SMEM["align"])
                 bits = self.check_type(typ, keys + ("type",))
                 layout = self.smem_layout(raw, keys + ("layout",), symbols, bits, stages)
                 out[op] = SmemConfig(op, typ, layout, align, raw, self.lines.line(*keys))

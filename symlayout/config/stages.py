@@ -66,7 +66,7 @@ class StagesSection:
                 self.fail(keys + ("count",), f"{w}: the stage counts of {raw!r} must be at least 1 "
                                              f"(min = {p.min})")
             return raw
-        return self.get_int(t, keys + ("count",), required=True, lo=1, hi=MAX_STAGES)
+        return self.value(t, keys, STAGES["count"])
 
     def split_stages(self, smem, keys):
         """A rank-3 ``(M,K,PIPE)`` smem layout: ``(stage 0, whole buffer, PIPE size)``; rank 2: ``(smem, None, 1)``."""

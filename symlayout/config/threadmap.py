@@ -7,7 +7,7 @@ from typing import Any
 from ..errors import SymlayoutError
 from ..threadmap.formula import parse_expr
 from .base import _short, _suggest
-from .keys import MAX_EXTENT, MAX_THREADS, THREADMAP, TM_KIND_KEYS, TM_WRAPPERS
+from .keys import MAX_EXTENT, THREADMAP, TM_KIND_KEYS, TM_WRAPPERS
 from .model import ThreadMapConfig
 
 
@@ -18,7 +18,7 @@ class ThreadMapSection:
         w = self.where(keys) if not nested else "[threadmap.base]"
         t = self.table(v, keys)
         self.check_keys(t, keys, THREADMAP.names, what=w)
-        kind = self.get_str(t, keys + ("kind",), required=True, max_len=200)
+        kind = self.value(t, keys, THREADMAP["kind"])
         if kind not in TM_KIND_KEYS:
             self.fail(keys + ("kind",), f"{w}: unknown thread map kind {kind!r}{_suggest(kind, list(TM_KIND_KEYS))}")
         if nested and kind in TM_WRAPPERS:
@@ -33,25 +33,25 @@ class ThreadMapSection:
             if k not in t:
                 self.fail(keys, f"{w}: kind {kind!r} needs the key {k!r}")
         kw: dict[str, Any] = {"kind": kind, "line": self.lines.line(*keys)}
-        kw["shape"] = self.get_pair(t, keys + ("shape",))
+        kw["shape"] = self.value(t, keys, THREADMAP["shape"])
         if kw["shape"] is not None and kw["shape"][0] * kw["shape"][1] > MAX_EXTENT:
             self.fail(keys + ("shape",), f"{w} shape {list(kw['shape'])} has more than {MAX_EXTENT} elements")
-        kw["threads"] = self.get_int(t, keys + ("threads",), lo=1, hi=MAX_THREADS)
-        kw["elements_per_access"] = self.get_int(t, keys + ("elements_per_access",), lo=1, hi=1024)
-        kw["warp_arrangement"] = self.get_pair(t, keys + ("warp_arrangement",), hi=MAX_THREADS)
-        kw["thread_tile_shape"] = self.get_pair(t, keys + ("thread_tile_shape",), hi=1024)
+        kw["threads"] = self.value(t, keys, THREADMAP["threads"])
+        kw["elements_per_access"] = self.value(t, keys, THREADMAP["elements_per_access"])
+        kw["warp_arrangement"] = self.value(t, keys, THREADMAP["warp_arrangement"])
+        kw["thread_tile_shape"] = self.value(t, keys, THREADMAP["thread_tile_shape"])
         if "iterations" in t:
             it = t["iterations"]
             if isinstance(it, list):
-                kw["iterations"] = self.get_pair(t, keys + ("iterations",), hi=1 << 16)
+                kw["iterations"] = self.value(t, keys, THREADMAP["iterations"], form="pair")
                 n = kw["iterations"][0] * kw["iterations"][1]
             else:
-                kw["iterations"] = n = self.get_int(t, keys + ("iterations",), lo=1, hi=1 << 16)
+                kw["iterations"] = n = self.value(t, keys, THREADMAP["iterations"], form="integer")
             if (kw["threads"] or 1) * n > 1 << 20:
                 self.fail(keys + ("iterations",), f"{w}: {kw['threads']} threads x {n} iterations is too many "
                                                   f"accesses (limit {1 << 20})")
         if "offset" in t:
-            raw = self.get_str(t, keys + ("offset",))
+            raw = self.value(t, keys, THREADMAP["offset"])
             try:
                 kw["offset"] = parse_expr(raw, {"t", "i"})
             except SymlayoutError as e:
@@ -59,11 +59,11 @@ class ThreadMapSection:
             except (RecursionError, MemoryError, ValueError):
                 self.fail(keys + ("offset",), f"{w} offset: cannot read {_short(raw)} as a formula in t and i")
             kw["raw_offset"] = raw
-        kw["extent"] = self.get_int(t, keys + ("extent",), lo=1, hi=1 << 31)
+        kw["extent"] = self.value(t, keys, THREADMAP["extent"])
         if "type" in t:
-            kw["type"] = self.get_str(t, keys + ("type",), max_len=100)
+            kw["type"] = self.value(t, keys, THREADMAP["type"])
             self.check_type(kw["type"], keys + ("type",))
-        kw["align"] = self.get_align(t, keys + ("align",), None)
+        kw["align"] = self.value(t, keys, THREADMAP["align"])
         if "base" in t:
             kw["base"] = self.load_threadmap(t["base"], keys + ("base",), nested=True)
         return ThreadMapConfig(**kw)

@@ -26,18 +26,18 @@ class TmaSection:
             if op not in smem:
                 self.fail(keys, f"[tma.{op}] loads the tile of [smem.{op}], which the configuration does not have")
             self.check_keys(spec, keys, TMA.names)
-            atom = self.get_str(spec, keys + ("atom",), default="SM90_TMA_LOAD", max_len=100)
+            atom = self.value(spec, keys, TMA["atom"])
             if atom not in TMA_ATOMS:
                 self.fail(keys + ("atom",), f"[tma.{op}] atom {atom!r}: expected one of {', '.join(TMA_ATOMS)}"
                                             f"{_suggest(atom, TMA_ATOMS)}")
-            mc = self.get_int(spec, keys + ("multicast",), default=1, lo=1, hi=16)
+            mc = self.value(spec, keys, TMA["multicast"])
             if mc > 1 and atom != "SM90_TMA_LOAD_MULTICAST":
                 self.fail(keys + ("multicast",), f"[tma.{op}] multicast = {mc} needs atom = 'SM90_TMA_LOAD_MULTICAST'")
-            raw_g = self.get_str(spec, keys + ("gmem",), required=True)
+            raw_g = self.value(spec, keys, TMA["gmem"])
             gmem = self.notation(raw_g, keys + ("gmem",), symbols, "a layout")
             if not hasattr(gmem, "shape") or getattr(gmem, "is_composed", False) or getattr(gmem, "is_swizzle", False):
                 self.fail(keys + ("gmem",), f"[tma.{op}] gmem must be a layout 'shape:stride', got {raw_g!r}")
-            raw_b = self.get_str(spec, keys + ("box",), required=True)
+            raw_b = self.value(spec, keys, TMA["box"])
             box = self.notation(raw_b, keys + ("box",), {}, "an int tuple")
             box = box.shape if hasattr(box, "shape") and not isinstance(box, tuple) else box
             box = box if isinstance(box, tuple) else (box,)
@@ -46,7 +46,7 @@ class TmaSection:
                                            f"got {raw_b!r}")
             sw = None
             if "swizzle" in spec:
-                raw_s = self.get_str(spec, keys + ("swizzle",))
+                raw_s = self.value(spec, keys, TMA["swizzle"])
                 sw = self.notation(raw_s, keys + ("swizzle",), {}, "a swizzle")
                 if not getattr(sw, "is_swizzle", False):
                     self.fail(keys + ("swizzle",), f"[tma.{op}] swizzle must be written 'Sw<B,M,S>', got {raw_s!r}")
