@@ -81,7 +81,7 @@ class Key:
 
     ``form`` is how its value is read: ``string``, ``integer``, ``number``, ``boolean``, ``align`` (a
     power of two of bytes, at most :data:`MAX_ALIGN`), ``pair`` (``[contiguous, strided]``, positive
-    integers up to ``maximum``), ``strings`` (an array of strings), ``extents`` (an array of strings or
+    integers up to ``maximum``), ``number`` (a positive integer or float up to ``maximum``), ``strings`` (an array of strings), ``extents`` (an array of strings or
     integers), ``count`` (an integer or a ``[params]`` name), ``iterations`` (an integer or a pair) or
     ``table`` (a sub-table of the same table, ``[threadmap.base]``).
     """
@@ -96,6 +96,8 @@ class Key:
     enum: tuple | None = None
     min_items: int | None = None
     max_items: int | None = None
+    #: a regular expression every string (or every entry of ``strings``) matches
+    pattern: str | None = None
 
 
 @dataclass(frozen=True)
@@ -168,7 +170,7 @@ S2G = Table("s2g", "version 2: the TiledCopy of C from shared to global memory",
 
 STAGES = Table("stages", "version 2: the pipeline depth of the A/B smem buffers", (
     Key("count", "count", "the number of stages, or the name of a [params] symbol (a family of stage counts)",
-        required=True, minimum=1, maximum=MAX_STAGES),
+        required=True, minimum=1, maximum=MAX_STAGES, pattern=r"^(\s*[0-9]+\s*|[A-Za-z][A-Za-z0-9_]*)$"),
 ))
 
 SMEM = Table("smem", "version 2 (Hopper): the smem tile a GMMA atom reads an operand from through descriptors", (
@@ -198,12 +200,13 @@ PARAM = Table("params", "an integer symbol: min <= value <= max, a multiple of m
 PROVE = Table("prove", "which properties to prove and the per-property timeout", (
     Key("properties", "strings", "the properties to prove (default: every one that applies)", enum=PROPERTIES,
         min_items=1),
-    Key("timeout_s", "number", "seconds per property (a timeout is UNKNOWN)", default=10.0, minimum=0,
+    Key("timeout_s", "number", "seconds per property (a timeout is UNKNOWN), positive", default=10.0,
         maximum=MAX_TIMEOUT_S),
 ))
 
 EXPECT = Table("expect", "results that must come out REFUTED (all others PROVED)", (
-    Key("refuted", "strings", "property names (every operand) or \"property[operand]\", e.g. \"bank_conflicts[A]\""),
+    Key("refuted", "strings", "property names (every operand) or \"property[operand]\", e.g. \"bank_conflicts[A]\"",
+        pattern=rf"^\s*({'|'.join(PROPERTIES)})\s*(\[\s*[A-Za-z0-9_.]+\s*\])?\s*$"),
     Key("max_bank_degree", "integer", "bank_conflicts counts as proved up to this many ways", minimum=1,
         maximum=MAX_BANK_DEGREE),
 ))
