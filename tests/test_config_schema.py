@@ -134,3 +134,10 @@ def test_a_required_key_is_required_by_the_loader(table):
         with pytest.raises(ConfigError, match=re.escape(f"missing required key '{key.name}'")):
             loads_config(without, "x.toml")
         assert any(f"'{key.name}' is a required property" in e for e in _errors(tomllib.loads(without)))
+
+
+def test_the_schema_directive_is_a_comment_to_the_loader():
+    """``#:schema`` (Taplo's directive, docs/configs.md) on the first line leaves the configuration as it was."""
+    text = GOOD_MMA + GOOD_A
+    cfg = loads_config("#:schema ./docs/config.schema.json\n" + text, "x.toml")
+    assert cfg.copies["A"].smem == loads_config(text, "x.toml").copies["A"].smem and cfg.copies["A"].line == 5
