@@ -25,22 +25,16 @@ def _one_line(msg: str) -> str:
     return " ".join(str(msg).split("\n")).strip()
 
 
+#: what a TOML value is called in messages (bool before int: True is an int to Python)
+_TYPE_NAMES = ((bool, "a boolean"), (int, "an integer"), (float, "a float"), (str, "a string"), (list, "an array"),
+               (dict, "a table"))
+
+
 def _type_name(v) -> str:
-    if isinstance(v, bool):
-        return "a boolean"
-    if isinstance(v, int):
-        return "an integer"
-    if isinstance(v, float):
-        return "a float"
-    if isinstance(v, str):
-        return "a string"
-    if isinstance(v, list):
-        return "an array"
-    if isinstance(v, dict):
-        return "a table"
-    if hasattr(v, "isoformat"):
-        return "a date/time"
-    return f"a {type(v).__name__}"
+    name = next((n for t, n in _TYPE_NAMES if isinstance(v, t)), None)
+    if name is None:
+        return "a date/time" if hasattr(v, "isoformat") else f"a {type(v).__name__}"
+    return name
 
 
 def _short(v, n=40) -> str:
@@ -82,6 +76,14 @@ class LoaderBase:
         for k in table:
             if k not in known:
                 self.fail(tuple(keys) + (k,), f"{what or self.where(keys)}: unknown key {k!r}{_suggest(k, known)}")
+
+    def operand_table(self, spec, keys, described) -> dict:
+        """``[copy.A]`` and its kin (``keys`` = (table, operand)): a table of the described keys only."""
+        name, op = keys
+        if not isinstance(spec, dict):
+            self.fail(keys, f"{name}.{op} must be a table [{name}.{op}], not {_type_name(spec)} {_short(spec)}")
+        self.check_keys(spec, keys, described.names)
+        return spec
 
     def table(self, data, keys) -> dict:
         v = data

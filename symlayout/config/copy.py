@@ -25,9 +25,7 @@ class CopySection:
             if op not in OPERANDS:
                 self.fail(keys, f"[copy.{op}]: unknown operand {op!r}; copies are [copy.A], [copy.B] or [copy.C]"
                                 f"{_suggest(op.upper(), OPERANDS) if op.upper() in OPERANDS else ''}")
-            if not isinstance(spec, dict):
-                self.fail(keys, f"copy.{op} must be a table [copy.{op}], not {_type_name(spec)} {_short(spec)}")
-            self.check_keys(spec, keys, COPY.names)
+            self.operand_table(spec, keys, COPY)
             atom = self.value(spec, keys, COPY["atom"])
             typ = self.value(spec, keys, COPY["type"])
             raw = self.value(spec, keys, COPY["smem"])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ..algebra.int_tuple import flatten_leaves, product
-from .base import _short, _type_name
 from .keys import G2S, MAX_GMEM_BYTES, OPERAND_MODES
 from .model import GlobalCopyConfig
 from .stages import staged_layout
@@ -23,9 +22,7 @@ class GlobalCopySection:
                 allowed = ("A", "B") if kind == "g2s" else ("C",)
                 if op not in allowed:
                     self.fail(keys, f"[{kind}.{op}]: {'global -> shared copies are [g2s.A] or [g2s.B]' if kind == 'g2s' else 'the shared -> global copy is [s2g.C]'}")
-                if not isinstance(spec, dict):
-                    self.fail(keys, f"{kind}.{op} must be a table [{kind}.{op}], not {_type_name(spec)} {_short(spec)}")
-                self.check_keys(spec, keys, G2S.names)
+                self.operand_table(spec, keys, G2S)
                 w = f"[{kind}.{op}]"
                 atom = self.value(spec, keys, G2S["atom"])
                 typ = self.value(spec, keys, G2S["type"])

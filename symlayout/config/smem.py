@@ -7,7 +7,6 @@ from ..algebra.int_tuple import flatten_leaves, product, unflatten
 from ..algebra.layout import Layout
 from ..atoms.gmma import _SMEM_RE, GmmaSmemLayout
 from ..errors import SymlayoutError
-from .base import _short, _type_name
 from .keys import MAX_SMEM_BYTES, SMEM
 from .model import SmemConfig
 from .stages import _append_pipe
@@ -53,9 +52,7 @@ class SmemSection:
                 keys = ("smem", op)
                 if op not in ("A", "B"):
                     self.fail(keys, f"[smem.{op}]: unknown operand {op!r}; GMMA reads [smem.A] and [smem.B]")
-                if not isinstance(spec, dict):
-                    self.fail(keys, f"smem.{op} must be a table [smem.{op}], not {_type_name(spec)} {_short(spec)}")
-                self.check_keys(spec, keys, SMEM.names)
+                self.operand_table(spec, keys, SMEM)
                 typ = self.value(spec, keys, SMEM["type"])
                 raw = self.value(spec, keys, SMEM["layout"])
                 align = self.value(spec, keys, SMEM["align"])

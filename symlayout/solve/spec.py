@@ -65,7 +65,8 @@ import sympy
 from ..algebra.composed import ComposedLayout, Swizzle
 from ..algebra.layout import Layout
 from ..algebra.notation import parse
-from ..config import KeyLines, loads_config, read_text
+from ..config import loads_config, read_text
+from ..config.base import LoaderBase
 from ..config.keys import COPY, MMA, PARAM
 from ..errors import ConfigError, SymlayoutError
 from ..threadmap.formula import parse_expr
@@ -358,11 +359,8 @@ def _tname(v) -> str:
         type(v), f"a {type(v).__name__}")
 
 
-class _SpecLoader:
-    def __init__(self, path: str, text: str):
-        self.path = path
-        self.text = text
-        self.lines = KeyLines(text)
+class _SpecLoader(LoaderBase):
+    """Reads one solve file (the configuration loader's text and lines; its own messages)."""
 
     def fail(self, keys, problem: str):
         raise ConfigError(f"{self.path}:{self.lines.line(*keys)}: {' '.join(str(problem).split())}")
