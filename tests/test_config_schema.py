@@ -76,7 +76,8 @@ GOOD_A = '[copy.A]\natom = "SM75_U32x2_LDSM_N"\ntype = "half_t"\nsmem = "(32,16)
 #: (text, a piece of the schema's complaint, a piece of the loader's message)
 BAD = [
     (GOOD_MMA + GOOD_A.replace("smem =", "smme ="), "'smme' was unexpected", "unknown key 'smme'"),
-    (GOOD_MMA + GOOD_A.replace('type = "half_t"\n', ""), "'type' is a required property", "missing required key 'type'"),
+    (GOOD_MMA + GOOD_A.replace('type = "half_t"\n', ""), "'type' is a required property",
+     "missing required key 'type'"),
     (GOOD_MMA + GOOD_A + "align = 24\n", "24 is not one of", "must be a positive power of two"),
     (GOOD_MMA + GOOD_A + "align = \"16\"\n", "'16' is not of type 'integer'", "must be an integer, not a string"),
     (GOOD_MMA + GOOD_A.replace("[copy.A]", "[copy.D]"), "'D' was unexpected", "unknown operand 'D'"),
@@ -90,7 +91,8 @@ BAD = [
     (GOOD_MMA + "[mma.x]\n", "'x' was unexpected", "unknown key 'x'"),
     ("[threadmap]\nkind = \"PitchLinearStripminedThreadMap\"\nshape = [64, 8]\n",
      "'threads' is a required property", "needs the key 'threads'"),
-    ("[threadmap]\nkind = \"PitchLinearStripminedThreadMap\"\nshape = [64, 8]\nthreads = 32\nwarp_arrangement = [8, 4]\n",
+    ("[threadmap]\nkind = \"PitchLinearStripminedThreadMap\"\nshape = [64, 8]\nthreads = 32\n"
+     "warp_arrangement = [8, 4]\n",
      "'warp_arrangement' is not one of", "does not apply to kind"),
     ("[threadmap]\nkind = \"offset\"\nthreads = 32\noffset = \"t\"\nextent = 32\niterations = [1, 0]\n",
      "is not valid under any of the given schemas", "entries must be positive"),

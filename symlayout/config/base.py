@@ -1,8 +1,8 @@
-"""The loader's generic checks: one-line messages at a key's line, key names, values by their :mod:`keys` form, CuTe notation."""
+"""The loader's generic checks: one-line messages at a key's line, unknown and missing keys, values of
+the form their :mod:`.keys` description gives, CuTe notation, value types and atom names."""
 
 from __future__ import annotations
 
-import difflib
 import importlib
 
 from ..algebra.calculator import evaluate
@@ -12,6 +12,7 @@ from ..atoms.types import value_type_bits
 from ..errors import AtomError, ConfigError, SymlayoutError
 from .keys import MAX_ALIGN, MAX_EXTENT, MAX_STRING, TOP
 from .lines import KeyLines
+from .messages import _one_line, _short, _suggest, _type_name
 
 _UNSET = object()
 
@@ -19,34 +20,6 @@ _UNSET = object()
 _AMBIGUOUS_TYPES = {"fp8": ("float_e4m3_t (e4m3)", "float_e5m2_t (e5m2)"),
                     "float8": ("float_e4m3_t (e4m3)", "float_e5m2_t (e5m2)"),
                     "int4": ("int4_t (int4b_t)", "uint4_t (uint4b_t)")}
-
-
-def _one_line(msg: str) -> str:
-    return " ".join(str(msg).split("\n")).strip()
-
-
-#: what a TOML value is called in messages (bool before int: True is an int to Python)
-_TYPE_NAMES = ((bool, "a boolean"), (int, "an integer"), (float, "a float"), (str, "a string"), (list, "an array"),
-               (dict, "a table"))
-
-
-def _type_name(v) -> str:
-    name = next((n for t, n in _TYPE_NAMES if isinstance(v, t)), None)
-    if name is None:
-        return "a date/time" if hasattr(v, "isoformat") else f"a {type(v).__name__}"
-    return name
-
-
-def _short(v, n=40) -> str:
-    s = repr(v) if isinstance(v, (str, int, float, list, dict)) else str(v)
-    return s if len(s) <= n else s[:n - 3] + "..."
-
-
-def _suggest(key: str, known) -> str:
-    close = difflib.get_close_matches(str(key), list(known), n=1, cutoff=0.6)
-    if close:
-        return f" (did you mean {close[0]!r}?)"
-    return f" (known: {', '.join(known)})"
 
 
 class LoaderBase:

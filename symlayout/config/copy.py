@@ -6,7 +6,7 @@ from ..algebra.int_tuple import flatten_leaves, is_tuple, product
 from ..algebra.layout import Layout
 from ..atoms.types import value_type_bits
 from ..errors import CuteStaticAssert, SymlayoutError
-from .base import _short, _suggest, _type_name
+from .messages import _short, _suggest, _type_name
 from .keys import COPY, MAX_SMEM_BYTES, MAX_THREADS, OPERANDS
 from .model import CopyConfig, TiledCopySpec
 

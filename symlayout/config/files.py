@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 
 from ..errors import ConfigError, SymlayoutError
-from .base import _one_line
+from .messages import _one_line
 from .keys import MAX_FILE_BYTES, TOP
 
 #: top-level tables that make a TOML file a configuration (a directory's other TOML files are skipped)

@@ -79,11 +79,12 @@ TM_KIND_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 class Key:
     """One key of a table.
 
-    ``form`` is how its value is read: ``string``, ``integer``, ``number``, ``boolean``, ``align`` (a
-    power of two of bytes, at most :data:`MAX_ALIGN`), ``pair`` (``[contiguous, strided]``, positive
-    integers up to ``maximum``), ``number`` (a positive integer or float up to ``maximum``), ``strings`` (an array of strings), ``extents`` (an array of strings or
-    integers), ``count`` (an integer or a ``[params]`` name), ``iterations`` (an integer or a pair) or
-    ``table`` (a sub-table of the same table, ``[threadmap.base]``).
+    ``form`` is how its value is read: ``string``; ``integer``; ``number`` (a positive integer or float);
+    ``boolean``; ``align`` (a power of two of bytes, at most :data:`MAX_ALIGN`); ``pair`` (``[contiguous,
+    strided]``, positive integers); ``strings`` (an array of strings); ``extents`` (an array of strings or
+    integers); ``count`` (an integer or a ``[params]`` name); ``iterations`` (an integer or a pair);
+    ``table`` (a table described elsewhere: a section, or ``[threadmap.base]``).  ``minimum`` and
+    ``maximum`` bound a number or every entry of a pair.
     """
     name: str
     form: str

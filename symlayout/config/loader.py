@@ -7,11 +7,12 @@ import tomllib
 from pathlib import Path
 
 from ..errors import ConfigError
-from .base import LoaderBase, _one_line
+from .base import LoaderBase
 from .copy import CopySection
 from .elements import ElementsSection
 from .globalcopy import GlobalCopySection
 from .keys import TOP
+from .messages import _one_line
 from .mma import MmaSection
 from .model import Config
 from .params import ParamsSection

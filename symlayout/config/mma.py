@@ -9,7 +9,7 @@ from ..algebra.notation import parse
 from ..algebra.symbolic import decide
 from ..errors import SymlayoutError
 from ..tiled.mma import make_tiled_mma
-from .base import _short, _type_name
+from .messages import _short, _type_name
 from .keys import MAX_PERMUTATION, MAX_STRING, MAX_THREADS, MMA
 from .model import Config, MMAConfig
 

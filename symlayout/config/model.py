@@ -5,10 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..algebra.symbolic import symbols
 from ..errors import ConfigError
-from ..threadmap.maps import make_thread_map
-from ..tiled.copy import make_tiled_copy, make_tiled_copy_impl
 from .keys import TM_PLAIN, TM_WARP, TM_WRAPPERS
 from .lines import KeyLines
 
@@ -29,6 +26,7 @@ class Param:
     @property
     def symbol(self):
         """The positive-integer sympy symbol of this parameter."""
+        from ..algebra.symbolic import symbols     # (start-up: the module imports no algebra; see __init__)
         return symbols(self.name)[0]
 
     def values(self) -> list[int]:
@@ -137,6 +135,7 @@ class TiledCopySpec:
 
     def build(self, atom):
         """The :class:`~symlayout.tiled.copy.TiledCopy` (CuTe's static_asserts as CuteStaticAssert)."""
+        from ..tiled.copy import make_tiled_copy, make_tiled_copy_impl   # (start-up: see __init__)
         if self.tv is not None:
             return make_tiled_copy_impl(atom, self.tv, tuple(self.tiler))
         return make_tiled_copy(atom, self.thr, self.val)
@@ -246,6 +245,7 @@ class ThreadMapConfig:
 
     def build(self):
         """The :mod:`symlayout.threadmap.maps` model of this map (a fresh object)."""
+        from ..threadmap.maps import make_thread_map   # (start-up: see __init__)
         k = self.kind
         epa = self.elements_per_access if self.elements_per_access is not None else 1
         if k in TM_PLAIN:

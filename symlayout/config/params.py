@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .base import _short, _type_name
+from .messages import _short, _type_name
 from .keys import PARAM
 from .model import Param
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-from .base import _short, _suggest, _type_name
+from .messages import _short, _suggest, _type_name
 from .keys import EXPECT, MAX_TIMEOUT_S, OPERANDS, PROPERTIES, PROVE
 from .model import ExpectConfig, ProveConfig
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..errors import SymlayoutError
 from ..threadmap.formula import parse_expr
-from .base import _short, _suggest
+from .messages import _short, _suggest
 from .keys import MAX_EXTENT, THREADMAP, TM_KIND_KEYS, TM_WRAPPERS
 from .model import ThreadMapConfig
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..arch.tma import SWIZZLE_ENUM
 from ..atoms.tma import TmaCopyError, tma_swizzle
-from .base import _short, _suggest, _type_name
+from .messages import _short, _suggest, _type_name
 from .keys import TMA, TMA_ATOMS
 from .model import TmaConfig
 
