@@ -3,11 +3,11 @@ the form their :mod:`.keys` description gives, CuTe notation, value types and at
 
 from __future__ import annotations
 
-import importlib
-
 from ..algebra.calculator import evaluate
 from ..algebra.cute_cpp import is_cpp_spelling, is_expression, to_notation
 from ..algebra.notation import parse
+from ..atoms.copy import get_copy_op
+from ..atoms.mma import get_mma_atom
 from ..atoms.types import value_type_bits
 from ..errors import AtomError, ConfigError, SymlayoutError
 from .keys import MAX_ALIGN, MAX_EXTENT, MAX_STRING, TOP
@@ -182,16 +182,10 @@ class LoaderBase:
                 self.fail(keys, f"{self.where(keys)}: {typ!r} is ambiguous: write {' or '.join(amb)}")
             self.fail(keys, f"{self.where(keys)}: {e}")
 
-    @staticmethod
-    def atoms_module(name):
-        """``symlayout.atoms.mma`` or ``.copy``, imported when a configuration names an atom (they import sympy)."""
-        return importlib.import_module(f"symlayout.atoms.{name}")
-
     def check_atom(self, atom, keys, kind):
         if not atom.strip():
             self.fail(keys, f"{self.where(keys)} is empty")
-        mod = self.atoms_module("mma" if kind == "mma" else "copy")
-        fn = getattr(mod, "get_mma_atom" if kind == "mma" else "get_copy_op")
+        fn = get_mma_atom if kind == "mma" else get_copy_op
         try:
             fn(atom)
         except AtomError as e:

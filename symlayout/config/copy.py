@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..algebra.int_tuple import flatten_leaves, is_tuple, product
 from ..algebra.layout import Layout
+from ..atoms.copy import get_copy_op, make_copy_atom
 from ..atoms.types import value_type_bits
 from ..errors import CuteStaticAssert, SymlayoutError
 from .messages import _short, _suggest, _type_name
@@ -99,8 +100,7 @@ class CopySection:
         """[copy.A]/[copy.B] load shared memory into registers, [copy.C] stores registers
         into shared memory: an atom that moves data the other way (ldmatrix for C,
         stmatrix for A/B) or between global and shared memory (cp.async) is not that copy."""
-        mod = self.atoms_module("copy")
-        kind = mod.get_copy_op(atom).kind
+        kind = get_copy_op(atom).kind
         store = op == "C"
         if kind == "cp_async":
             self.fail(keys, f"[copy.{op}] atom {atom!r} copies global memory into shared memory (cp.async); "
@@ -117,10 +117,8 @@ class CopySection:
 
     def check_copy_atom_type(self, atom, typ, keys):
         """A value type whose width cannot feed the atom."""
-        mod = self.atoms_module("copy")
-        fn = mod.make_copy_atom
         try:
-            ca = fn(atom, typ)
+            ca = make_copy_atom(atom, typ)
         except CuteStaticAssert:
             return                  # CuTe refuses Copy_Atom<atom, type>: the prover refutes it (type_agreement)
         except SymlayoutError as e:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..algebra.int_tuple import flatten_leaves, product
+from ..atoms.copy import get_copy_op
 from .keys import G2S, MAX_GMEM_BYTES, OPERAND_MODES
 from .model import GlobalCopyConfig
 from .stages import staged_layout
@@ -74,10 +75,7 @@ class GlobalCopySection:
     def check_global_direction(self, atom, kind, op, keys):
         """ldmatrix/stmatrix move data between shared memory and registers, never global memory;
         cp.async only copies global into shared memory."""
-        mod = self.atoms_module("copy")
-        if mod is None:
-            return
-        k = mod.get_copy_op(atom).kind
+        k = get_copy_op(atom).kind
         if k in ("ldsm", "stsm"):
             self.fail(keys, f"[{kind}.{op}] atom {atom!r} moves data between shared memory and registers, not "
                             "global memory: use SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>, UniversalCopy<...> or "

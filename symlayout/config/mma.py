@@ -7,6 +7,7 @@ from ..algebra.int_tuple import _, flatten_leaves, is_tuple, product
 from ..algebra.layout import Layout
 from ..algebra.notation import parse
 from ..algebra.symbolic import decide
+from ..atoms.mma import get_mma_atom
 from ..errors import SymlayoutError
 from ..tiled.mma import make_tiled_mma
 from .messages import _short, _type_name
@@ -25,7 +26,7 @@ class MmaSection:
         self.check_atom(atom, keys + ("atom",), "mma")
         raw_layout = self.value(t, keys, MMA["layout"])
         lay = self.notation(raw_layout, keys + ("layout",), symbols, "an AtomLayoutMNK")
-        atom_threads = self.atoms_module("mma").get_mma_atom(atom).num_threads
+        atom_threads = get_mma_atom(atom).num_threads
         self.check_atom_layout(lay, raw_layout, keys + ("layout",), atom_threads)
         perm, raw_perm = None, None
         if "permutation" in t:

@@ -6,6 +6,7 @@ from ..algebra.composed import Swizzle
 from ..algebra.int_tuple import flatten_leaves, product, unflatten
 from ..algebra.layout import Layout
 from ..atoms.gmma import _SMEM_RE, GmmaSmemLayout
+from ..atoms.mma import get_mma_atom
 from ..errors import SymlayoutError
 from .keys import MAX_SMEM_BYTES, SMEM
 from .model import SmemConfig
@@ -17,8 +18,7 @@ class SmemSection:
 
     def gmma_sources(self, atom) -> dict | None:
         """``{"A": "smem"|"reg", "B": "smem"}`` of a GMMA atom, None for other atoms."""
-        mod = self.atoms_module("mma")
-        pm = getattr(mod.get_mma_atom(atom), "ptx_model", None) or {}
+        pm = getattr(get_mma_atom(atom), "ptx_model", None) or {}
         if pm.get("instr") != "wgmma":
             return None
         return {"A": "smem" if pm.get("a_source") == "smem" else "reg", "B": "smem"}
