@@ -157,7 +157,8 @@ _GLOBAL_KEYS = (
     _atom("the copy atom, e.g. SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>"),
     _type(),
     Key("smem", "string", "the smem tile (default: the [copy.X] table's)"),
-    _SMEM_ALIGN,
+    Key("align", "align", "byte alignment of the smem tile's base address (default: the [copy.X] table's when "
+                          "smem is not given here, else 128)", default=128),
     *_TILED,
     Key("gmem", "string", "the gmem tile, a layout of the smem tile's shape; strides may be [params] symbols",
         required=True),
