@@ -651,9 +651,7 @@ class _SpecLoader(LoaderBase):
         if not isinstance(t, dict):
             self.fail(keys, f"[solve] must be a table, not {_tname(t)}")
         out = {}
-        for k in t:
-            if k not in _SOLVE_KEYS:
-                self.fail(keys + (k,), f"[solve]: unknown key {k!r} (known: {', '.join(_SOLVE_KEYS)})")
+        self.check_known(t, keys, _SOLVE_KEYS, "[solve]")
         if "minimize" in t:
             v = t["minimize"]
             if not isinstance(v, str):
