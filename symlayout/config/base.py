@@ -81,13 +81,18 @@ class LoaderBase:
         raise ValueError(f"{key.name}: no generic reader for the form {form!r}")
 
     # -- scalar getters
+    def absent(self, d, keys, required) -> bool:
+        """Whether the key ``keys[-1]`` is not in the table ``d`` (an error when it is required)."""
+        if keys[-1] in d:
+            return False
+        if required:
+            self.fail(keys[:-1], f"{self.where(keys[:-1])}: missing required key {keys[-1]!r}")
+        return True
+
     def get_str(self, d, keys, required=False, default=None, max_len=MAX_STRING):
-        k = keys[-1]
-        if k not in d:
-            if required:
-                self.fail(keys[:-1], f"{self.where(keys[:-1])}: missing required key {k!r}")
+        if self.absent(d, keys, required):
             return default
-        v = d[k]
+        v = d[keys[-1]]
         if not isinstance(v, str):
             self.fail(keys, f"{self.where(keys)} must be a string, not {_type_name(v)} {_short(v)}")
         if len(v) > max_len:
@@ -95,12 +100,9 @@ class LoaderBase:
         return v
 
     def get_int(self, d, keys, required=False, default=None, lo=None, hi=None):
-        k = keys[-1]
-        if k not in d:
-            if required:
-                self.fail(keys[:-1], f"{self.where(keys[:-1])}: missing required key {k!r}")
+        if self.absent(d, keys, required):
             return default
-        v = d[k]
+        v = d[keys[-1]]
         if isinstance(v, bool) or not isinstance(v, int):
             self.fail(keys, f"{self.where(keys)} must be an integer, not {_type_name(v)} {_short(v)}")
         if lo is not None and v < lo:
@@ -110,12 +112,9 @@ class LoaderBase:
         return v
 
     def get_pair(self, d, keys, required=False, hi=MAX_EXTENT):
-        k = keys[-1]
-        if k not in d:
-            if required:
-                self.fail(keys[:-1], f"{self.where(keys[:-1])}: missing required key {k!r}")
+        if self.absent(d, keys, required):
             return None
-        v = d[k]
+        v = d[keys[-1]]
         if not isinstance(v, list) or len(v) != 2 or any(isinstance(x, bool) or not isinstance(x, int) for x in v):
             self.fail(keys, f"{self.where(keys)} must be an array of two integers [contiguous, strided], "
                             f"not {_type_name(v)} {_short(v)}")
