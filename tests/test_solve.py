@@ -108,6 +108,31 @@ BAD = [
 ]
 
 
+#: the keys a solve file shares with a configuration, checked through the configuration's description
+#: (symlayout/config/keys.py): wrong forms, unknown keys (with the keys a solve file takes) and missing keys
+SHARED_KEYS = [
+    (HEAD.replace('"(2,2,1)"', "3") + copy_a("(32,64):(64,1)"), 3, "[mma] layout must be a string, not an integer"),
+    (HEAD + 'foo = 1\n' + copy_a("(32,64):(64,1)"), 4, "[mma]: unknown key 'foo' (known: atom, layout, permutation)"),
+    (HEAD + copy_a("(32,64):(64,1)").replace('"half_t"', "5"), 6, "[copy.A] type must be a string, not an integer"),
+    (HEAD + copy_a("(32,64):(64,1)").replace('"(32,64):(64,1)"', "1"), 7,
+     "[copy.A] smem must be a string, not an integer"),
+    (HEAD + copy_a("(32,64):(64,1)", extra='align = "16"\n'), 8, "[copy.A] align must be an integer, not a string"),
+    (HEAD + copy_a("(32,64):(64,1)", extra="element = 8\n"), 8, "[copy.A] element must be a string, not an integer"),
+    (HEAD + copy_a("(32,64):(64,1)", extra='thr = "(32,4)"\n'), 8,
+     "[copy.A]: unknown key 'thr' (known: atom, type, smem, align, element)"),
+    (HEAD + copy_a("(32,64):(64,1)").replace('type = "half_t"\n', ""), 4, "[copy.A]: missing required key 'type'"),
+    ("[unknowns]\np = { max = 4, mx = 3 }\n" + HEAD + copy_a("(32,64):(64+?p,1)"), 2,
+     "[unknowns] p: unknown key 'mx' (known: min, max, multiple_of)"),
+]
+
+
+@pytest.mark.parametrize("text,line,message", SHARED_KEYS, ids=[m for _, _, m in SHARED_KEYS])
+def test_shared_keys_are_checked_as_described(text, line, message):
+    with pytest.raises(ConfigError) as e:
+        loads_spec(text, "s.toml")
+    assert str(e.value) == f"s.toml:{line}: {message}"
+
+
 @pytest.mark.parametrize("name,text,line,fragment", BAD, ids=[b[0] for b in BAD])
 def test_bad_input_names_file_and_line(name, text, line, fragment):
     with pytest.raises(ConfigError) as ei:

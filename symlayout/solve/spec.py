@@ -65,7 +65,9 @@ import sympy
 from ..algebra.composed import ComposedLayout, Swizzle
 from ..algebra.layout import Layout
 from ..algebra.notation import parse
-from ..config import KeyLines, loads_config, read_text
+from ..config import loads_config, read_text
+from ..config.base import LoaderBase
+from ..config.keys import COPY, MMA, PARAM
 from ..errors import ConfigError, SymlayoutError
 from ..threadmap.formula import parse_expr
 
@@ -82,12 +84,12 @@ MAX_UNKNOWN = 1 << 20
 #: most alternatives of one choice, and most combinations of all choices
 MAX_CHOICES = 64
 MAX_COMBOS = 256
-MAX_FILE_BYTES = 1 << 20
 
 _TOP_KEYS = ("name", "mma", "copy", "unknowns", "prove", "solve", "params", "expect")
-_MMA_KEYS = ("atom", "layout", "permutation")
-_COPY_KEYS = ("atom", "type", "smem", "align", "element")
-_UNK_KEYS = ("min", "max", "multiple_of")
+# the keys of the configuration's description a solve file takes (a hand-built TiledCopy, convert: proved, not solved)
+_MMA_KEYS = MMA.names
+_COPY_KEYS = tuple(k for k in COPY.names if k in ("atom", "type", "smem", "align", "element"))
+_UNK_KEYS = PARAM.names                    # (an unknown's range: the keys of a [params] symbol)
 _SOLVE_KEYS = ("minimize", "timeout_s", "max_solutions")
 _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 _RESERVED = {"o", "Sw"}
@@ -357,14 +359,28 @@ def _tname(v) -> str:
         type(v), f"a {type(v).__name__}")
 
 
-class _SpecLoader:
-    def __init__(self, path: str, text: str):
-        self.path = path
-        self.text = text
-        self.lines = KeyLines(text)
+class _SpecLoader(LoaderBase):
+    """Reads one solve file (the configuration loader's text and lines; its own messages)."""
 
     def fail(self, keys, problem: str):
         raise ConfigError(f"{self.path}:{self.lines.line(*keys)}: {' '.join(str(problem).split())}")
+
+    def check_known(self, t: dict, keys, known, what: str):
+        """No key of ``t`` outside ``known``."""
+        for k in t:
+            if k not in known:
+                self.fail(keys + (k,), f"{what}: unknown key {k!r} (known: {', '.join(known)})")
+
+    def check_forms(self, t: dict, keys, what: str, described):
+        """The value of each described key present in ``t`` has its form (a string, an integer)."""
+        for key in described:
+            v = t.get(key.name)
+            if v is None:
+                continue
+            if key.form == "string" and not isinstance(v, str):
+                self.fail(keys + (key.name,), f"{what} {key.name} must be a string, not {_tname(v)}")
+            if key.form in ("integer", "align") and (isinstance(v, bool) or not isinstance(v, int)):
+                self.fail(keys + (key.name,), f"{what} {key.name} must be an integer, not {_tname(v)}")
 
     def load(self) -> SolveSpec:
         try:
@@ -415,9 +431,7 @@ class _SpecLoader:
                                 "not 'o' or 'Sw')")
             if not isinstance(spec, dict):
                 self.fail(keys, f"[unknowns] {name} must be a table like {{ min = 0, max = 16 }}, not {_tname(spec)}")
-            for k in spec:
-                if k not in _UNK_KEYS:
-                    self.fail(keys + (k,), f"[unknowns] {name}: unknown key {k!r} (known: {', '.join(_UNK_KEYS)})")
+            self.check_known(spec, keys, _UNK_KEYS, f"[unknowns] {name}")
             vals = {}
             for k, default in (("min", 0), ("max", None), ("multiple_of", 1)):
                 v = spec.get(k, default)
@@ -468,9 +482,7 @@ class _SpecLoader:
         keys = ("mma",)
         if not isinstance(t, dict):
             self.fail(keys, f"[mma] must be a table, not {_tname(t)}")
-        for k in t:
-            if k not in _MMA_KEYS:
-                self.fail(keys + (k,), f"[mma]: unknown key {k!r} (known: {', '.join(_MMA_KEYS)})")
+        self.check_known(t, keys, _MMA_KEYS, "[mma]")
         atom = t.get("atom")
         if isinstance(atom, list):
             self.fail(keys + ("atom",), "[mma] atom: solve chooses copy atoms and permutation modes from lists, "
@@ -479,9 +491,8 @@ class _SpecLoader:
             self.fail(keys + ("atom",) if "atom" in t else keys,
                       "[mma]: missing required key 'atom'" if "atom" not in t else
                       f"[mma] atom must be a string, not {_tname(atom)}")
-        layout = t.get("layout", "(1,1,1)")
-        if not isinstance(layout, str):
-            self.fail(keys + ("layout",), f"[mma] layout must be a string, not {_tname(layout)}")
+        self.check_forms(t, keys, "[mma]", (MMA["layout"],))
+        layout = t.get("layout", MMA["layout"].default)
         perm = None
         if "permutation" in t:
             p = t["permutation"]
@@ -515,10 +526,8 @@ class _SpecLoader:
                 self.fail(keys, f"[copy.{op}]: unknown operand {op!r}; copies are [copy.A], [copy.B] or [copy.C]")
             if not isinstance(spec, dict):
                 self.fail(keys, f"copy.{op} must be a table [copy.{op}], not {_tname(spec)}")
-            for k in spec:
-                if k not in _COPY_KEYS:
-                    self.fail(keys + (k,), f"[copy.{op}]: unknown key {k!r} (known: {', '.join(_COPY_KEYS)})")
-            for k in ("atom", "type", "smem"):
+            self.check_known(spec, keys, _COPY_KEYS, f"[copy.{op}]")
+            for k in (key.name for key in COPY.keys if key.required):
                 if k not in spec:
                     self.fail(keys, f"[copy.{op}]: missing required key {k!r}")
             atom = spec["atom"]
@@ -533,17 +542,9 @@ class _SpecLoader:
                                                 f"not {_tname(a)} {a!r}")
             if len(set(atoms)) != len(atoms):
                 self.fail(keys + ("atom",), f"[copy.{op}] atom lists an alternative twice")
+            self.check_forms(spec, keys, f"[copy.{op}]", (COPY["type"], COPY["smem"], COPY["align"], COPY["element"]))
             typ, raw = spec["type"], spec["smem"]
-            if not isinstance(typ, str):
-                self.fail(keys + ("type",), f"[copy.{op}] type must be a string, not {_tname(typ)}")
-            if not isinstance(raw, str):
-                self.fail(keys + ("smem",), f"[copy.{op}] smem must be a string, not {_tname(raw)}")
-            align = spec.get("align", 128)
-            if isinstance(align, bool) or not isinstance(align, int):
-                self.fail(keys + ("align",), f"[copy.{op}] align must be an integer, not {_tname(align)}")
-            element = spec.get("element", "")
-            if not isinstance(element, str):
-                self.fail(keys + ("element",), f"[copy.{op}] element must be a string, not {_tname(element)}")
+            align, element = spec.get("align", COPY["align"].default), spec.get("element", "")
             smem = self.parse_smem(raw, keys + ("smem",), op, declared, multi=None)
             out[op] = CopySpec(op, atoms, typ, smem, align, self.lines.line(*keys), element)
         # anonymous swizzle parameters: B/M/S, or B_A ... when several copies have them
@@ -650,9 +651,7 @@ class _SpecLoader:
         if not isinstance(t, dict):
             self.fail(keys, f"[solve] must be a table, not {_tname(t)}")
         out = {}
-        for k in t:
-            if k not in _SOLVE_KEYS:
-                self.fail(keys + (k,), f"[solve]: unknown key {k!r} (known: {', '.join(_SOLVE_KEYS)})")
+        self.check_known(t, keys, _SOLVE_KEYS, "[solve]")
         if "minimize" in t:
             v = t["minimize"]
             if not isinstance(v, str):

@@ -1,0 +1,241 @@
+"""The keys of a configuration file, described once: each table's keys with their type, whether they
+are required, their default, range and meaning.
+
+The loader's generic checks (unknown key, missing required key, wrong type, out of range) read this
+description, and :mod:`symlayout.config.schema` turns it into the published JSON Schema
+(``docs/config.schema.json``).  What one key cannot say alone (a layout's notation, an atom's name,
+how two tables agree) stays in the section modules.
+
+>>> COPY["smem"].required, COPY["align"].form, COPY["align"].default
+(True, 'align', 128)
+>>> MMA.names
+('atom', 'layout', 'permutation')
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+#: property names of the spec, in the spec's order
+PROPERTIES = ("coverage", "alignment", "exactly_once", "slot_agreement", "bank_conflicts", "in_bounds",
+              "type_agreement", "coalescing")
+#: Version 2, Hopper: ``descriptor`` (GMMA shared-memory descriptors) and ``tma`` (TMA boxes)
+PROPERTIES = PROPERTIES + ("descriptor", "tma")
+
+#: operands a ``[copy.X]`` table may name
+OPERANDS = ("A", "B", "C")
+#: the modes of each operand's tile, by name (``residue``)
+OPERAND_MODES = {"A": ("M", "K"), "B": ("N", "K"), "C": ("M", "N")}
+
+#: largest configuration file read (bytes)
+MAX_FILE_BYTES = 1 << 20
+#: longest layout / formula string accepted in a configuration (characters)
+MAX_STRING = 4096
+#: largest value of a ``[params]`` symbol
+MAX_PARAM = (1 << 31) - 1
+#: largest concrete shared-memory tile, in bytes (the 32-bit shared address space)
+MAX_SMEM_BYTES = 1 << 32
+#: largest concrete global-memory tile span, in bytes (its offsets are computed in 64-bit arrays)
+MAX_GMEM_BYTES = 1 << 62
+#: largest number of threads of a TiledMMA or thread map (a CUDA block)
+MAX_THREADS = 1024
+#: largest extent of a thread map tile or permutation mode
+MAX_EXTENT = 1 << 24
+#: largest extent of a PermutationMNK mode
+MAX_PERMUTATION = 1 << 16
+#: largest accepted ``align`` (bytes)
+MAX_ALIGN = 1 << 16
+#: largest accepted ``[prove] timeout_s``
+MAX_TIMEOUT_S = 7 * 24 * 3600.0
+#: largest [stages] count
+MAX_STAGES = 64
+#: largest ``[tma.X] multicast``
+MAX_MULTICAST = 16
+#: largest ``[expect] max_bank_degree`` (a warp's 32 lanes on one bank)
+MAX_BANK_DEGREE = 32
+
+#: the TMA copy atoms of ``[tma.X] atom``
+TMA_ATOMS = ("SM90_TMA_LOAD", "SM90_TMA_LOAD_MULTICAST")
+
+# CUTLASS thread-map kinds and the keys each takes (required, optional); type/align always optional
+TM_PLAIN = ("PitchLinearStripminedThreadMap", "PitchLinearTilePolicyStripminedThreadContiguous",
+            "PitchLinearTilePolicyStripminedThreadStrided")
+TM_WARP = ("PitchLinearWarpRakedThreadMap", "PitchLinearStridedWarpRakedThreadMap",
+           "PitchLinearWarpStripedThreadMap")
+TM_WRAPPERS = ("TransposePitchLinearThreadMap", "TransposePitchLinearThreadMapSimt",
+               "TransposePitchLinearThreadMap2DThreadTile")
+TM_KIND_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    **{k: (("shape", "threads"), ("elements_per_access",)) for k in TM_PLAIN},
+    **{k: (("shape", "threads", "warp_arrangement"), ("elements_per_access",)) for k in TM_WARP},
+    "PitchLinear2DThreadTileStripminedThreadMap": (("shape", "threads"), ("thread_tile_shape",)),
+    "TransposePitchLinearThreadMap": (("base", "warp_arrangement"), ()),
+    "TransposePitchLinearThreadMapSimt": (("base",), ()),
+    "TransposePitchLinearThreadMap2DThreadTile": (("base",), ()),
+    "offset": (("threads", "offset", "extent"), ("iterations", "elements_per_access")),
+}
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of a table.
+
+    ``form`` is how its value is read: ``string``; ``integer``; ``number`` (a positive integer or float);
+    ``boolean``; ``align`` (a power of two of bytes, at most :data:`MAX_ALIGN`); ``pair`` (``[contiguous,
+    strided]``, positive integers); ``strings`` (an array of strings); ``extents`` (an array of strings or
+    integers); ``count`` (an integer or a ``[params]`` name); ``iterations`` (an integer or a pair);
+    ``table`` (a table described elsewhere: a section, or ``[threadmap.base]``).  ``minimum`` and
+    ``maximum`` bound a number or every entry of a pair.
+    """
+    name: str
+    form: str
+    doc: str
+    required: bool = False
+    default: Any = None
+    minimum: int | float | None = None
+    maximum: int | float | None = None
+    max_length: int = MAX_STRING
+    enum: tuple | None = None
+    min_items: int | None = None
+    max_items: int | None = None
+    #: a regular expression every string (or every entry of ``strings``) matches
+    pattern: str | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table's keys (``operands``: the ``[name.X]`` sub-tables it comes in, one per operand)."""
+    name: str
+    doc: str
+    keys: tuple
+    operands: tuple = ()
+
+    @property
+    def names(self) -> tuple:
+        return tuple(k.name for k in self.keys)
+
+    def __getitem__(self, name: str) -> Key:
+        return next(k for k in self.keys if k.name == name)
+
+
+def _atom(doc):
+    return Key("atom", "string", doc, required=True, max_length=200)
+
+
+def _type(doc="the value type of Copy_Atom<atom, type> (half_t, bfloat16_t, float, uint8_t, ...)", required=True):
+    return Key("type", "string", doc, required=required, max_length=100)
+
+
+_ELEMENT = Key("element", "string", "version 2.1: the element type the operand's tensors hold (default: type); the "
+                                    "same on every table of the operand", max_length=100)
+_SMEM_ALIGN = Key("align", "align", "byte alignment of the smem tile's base address", default=128)
+_TILED = (Key("thr", "string", "version 2: make_tiled_copy(atom, thr, val): the thread layout"),
+          Key("val", "string", "version 2: make_tiled_copy(atom, thr, val): the value layout"),
+          Key("tv", "string", "version 2: make_tiled_copy_impl(atom, tv, tiler): the (thread,value) layout"),
+          Key("tiler", "string", "version 2: make_tiled_copy_impl(atom, tv, tiler): the tile, e.g. \"(64,16)\""))
+
+MMA = Table("mma", "the TiledMMA make_tiled_mma(atom, layout, permutation)", (
+    _atom("the MMA atom, e.g. SM80_16x8x16_F16F16F16F16_TN"),
+    Key("layout", "string", "AtomLayoutMNK: an IntTuple \"(2,2,1)\" or a layout \"(2,2,1):(1,2,0)\"",
+        default="(1,1,1)"),
+    Key("permutation", "extents", "PermutationMNK: 1 to 3 entries, each an extent (\"32\"), a layout or \"_\"",
+        min_items=1, max_items=3),
+))
+
+COPY = Table("copy", "make_tiled_copy_X(Copy_Atom<atom, type>, mma) over an smem tile: A and B load shared memory "
+                     "into registers, C stores the accumulator", (
+    _atom("the copy atom, e.g. SM75_U32x4_LDSM_N"),
+    _type(),
+    Key("smem", "string", "the smem tile in elements, CuTe notation: (M,K) for A, (N,K) for B, (M,N) for C "
+                          "(or (M,K,PIPE) with stages)", required=True),
+    _SMEM_ALIGN,
+    Key("convert", "boolean", "[copy.C] only: convert_type<type>(accumulator) before the copy", default=False),
+    *_TILED,
+    _ELEMENT,
+), OPERANDS)
+
+_GLOBAL_KEYS = (
+    _atom("the copy atom, e.g. SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>"),
+    _type(),
+    Key("smem", "string", "the smem tile (default: the [copy.X] table's)"),
+    Key("align", "align", "byte alignment of the smem tile's base address (default: the [copy.X] table's when "
+                          "smem is not given here, else 128)", default=128),
+    *_TILED,
+    Key("gmem", "string", "the gmem tile, a layout of the smem tile's shape; strides may be [params] symbols",
+        required=True),
+    Key("gmem_align", "align", "byte alignment of the gmem tile's first element (default: one element)"),
+    Key("residue", "strings", "the modes (M, N, K) along which the problem may cut the tile (the copy is then "
+                              "predicated)", enum=("M", "N", "K")),
+    _ELEMENT,
+)
+G2S = Table("g2s", "version 2: a TiledCopy from global to shared memory", _GLOBAL_KEYS, ("A", "B"))
+S2G = Table("s2g", "version 2: the TiledCopy of C from shared to global memory", _GLOBAL_KEYS, ("C",))
+
+STAGES = Table("stages", "version 2: the pipeline depth of the A/B smem buffers", (
+    Key("count", "count", "the number of stages, or the name of a [params] symbol (a family of stage counts)",
+        required=True, minimum=1, maximum=MAX_STAGES, pattern=r"^(\s*[0-9]+\s*|[A-Za-z][A-Za-z0-9_]*)$"),
+))
+
+SMEM = Table("smem", "version 2 (Hopper): the smem tile a GMMA atom reads an operand from through descriptors", (
+    _type("the element type of the tile"),
+    Key("layout", "string", "'Sw<B,M,S> o smem_ptr[Nb](unset) o L' or a layout; (MN,K) or (MN,K,PIPE)",
+        required=True),
+    _SMEM_ALIGN,
+    _ELEMENT,
+), ("A", "B"))
+
+TMA = Table("tma", "version 2 (Hopper): make_tma_copy(atom, gmem, smem layout of one stage, box, multicast)", (
+    Key("atom", "string", "the TMA atom", default="SM90_TMA_LOAD", max_length=100, enum=TMA_ATOMS),
+    Key("multicast", "integer", "CTAs receiving each box (needs SM90_TMA_LOAD_MULTICAST when > 1)", default=1,
+        minimum=1, maximum=MAX_MULTICAST),
+    Key("gmem", "string", "the global tensor's layout 'shape:stride' (symbols allowed)", required=True),
+    Key("box", "string", "the CTA tile, a tuple of positive integers like \"(128,64)\"", required=True),
+    Key("swizzle", "string", "a hand-encoded TMA swizzle 'Sw<B,M,S>' (default: the [smem.X] layout's)"),
+    _ELEMENT,
+), ("A", "B"))
+
+PARAM = Table("params", "an integer symbol: min <= value <= max, a multiple of multiple_of", (
+    Key("min", "integer", "smallest value", default=1, minimum=1, maximum=MAX_PARAM),
+    Key("max", "integer", "largest value", required=True, minimum=1, maximum=MAX_PARAM),
+    Key("multiple_of", "integer", "every value is a multiple of this", default=1, minimum=1, maximum=MAX_PARAM),
+))
+
+PROVE = Table("prove", "which properties to prove and the per-property timeout", (
+    Key("properties", "strings", "the properties to prove (default: every one that applies)", enum=PROPERTIES,
+        min_items=1),
+    Key("timeout_s", "number", "seconds per property (a timeout is UNKNOWN), positive", default=10.0,
+        maximum=MAX_TIMEOUT_S),
+))
+
+EXPECT = Table("expect", "results that must come out REFUTED (all others PROVED)", (
+    Key("refuted", "strings", "property names (every operand) or \"property[operand]\", e.g. \"bank_conflicts[A]\"",
+        pattern=rf"^\s*({'|'.join(PROPERTIES)})\s*(\[\s*[A-Za-z0-9_.]+\s*\])?\s*$"),
+    Key("max_bank_degree", "integer", "bank_conflicts counts as proved up to this many ways", minimum=1,
+        maximum=MAX_BANK_DEGREE),
+))
+
+THREADMAP = Table("threadmap", "a CUTLASS 2.x thread map, or a custom offset formula (kind = \"offset\")", (
+    Key("kind", "string", "the thread map", required=True, max_length=200, enum=tuple(TM_KIND_KEYS)),
+    Key("shape", "pair", "the tile [contiguous, strided]", maximum=MAX_EXTENT),
+    Key("threads", "integer", "number of threads", minimum=1, maximum=MAX_THREADS),
+    Key("elements_per_access", "integer", "elements per vector access", minimum=1, maximum=1024),
+    Key("warp_arrangement", "pair", "warps [contiguous, strided]", maximum=MAX_THREADS),
+    Key("thread_tile_shape", "pair", "each thread's tile [contiguous, strided] (default [4, 4])", maximum=1024),
+    Key("iterations", "iterations", "iterations of the offset formula: an integer or a pair", minimum=1,
+        maximum=1 << 16),
+    Key("offset", "string", "the element offset of access i of thread t, a formula in t and i"),
+    Key("extent", "integer", "number of elements of the tile", minimum=1, maximum=1 << 31),
+    _type("the element type", required=False),
+    Key("align", "align", "byte alignment of the tile's base address"),
+    Key("base", "table", "the wrapped thread map of a Transpose* kind"),
+))
+
+TOP = Table("", "a configuration file", (
+    Key("name", "string", "the configuration's name (default: the file's stem)", max_length=500),
+    Key("mma", "table", MMA.doc), Key("copy", "table", COPY.doc), Key("g2s", "table", G2S.doc),
+    Key("s2g", "table", S2G.doc), Key("stages", "table", STAGES.doc), Key("threadmap", "table", THREADMAP.doc),
+    Key("params", "table", "integer symbols with ranges, used in layouts"), Key("prove", "table", PROVE.doc),
+    Key("expect", "table", EXPECT.doc), Key("smem", "table", SMEM.doc), Key("tma", "table", TMA.doc),
+))
+
+#: every table below the top level, by name
+TABLES = {t.name: t for t in (MMA, COPY, G2S, S2G, STAGES, SMEM, TMA, PARAM, PROVE, EXPECT, THREADMAP)}

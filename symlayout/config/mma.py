@@ -1,0 +1,139 @@
+"""``[mma]``: the TiledMMA ``make_tiled_mma(atom, layout, permutation)`` and the tiles it fixes."""
+
+from __future__ import annotations
+
+from ..algebra._lazy import sympy
+from ..algebra.int_tuple import _, flatten_leaves, is_tuple, product
+from ..algebra.layout import Layout
+from ..algebra.notation import parse
+from ..algebra.symbolic import decide
+from ..atoms.mma import get_mma_atom
+from ..errors import SymlayoutError
+from ..tiled.mma import make_tiled_mma
+from .messages import _short, _type_name
+from .keys import MAX_PERMUTATION, MAX_STRING, MAX_THREADS, MMA
+from .model import Config, MMAConfig
+
+
+class MmaSection:
+    """``[mma]``."""
+
+    def load_mma(self, data, symbols) -> MMAConfig:
+        keys = ("mma",)
+        t = self.table(data["mma"], keys)
+        self.check_keys(t, keys, MMA.names)
+        atom = self.value(t, keys, MMA["atom"])
+        self.check_atom(atom, keys + ("atom",), "mma")
+        raw_layout = self.value(t, keys, MMA["layout"])
+        lay = self.notation(raw_layout, keys + ("layout",), symbols, "an AtomLayoutMNK")
+        atom_threads = get_mma_atom(atom).num_threads
+        self.check_atom_layout(lay, raw_layout, keys + ("layout",), atom_threads)
+        perm, raw_perm = None, None
+        if "permutation" in t:
+            perm, raw_perm = self.load_permutation(t["permutation"], keys + ("permutation",), symbols)
+        return MMAConfig(atom, lay, perm, raw_layout, raw_perm, self.lines.line(*keys))
+
+    def check_atom_layout(self, lay, raw, keys, atom_threads=1):
+        if getattr(lay, "is_composed", False) or getattr(lay, "is_swizzle", False) or lay is _:
+            self.fail(keys, f"[mma] layout must be an IntTuple like \"(2,2,1)\" or a layout like "
+                            f"\"(2,2,1):(1,2,0)\", got {raw!r}")
+        shape = lay.shape if isinstance(lay, Layout) else lay
+        if is_tuple(shape) and len(shape) > 3:
+            self.fail(keys, f"[mma] layout {raw!r} has rank {len(shape)}; AtomLayoutMNK has at most 3 modes (M,N,K)")
+        leaves = flatten_leaves(shape) if is_tuple(shape) else (shape,)
+        n = 1
+        for x in leaves:
+            if not isinstance(x, int):
+                self.fail(keys, f"[mma] layout {raw!r} must be concrete (no parameters)")
+            if x <= 0:
+                self.fail(keys, f"[mma] layout {raw!r}: entries must be positive, got {x}")
+            n *= x
+        if n * atom_threads > MAX_THREADS:       # CuTe's size(TiledMMA) = atoms x the atom's threads
+            self.fail(keys, f"[mma] layout {raw!r} tiles {n} atoms of {atom_threads} threads = "
+                            f"{n * atom_threads} threads; a block has at most {MAX_THREADS}")
+        if isinstance(lay, Layout):
+            for x in flatten_leaves(lay.stride) if is_tuple(lay.stride) else (lay.stride,):
+                if not isinstance(x, int):
+                    self.fail(keys, f"[mma] layout {raw!r} must be concrete (no parameters)")
+            # CuTe numbers the TiledMMA's threads by this layout (size(mma) = atoms x atom threads):
+            # it must number the n atoms 0..n-1, each once, or threads are duplicated or missing
+            img = sorted(int(lay(i)) for i in range(n))
+            if img != list(range(n)):
+                dup = next((a for a, b in zip(img, img[1:]) if a == b), None)
+                why = f"atom {dup} is used twice" if dup is not None else f"it reaches atom {max(img)}"
+                self.fail(keys, f"[mma] layout {raw!r}: not supported: AtomLayoutMNK must number its {n} atoms "
+                                f"0..{n - 1} once each ({why}); a TiledMMA of size {n} x the atom's threads "
+                                "would leave threads without an atom or give two threads the same one")
+
+    def load_permutation(self, v, keys, symbols):
+        if not isinstance(v, list):
+            self.fail(keys, f"[mma] permutation must be an array of 1 to 3 entries like [\"32\", \"32\", \"16\"], "
+                            f"not {_type_name(v)} {_short(v)}")
+        if not 1 <= len(v) <= 3:
+            self.fail(keys, f"[mma] permutation must have 1 to 3 entries (M, N, K), got {len(v)}")
+        out, raw = [], []
+        for i, e in enumerate(v):
+            what = f"[mma] permutation[{i}]"
+            if isinstance(e, bool) or not isinstance(e, (str, int)):
+                self.fail(keys, f"{what} must be an extent (\"32\"), a layout (\"(4,4,2):(1,8,4)\") or \"_\", not "
+                                f"{_type_name(e)} {_short(e)}")
+            text = str(e)
+            if len(text) > MAX_STRING:
+                self.fail(keys, f"{what} is too long ({len(text)} characters)")
+            if not text.strip():
+                self.fail(keys, f"{what} is blank: write \"_\" for no permutation of that mode")
+            if text.strip() == "_":
+                out.append(_)
+                raw.append("_")
+                continue
+            self.check_ascii(text, keys)
+            try:
+                node = parse(text, symbols)
+            except SymlayoutError as err:
+                self.fail(keys, f"{what}: {err}")
+            if getattr(node, "is_composed", False) or getattr(node, "is_swizzle", False) or is_tuple(node):
+                self.fail(keys, f"{what} must be an extent or a layout, got {text!r}")
+            leaves = []
+            if hasattr(node, "shape"):
+                leaves = list(flatten_leaves(node.shape)) + list(flatten_leaves(node.stride))
+                size = node.size()
+            else:
+                leaves = [node]
+                size = node
+            if any(not isinstance(x, int) for x in leaves):
+                self.fail(keys, f"{what} {text!r} must be concrete (no parameters)")
+            if not hasattr(node, "shape") and node <= 0:
+                self.fail(keys, f"{what}: the extent must be positive, got {node}")
+            if size > MAX_PERMUTATION:
+                self.fail(keys, f"{what}: extent {size} is too large (limit {MAX_PERMUTATION})")
+            out.append(node)
+            raw.append(text)
+        return tuple(out), tuple(raw)
+
+    def check_tiles(self, cfg: Config):
+        """TiledMMA buildable and each smem tile a multiple of its tile."""
+        try:
+            mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout,
+                                 list(cfg.mma.permutation) if cfg.mma.permutation is not None else None)
+            tile = mma.tile_shape()
+        except SymlayoutError as e:
+            msg = str(e)
+            where = ("mma", "permutation") if "permutation" in msg and cfg.mma.permutation is not None else \
+                ("mma", "layout") if "layout" in msg and "layout" in cfg.data.get("mma", {}) else ("mma",)
+            self.fail(where, f"[mma]: {e}")
+        idx = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
+        names = "MNK"
+        for op, c in cfg.copies.items():
+            for mode, ti in enumerate(idx[op]):
+                need = tile[ti]
+                have = product(c.smem.shape[mode]) if hasattr(c.smem, "shape") else None
+                if have is None or not isinstance(need, int):
+                    continue
+                if isinstance(have, int):
+                    ok = have % need == 0
+                else:
+                    ok = decide(sympy.Eq(sympy.Mod(have, need), 0)) is not False
+                if not ok:
+                    self.fail(("copy", op, "smem"),
+                              f"[copy.{op}] smem {c.raw_smem!r}: mode {mode} has size {have}, not a multiple of the "
+                              f"TiledMMA's {names[ti]} tile {need}")
