@@ -20,6 +20,7 @@ import sys
 import threading
 
 from ..errors import SymlayoutError, printable
+from ..config import PROPERTIES
 
 PROG = "symlayout"
 
@@ -97,7 +98,6 @@ def print_error(msg) -> None:
 
 
 def properties():
-    from ..config import PROPERTIES
     return PROPERTIES
 
 

@@ -47,6 +47,7 @@ import time
 from typing import Any, Iterable, Sequence
 
 from symlayout.arch import ptx
+from . import cuda, have_gpu
 
 WARP = 32
 POISON16 = 0xFFFF
@@ -1005,7 +1006,6 @@ def run_atom_probe(*, only: Iterable[str] | None = None, log=None) -> dict:
     >>> res["results"][0]["status"]  # doctest: +SKIP
     'agree'
     """
-    from . import cuda
     cp = cuda.load_cupy()
     t0 = time.time()
     info = cuda.device_info()
@@ -1131,7 +1131,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--md", help="write the Markdown report here")
     ap.add_argument("--only", nargs="*", help="atom-name prefixes to run")
     args = ap.parse_args(argv)
-    from . import have_gpu
     if not have_gpu():
         print("no GPU (or CuPy missing): nothing probed", file=sys.stderr)
         return 2

@@ -54,6 +54,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 from symlayout.arch import gmma, tma
+from . import cuda, have_gpu
 
 WG = gmma.WARPGROUP_SIZE
 MAX_LISTED = 12
@@ -875,7 +876,6 @@ def _run_encode_cases(cp, lib, ctypes) -> list[dict]:
 def run_sm90_probe(*, log=None, only: Sequence[str] | None = None) -> dict:
     """Compile the module for ``sm_90a`` (NVRTC), run every experiment, compare."""
     import ctypes
-    from . import cuda
     cp = cuda.load_cupy()
     t0 = time.time()
     info = cuda.device_info()
@@ -1016,7 +1016,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         with open(args.emit_source, "w") as f:
             f.write(module_source())
         return 0
-    from . import have_gpu
     if not have_gpu():
         print("no GPU (or CuPy missing): nothing probed", file=sys.stderr)
         return 2

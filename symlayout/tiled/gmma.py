@@ -34,6 +34,7 @@ from ..algebra.layout import Layout, function_table
 from ..algebra.composed import Swizzle
 from ..errors import SymlayoutError
 from .arrays import index_array
+from ..algebra import int_tuple as it
 
 WARPGROUP = arch.WARPGROUP_SIZE
 
@@ -188,7 +189,6 @@ def as_gmma_smem(layout, bits: int):
 
 
 def _flat_shape(L) -> tuple:
-    from ..algebra import int_tuple as it
     return tuple(int(it.product(s)) for s in (L.shape if isinstance(L.shape, tuple) else (L.shape,)))
 
 

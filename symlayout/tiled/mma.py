@@ -20,6 +20,7 @@ from ..algebra.layout import (Layout, append, complement, composition, make_frag
 from ..algebra.int_tuple import _
 from ..algebra.notation import parse
 from ..algebra.symbolic import DynInt
+from ..atoms.mma import get_mma_atom
 
 
 def per_layout(owner, key, L, f):
@@ -335,11 +336,9 @@ def make_tiled_mma(atom, atom_layout=None, permutation=None) -> TiledMMA:
         if hit is None:
             if len(_NAMED) >= 256:
                 _NAMED.clear()
-            from ..atoms.mma import get_mma_atom
             hit = _NAMED[key] = TiledMMA(get_mma_atom(atom), atom_layout, permutation)
         return hit
     if isinstance(atom, str):
-        from ..atoms.mma import get_mma_atom
         atom = get_mma_atom(atom)
     return TiledMMA(atom, atom_layout, permutation)
 
