@@ -1450,25 +1450,49 @@ def logical_divide(A, T):
     return _static_or_general(logical_divide, A, T, _logical_divide_static, _logical_divide)
 
 
-@_guard_as("logical_divide")
-def _logical_divide(A, T):
+def _by_tiler(op, A, T, by_layout, as_layout):
+    """The tiler cases ``logical_divide`` and ``logical_product`` share: a composed A through its inner
+    layout, ``_`` keeps A, a tuple tiler mode by mode (A's other modes stay), a size n is ``as_layout(n)``;
+    a Layout tiler is ``by_layout(A, T)``."""
     if getattr(A, "is_composed", False):
-        return A.map_inner(lambda B: logical_divide(B, T))
+        return A.map_inner(lambda B: op(B, T))
     if T is _:
         return A
     if isinstance(T, Layout):
-        cotarget = coalesce(A).shape
-        C = complement(T, cotarget)
-        _require_same_complement(T, C, cotarget)
-        return composition(A, make_layout(T, C))
+        return by_layout(A, T)
     if is_tuple(T):
         if len(T) > A.rank():
-            raise AlgebraError(f"logical_divide: tiler {format_tiler(T)} has a higher rank than {A}")
-        parts = [logical_divide(A[i], T[i]) if i < len(T) else A[i] for i in range(A.rank())]
+            raise AlgebraError(f"{op.__name__}: tiler {format_tiler(T)} has a higher rank than {A}")
+        parts = [op(A[i], T[i]) if i < len(T) else A[i] for i in range(A.rank())]
         return Layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
     if isinstance(T, (int, sympy.Basic)):
-        return logical_divide(A, Layout(T))
-    raise AlgebraError(f"logical_divide: unsupported tiler {T!r}")
+        return op(A, as_layout(T))
+    raise AlgebraError(f"{op.__name__}: unsupported tiler {T!r}")
+
+
+def _by_mode_static(op, As, Ad, T):
+    """A tuple tiler on static trees ``As:Ad``: ``op`` mode by mode; A's other modes stay."""
+    if type(As) is not tuple:
+        As, Ad = (As,), (Ad,)
+    if len(T) > len(As):
+        raise _Decline
+    rs, rd = list(As), list(Ad)
+    for i, t in enumerate(T):
+        rs[i], rd[i] = op(*_mode_static(As, Ad, i), t)
+    return tuple(rs), tuple(rd)
+
+
+@_guard_as("logical_divide")
+def _logical_divide(A, T):
+    return _by_tiler(logical_divide, A, T, _divide_by_layout, Layout)
+
+
+def _divide_by_layout(A, T):
+    """``composition(A, make_layout(T, complement(T, coalesce(A).shape)))``."""
+    cotarget = coalesce(A).shape
+    C = complement(T, cotarget)
+    _require_same_complement(T, C, cotarget)
+    return composition(A, make_layout(T, C))
 
 
 def _static_tiler(T):
@@ -1486,15 +1510,8 @@ def _static_tiler(T):
 def _logical_divide_static(As, Ad, f, T):
     """``logical_divide`` of a static A (trees ``As:Ad``, flat form ``f``) by a static tiler -> trees:
     ``composition(A, make_layout(T, complement(T, coalesce(A).shape)))``, by mode for a tuple tiler."""
-    if type(T) is tuple:                                    # by mode; A's other modes stay
-        if type(As) is not tuple:
-            As, Ad = (As,), (Ad,)
-        if len(T) > len(As):
-            raise _Decline
-        rs, rd = list(As), list(Ad)
-        for i, t in enumerate(T):
-            rs[i], rd[i] = _logical_divide_static(*_mode_static(As, Ad, i), t)
-        return tuple(rs), tuple(rd)
+    if type(T) is tuple:
+        return _by_mode_static(_logical_divide_static, As, Ad, T)
     if T is _:
         return As, Ad
     ts, td, g = _static_tiler(T)
@@ -1624,34 +1641,19 @@ def logical_product(B, T):
 
 @_guard_as("logical_product")
 def _logical_product(B, T):
-    if getattr(B, "is_composed", False):
-        return B.map_inner(lambda X: logical_product(X, T))
-    if T is _:
-        return B
-    if isinstance(T, Layout):
-        return make_layout(B, composition(complement(B, it.mul(B.size(), T.cosize())), T))
-    if is_tuple(T):
-        if len(T) > B.rank():
-            raise AlgebraError(f"logical_product: tiler {format_tiler(T)} has a higher rank than {B}")
-        parts = [logical_product(B[i], T[i]) if i < len(T) else B[i] for i in range(B.rank())]
-        return Layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
-    if isinstance(T, (int, sympy.Basic)):
-        return logical_product(B, Layout(T, 1))
-    raise AlgebraError(f"logical_product: unsupported tiler {T!r}")
+    return _by_tiler(logical_product, B, T, _product_by_layout, lambda n: Layout(n, 1))
+
+
+def _product_by_layout(B, T):
+    """``make_layout(B, composition(complement(B, size(B) * cosize(T)), T))``."""
+    return make_layout(B, composition(complement(B, it.mul(B.size(), T.cosize())), T))
 
 
 def _logical_product_static(Bs, Bd, f, T):
     """``logical_product`` of a static B (trees ``Bs:Bd``, flat form ``f``) by a static tiler -> trees:
     ``(B, composition(complement(B, size(B)*cosize(T)), T))``, by mode for a tuple tiler."""
-    if type(T) is tuple:                                    # by mode; B's other modes stay
-        if type(Bs) is not tuple:
-            Bs, Bd = (Bs,), (Bd,)
-        if len(T) > len(Bs):
-            raise _Decline
-        rs, rd = list(Bs), list(Bd)
-        for i, t in enumerate(T):
-            rs[i], rd[i] = _logical_product_static(*_mode_static(Bs, Bd, i), t)
-        return tuple(rs), tuple(rd)
+    if type(T) is tuple:
+        return _by_mode_static(_logical_product_static, Bs, Bd, T)
     if T is _:
         return Bs, Bd
     if type(T) is int and T > 0:                            # the tiler n means n:1

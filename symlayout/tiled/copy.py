@@ -22,8 +22,8 @@ from ..algebra.layout import (Layout, coalesce, composition, function_table, gro
 from ..algebra.int_tuple import _
 from ..algebra.symbolic import DynInt
 from .mma import per_layout
-from ..atoms import Registers, canonical_type, value_type_bits
-from ..algebra.layout import recast_layout, max_alignment, max_common_vector, upcast
+from ..atoms import canonical_type, value_type_bits
+from ..algebra.layout import max_alignment, max_common_vector, recast_layout
 
 
 class TiledCopy:
