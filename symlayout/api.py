@@ -42,6 +42,7 @@ from .cli.prove import format_text
 from .prove.explain import operand_models, SLOT_PROPERTIES, explain_result, explain_slot, first_refutation
 from .prove import pictures
 from .prove.report_html import report_section
+from .frontends.document import toml_value
 
 __all__ = ["load", "config", "prove", "Report", "tiled_mma", "tiled_copy_A", "tiled_copy_B", "tiled_copy_C",
            "layout"]
@@ -79,17 +80,10 @@ def config(text: str | None = None, /, *, path: str = "<string>", **tables):
 
 
 def _toml_value(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{ " + ", ".join(f"{k} = {_toml_value(x)}" for k, x in v.items()) + " }"
-    raise ConfigError(f"symlayout.config(): cannot write {type(v).__name__} {v!r} as TOML")
+    try:
+        return toml_value(v)
+    except TypeError:
+        raise ConfigError(f"symlayout.config(): cannot write {type(v).__name__} {v!r} as TOML") from None
 
 
 def _toml(tables: dict) -> str:

@@ -68,6 +68,19 @@ def has_underscore(c):
     return is_tuple(c) and any(has_underscore(e) for e in c)
 
 
+def colex_coord(e: int, shape) -> tuple:
+    """The colexicographic coordinate of index ``e`` in the flat ``shape``, each mode ``% s`` (also the last).
+
+    >>> colex_coord(37, (4, 8, 2)), colex_coord(200, (4, 8))
+    ((1, 1, 1), (0, 2))
+    """
+    out = []
+    for s in shape:
+        out.append(e % s)
+        e //= s
+    return tuple(out)
+
+
 def slice_modes(c, t):
     """The leaves of ``t`` where ``c`` holds ``_``, flattened (CuTe's ``slice(c, t)`` on tuples)."""
     return _modes_where(c, t, True)

@@ -697,9 +697,7 @@ def _coalesce_static(s, d, drop_zero=False):
     """``_coalesce_flat`` on static modes -> the modes (lists): drop size-1 modes (with ``drop_zero``
     also stride-0 ones: ``filter``), merge neighbours ``s0:d0, s1:d1`` when ``s0*d0 == d1``.  Scanned
     left to right: the merged pairs are the same adjacent pairs as in the general right-to-left scan."""
-    if drop_zero:
-        return _filter_static(s, d)
-    if len(s) == 1:                                 # one mode: kept unless its size is 1
+    if len(s) == 1 and not drop_zero:               # one mode: kept unless its size is 1
         return ([s[0]], [d[0]]) if s[0] != 1 else ([], [])
     NS, ND = [], []
     nxt = None                                      # size * stride of the last mode: where it continues
@@ -707,7 +705,7 @@ def _coalesce_static(s, d, drop_zero=False):
     for x in s:                                     # (indexing d: cheaper than zip on a few modes)
         y = d[i]
         i += 1
-        if x == 1:
+        if x == 1 or (drop_zero and y == 0):
             continue
         if y == nxt:                                # merge into the last mode
             NS[-1] *= x
@@ -721,22 +719,7 @@ def _coalesce_static(s, d, drop_zero=False):
 
 def _filter_static(s, d):
     """``_coalesce_static`` that also drops stride-0 modes (``filter_zeros`` makes them size 1)."""
-    NS, ND = [], []
-    nxt = None
-    i = 0
-    for x in s:
-        y = d[i]
-        i += 1
-        if x == 1 or y == 0:
-            continue
-        if y == nxt:
-            NS[-1] *= x
-            nxt *= x
-        else:
-            NS.append(x)
-            ND.append(y)
-            nxt = x * y
-    return NS, ND
+    return _coalesce_static(s, d, True)
 
 
 def _coalesce_x_static(s, d):
@@ -1291,8 +1274,7 @@ def _right_inverse(L):
         return _
     if getattr(L, "is_composed", False) or getattr(L, "is_swizzle", False):
         return L.right_inverse()                      # composed.py
-    C = coalesce(L)
-    s, d = wrap(C.shape), wrap(C.stride)
+    s, d = _coalesced_modes(L)
     pp = it.exclusive_prefix(s)
     if all(isinstance(x, int) for x in s + d):
         # CuTe: follow the static strides in sorted order from 1 (a dynamic stride or a dynamic
@@ -1308,12 +1290,24 @@ def _right_inverse(L):
     return coalesce(_right_inverse_symbolic(s, d, pp))
 
 
-def _right_inverse_static(s, d):
-    """The static chain of ``right_inverse`` on coalesced modes ``s:d`` -> coalesced modes."""
-    pp, cur = [], 1                                   # exclusive prefix products of s
+def _coalesced_modes(L):
+    """The modes of ``coalesce(L)``, shape and stride as tuples: where both inverses start."""
+    C = coalesce(L)
+    return wrap(C.shape), wrap(C.stride)
+
+
+def _exclusive_prefix_static(s) -> list:
+    """``exclusive_prefix`` of plain ints: ``[1, s0, s0*s1, ...]``, one per mode."""
+    pp, cur = [], 1
     for x in s:
         pp.append(cur)
         cur *= x
+    return pp
+
+
+def _right_inverse_static(s, d):
+    """The static chain of ``right_inverse`` on coalesced modes ``s:d`` -> coalesced modes."""
+    pp = _exclusive_prefix_static(s)
     # the chain from stride 1: in sorted order, the mode whose stride is the current one (of equal
     # strides the first: d.index).  The leading 1:0 and an empty layout's 1:0 coalesce away.
     rs, rd, cur = [], [], 1
@@ -1391,8 +1385,7 @@ def _left_inverse(L):
         return _
     if getattr(L, "is_composed", False) or getattr(L, "is_swizzle", False):
         return L.left_inverse()                       # composed.py
-    C = coalesce(L)
-    s, d = wrap(C.shape), wrap(C.stride)
+    s, d = _coalesced_modes(L)
     if not all(is_static(x) for x in d):
         raise AlgebraError(f"left_inverse: {L} needs static strides")
     for x in s:
@@ -1420,10 +1413,7 @@ def _left_inverse_static(s, d):
         s, d = [1], [0]
     if min(d) < 0:
         raise _Decline
-    pp, cur = [], 1                                   # exclusive prefix products of s
-    for x in s:
-        pp.append(cur)
-        cur *= x
+    pp = _exclusive_prefix_static(s)
     order = _order(d)
     rs, rd, p = [], [0], 1                            # p = product(rs)
     for j in order:

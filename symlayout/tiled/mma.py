@@ -172,17 +172,19 @@ class TiledMMA:
 
     @cached_property
     def _layoutA_TV(self):
-        v = self.thr_layout_vmnk
-        ref = Layout((self.tile_size(0), self.tile_size(2)))
-        atile = (_, (Layout((v[1].size(), v[2].size()), (1, 0)), _))
-        return composition(composition(self.thrfrg_A(ref), (atile, _)), (self.thridx_2_thrid, _))
+        return self._operand_TV(self.thrfrg_A, 0, (1, 0))     # A: the N threads repeat (stride 0)
 
     @cached_property
     def _layoutB_TV(self):
+        return self._operand_TV(self.thrfrg_B, 1, (0, 1))     # B: the M threads repeat (stride 0)
+
+    def _operand_TV(self, thrfrg, mn: int, tile_stride: tuple):
+        """CuTe's ``get_layoutA_TV`` / ``get_layoutB_TV``: ``thrfrg`` of the (MN,K) tile, its thread modes
+        reduced by ``(size<1>(vmnk), size<2>(vmnk)) : tile_stride``, threads by ``thridx_2_thrid``."""
         v = self.thr_layout_vmnk
-        ref = Layout((self.tile_size(1), self.tile_size(2)))
-        btile = (_, (Layout((v[1].size(), v[2].size()), (0, 1)), _))
-        return composition(composition(self.thrfrg_B(ref), (btile, _)), (self.thridx_2_thrid, _))
+        ref = Layout((self.tile_size(mn), self.tile_size(2)))
+        tile = (_, (Layout((v[1].size(), v[2].size()), tile_stride), _))
+        return composition(composition(thrfrg(ref), (tile, _)), (self.thridx_2_thrid, _))
 
     def get_layoutC_TV(self):
         """(thr_idx, val) -> m + tile_M*n."""
