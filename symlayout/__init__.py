@@ -31,6 +31,7 @@ class _CallableModule(_types.ModuleType):
     """A module that is also the API function of its name: ``symlayout.prove(cfg)``."""
 
     def __call__(self, *args, **kwargs):
+        # lazy: PEP 562, 'import symlayout' stays light until the API is used
         from . import api
         return getattr(api, self.__name__.rsplit(".", 1)[1])(*args, **kwargs)
 
@@ -50,9 +51,11 @@ __all__ = ["config", "prove"] + list(_API + _ALGEBRA) + ["__version__"]
 
 def __getattr__(name: str):  # PEP 562: import on first use
     if name in _API:
+        # lazy: PEP 562, 'import symlayout' stays light until the API is used
         from . import api
         return getattr(api, name)
     if name in _ALGEBRA:
+        # lazy: PEP 562, 'import symlayout' stays light until the algebra is used
         from .algebra import layout as _layout
         return getattr(_layout, name)
     if name == "__version__":

@@ -30,6 +30,19 @@ import os
 
 from .algebra.z3lock import serialized
 from .errors import ArgumentTypeError, ArgumentValueError, ConfigError
+from .config import load_config, loads_config, Config, PROPERTIES, MAX_TIMEOUT_S
+from .algebra.notation import parse
+from .algebra._lazy import sympy
+from .tiled.mma import make_tiled_mma
+from .atoms.copy import make_copy_atom
+from .tiled.copy import make_tiled_copy_X
+from .prove.engine import prove_config
+from .prove.verdict.summary import exit_code, summary
+from .cli.prove import format_text
+from .prove.report.explain import operand_models, SLOT_PROPERTIES, explain_result, explain_slot, first_refutation
+from .prove.report import pictures
+from .prove.report.report_html import report_section
+from .frontends.document import toml_value
 
 __all__ = ["load", "config", "prove", "Report", "tiled_mma", "tiled_copy_A", "tiled_copy_B", "tiled_copy_C",
            "layout"]
@@ -41,7 +54,6 @@ __all__ = ["load", "config", "prove", "Report", "tiled_mma", "tiled_copy_A", "ti
 @serialized
 def load(path):
     """Read and validate one configuration file (:func:`symlayout.config.load_config`)."""
-    from .config import load_config
     if not isinstance(path, (str, os.PathLike)):
         raise ArgumentTypeError(f"symlayout.load(): path must be a str or os.PathLike, not {type(path).__name__}")
     return load_config(path)
@@ -58,7 +70,6 @@ def config(text: str | None = None, /, *, path: str = "<string>", **tables):
     >>> str(cfg.copies["A"].smem)
     'Sw<3,3,3> o 0 o (64,64):(64,1)'
     """
-    from .config import loads_config
     if text is None:
         if not tables:
             raise ConfigError("symlayout.config(): give TOML text or tables (mma=..., copy=...)")
@@ -69,17 +80,10 @@ def config(text: str | None = None, /, *, path: str = "<string>", **tables):
 
 
 def _toml_value(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{ " + ", ".join(f"{k} = {_toml_value(x)}" for k, x in v.items()) + " }"
-    raise ConfigError(f"symlayout.config(): cannot write {type(v).__name__} {v!r} as TOML")
+    try:
+        return toml_value(v)
+    except TypeError:
+        raise ConfigError(f"symlayout.config(): cannot write {type(v).__name__} {v!r} as TOML") from None
 
 
 def _toml(tables: dict) -> str:
@@ -110,8 +114,6 @@ def layout(text: str, **symbols):
     >>> L = symlayout.layout("(4,8):(8,1)"); L(1), L.size()
     (8, 32)
     """
-    from .algebra.notation import parse
-    from .algebra._lazy import sympy
     return parse(text, {k: sympy.Symbol(k, integer=True, positive=True) for k in symbols} or None)
 
 
@@ -122,13 +124,10 @@ def tiled_mma(atom: str, layout: str | None = None, permutation=None):
     >>> symlayout.tiled_mma("SM80_16x8x16_F16F16F16F16_TN", "(2,2,1)").size()
     128
     """
-    from .tiled.mma import make_tiled_mma
     return make_tiled_mma(atom, layout, permutation)
 
 
 def _tiled_copy(op, atom, value_type, mma):
-    from .atoms.copy import make_copy_atom
-    from .tiled.copy import make_tiled_copy_X
     if isinstance(mma, str):
         mma = tiled_mma(mma)
     return make_tiled_copy_X(make_copy_atom(atom, value_type), mma, op)
@@ -160,8 +159,6 @@ def tiled_copy_C(atom: str, value_type: str, mma):
 
 def prove(cfg, properties=None, method: str = "auto", timeout_s: float | None = None) -> "Report":
     """Prove a configuration (a Config, TOML text or a path) and return its :class:`Report`."""
-    from .config import Config
-    from .prove.engine import prove_config
     if isinstance(cfg, (str, os.PathLike)) and not isinstance(cfg, Config):
         cfg = load(cfg) if os.path.exists(str(cfg)) or str(cfg).endswith(".toml") else config(str(cfg))
     if not isinstance(cfg, Config):
@@ -177,7 +174,6 @@ METHODS = ("auto", "exhaustive", "z3")
 
 def _check_properties(properties):
     """``None`` or a list of distinct property names (a single name is not read letter by letter)."""
-    from .config import PROPERTIES
     if properties is None:
         return None
     if isinstance(properties, (str, bytes)) or not hasattr(properties, "__iter__"):
@@ -206,7 +202,6 @@ def _check_method(method):
 
 def _check_timeout(timeout_s):
     """``None`` (the configuration's ``[prove] timeout_s``) or seconds in ``(0, MAX_TIMEOUT_S]``."""
-    from .config import MAX_TIMEOUT_S
     if timeout_s is None:
         return
     if isinstance(timeout_s, bool) or not isinstance(timeout_s, numbers.Real):
@@ -247,12 +242,10 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        from .prove.verdict.summary import exit_code
         return exit_code([self.report])
 
     @property
     def summary(self) -> dict:
-        from .prove.verdict.summary import summary
         return summary([self.report])
 
     @property
@@ -274,7 +267,6 @@ class Report:
 
     def text(self, quiet: bool = False) -> str:
         """What ``symlayout prove`` prints for this configuration."""
-        from .cli.prove import format_text
         return format_text([self.report], quiet=quiet)
 
     def __str__(self) -> str:
@@ -290,14 +282,12 @@ class Report:
     def models(self):
         """``(tiled_mma, {operand: OperandModel})``, built once."""
         if self._models is None:
-            from .prove.report.explain import operand_models
             self._models = operand_models(self.config)
         return self._models
 
     @serialized
     def explain(self, operand: str | None = None, thread: int | None = None, slot: int | None = None) -> str:
         """The route of fragment ``slot`` of ``thread`` (or of the first counterexample)."""
-        from .prove.report.explain import SLOT_PROPERTIES, explain_result, explain_slot, first_refutation
         if (thread is None) != (slot is None):
             raise ConfigError("explain(): give thread and slot together (or neither: the first counterexample)")
         if thread is not None:
@@ -315,8 +305,8 @@ class Report:
     @serialized
     def svg(self, view: str = "tv", operand: str | None = None, thread: int | None = None) -> str:
         """A picture as an SVG string: ``tv``, ``copy``, ``banks`` or ``swizzle`` (see ``symlayout show``)."""
-        from .prove.report import pictures
         if self.config.threadmap is not None:
+            # lazy: the thread-map pictures import the threadmap solver (~0.3 s); only show(view=threadmap) needs them
             from .prove.report.threadmap_pictures import show_threadmap
             return show_threadmap(self.config)[1]
         mma, models = self.models()
@@ -326,5 +316,4 @@ class Report:
 
     @serialized
     def _repr_html_(self) -> str:
-        from .prove.report.report_html import report_section
         return report_section(self)

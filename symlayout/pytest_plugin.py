@@ -57,6 +57,7 @@ def pytest_collect_file(file_path, parent):
     dirs = set(parent.config.getini("symlayout_proof_dirs") or ["proofs"])
     if not any(p.name in dirs for p in file_path.parents):
         return None
+    # lazy: pytest loads this plugin in every run; the prover only once a symlayout file is collected
     from .config import not_a_configuration
     try:
         if not_a_configuration(file_path) is not None:
@@ -105,6 +106,7 @@ def proved(path) -> tuple:
     """``("report", ConfigReport)`` or ``("error", message)`` for a configuration file, proved once per
     process (:func:`symlayout.prove.schedule.prove_file`: any error is the answer, never an exception), or
     once in all, ahead, for the workers of ``pytest -n`` (:func:`prove_ahead`)."""
+    # lazy: pytest loads this plugin in every run; the prover only once a symlayout file is collected
     from .prove.schedule import prove_file
     if not _REPORTS and os.environ.get(_AHEAD):
         try:
@@ -120,7 +122,9 @@ def proved(path) -> tuple:
 
 def proof_files(config) -> list:
     """The configuration files ``pytest_collect_file`` would collect below the paths of the command line."""
+    # lazy: pytest loads this plugin in every run; the prover only once a symlayout file is collected
     from .config import not_a_configuration
+    # lazy: pytest loads this plugin in every run; the prover only once a symlayout file is collected
     from .prove.schedule import path_entries
     dirs = set(config.getini("symlayout_proof_dirs") or ["proofs"])
     out = []
@@ -140,6 +144,7 @@ def prove_ahead(config) -> None:
     """Under ``pytest -n N`` (this is the controller, before the workers start): prove the proof files once,
     in N processes (:func:`symlayout.prove.schedule.prove_files`), and hand the answers to the workers through
     a file named in the environment, so that every worker collects its items without proving."""
+    # lazy: pytest loads this plugin in every run; the prover only once a symlayout file is collected
     from .prove.schedule import default_jobs, prove_files
     files = proof_files(config)
     if not files:
@@ -209,7 +214,9 @@ class ProofItem(pytest.Item):
         self.add_marker(pytest.mark.symlayout)
 
     def runtest(self):
+        # lazy: pytest loads this plugin in every run; the prover only once a symlayout file is collected
         from .cli.prove import format_text
+        # lazy: pytest loads this plugin in every run; the prover only once a symlayout file is collected
         from .prove.engine import ConfigReport
         if not self.results:
             pytest.skip("no property of this configuration applies")

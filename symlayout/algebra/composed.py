@@ -515,18 +515,19 @@ def compose_right(L, B):
 
 
 def right_inverse_composed(C):
-    """``right_inverse`` of a Swizzle (itself) or of ``Sw o 0 o B``."""
-    if getattr(C, "is_swizzle", False):
-        return C
-    if C.offset != 0:
-        raise AlgebraError(f"right_inverse: {C} needs a zero offset")
-    return composition(right_inverse(C.inner), C.swizzle)
+    """``right_inverse`` of a Swizzle (itself) or of ``Sw o 0 o B``: ``right_inverse(B) o Sw``."""
+    return _inverse_composed(C, right_inverse)
 
 
 def left_inverse_composed(C):
-    """``left_inverse`` of a Swizzle (itself) or of ``Sw o 0 o B``."""
+    """``left_inverse`` of a Swizzle (itself) or of ``Sw o 0 o B``: ``left_inverse(B) o Sw``."""
+    return _inverse_composed(C, left_inverse)
+
+
+def _inverse_composed(C, inverse):
+    """A swizzle is its own inverse, so ``inverse(Sw o 0 o B) = inverse(B) o Sw``."""
     if getattr(C, "is_swizzle", False):
         return C
     if C.offset != 0:
-        raise AlgebraError(f"left_inverse: {C} needs a zero offset")
-    return composition(left_inverse(C.inner), C.swizzle)
+        raise AlgebraError(f"{inverse.__name__}: {C} needs a zero offset")
+    return composition(inverse(C.inner), C.swizzle)

@@ -58,13 +58,17 @@ class _Unbalanced(Exception):
     """A bracket that is never closed (the calculator then reports it with its column)."""
 
 
-def split_args(s: str) -> list:
-    """Split at top-level commas (brackets ``<>``, ``()``, ``{}`` nest)."""
+def split_args(s: str, opening: str = "<({", closing: str = ">)}") -> list:
+    """Split at top-level commas (brackets ``<>``, ``()``, ``{}`` nest: ``opening`` / ``closing``), stripped.
+
+    >>> split_args("Shape<_2, _4>, f(a, b), x"), split_args("f(a, b)", "<", ">")
+    (['Shape<_2, _4>', 'f(a, b)', 'x'], ['f(a', 'b)'])
+    """
     out, depth, cur = [], 0, []
     for c in s:
-        if c in "<({":
+        if c in opening:
             depth += 1
-        elif c in ">)}":
+        elif c in closing:
             depth -= 1
         if c == "," and depth == 0:
             out.append("".join(cur))

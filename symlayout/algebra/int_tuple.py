@@ -68,28 +68,34 @@ def has_underscore(c):
     return is_tuple(c) and any(has_underscore(e) for e in c)
 
 
+def colex_coord(e: int, shape) -> tuple:
+    """The colexicographic coordinate of index ``e`` in the flat ``shape``, each mode ``% s`` (also the last).
+
+    >>> colex_coord(37, (4, 8, 2)), colex_coord(200, (4, 8))
+    ((1, 1, 1), (0, 2))
+    """
+    out = []
+    for s in shape:
+        out.append(e % s)
+        e //= s
+    return tuple(out)
+
+
 def slice_modes(c, t):
     """The leaves of ``t`` where ``c`` holds ``_``, flattened (CuTe's ``slice(c, t)`` on tuples)."""
-    if is_tuple(c):
-        out = ()
-        for ci, ti in zip(c, t):
-            out += slice_modes(ci, ti)
-        return out
-    if c is _:
-        return (t,)
-    return ()
+    return _modes_where(c, t, True)
 
 
 def dice_modes(c, t):
     """The leaves of ``t`` where ``c`` holds no ``_``, flattened (CuTe's ``dice(c, t)`` on tuples)."""
+    return _modes_where(c, t, False)
+
+
+def _modes_where(c, t, underscore: bool):
+    """The modes of ``t`` whose leaf of ``c`` is (``underscore``) or is not ``_``, flattened."""
     if is_tuple(c):
-        out = ()
-        for ci, ti in zip(c, t):
-            out += dice_modes(ci, ti)
-        return out
-    if c is _:
-        return ()
-    return (t,)
+        return tuple(m for ci, ti in zip(c, t) for m in _modes_where(ci, ti, underscore))
+    return (t,) if (c is _) == underscore else ()
 
 
 def zero_underscores(c):

@@ -697,9 +697,7 @@ def _coalesce_static(s, d, drop_zero=False):
     """``_coalesce_flat`` on static modes -> the modes (lists): drop size-1 modes (with ``drop_zero``
     also stride-0 ones: ``filter``), merge neighbours ``s0:d0, s1:d1`` when ``s0*d0 == d1``.  Scanned
     left to right: the merged pairs are the same adjacent pairs as in the general right-to-left scan."""
-    if drop_zero:
-        return _filter_static(s, d)
-    if len(s) == 1:                                 # one mode: kept unless its size is 1
+    if len(s) == 1 and not drop_zero:               # one mode: kept unless its size is 1
         return ([s[0]], [d[0]]) if s[0] != 1 else ([], [])
     NS, ND = [], []
     nxt = None                                      # size * stride of the last mode: where it continues
@@ -707,7 +705,7 @@ def _coalesce_static(s, d, drop_zero=False):
     for x in s:                                     # (indexing d: cheaper than zip on a few modes)
         y = d[i]
         i += 1
-        if x == 1:
+        if x == 1 or (drop_zero and y == 0):
             continue
         if y == nxt:                                # merge into the last mode
             NS[-1] *= x
@@ -721,22 +719,7 @@ def _coalesce_static(s, d, drop_zero=False):
 
 def _filter_static(s, d):
     """``_coalesce_static`` that also drops stride-0 modes (``filter_zeros`` makes them size 1)."""
-    NS, ND = [], []
-    nxt = None
-    i = 0
-    for x in s:
-        y = d[i]
-        i += 1
-        if x == 1 or y == 0:
-            continue
-        if y == nxt:
-            NS[-1] *= x
-            nxt *= x
-        else:
-            NS.append(x)
-            ND.append(y)
-            nxt = x * y
-    return NS, ND
+    return _coalesce_static(s, d, True)
 
 
 def _coalesce_x_static(s, d):
@@ -1291,8 +1274,7 @@ def _right_inverse(L):
         return _
     if getattr(L, "is_composed", False) or getattr(L, "is_swizzle", False):
         return L.right_inverse()                      # composed.py
-    C = coalesce(L)
-    s, d = wrap(C.shape), wrap(C.stride)
+    s, d = _coalesced_modes(L)
     pp = it.exclusive_prefix(s)
     if all(isinstance(x, int) for x in s + d):
         # CuTe: follow the static strides in sorted order from 1 (a dynamic stride or a dynamic
@@ -1308,12 +1290,24 @@ def _right_inverse(L):
     return coalesce(_right_inverse_symbolic(s, d, pp))
 
 
-def _right_inverse_static(s, d):
-    """The static chain of ``right_inverse`` on coalesced modes ``s:d`` -> coalesced modes."""
-    pp, cur = [], 1                                   # exclusive prefix products of s
+def _coalesced_modes(L):
+    """The modes of ``coalesce(L)``, shape and stride as tuples: where both inverses start."""
+    C = coalesce(L)
+    return wrap(C.shape), wrap(C.stride)
+
+
+def _exclusive_prefix_static(s) -> list:
+    """``exclusive_prefix`` of plain ints: ``[1, s0, s0*s1, ...]``, one per mode."""
+    pp, cur = [], 1
     for x in s:
         pp.append(cur)
         cur *= x
+    return pp
+
+
+def _right_inverse_static(s, d):
+    """The static chain of ``right_inverse`` on coalesced modes ``s:d`` -> coalesced modes."""
+    pp = _exclusive_prefix_static(s)
     # the chain from stride 1: in sorted order, the mode whose stride is the current one (of equal
     # strides the first: d.index).  The leading 1:0 and an empty layout's 1:0 coalesce away.
     rs, rd, cur = [], [], 1
@@ -1391,8 +1385,7 @@ def _left_inverse(L):
         return _
     if getattr(L, "is_composed", False) or getattr(L, "is_swizzle", False):
         return L.left_inverse()                       # composed.py
-    C = coalesce(L)
-    s, d = wrap(C.shape), wrap(C.stride)
+    s, d = _coalesced_modes(L)
     if not all(is_static(x) for x in d):
         raise AlgebraError(f"left_inverse: {L} needs static strides")
     for x in s:
@@ -1420,10 +1413,7 @@ def _left_inverse_static(s, d):
         s, d = [1], [0]
     if min(d) < 0:
         raise _Decline
-    pp, cur = [], 1                                   # exclusive prefix products of s
-    for x in s:
-        pp.append(cur)
-        cur *= x
+    pp = _exclusive_prefix_static(s)
     order = _order(d)
     rs, rd, p = [], [0], 1                            # p = product(rs)
     for j in order:
@@ -1450,25 +1440,49 @@ def logical_divide(A, T):
     return _static_or_general(logical_divide, A, T, _logical_divide_static, _logical_divide)
 
 
-@_guard_as("logical_divide")
-def _logical_divide(A, T):
+def _by_tiler(op, A, T, by_layout, as_layout):
+    """The tiler cases ``logical_divide`` and ``logical_product`` share: a composed A through its inner
+    layout, ``_`` keeps A, a tuple tiler mode by mode (A's other modes stay), a size n is ``as_layout(n)``;
+    a Layout tiler is ``by_layout(A, T)``."""
     if getattr(A, "is_composed", False):
-        return A.map_inner(lambda B: logical_divide(B, T))
+        return A.map_inner(lambda B: op(B, T))
     if T is _:
         return A
     if isinstance(T, Layout):
-        cotarget = coalesce(A).shape
-        C = complement(T, cotarget)
-        _require_same_complement(T, C, cotarget)
-        return composition(A, make_layout(T, C))
+        return by_layout(A, T)
     if is_tuple(T):
         if len(T) > A.rank():
-            raise AlgebraError(f"logical_divide: tiler {format_tiler(T)} has a higher rank than {A}")
-        parts = [logical_divide(A[i], T[i]) if i < len(T) else A[i] for i in range(A.rank())]
+            raise AlgebraError(f"{op.__name__}: tiler {format_tiler(T)} has a higher rank than {A}")
+        parts = [op(A[i], T[i]) if i < len(T) else A[i] for i in range(A.rank())]
         return Layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
     if isinstance(T, (int, sympy.Basic)):
-        return logical_divide(A, Layout(T))
-    raise AlgebraError(f"logical_divide: unsupported tiler {T!r}")
+        return op(A, as_layout(T))
+    raise AlgebraError(f"{op.__name__}: unsupported tiler {T!r}")
+
+
+def _by_mode_static(op, As, Ad, T):
+    """A tuple tiler on static trees ``As:Ad``: ``op`` mode by mode; A's other modes stay."""
+    if type(As) is not tuple:
+        As, Ad = (As,), (Ad,)
+    if len(T) > len(As):
+        raise _Decline
+    rs, rd = list(As), list(Ad)
+    for i, t in enumerate(T):
+        rs[i], rd[i] = op(*_mode_static(As, Ad, i), t)
+    return tuple(rs), tuple(rd)
+
+
+@_guard_as("logical_divide")
+def _logical_divide(A, T):
+    return _by_tiler(logical_divide, A, T, _divide_by_layout, Layout)
+
+
+def _divide_by_layout(A, T):
+    """``composition(A, make_layout(T, complement(T, coalesce(A).shape)))``."""
+    cotarget = coalesce(A).shape
+    C = complement(T, cotarget)
+    _require_same_complement(T, C, cotarget)
+    return composition(A, make_layout(T, C))
 
 
 def _static_tiler(T):
@@ -1486,15 +1500,8 @@ def _static_tiler(T):
 def _logical_divide_static(As, Ad, f, T):
     """``logical_divide`` of a static A (trees ``As:Ad``, flat form ``f``) by a static tiler -> trees:
     ``composition(A, make_layout(T, complement(T, coalesce(A).shape)))``, by mode for a tuple tiler."""
-    if type(T) is tuple:                                    # by mode; A's other modes stay
-        if type(As) is not tuple:
-            As, Ad = (As,), (Ad,)
-        if len(T) > len(As):
-            raise _Decline
-        rs, rd = list(As), list(Ad)
-        for i, t in enumerate(T):
-            rs[i], rd[i] = _logical_divide_static(*_mode_static(As, Ad, i), t)
-        return tuple(rs), tuple(rd)
+    if type(T) is tuple:
+        return _by_mode_static(_logical_divide_static, As, Ad, T)
     if T is _:
         return As, Ad
     ts, td, g = _static_tiler(T)
@@ -1624,34 +1631,19 @@ def logical_product(B, T):
 
 @_guard_as("logical_product")
 def _logical_product(B, T):
-    if getattr(B, "is_composed", False):
-        return B.map_inner(lambda X: logical_product(X, T))
-    if T is _:
-        return B
-    if isinstance(T, Layout):
-        return make_layout(B, composition(complement(B, it.mul(B.size(), T.cosize())), T))
-    if is_tuple(T):
-        if len(T) > B.rank():
-            raise AlgebraError(f"logical_product: tiler {format_tiler(T)} has a higher rank than {B}")
-        parts = [logical_product(B[i], T[i]) if i < len(T) else B[i] for i in range(B.rank())]
-        return Layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
-    if isinstance(T, (int, sympy.Basic)):
-        return logical_product(B, Layout(T, 1))
-    raise AlgebraError(f"logical_product: unsupported tiler {T!r}")
+    return _by_tiler(logical_product, B, T, _product_by_layout, lambda n: Layout(n, 1))
+
+
+def _product_by_layout(B, T):
+    """``make_layout(B, composition(complement(B, size(B) * cosize(T)), T))``."""
+    return make_layout(B, composition(complement(B, it.mul(B.size(), T.cosize())), T))
 
 
 def _logical_product_static(Bs, Bd, f, T):
     """``logical_product`` of a static B (trees ``Bs:Bd``, flat form ``f``) by a static tiler -> trees:
     ``(B, composition(complement(B, size(B)*cosize(T)), T))``, by mode for a tuple tiler."""
-    if type(T) is tuple:                                    # by mode; B's other modes stay
-        if type(Bs) is not tuple:
-            Bs, Bd = (Bs,), (Bd,)
-        if len(T) > len(Bs):
-            raise _Decline
-        rs, rd = list(Bs), list(Bd)
-        for i, t in enumerate(T):
-            rs[i], rd[i] = _logical_product_static(*_mode_static(Bs, Bd, i), t)
-        return tuple(rs), tuple(rd)
+    if type(T) is tuple:
+        return _by_mode_static(_logical_product_static, Bs, Bd, T)
     if T is _:
         return Bs, Bd
     if type(T) is int and T > 0:                            # the tiler n means n:1

@@ -226,6 +226,23 @@ def descriptor_encode(x: int) -> int:
     return (x & ENCODE_MASK) >> 4
 
 
+
+def address_problems(desc) -> list[str]:
+    """The three byte fields of a shared-memory matrix descriptor (wgmma's or tcgen05's), stored ``>> 4`` in
+    14 bits: each a multiple of 16 below 2**18.
+
+    >>> address_problems(MatrixDescriptor(0x18, 0, 1 << 18))
+    ['start_address 24 is not a multiple of 16', 'stride_byte_offset 262144 does not fit the 18-bit encoding']
+    """
+    out = []
+    for name in ("start_address", "leading_byte_offset", "stride_byte_offset"):
+        v = getattr(desc, name)
+        if v % 16:
+            out.append(f"{name} {v} is not a multiple of 16")
+        if not 0 <= v <= ENCODE_MASK:
+            out.append(f"{name} {v} does not fit the 18-bit encoding")
+    return out
+
 @dataclass(frozen=True)
 class MatrixDescriptor:
     """The 64-bit shared-memory matrix descriptor of ``wgmma.mma_async``.
@@ -286,13 +303,7 @@ class MatrixDescriptor:
         >>> MatrixDescriptor(0x18, 0, 1 << 18, swizzle="none", base_offset=2).problems()
         ['start_address 24 is not a multiple of 16', 'stride_byte_offset 262144 does not fit the 18-bit encoding', 'base_offset must be 0 without swizzle']
         """
-        out = []
-        for name in ("start_address", "leading_byte_offset", "stride_byte_offset"):
-            v = getattr(self, name)
-            if v % 16:
-                out.append(f"{name} {v} is not a multiple of 16")
-            if not 0 <= v <= ENCODE_MASK:
-                out.append(f"{name} {v} does not fit the 18-bit encoding")
+        out = address_problems(self)
         if not 0 <= self.base_offset <= 7:
             out.append(f"base_offset {self.base_offset} is not in [0, 8)")
         if self.swizzle == "none" and self.base_offset:

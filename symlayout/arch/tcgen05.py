@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .gmma import address_problems
+
 # ---------------------------------------------------------------------------
 # The shared memory descriptor (PTX ISA, tcgen05 "Shared Memory Descriptor")
 # ---------------------------------------------------------------------------
@@ -158,13 +160,7 @@ class SmemDescriptor:
         >>> SmemDescriptor(0x18, 0, 1 << 18, version=0).problems()
         ['start_address 24 is not a multiple of 16', 'stride_byte_offset 262144 does not fit the 18-bit encoding', 'version (bits 46-48) is 0, must be 0b001 (a descriptor without the Blackwell version, e.g. ported from wgmma)']
         """
-        out = []
-        for name in ("start_address", "leading_byte_offset", "stride_byte_offset"):
-            v = getattr(self, name)
-            if v % 16:
-                out.append(f"{name} {v} is not a multiple of 16")
-            if not 0 <= v <= ENCODE_MASK:
-                out.append(f"{name} {v} does not fit the 18-bit encoding")
+        out = address_problems(self)
         if self.version != VERSION:
             out.append(f"version (bits 46-48) is {self.version}, must be 0b001 (a descriptor without the "
                        "Blackwell version, e.g. ported from wgmma)")

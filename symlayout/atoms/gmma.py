@@ -36,6 +36,8 @@ from ..algebra.layout import Layout, is_layout, logical_divide, tile_to_shape, u
 from ..algebra.notation import parse_layout
 from ..algebra.composed import ComposedLayout, Swizzle
 from .types import value_type_bits
+from ..arch import gmma as arch_gmma
+from .mma import gmma_mma_atom as build, gmma_majors as majors
 
 #: The layout atoms in bits (``Layout_*_Atom_Bits``): (B of ``Swizzle<B,4,3>``, shape, stride).
 ATOMS_BITS = {
@@ -316,7 +318,6 @@ def arch_descriptor(desc: GmmaDesc):
     >>> arch_descriptor(make_gmma_desc("K", Layout((8, 2), (8, 1)), 128, Swizzle(3, 4, 3))).swizzle
     '128B'
     """
-    from ..arch import gmma as arch_gmma
     mode = {"INTERLEAVE": "none", "B32": "32B", "B64": "64B", "B128": "128B"}[desc.layout_type]
     return arch_gmma.MatrixDescriptor(desc.start_address, desc.leading_byte_offset, desc.stride_byte_offset,
                                       desc.base_offset, mode)
@@ -362,7 +363,6 @@ def gmma_mma_atom(name: str):
     >>> gmma_mma_atom("SM90_64x8x32_S32S8S8_SS_TN").shape_mnk
     (64, 8, 32)
     """
-    from .mma import gmma_mma_atom as build
     return build(name)
 
 
@@ -372,5 +372,4 @@ def gmma_majors(name: str) -> tuple[str, str]:
     >>> gmma_majors("SM90_64x64x16_F16F16F16_SS<GMMA::Major::MN,GMMA::Major::K>")
     ('MN', 'K')
     """
-    from .mma import gmma_majors as majors
     return majors(name)

@@ -41,6 +41,8 @@ from ..errors import AtomError
 from ..algebra.layout import Layout, coalesce, composition, is_layout, right_inverse
 from ..algebra.composed import Swizzle
 from .types import canonical_type, value_type_bits
+from ..arch import tma as arch_tma
+from .gmma import GmmaSmemLayout
 
 #: ``to_CUtensorMapDataType<T>``
 DATA_TYPE = {"int8_t": "UINT8", "uint8_t": "UINT8", "float_e4m3_t": "UINT8", "float_e5m2_t": "UINT8",
@@ -77,7 +79,6 @@ class TmaCopy:
 
     def encode_problems(self, global_address: int = 0) -> list[str]:
         """What the driver would reject (:func:`symlayout.arch.tma.encode_tiled_problems`)."""
-        from ..arch import tma as arch_tma
         if not all(isinstance(x, int) for x in self.global_dim + self.global_strides):
             return []
         return arch_tma.encode_tiled_problems(self.data_type, self.global_dim, self.global_strides, self.box_dim,
@@ -114,7 +115,6 @@ def tma_swizzle(sw: Swizzle | None) -> str:
 
 def _split_smem(slayout):
     """(swizzle portion, non-swizzle portion) as CuTe's get_swizzle_portion / get_nonswizzle_portion."""
-    from .gmma import GmmaSmemLayout
     if isinstance(slayout, GmmaSmemLayout):
         return slayout.swizzle, slayout.layout
     if getattr(slayout, "is_composed", False):

@@ -54,11 +54,13 @@ import argparse
 import os
 import sys
 
-from ..errors import SymlayoutError
+from ..errors import SymlayoutError, ConfigError
 from . import atoms, cute, dsl, explain, extract, gpu, layout, prove, show, solve, sweep
 from .common import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUTED, EXIT_TERMINATED, EXIT_UNKNOWN,
                      EXIT_USAGE, PROG, Parser, Terminated, UsageError, exit_codes_text, on_sigterm, one_line,
                      print_error)
+from ..config import find_config_files, load_config
+from ..prove.schedule import path_entries
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_REFUTED", "EXIT_USAGE", "EXIT_UNKNOWN", "EXIT_INTERNAL",
            "EXIT_INTERRUPTED", "EXIT_TERMINATED", "COMMANDS", "UsageError"]
@@ -124,8 +126,6 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
 def _load_many(args) -> None:
     """``args.configs`` / ``args.load_errors`` / ``args.skipped`` for the files and directories named,
     and ``args.order``: every file's path in the order given (errors keep their place)."""
-    from ..config import find_config_files, load_config
-    from ..errors import ConfigError
     args.configs, args.load_errors, args.skipped, args.order = [], [], [], []
     for p in args.paths:
         try:
@@ -146,7 +146,6 @@ def _list_many(args) -> None:
     """``args.files`` (``(path, explicit)``: the TOML files named and found, read where they are proved),
     ``args.load_errors`` (missing paths), ``args.skipped`` (filled as files prove not to be
     configurations) and ``args.order`` (every file's path in the order given, errors in place)."""
-    from ..prove.schedule import path_entries
     args.files, args.load_errors, args.skipped, args.order = [], [], [], []
     for p in map(str, args.paths):
         for path, why in path_entries(p):
@@ -158,7 +157,6 @@ def _list_many(args) -> None:
 
 
 def _load_one(args) -> None:
-    from ..config import load_config
     args.config = args.config_path
     args.cfg = load_config(args.config_path)
 

@@ -84,6 +84,7 @@ def _text(atoms: list) -> str:
 
 def run(args) -> int:
     try:
+        # lazy: the atom classes and their catalog (~0.1 s) only for 'symlayout atoms'
         from ..atoms import catalog_json, catalog_text
     except ModuleNotFoundError as e:
         raise UsageError(f"'atoms' is not available in this installation ({e.name} is missing)") from None

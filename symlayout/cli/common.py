@@ -20,6 +20,7 @@ import sys
 import threading
 
 from ..errors import SymlayoutError, printable
+from ..config import PROPERTIES
 
 PROG = "symlayout"
 
@@ -97,7 +98,6 @@ def print_error(msg) -> None:
 
 
 def properties():
-    from ..config import PROPERTIES
     return PROPERTIES
 
 
@@ -111,32 +111,26 @@ def property_name(s: str) -> str:
 
 
 def positive_int(s: str) -> int:
-    try:
-        v = int(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {s!r}") from None
-    if v <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {s!r}")
-    return v
+    return _number(s, int, lambda v: v > 0, "a positive integer", "a positive integer")
 
 
 def nonneg_int(s: str) -> int:
-    try:
-        v = int(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {s!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {s!r}")
-    return v
+    return _number(s, int, lambda v: v >= 0, "a non-negative integer", "a non-negative integer")
 
 
 def positive_seconds(s: str) -> float:
+    return _number(s, float, lambda v: math.isfinite(v) and v > 0, "a number of seconds",
+                   "a positive number of seconds")
+
+
+def _number(s: str, parse, ok, form: str, value: str):
+    """An argparse type: ``parse(s)`` ("expected <form>" when it cannot) that is ``ok`` ("expected <value>")."""
     try:
-        v = float(s)
+        v = parse(s)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {s!r}") from None
-    if not math.isfinite(v) or v <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {s!r}")
+        raise argparse.ArgumentTypeError(f"expected {form}, got {s!r}") from None
+    if not ok(v):
+        raise argparse.ArgumentTypeError(f"expected {value}, got {s!r}")
     return v
 
 

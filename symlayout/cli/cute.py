@@ -13,6 +13,7 @@ def add_arguments(sp) -> None:
 
 
 def run(args) -> int:
+    # lazy: only 'symlayout cute' writes C++; other commands start without the snippet writer
     from ..prove.report.cute_snippet import snippet
     print(snippet(args.cfg))
     return EXIT_OK

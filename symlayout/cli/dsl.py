@@ -28,6 +28,10 @@ import time
 
 from .common import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_USAGE, Style, UsageError, one_line, \
     positive_seconds, property_name, properties, use_colour
+from ..errors import SymlayoutError
+from ..prove.engine import ConfigReport
+from ..prove.verdict.summary import exit_code
+from .prove import format_text, json_document
 
 HELP = "prove the configurations a CuTe DSL script builds (symlayout_configs() or its DslConfig objects)"
 DESCRIPTION = """Prove the configurations a CuTe DSL script builds (pip install 'symlayout[dsl]').
@@ -79,7 +83,6 @@ def _user_error(path: str, shown: str, exc: BaseException) -> UsageError:
         if os.path.abspath(tb.tb_frame.f_code.co_filename) == path:
             line = tb.tb_lineno
         tb = tb.tb_next
-    from ..errors import SymlayoutError
     kind = "" if isinstance(exc, SymlayoutError) else f"{type(exc).__name__}: "
     msg = one_line(_ANSI.sub("", str(exc))) if str(exc).strip() else type(exc).__name__
     if "CALL_OUTSIDE_JIT" in msg:
@@ -109,6 +112,7 @@ def _import(path: str, shown: str):
 
 def _named(value, what: str) -> list:
     """``[(key, DslConfig)]`` from a DslConfig, a list/tuple or a dict of them."""
+    # lazy: the DSL front-end only for 'symlayout dsl'; other commands start without it
     from ..frontends.cute_dsl import DslConfig
     if isinstance(value, DslConfig):
         return [("", value)]
@@ -126,6 +130,7 @@ def _named(value, what: str) -> list:
 
 def load_dsl_configs(path: str, function: str | None = None) -> list:
     """``[(key, DslConfig)]`` of the CuTe DSL file ``path`` (see the module's docstring)."""
+    # lazy: the DSL front-end only for 'symlayout dsl'; other commands start without it
     from ..frontends.cute_dsl import DslConfig, DslError, import_dsl, trace
     try:
         import_dsl()
@@ -160,7 +165,6 @@ def load_dsl_configs(path: str, function: str | None = None) -> list:
 
 def prove_dsl(path: str, items, properties=None, method: str = "auto", timeout_s=None) -> list:
     """``[(ConfigReport, DslReport)]``: each configuration proved, reported under ``path::key``."""
-    from ..prove.engine import ConfigReport
     out = []
     for key, cfg in items:
         t0 = time.perf_counter()
@@ -172,8 +176,6 @@ def prove_dsl(path: str, items, properties=None, method: str = "auto", timeout_s
 
 
 def run(args) -> int:
-    from ..prove.verdict.summary import exit_code
-    from .prove import format_text, json_document
     t0 = time.perf_counter()
     shown = args.file
     items = load_dsl_configs(args.file, args.function)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..errors import printable
 from .common import EXIT_OK, EXIT_REFUTED, UsageError, nonneg_int, operand
+from ..prove.engine import prove_config
 
 HELP = "the route of one fragment element, step by step (default: the first counterexample)"
 EXIT_CODES = {EXIT_OK: "the element arrives where the MMA expects it (or nothing is refuted)",
@@ -24,6 +25,7 @@ def add_arguments(sp) -> None:
 
 
 def run(args) -> int:
+    # lazy: only the 'explain'/'show' commands need it; 'symlayout prove FILE' starts without it
     from ..prove.report.explain import SLOT_PROPERTIES, explain_result, explain_slot, first_refutation, operand_models
     cfg = args.cfg
     if cfg.kind != "mma":
@@ -42,7 +44,6 @@ def run(args) -> int:
         text, ok = explain_slot(cfg, models[op], args.thread, args.slot)
         print(text)
         return EXIT_OK if ok else EXIT_REFUTED
-    from ..prove.engine import prove_config
     rep = prove_config(cfg)
     if rep.error:
         raise UsageError(rep.error)

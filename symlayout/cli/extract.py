@@ -19,6 +19,7 @@ EXIT_CODES = {EXIT_OK: "written (the summary goes to stderr)",
 
 
 def add_arguments(ap) -> None:
+    # lazy: the C++ front-end only for 'symlayout extract'; other commands start without it
     from ..frontends.cute_cpp.conventions import PROFILES
     ap.add_argument("header", help="the header that declares the traits type")
     ap.add_argument("--type", required=True, dest="type_expr",
@@ -47,6 +48,7 @@ def _members(items) -> dict:
 
 
 def run(args) -> int:
+    # lazy: the C++ front-end only for 'symlayout extract'; other commands start without it
     from ..frontends.cute_cpp import ExtractError, extract
     try:
         arch = None if args.cuda_arch.lower() == "none" else int(args.cuda_arch)

@@ -27,6 +27,7 @@ import os
 import sys
 import time
 from typing import Sequence
+from .common import UsageError, print_error
 
 
 def _paths(configs) -> list:
@@ -58,6 +59,7 @@ def _emit(out_dir: str | None, name: str, res: dict, md: str, as_json: bool) -> 
 def run_on_gpu(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None = None, prover: str | None = None,
         as_json: bool = False, isolate: bool = True, jobs: int | None = None, log=None) -> int:
     """Run configurations (and optionally the atom probe); print a report; write files to ``out_dir``."""
+    # lazy: the GPU harness only for 'symlayout gpu'; other commands start without it
     from ..harness import have_gpu
     if not have_gpu():
         print("symlayout: error: gpu: CuPy with a CUDA GPU is needed (none found)", file=sys.stderr)
@@ -71,9 +73,11 @@ def run_on_gpu(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None
             prov = json.load(f)
     hopper = []
     if paths:                                 # SM90 GMMA/TMA configurations run through the SM90 probe machinery
+        # lazy: the GPU harness only for 'symlayout gpu'; other commands start without it
         from ..harness.hopper_run import split_hopper
         paths, hopper = split_hopper(paths)
     if hopper:
+        # lazy: the GPU harness only for 'symlayout gpu'; other commands start without it
         from ..harness import hopper_run as H
         hres = H.run_hopper(hopper, log=sys.stderr if log else None)
         doc["hopper"] = hres
@@ -82,7 +86,9 @@ def run_on_gpu(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None
         if not H.hopper_ok(hres):
             rc = 1
     if paths:
+        # lazy: the GPU harness only for 'symlayout gpu'; other commands start without it
         from ..harness.isolation import run_paths
+        # lazy: the GPU harness only for 'symlayout gpu'; other commands start without it
         from ..harness.report import report_markdown
         res = run_paths(list(paths), isolate=isolate, jobs=jobs, log=log)
         doc["configs"] = res
@@ -91,6 +97,7 @@ def run_on_gpu(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None
         if not all(_config_ok(r) for r in res["results"]):
             rc = 1
     if atoms:
+        # lazy: the GPU harness only for 'symlayout gpu'; other commands start without it
         from ..harness import atoms_probe as P
         ta = time.perf_counter()
         ares = P.run_atom_probe(log=sys.stderr if log else None)
@@ -101,8 +108,10 @@ def run_on_gpu(paths: Sequence[str], *, atoms: bool = False, out_dir: str | None
         summ = P.summarize(ares)
         if summ.get("disagree", 0) or summ.get("error", 0):
             rc = 1
+        # lazy: the GPU harness only for 'symlayout gpu'; other commands start without it
         from ..harness.cuda import compute_capability
         if tuple(compute_capability()) >= (9, 0):   # wgmma and TMA, model-free, with negative controls
+            # lazy: the GPU harness only for 'symlayout gpu'; other commands start without it
             from ..harness import probe_sm90 as S
             sres = S.run_sm90_probe(log=sys.stderr if log else None)
             doc["sm90"] = sres
@@ -134,7 +143,6 @@ def add_arguments(sp) -> None:
 
 def run_gpu(args) -> int:
     """Entry point of ``symlayout gpu`` (see the module docstring)."""
-    from .common import UsageError, print_error
     if not args.paths and not args.atoms:
         raise UsageError("gpu: give at least one CONFIG, or --atoms (see 'symlayout gpu --help')")
     if getattr(args, "load_errors", None):

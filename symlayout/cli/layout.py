@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .common import EXIT_OK, UsageError
+from ..algebra.cute_cpp import is_cpp_spelling, to_notation
 
 HELP = "evaluate layout algebra in CuTe notation"
 EXIT_CODES = {EXIT_OK: "evaluated"}
@@ -11,6 +12,7 @@ MAX_FORCED_TABLE = 1 << 14
 
 
 def add_arguments(sp) -> None:
+    # lazy: the layout calculator only for 'symlayout layout'; other commands start without it
     from ..algebra.calculator import functions_help
     sp.description = HELP + "\n\nfunctions:\n" + functions_help()
     sp.add_argument("expr", metavar="EXPR", help='e.g. "complement((4,2):(1,4), 32)" or "(32*m,16):(16,1)"')
@@ -22,8 +24,8 @@ def add_arguments(sp) -> None:
 
 
 def run(args) -> int:
+    # lazy: the layout calculator only for 'symlayout layout'; other commands start without it
     from ..algebra.calculator import evaluate, format_result, format_table
-    from ..algebra.cute_cpp import is_cpp_spelling, to_notation
     res = evaluate(to_notation(args.expr) if is_cpp_spelling(args.expr) else args.expr)
     if args.table is not True:
         print(format_result(res, table=args.table is None))

@@ -22,6 +22,11 @@ from ..prove.verdict.result import ERROR, REFUTED, UNKNOWN
 from ..prove.verdict.summary import exit_code, summary, unmet
 from .common import EXIT_INTERNAL, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_USAGE, Style, positive_int, \
     positive_seconds, property_name, properties, use_colour
+from ..prove.engine import prove_many, ConfigReport
+from ..prove.schedule import list_files, prove_files, default_jobs, shard_files
+from ..prove.copy.story import format_route
+from .common import print_error
+from ..config import load_config
 
 HELP = "prove the properties of configuration files (directories: every configuration *.toml below)"
 EXIT_CODES = {
@@ -84,13 +89,11 @@ def shard_spec(s: str) -> tuple:
 def prove_configs(configs, properties=None, jobs: int = 1, timeout_s=None, method="auto") -> list:
     """Prove loaded configurations (in ``jobs`` processes, piece by piece: :func:`symlayout.prove.engine.prove_many`);
     one ConfigReport each, in order."""
-    from ..prove.engine import prove_many
     return prove_many(list(configs), properties, jobs, timeout_s, method)
 
 
 def error_reports(failures) -> list:
     """ConfigReports for files that could not be read (``(path, message)`` pairs)."""
-    from ..prove.engine import ConfigReport
     return [ConfigReport(path, "", error=msg) for path, msg in failures]
 
 
@@ -107,7 +110,6 @@ def prove_paths(paths, properties=None, jobs: int = 1, timeout_s=None, method="a
     """Load and prove every config under ``paths``, each file read and proved in one of ``jobs`` processes
     as ``symlayout prove`` does (:func:`symlayout.prove.schedule.prove_files`); a list of ConfigReport: the
     configurations in order, then the paths and files that could not be read."""
-    from ..prove.schedule import list_files, prove_files
     files, failures = list_files(paths)
     reports, failures = [], list(failures)
     for (path, _explicit), (kind, ans) in zip(files, prove_files(files, properties, jobs, timeout_s, method)):
@@ -129,7 +131,6 @@ def _interesting(r) -> bool:
 def format_text(reports, verbose: bool = False, quiet: bool = False, style: Style | None = None) -> str:
     """The human report: one line per config and property, counterexamples under it,
     then the unmet expectations by name and the summary line."""
-    from ..prove.copy.story import format_route
     style = style or Style(False)
     lines = []
     for rep in reports:
@@ -185,7 +186,6 @@ def json_document(reports, skipped=()) -> dict:
 def prove_listed(args) -> tuple:
     """Prove ``args.files`` (this shard's, in ``args.jobs`` processes); ``(reports, failures)``, with
     ``args.skipped`` extended by the files of a directory that are not configurations."""
-    from ..prove.schedule import default_jobs, prove_files, shard_files
     files = args.files
     if args.shard is not None:
         keep = set(shard_files([p for p, _ in files], *args.shard))
@@ -211,7 +211,6 @@ def run(args) -> int:
         failures = [(", ".join(args.paths), f"no configuration found under {', '.join(args.paths)} "
                      f"({len(args.skipped)} TOML files are not configurations; -v names them)")]
     if not proved and not args.json:             # nothing readable: the errors alone, on stderr
-        from .common import print_error
         for _path, msg in failures:
             print_error(msg)
         return EXIT_USAGE
@@ -226,13 +225,12 @@ def run(args) -> int:
         style = Style(use_colour(sys.stdout, args.color))
         print(format_text(reports, quiet=args.quiet, style=style))
         print(f"# {time.perf_counter() - t0:.2f} s, exit {code}")
-    from .common import print_error
     for rep in reports:                          # errors on stderr too, one line each
         if rep.error:
             print_error(rep.error)
     if args.html:
+        # lazy: the HTML report only with --html; 'symlayout prove FILE' starts without it
         from ..prove.report.report_html import write_html
-        from ..config import load_config
         write_html(args.html, reports, [load_config(r.path) for r in proved if not r.error], args.skipped)
         if not args.json:
             print(f"wrote {args.html}")

@@ -51,12 +51,15 @@ def write_svg(path, svg) -> None:
 
 
 def run(args) -> int:
+    # lazy: only 'symlayout show' draws; other commands start without the pictures
     from ..prove.report import pictures
+    # lazy: only the 'explain'/'show' commands need it; 'symlayout prove FILE' starts without it
     from ..prove.report.explain import operand_models
     if args.svg:
         _check_writable(args.svg)                 # fail before printing anything
     cfg = args.cfg
     if cfg.threadmap is not None:
+        # lazy: the thread-map pictures import the threadmap solver (~0.3 s); only 'show --view threadmap' needs them
         from ..prove.report.threadmap_pictures import show_threadmap
         text, svg = show_threadmap(cfg)
         print(text)

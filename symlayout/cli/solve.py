@@ -24,8 +24,9 @@ from __future__ import annotations
 import os
 import sys
 
-from ..errors import printable
+from ..errors import printable, ConfigError, SymlayoutError
 from .common import UsageError
+from ..config import loads_config
 
 EXIT_FOUND, EXIT_NONE, EXIT_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
 
@@ -53,7 +54,9 @@ def run(args) -> int:
 
 def _solver():
     try:
+        # lazy: the solver only for 'symlayout solve'; other commands start without it
         from ..solve.search import solve
+        # lazy: the solver only for 'symlayout solve'; other commands start without it
         from ..solve.spec import load_spec, parse_objective
     except ModuleNotFoundError as e:
         raise UsageError(f"'solve' is not available in this installation ({e.name} is missing)") from None
@@ -104,7 +107,7 @@ def _print_report(rep, indent="  "):
 
 
 def _print_solution(spec, sol):
-    from ..config import loads_config
+    # lazy: only 'symlayout solve' writes C++; other commands start without the snippet writer
     from ..prove.report.cute_snippet import snippet
     print()
     print("# completed configuration (TOML)")
@@ -122,7 +125,6 @@ def run_solve(args) -> int:
     if minimize is not None and not minimize.strip():
         minimize = ""                      # --minimize "": ignore the file's [solve] minimize
     elif minimize is not None:
-        from ..errors import ConfigError, SymlayoutError
         try:
             parse_objective(minimize, spec.unknowns)
         except SymlayoutError as e:

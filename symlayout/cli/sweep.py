@@ -32,8 +32,9 @@ def add_arguments(sp) -> None:
 
 
 def run(args) -> int:
+    # lazy: only 'symlayout sweep' needs the sweep package; other commands start without it
     from ..sweep import emit, load_spec, summary, sweep
-    from ..sweep.table import write_json, write_parquet
+    from ..sweep.table import write_json, write_parquet  # lazy: as above
     if args.emit is not None and args.emit[0] not in ("toml", "cute"):
         raise UsageError(f"--emit {args.emit[0]}: give toml or cute")
     if (args.workers > 1 or args.scheduler) and not _has_dask():
@@ -61,7 +62,7 @@ def _has_dask() -> bool:
 
 def _progress():
     """tqdm's bar on a terminal when tqdm is installed (optional), else a plain line now and then."""
-    from ..sweep import plain_progress
+    from ..sweep import plain_progress  # lazy: as in run()
     if sys.stderr.isatty():
         try:
             from tqdm import tqdm

@@ -44,9 +44,10 @@ import datetime as _dt
 import json
 import sys
 import time
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from symlayout.arch import ptx
+from . import cuda, have_gpu
 
 WARP = 32
 POISON16 = 0xFFFF
@@ -1005,7 +1006,6 @@ def run_atom_probe(*, only: Iterable[str] | None = None, log=None) -> dict:
     >>> res["results"][0]["status"]  # doctest: +SKIP
     'agree'
     """
-    from . import cuda
     cp = cuda.load_cupy()
     t0 = time.time()
     info = cuda.device_info()
@@ -1131,20 +1131,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--md", help="write the Markdown report here")
     ap.add_argument("--only", nargs="*", help="atom-name prefixes to run")
     args = ap.parse_args(argv)
-    from . import have_gpu
+    res = run_and_report(lambda log: run_atom_probe(only=args.only, log=log), report_markdown, args.out, args.md)
+    if res is None:
+        return 2
+    return 0 if all(r["status"] == "agree" for r in res["results"]) else 1
+
+
+def run_and_report(run: Callable[..., dict], report: Callable[[dict], str], out: str | None,
+                   md_path: str | None) -> dict | None:
+    """What the probe commands share: None without a GPU (or CuPy), else ``run(log=stdout)``, written as
+    JSON to ``out`` and its Markdown ``report`` to ``md_path`` and stdout."""
     if not have_gpu():
         print("no GPU (or CuPy missing): nothing probed", file=sys.stderr)
-        return 2
-    res = run_atom_probe(only=args.only, log=sys.stdout)
-    if args.out:
-        with open(args.out, "w") as f:
+        return None
+    res = run(log=sys.stdout)
+    if out:
+        with open(out, "w") as f:
             json.dump(res, f, separators=(",", ":"), default=str)
-    md = report_markdown(res)
-    if args.md:
-        with open(args.md, "w") as f:
+    md = report(res)
+    if md_path:
+        with open(md_path, "w") as f:
             f.write(md)
     print(md)
-    return 0 if all(r["status"] == "agree" for r in res["results"]) else 1
+    return res
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -27,6 +27,9 @@ from __future__ import annotations
 import json
 import random
 import sys
+from .cuda import compile_module, launch
+from ..config import load_config
+from ..prove.datapath.g2s import build_global_model, phase_of, wavefronts
 
 #: bytes -> CUDA vector type of that width
 _VEC = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "uint2", 16: "uint4"}
@@ -89,7 +92,6 @@ def run_markers(m, asg) -> dict:
     """Marker run of one model at one assignment of the gmem symbols: ``{"ok": bool, ...}``."""
     import cupy as cp
     import numpy as np
-    from .cuda import compile_module, launch
     dt = _np_uint(m.value_bits)
     poison = np.iinfo(dt).max
     G, goff, soff = copy_tables(m, asg)
@@ -129,8 +131,6 @@ def models_of(path):
     """``[(model, assignment)]`` of a configuration's global-memory copies (the least admissible
     value of every symbol); copies CuTe rejects or that may fault (expected alignment/in_bounds
     refutations) are left out."""
-    from ..config import load_config
-    from ..prove.datapath.g2s import build_global_model
     cfg = load_config(path)
     if cfg.expect.refuted_somewhere & {"alignment", "in_bounds", "exactly_once", "coverage"}:
         return []
@@ -153,7 +153,6 @@ def models_of(path):
 def predicted_wavefronts(kind: str, vb: int, addrs) -> int:
     """The model's wavefronts for one warp instruction at byte addresses ``addrs`` (one per lane;
     ldmatrix: the row addresses of the lanes that give them)."""
-    from ..prove.datapath.g2s import phase_of, wavefronts
     groups = {}
     for l, a in enumerate(addrs):
         ph = l // 8 if kind == "ldsm" else phase_of(l, vb)
@@ -307,7 +306,6 @@ def plan(paths) -> dict:
                 kind = "ldgsts"
             else:
                 kind = "st" if m.kind == "g2s" else "ld"
-            from ..prove.datapath.g2s import phase_of, wavefronts
             total = 0
             for w, c in m.requests():
                 groups = {}
@@ -325,7 +323,6 @@ def launch_all(pl: dict) -> None:
     """Launch every planned kernel once (under ``ncu``)."""
     import cupy as cp
     import numpy as np
-    from .cuda import compile_module, launch
     pm = compile_module(pattern_source())
     vm = compile_module(ldsm_variant_source())
     sink = cp.zeros(32, dtype=cp.uint32)
@@ -368,7 +365,6 @@ def timing_items(paths, seed: int = 14) -> list:
     access), as a ``cp.async`` and as an ``st.shared.v4`` (whose wavefronts Nsight Compute confirms, the
     calibration), and every ``[g2s.X]`` cp.async copy of ``paths`` with its conflict-free twin (the same
     accesses, each warp instruction's 32 destinations made contiguous)."""
-    from ..prove.datapath.g2s import phase_of, wavefronts
     items = []
     for name, kind, vb, addrs in patterns(seed):
         if kind != "st" or vb != 16:
@@ -465,7 +461,6 @@ def run_timing(items: list) -> list:
     wavefront."""
     import cupy as cp
     import numpy as np
-    from .cuda import compile_module, launch
     mod = compile_module(timing_source())
     g = cp.zeros(1 << 20, dtype=cp.uint8)
     cyc = cp.zeros(1, dtype=cp.int64)

@@ -198,8 +198,9 @@ def run(log=None) -> dict:
 
     import numpy as np
 
+    # lazy: the CUDA side (CuPy) only when a GPU run is asked for; the model half runs without it
     from . import cuda
-    from .probe_sm90 import _encode_tensor_map
+    from .probe_sm90 import _encode_tensor_map  # lazy: as above
     cp = cuda.load_cupy()
     mod = cuda.compile_module(_SOURCE, cc=cuda.compute_capability(), suffix="a", name="e2e_sm90.cu")
     lib = ctypes.CDLL("libcuda.so.1")

@@ -35,7 +35,13 @@ from ..arch import gmma as arch
 from ..arch import tma as arch_tma
 from ..atoms import value_type_info
 from ..atoms.gmma import arch_descriptor
-from . import probe_sm90 as P
+from . import probe_sm90 as P, cuda
+from ..prove.hopper.obligations import _bases, is_gmma, _substitute, _symbols_of
+from ..tiled.gmma import gmma_operand_model
+from ..tiled.mma import make_tiled_mma
+from ..tiled.tma import tma_model
+from ..algebra.layout import Layout
+from ..config import find_config_files, load_config, load_configs
 
 _TMA_DTYPE = {1: "UINT8", 2: "UINT16", 4: "UINT32"}
 
@@ -67,13 +73,8 @@ def _operand_read(m, rd, base: int, rows: int):
 
 def plan(cfg) -> HopperPlan:
     """The GPU experiments of a loaded Hopper configuration."""
-    from ..prove.hopper.obligations import _bases, is_gmma
-    from ..tiled.gmma import gmma_operand_model
-    from ..tiled.mma import make_tiled_mma
-    from ..tiled.tma import tma_model
     from dataclasses import replace
 
-    from ..prove.hopper.obligations import _substitute, _symbols_of
     out = HopperPlan(cfg.path, cfg.name or "")
     syms = _symbols_of(cfg)
     if syms:                                   # a family: its smallest member runs
@@ -171,7 +172,6 @@ def plan(cfg) -> HopperPlan:
 
 def _concrete(gmem, cfg):
     """The gmem layout with every symbol replaced by a small admissible value (>= 256)."""
-    from ..algebra.layout import Layout
     if gmem is None or not cfg.params:
         return gmem
     subs = {}
@@ -188,7 +188,6 @@ def _concrete(gmem, cfg):
 
 def split_hopper(paths) -> tuple[list, list]:
     """(other configuration files, Hopper configuration files) of ``paths`` (files or directories)."""
-    from ..config import find_config_files, load_config
     other, hopper = [], []
     for f in find_config_files(paths):
         try:
@@ -203,7 +202,6 @@ def split_hopper(paths) -> tuple[list, list]:
 def hopper_ok(res: dict) -> bool:
     """Every experiment ran, the PTX model agreed with the GPU everywhere, and configurations
     that expect no refutation passed (CuTe's layout is what the GPU did)."""
-    from ..config import load_config
     for r in res["results"]:
         try:
             e = load_config(r["path"]).expect
@@ -222,8 +220,6 @@ def run_hopper(paths, *, log=None) -> dict:
     """Plan every Hopper configuration of ``paths``, run the experiments on the GPU, compare."""
     import ctypes
 
-    from ..config import load_configs
-    from . import cuda
     cp = cuda.load_cupy()
     t0 = time.time()
     cfgs = [c for c in load_configs(paths) if getattr(c, "smem", None)]

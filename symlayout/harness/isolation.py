@@ -12,6 +12,8 @@ from typing import Sequence
 
 from .plan import instance_values
 from .run import run_config
+from . import cuda
+from ..config import find_config_files, load_config
 
 
 #: properties whose expected refutation cannot fault the GPU (run in the shared worker)
@@ -28,7 +30,6 @@ def isolated(cfg) -> bool:
 
 def _child_main(paths: Sequence[str]) -> int:
     """Worker: print ``INFO``/``RESULT`` JSON lines; exit 3 once the context is poisoned."""
-    from . import cuda
     try:
         info = cuda.device_info()
     except Exception as e:
@@ -98,7 +99,6 @@ def run_paths(paths: Sequence[str], *, isolate: bool = True, jobs: int | None = 
     (:func:`instance_values`), named ``path@sym=value``.
     """
     from concurrent.futures import ThreadPoolExecutor
-    from ..config import find_config_files, load_config
     t0 = time.perf_counter()
     files = find_config_files(list(paths))
     normal, alone, results = [], [], []

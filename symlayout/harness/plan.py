@@ -9,6 +9,12 @@ from typing import Any
 
 from .codegen import generate_source
 from .values import HarnessError, reg_bits, round_up, type_bits, type_kind
+from ..algebra.layout import Layout, function_table
+from ..algebra import int_tuple as it
+from ..config import load_config, loads_config
+from ..errors import SymlayoutError
+from ..prove.copy.model import build_operand_model
+from ..tiled.mma import make_tiled_mma
 
 
 #: shared-memory region alignment inside the dynamic buffer (the tile sits at ``align`` past it)
@@ -140,7 +146,6 @@ def _vec_suffix(vb: int) -> str:
 
 def frag_layout(mma, op: str, shape2):
     """The thread-independent fragment layout ``partition_fragment_X`` of an ``shape2`` tile."""
-    from ..algebra.layout import Layout
     return mma.get_slice(0).partition_fragment(op, Layout(tuple(shape2)))
 
 
@@ -148,7 +153,6 @@ def partition_map(mma, op: str, shape2) -> dict:
     """``{t: [element index of fragment slot q]}`` of an operand held without a copy,
     from the TiledMMA's partition of the ``shape2`` index tile (the same construction
     as the model's ``expected``); index ``e`` is ``(e % rows, e // rows)``."""
-    from ..algebra.layout import Layout, function_table
     ident = Layout(tuple(shape2))
     thr0 = mma.get_slice(0)
     frag = thr0.partition_fragment(op, ident)
@@ -203,7 +207,6 @@ class ConfigPlan:
 
 
 def _shape2(layout) -> tuple:
-    from ..algebra import int_tuple as it
     s = layout.shape
     return tuple(it.product_each(s)) if it.is_tuple(s) else (s,)
 
@@ -215,7 +218,6 @@ def _regs_of(atom, op: str):
 
 def plan_compute(mma, operands: dict) -> tuple[ComputePlan | None, str | None]:
     """The compute-mode plan, or ``(None, reason)`` when compute mode does not apply."""
-    from ..algebra.layout import function_table
     atom = mma.atom
     pm = getattr(atom, "ptx_model", None) or {}
     if pm.get("instr") != "mma" or not atom.ptx or not atom.ptx.startswith("mma.sync"):
@@ -399,7 +401,6 @@ def instance_text(cfg, values: dict) -> str:
 
 def load_spec(spec: str):
     """A configuration from ``path`` or ``path@sym=value,sym=value`` (a parametric instance)."""
-    from ..config import load_config, loads_config
     if "@" not in spec:
         return load_config(spec)
     path, _at, rest = spec.rpartition("@")
@@ -414,7 +415,6 @@ def instance_values(cfg, max_instances: int = 3) -> list:
     minimum, the next admissible value and the largest whose tile stays within
     :data:`MAX_INSTANCE_TILE_BYTES` (one symbol varied at a time, the others at
     their minimum)."""
-    from ..config import loads_config
     params = cfg.params
     lo = {k: p.values()[0] if p.count() else None for k, p in params.items()}
     if any(v is None for v in lo.values()):
@@ -446,9 +446,6 @@ def instance_values(cfg, max_instances: int = 3) -> list:
 
 def plan_config(cfg) -> ConfigPlan:
     """Everything needed to run ``cfg`` (a :class:`~symlayout.config.Config` or a path)."""
-    from ..errors import SymlayoutError
-    from ..prove.copy.model import build_operand_model
-    from ..tiled.mma import make_tiled_mma
     if isinstance(cfg, (str, os.PathLike)):
         cfg = load_spec(str(cfg))
     if cfg.mma is None:

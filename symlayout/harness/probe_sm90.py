@@ -47,6 +47,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import random
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -54,6 +55,8 @@ from typing import Callable, Sequence
 
 from symlayout.arch import gmma, tma
 from symlayout.harness.values import id_digit, id_passes
+from . import cuda
+from .atoms_probe import run_and_report
 
 WG = gmma.WARPGROUP_SIZE
 MAX_LISTED = 12
@@ -884,7 +887,6 @@ def _run_encode_cases(cp, lib, ctypes) -> list[dict]:
 def run_sm90_probe(*, log=None, only: Sequence[str] | None = None) -> dict:
     """Compile the module for ``sm_90a`` (NVRTC), run every experiment, compare."""
     import ctypes
-    from . import cuda
     cp = cuda.load_cupy()
     t0 = time.time()
     info = cuda.device_info()
@@ -1025,19 +1027,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         with open(args.emit_source, "w") as f:
             f.write(module_source())
         return 0
-    from . import have_gpu
-    if not have_gpu():
-        print("no GPU (or CuPy missing): nothing probed", file=sys.stderr)
+    res = run_and_report(lambda log: run_sm90_probe(log=log, only=args.only), report_markdown, args.out, args.md)
+    if res is None:
         return 2
-    res = run_sm90_probe(log=sys.stdout, only=args.only)
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump(res, f, separators=(",", ":"), default=str)
-    md = report_markdown(res)
-    if args.md:
-        with open(args.md, "w") as f:
-            f.write(md)
-    print(md)
     ok = all(r["status"] == "agree" for r in res["results"])
     ok = ok and all(r.get("vs_intended_layout", {}).get("n_mismatches", 1) > 0 for r in res["results"])
     return 0 if ok and all(c["status"] == "agree" for c in res["encode"]) else 1

@@ -59,10 +59,12 @@ import time
 from typing import Any
 
 from .plan import REGION_PAD, ConfigPlan, OperandPlan, accepted_values, alias_resolved, global_offset, \
-    partial_products, plan_config, store_pairs
+    load_spec, partial_products, plan_config, store_pairs
 from .cuda import is_sticky  # noqa: F401 - the harness's public name for it stays here too
 from .values import HarnessError, compute_poison, decode, encode, id_digit, id_passes, random_gemm_inputs, \
     uint_np
+from . import cuda
+from .wholepath import applies, run_whole
 
 
 #: seed of the compute-mode operands
@@ -442,7 +444,6 @@ def compute_check(plan: ConfigPlan, inp: dict, out, cnt_ab, cnt_c=None) -> dict:
 
 def run_config(cfg_or_path) -> dict:
     """Run one configuration on the GPU (marker per copied operand, then compute)."""
-    from . import cuda
     t0 = time.perf_counter()
     path = str(getattr(cfg_or_path, "path", cfg_or_path))
     res: dict[str, Any] = {"path": path, "marker": {}, "compute": None}
@@ -451,11 +452,9 @@ def run_config(cfg_or_path) -> dict:
     except Exception as e:
         res.update(status="skipped", reason=f"{type(e).__name__}: {e}", seconds=time.perf_counter() - t0)
         try:                                  # no [copy.X] to run alone: the whole data path may still run
-            from .plan import load_spec
             cfg = load_spec(path) if isinstance(cfg_or_path, (str, os.PathLike)) else cfg_or_path
         except Exception:
             return res
-        from .wholepath import applies
         if applies(cfg):
             res.update(status="pass", name=cfg.name or "", expect_refuted=sorted(cfg.expect.refuted_somewhere))
             res["copy_skip"] = res.pop("reason")
@@ -505,7 +504,6 @@ def run_config(cfg_or_path) -> dict:
 def _run_whole_path(cfg, res: dict) -> None:
     """A configuration with global-memory copies also runs its whole data path as one kernel
     (:mod:`.wholepath`); its outcome joins the status (``res["whole"]``)."""
-    from .wholepath import applies, run_whole
     if not applies(cfg):
         return
     w = run_whole(cfg)

@@ -58,8 +58,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .plan import accepted_values, partial_products, store_pairs
-from .values import HarnessError, compute_poison, decode, encode, id_digit, id_passes, random_gemm_inputs, reg_bits, \
-    round_up, uint_c, uint_np
+from .values import HarnessError, compute_poison, decode, encode, id_digit, id_passes, random_gemm_inputs, reg_bits, round_up, uint_c, \
+    uint_np
+from ..algebra.layout import function_table
+from ..errors import SymlayoutError
+from ..prove.datapath.g2s import build_global_model, residues, in_bounds
+from ..prove.copy.model import build_operand_model
+from ..tiled.mma import make_tiled_mma
+from .plan import load_spec, plan_compute, plan_operand, instance_values
+from ..config import load_config
+from ..prove.verdict.result import REFUTED
+from .codegen import _issue_tables, _mma_issue_loop, _PRELUDE, _copy_function
+from . import cuda as _cuda, cuda
+from .cuda import is_sticky
 
 #: seed of the compute-mode operands
 SEED = 20261201
@@ -121,7 +132,6 @@ class WholePlan:
 
 def _staged_table(cc, gc):
     """Element offsets of the whole staged buffer (stage 0 alone without stages), and the stage count."""
-    from ..algebra.layout import function_table
     for c in (cc, gc):
         if c is not None and getattr(c, "smem_staged", None) is not None and c.stages > 1:
             return [int(x) for x in function_table(c.smem_staged)], int(c.stages)
@@ -132,11 +142,6 @@ def _staged_table(cc, gc):
 def plan_whole(cfg) -> WholePlan:
     """The whole-path plan of ``cfg`` (a :class:`~symlayout.config.Config`, a path or ``path@sym=v``).
     Raises :class:`HarnessError` for what the kernel does not run (the reason is the message)."""
-    from ..errors import SymlayoutError
-    from ..prove.datapath.g2s import build_global_model
-    from ..prove.copy.model import build_operand_model
-    from ..tiled.mma import make_tiled_mma
-    from .plan import load_spec, plan_compute, plan_operand
     if isinstance(cfg, (str, os.PathLike)):
         cfg = load_spec(str(cfg))
     if not applies(cfg):
@@ -224,7 +229,6 @@ def plan_whole(cfg) -> WholePlan:
 
 def family_params(cfg) -> dict:
     """The ``[params]`` of the family an instance (``path@sym=value``) was taken from ({} otherwise)."""
-    from ..config import load_config
     path = str(getattr(cfg, "path", "") or "")
     if "@" not in path:
         return dict(getattr(cfg, "params", None) or {})
@@ -268,7 +272,6 @@ def residue_dims(wp: WholePlan) -> dict:
     """``{dim: (extent, residues)}`` for every problem dimension (``M``/``N``/``K``) a copy's ``residue``
     cuts: the residues the prover's ``in_bounds`` quantifies over (:func:`symlayout.prove.datapath.g2s.residues`;
     those every copy cutting the dimension admits)."""
-    from ..prove.datapath.g2s import residues
     dims: dict = {}
     for name, m in global_copies(wp):
         for d in m.residue:
@@ -287,8 +290,6 @@ def residue_cases(wp: WholePlan) -> list:
     dimension at its least, middle (odd where one is admissible) and last partial admissible residue at
     once, each dimension alone at its middle one, and last, the residue of every ``in_bounds`` counterexample the prover finds
     for this instance (the runs that read or write outside the problem)."""
-    from ..prove.datapath.g2s import in_bounds
-    from ..prove.verdict.result import REFUTED
     cases: list = []
 
     def add(label, r):
@@ -596,7 +597,6 @@ def _kernel(wp: WholePlan, marker: bool) -> str:
     params.append(f"const {E['C']}* __restrict__ dirC")
     lines.append(f"  {E['C']} fC[{fsc}];")
     lines.append(f"  _Pragma(\"unroll 1\") for (int q = 0; q < {fsc}; ++q) fC[q] = dirC[t * {fsc} + q];")
-    from .codegen import _issue_tables
     tabs = _issue_tables(cpl, "WI")
     params.append("int* __restrict__ cntAB")
     fa, fb = cpl.frag["A"], cpl.frag["B"]
@@ -673,14 +673,12 @@ def _kernel(wp: WholePlan, marker: bool) -> str:
 
 def _mma_loop(wp: WholePlan) -> list:
     """The ``mma.sync`` issue loop over one stage's fragments (the registers from the fragment slots)."""
-    from .codegen import _mma_issue_loop
     return _mma_issue_loop(wp.compute, wp.mma.atom, "WI")
 
 
 def whole_source(wp: WholePlan) -> str:
     """The CUDA C++ of the whole path: the ``[copy.X]`` device functions (the harness's own, see
     :mod:`.codegen`), ``g2s_X`` / ``s2g_C``, and the kernels ``whole_compute`` and ``whole_marker``."""
-    from .codegen import _PRELUDE, _copy_function
     parts = [f"// symlayout whole data path: {wp.path}\n// {wp.name}\n", _PRELUDE]
     for op, path in wp.ops.items():
         if path.copy is not None:
@@ -866,7 +864,6 @@ def run_plan(wp: WholePlan, marker: bool, cuda=None, module=None, case: Case | N
     """Launch the whole-path kernel once (compute or marker mode; ``digit``: the marker ids' digit this
     launch carries) on ``case`` (default: the full tile) and check its outputs."""
     import numpy as np
-    from . import cuda as _cuda
     cuda = cuda or _cuda
     cp = cuda.load_cupy()
     if module is None:
@@ -1131,8 +1128,6 @@ def run_whole(spec, *, exact: bool = False, zclamp: bool = False, cases=None) ->
     then every partial tile of :func:`residue_cases` (``cases``: a list of ``(label, {dim: r})`` instead).
     ``exact``: global buffers end at the problem's last element (for compute-sanitizer's memcheck);
     ``zclamp``: a predicated-off ``cp.async`` reads from the tile's base instead of its own address."""
-    from . import cuda
-    from .cuda import is_sticky
     t0 = time.perf_counter()
     out: dict[str, Any] = {"path": str(getattr(spec, "path", spec))}
     try:
@@ -1284,8 +1279,6 @@ def main(argv=None) -> int:
     rc = 0
     for spec in a.specs:
         if "@" not in spec:                        # a parametric family: its first instance
-            from ..config import load_config
-            from .plan import instance_values
             vals = instance_values(load_config(spec))
             if vals and vals[0]:
                 spec = spec + "@" + ",".join(f"{k}={v}" for k, v in vals[0].items())

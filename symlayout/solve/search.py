@@ -244,16 +244,23 @@ def _lexmin(spec, space, cs, extra, values):
     """Smallest values of the unknowns, in declaration order, keeping ``extra``."""
     fixed = list(extra)
     for n, v in space.vars.items():
-        lo, best = spec.unknowns[n].min, values[n]
-        while lo < best:
-            mid = (lo + best) // 2
-            r = cs.find(fixed + [v <= mid])
-            if r is None:
-                lo = mid + 1
-            else:
-                values, best = r, r[n]
+        values, best = _bisect(cs, fixed, v, spec.unknowns[n].min, values, lambda r, n=n: r[n])
         fixed.append(v == best)
     return values
+
+
+def _bisect(cs, fixed, term, lo, vals, value_of):
+    """The least value of ``term`` (at least ``lo``) in a solution keeping ``fixed``, by bisection from the
+    solution ``vals``: that value's solution and the value (``value_of`` a solution)."""
+    best = value_of(vals)
+    while lo < best:
+        mid = (lo + best) // 2
+        r = cs.find(fixed + [term <= mid])
+        if r is None:
+            lo = mid + 1
+        else:
+            vals, best = r, value_of(r)
+    return vals, best
 
 
 def _best_in_combo(spec, space, cs, combo, obj, obj_t, obj_expr, bound, out, stats, prove):
@@ -268,15 +275,7 @@ def _best_in_combo(spec, space, cs, combo, obj, obj_t, obj_expr, bound, out, sta
         return None
     if obj is None:
         return _lexmin(spec, space, cs, extra, vals), None
-    best = eval_obj(vals)
-    lo = obj_t.lo                                   # the objective's interval over the ranges
-    while lo < best:
-        mid = (lo + best) // 2
-        r = cs.find(extra + [obj <= mid])
-        if r is None:
-            lo = mid + 1
-        else:
-            vals, best = r, eval_obj(r)
+    vals, best = _bisect(cs, extra, obj, obj_t.lo, vals, eval_obj)    # obj_t: its interval over the ranges
     return _lexmin(spec, space, cs, extra + [obj == best], vals), best
 
 

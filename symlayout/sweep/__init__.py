@@ -53,7 +53,7 @@ def _run(spec, batches, workers, scheduler):
         for b in batches:
             yield prove_batch(spec.text, spec.path, b)
         return
-    from .cluster import run_batches       # Dask: only when asked for
+    from .cluster import run_batches       # lazy: Dask (optional) only when asked for
     yield from run_batches(spec, batches, workers, scheduler)
 
 

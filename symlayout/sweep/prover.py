@@ -18,6 +18,7 @@ from ..config import loads_config
 from ..errors import ConfigError
 from ..prove.report.cute_snippet import snippet
 from ..prove.engine import prove_config
+from .spec import Spec
 from .toml import to_toml
 
 __all__ = ["prove_candidate", "prove_batch", "load_candidate", "cute_snippet", "STATS"]
@@ -118,7 +119,6 @@ def prove_batch(spec_text: str, spec_path: str, ids) -> list:
     The whole batch holds the Z3 lock: in a Dask worker (a process with several threads) the lock pauses the
     cyclic collector and collects once when released, so once per batch rather than once per candidate
     (measured: a full collection per candidate made a worker 5-10x slower than the same batch in one thread)."""
-    from .spec import Spec
     key = (spec_path, spec_text)
     if key not in _SPECS:
         _SPECS.clear()

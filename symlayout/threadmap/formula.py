@@ -492,26 +492,20 @@ class _Parser:
 
     # expr := term (('+' | '-') term)*
     def expr(self, depth: int) -> tuple[Expr, int]:
-        left, ldepth = self.term(depth)
-        while True:
-            kind, value, col = self.peek()
-            if kind == "op" and value in ("+", "-"):
-                self.pos += 1
-                right, rdepth = self.term(depth)
-                ldepth = max(ldepth, rdepth) + 1
-                self.check_depth(ldepth, col)
-                left = BinOp(value, left, right)
-            else:
-                return left, ldepth
+        return self.chain(depth, self.term, ("+", "-"))
 
     # term := unary (('*' | '//' | '%') unary)*
     def term(self, depth: int) -> tuple[Expr, int]:
-        left, ldepth = self.unary(depth)
+        return self.chain(depth, self.unary, ("*", "//", "%"))
+
+    def chain(self, depth: int, operand, ops: tuple) -> tuple[Expr, int]:
+        """``operand (op operand)*`` for ``op`` in ``ops``, grouped to the left."""
+        left, ldepth = operand(depth)
         while True:
             kind, value, col = self.peek()
-            if kind == "op" and value in ("*", "//", "%"):
+            if kind == "op" and value in ops:
                 self.pos += 1
-                right, rdepth = self.unary(depth)
+                right, rdepth = operand(depth)
                 ldepth = max(ldepth, rdepth) + 1
                 self.check_depth(ldepth, col)
                 left = BinOp(value, left, right)

@@ -140,6 +140,12 @@ class ThreadMap:
     elements_per_access: int
     shape: Pair
 
+    def _take(self, shape, threads, elements_per_access) -> None:
+        """The arguments every policy has: ``Shape`` (two positive sizes), ``Threads``, ``ElementsPerAccess``."""
+        self.shape = _pos_pair(self.name, "shape", shape)
+        self.threads = _pos_int(self.name, "threads", threads)
+        self.elements_per_access = _pos_int(self.name, "elements_per_access", elements_per_access)
+
     @property
     def thread_access_shape(self) -> Pair:
         """``(C, S)`` elements covered by one access.
@@ -300,11 +306,8 @@ class PitchLinearStripminedThreadMap(ThreadMap):
     name = "PitchLinearStripminedThreadMap"
 
     def __init__(self, shape: Sequence[int], threads: int, elements_per_access: int = 1):
-        owner = self.name
-        shape = _pos_pair(owner, "shape", shape)
-        threads = _pos_int(owner, "threads", threads)
-        e = _pos_int(owner, "elements_per_access", elements_per_access)
-        self.shape, self.threads, self.elements_per_access = shape, threads, e
+        self._take(shape, threads, elements_per_access)
+        shape, threads, e = self.shape, self.threads, self.elements_per_access
         owner = str(self)
         c, s = shape
         _require(owner, c % e == 0,
@@ -358,10 +361,7 @@ class PitchLinearTilePolicyStripminedThreadContiguous(ThreadMap):
     _has_shape_typedef = False  # the CUTLASS class has no Shape / ThreadAccessShape typedefs
 
     def __init__(self, shape: Sequence[int], threads: int, elements_per_access: int = 1):
-        owner = self.name
-        self.shape = _pos_pair(owner, "shape", shape)
-        self.threads = _pos_int(owner, "threads", threads)
-        self.elements_per_access = _pos_int(owner, "elements_per_access", elements_per_access)
+        self._take(shape, threads, elements_per_access)
         c, s = self.shape
         te = self.threads * self.elements_per_access
         _require(str(self), c % te == 0,
@@ -395,10 +395,7 @@ class PitchLinearTilePolicyStripminedThreadStrided(ThreadMap):
     _has_shape_typedef = False
 
     def __init__(self, shape: Sequence[int], threads: int, elements_per_access: int = 1):
-        owner = self.name
-        self.shape = _pos_pair(owner, "shape", shape)
-        self.threads = _pos_int(owner, "threads", threads)
-        self.elements_per_access = _pos_int(owner, "elements_per_access", elements_per_access)
+        self._take(shape, threads, elements_per_access)
         c, s = self.shape
         _require(str(self), s % self.threads == 0,
                  f"Shape::kStrided % Threads == 0 ({s} % {self.threads} = {s % self.threads})")

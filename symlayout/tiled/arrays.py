@@ -14,12 +14,12 @@ True
 from __future__ import annotations
 
 from ..algebra.layout import function_table
+from ..algebra import int_tuple as it
 
 
 def index_array(L):
     """``function_table(L)`` as an int64 numpy array (see the module docstring)."""
     import numpy as np
-    from ..algebra import int_tuple as it
     if getattr(L, "is_composed", False):
         sw, off = L.swizzle, L.offset
         if type(sw).__name__ == "Swizzle" and type(off) is int:

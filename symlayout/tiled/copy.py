@@ -22,6 +22,8 @@ from ..algebra.layout import (Layout, coalesce, composition, function_table, gro
 from ..algebra.int_tuple import _
 from ..algebra.symbolic import DynInt
 from .mma import per_layout
+from ..atoms import canonical_type, value_type_bits
+from ..algebra.layout import max_alignment, max_common_vector, recast_layout
 
 
 class TiledCopy:
@@ -251,9 +253,6 @@ def copy_calls(atom, src, dst, bits=None, first_only: bool = False) -> list:
 
 def _check_unpack(atom, s, d, bits):
     """``copy_unpack``: ``recast<RegTypeSrc>(src)`` / ``recast<RegTypeDst>(dst)`` sizes."""
-    from ..atoms import Registers
-    from ..errors import AlgebraError
-    from ..algebra.layout import recast_layout
     recast = []                 # CuTe builds rS and rD first, then asserts their sizes
     for side, view, vbits, regs in (("src", s, bits[0], atom.op.s_regs), ("dst", d, bits[1], atom.op.d_regs)):
         # a view that keeps its swizzle (a ComposedLayout): the recast sizes follow its inner layout (the
@@ -416,7 +415,6 @@ def cute_max_alignment(L) -> int:
     2
     """
     from math import gcd
-    from ..algebra.layout import max_alignment
     if getattr(L, "is_composed", False):
         off = L.offset
         a_off = (off & -off) if type(off) is int else 0          # C<v>: v; a dynamic offset: neutral
@@ -426,7 +424,6 @@ def cute_max_alignment(L) -> int:
 
 def _cute_max_common_vector(a, b) -> int:
     """``max_common_vector(a, b)`` of two layouts (static stride-1 prefix of a o b^-1)."""
-    from ..algebra.layout import max_common_vector
     v = max_common_vector(a, b)
     return v if type(v) is int else 1
 
@@ -445,7 +442,6 @@ def auto_vectorizing_width(src, dst, src_type: str, dst_type: str, max_vec_bits:
     4
     """
     from math import gcd
-    from ..atoms import canonical_type, value_type_bits
     if canonical_type(src_type) != canonical_type(dst_type):
         return 1                                  # a converting copy: element by element
     bits = value_type_bits(dst_type)
@@ -475,7 +471,6 @@ def auto_vectorizing_calls(reg, smem_index, width: int) -> list:
     >>> auto_vectorizing_calls((Layout((2, 4), (4, 1)), 0), (Layout((2, 4), (1, 2)), 0), 2)
     [([0, 2], [0, 1]), ([1, 3], [4, 5]), ([4, 6], [2, 3]), ([5, 7], [6, 7])]
     """
-    from ..algebra.layout import upcast
     R, I = reg[0], smem_index[0]
     n = R.size()
     by_slot = {}

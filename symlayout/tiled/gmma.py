@@ -26,6 +26,7 @@ The properties (:mod:`symlayout.prove.hopper.obligations`) compare the two and c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from ..arch import gmma as arch
 from ..atoms import value_type_bits, value_type_info
@@ -34,6 +35,7 @@ from ..algebra.layout import Layout, function_table
 from ..algebra.composed import Swizzle
 from ..errors import AlgebraError, SymlayoutError
 from .arrays import index_array
+from ..algebra import int_tuple as it
 
 WARPGROUP = arch.WARPGROUP_SIZE
 
@@ -51,21 +53,15 @@ class Read:
     element_array: object = field(repr=False)      # int64 numpy rows (views of the model's read arrays)
     offset_array: object = field(repr=False)
 
-    @property
+    @cached_property
     def elements(self) -> list:
         """The tile element index of every atom value, as ints."""
-        hit = self.__dict__.get("_elements")
-        if hit is None:
-            hit = self.__dict__["_elements"] = self.element_array.tolist()
-        return hit
+        return self.element_array.tolist()
 
-    @property
+    @cached_property
     def offsets(self) -> list:
         """The element offset of every atom value, as ints."""
-        hit = self.__dict__.get("_offsets")
-        if hit is None:
-            hit = self.__dict__["_offsets"] = self.offset_array.tolist()
-        return hit
+        return self.offset_array.tolist()
 
 
 @dataclass
@@ -90,11 +86,7 @@ class GmmaOperandModel:
 
     def coord(self, e: int) -> tuple:
         """Tile coordinate ``(mn, k[, stage])`` of element index ``e``."""
-        out = []
-        for s in self.shape:
-            out.append(e % s)
-            e //= s
-        return tuple(out)
+        return it.colex_coord(e, self.shape)
 
     def cute_address(self, base: int, offset: int) -> int:
         """Where CuTe's smem tensor keeps the element at element offset ``offset``."""
@@ -191,7 +183,6 @@ def as_gmma_smem(layout, bits: int):
 
 
 def _flat_shape(L) -> tuple:
-    from ..algebra import int_tuple as it
     return tuple(int(it.product(s)) for s in (L.shape if isinstance(L.shape, tuple) else (L.shape,)))
 
 

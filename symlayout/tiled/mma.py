@@ -20,6 +20,7 @@ from ..algebra.layout import (Layout, append, complement, composition, make_frag
 from ..algebra.int_tuple import _
 from ..algebra.notation import parse
 from ..algebra.symbolic import DynInt
+from ..atoms.mma import get_mma_atom
 
 
 def per_layout(owner, key, L, f):
@@ -171,17 +172,19 @@ class TiledMMA:
 
     @cached_property
     def _layoutA_TV(self):
-        v = self.thr_layout_vmnk
-        ref = Layout((self.tile_size(0), self.tile_size(2)))
-        atile = (_, (Layout((v[1].size(), v[2].size()), (1, 0)), _))
-        return composition(composition(self.thrfrg_A(ref), (atile, _)), (self.thridx_2_thrid, _))
+        return self._operand_TV(self.thrfrg_A, 0, (1, 0))     # A: the N threads repeat (stride 0)
 
     @cached_property
     def _layoutB_TV(self):
+        return self._operand_TV(self.thrfrg_B, 1, (0, 1))     # B: the M threads repeat (stride 0)
+
+    def _operand_TV(self, thrfrg, mn: int, tile_stride: tuple):
+        """CuTe's ``get_layoutA_TV`` / ``get_layoutB_TV``: ``thrfrg`` of the (MN,K) tile, its thread modes
+        reduced by ``(size<1>(vmnk), size<2>(vmnk)) : tile_stride``, threads by ``thridx_2_thrid``."""
         v = self.thr_layout_vmnk
-        ref = Layout((self.tile_size(1), self.tile_size(2)))
-        btile = (_, (Layout((v[1].size(), v[2].size()), (0, 1)), _))
-        return composition(composition(self.thrfrg_B(ref), (btile, _)), (self.thridx_2_thrid, _))
+        ref = Layout((self.tile_size(mn), self.tile_size(2)))
+        tile = (_, (Layout((v[1].size(), v[2].size()), tile_stride), _))
+        return composition(composition(thrfrg(ref), (tile, _)), (self.thridx_2_thrid, _))
 
     def get_layoutC_TV(self):
         """(thr_idx, val) -> m + tile_M*n."""
@@ -335,11 +338,9 @@ def make_tiled_mma(atom, atom_layout=None, permutation=None) -> TiledMMA:
         if hit is None:
             if len(_NAMED) >= 256:
                 _NAMED.clear()
-            from ..atoms.mma import get_mma_atom
             hit = _NAMED[key] = TiledMMA(get_mma_atom(atom), atom_layout, permutation)
         return hit
     if isinstance(atom, str):
-        from ..atoms.mma import get_mma_atom
         atom = get_mma_atom(atom)
     return TiledMMA(atom, atom_layout, permutation)
 

@@ -36,6 +36,7 @@ from ..algebra.layout import Layout, function_table, slice_and_offset
 from ..algebra.notation import _
 from ..algebra.composed import ComposedLayout, Swizzle
 from ..algebra.symbolic import DynInt
+from .arrays import index_array
 
 
 @dataclass
@@ -140,7 +141,6 @@ class TmaModel:
         """:meth:`cute_address` of tile coordinates ``coords`` (``(..., tile rank)``, inside the tile)
         of stages ``stages`` (broadcast against ``coords[..., 0]``), as an array."""
         import numpy as np
-        from .arrays import index_array
         tab = self.__dict__.get("_tab_array")
         if tab is None:
             tab = self.__dict__["_tab_array"] = index_array(self.stage_layout())
@@ -255,7 +255,6 @@ def tma_model(value_type: str, gmem, smem, box, multicast: int = 1, atom: str = 
     m._merged_strides = {d: {j: int(gstride[j]) for j in js} for d, js in enumerate(tc.basis) if len(js) > 1}
     # smem offset -> tile coordinate (CuTe's right_inverse of the stage layout)
     import numpy as np
-    from .arrays import index_array
     n = _prod(shape)
     # the first tile index holding each smem offset (sorted offsets, the first index of each)
     offsets, first = np.unique(index_array(L0), return_index=True)

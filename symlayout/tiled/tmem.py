@@ -25,6 +25,9 @@ from ..algebra.layout import (Layout, coalesce, composition, filter, left_invers
                               upcast)
 from ..errors import CuteStaticAssert
 from .copy import TiledCopy
+from ..atoms.types import value_type_bits
+from ..algebra.layout import function_table
+from ..arch.tcgen05 import warp_lanes, alloc_problems
 
 #: Bits of a CTA's Tensor Memory (128 lanes x 512 columns x 32 bits): CuTe's ``MAX_CAPACITY_BITS``.
 MAX_CAPACITY_BITS = 128 * 512 * 32
@@ -87,7 +90,6 @@ def accumulator_layout(mma, tmem_shape) -> Layout:
     >>> print(accumulator_layout(mma, ((64, 64), 1, 1)))
     ((64,(32,2)),1,1):((1,(128,64)),0,0)
     """
-    from ..atoms.types import value_type_bits
     atom = mma.atom
     n_sm = atom.thr_id.size()
     ts = not atom.frg_type_a.startswith("UMMA::smem_desc")
@@ -106,7 +108,6 @@ def a_operand_layout(mma, tmem_shape) -> Layout:
     >>> print(a_operand_layout(mma, ((64, 16), 1, 4)))
     (((16,4),16),1,4):(((1,32),128),0,2048)
     """
-    from ..atoms.types import value_type_bits
     atom = mma.atom
     if atom.frg_type_a.startswith("UMMA::smem_desc"):
         raise CuteStaticAssert(f"{atom.name}: A is read from shared memory (an SS atom), not Tensor Memory",
@@ -149,7 +150,6 @@ def make_tmem_copy(op, value_type: str, tmem_layout: Layout):
     >>> [divmod(int(tc.get_slice(t).partition_S(acc)[1]), 1 << 16) for t in (0, 31, 33, 127)]   # (lane, column)
     [(0, 0), (0, 0), (32, 0), (96, 0)]
     """
-    from ..atoms.types import value_type_bits
     bits = value_type_bits(value_type)
     dp = _dp(bits)
     atom_t = Layout((32, 4), (0, 32 * dp))
@@ -179,8 +179,6 @@ def access_violations(tiled_copy, tmem_layout: Layout, value_bits: int, warps=(0
     >>> access_violations(tc, acc, 32, warps=(4, 5, 6, 7)), access_violations(tc, acc, 32, warps=(1, 2, 3, 4))[0]
     ([], 'threads 0..31 on warp 1 touch TMEM lanes 0..31; warp 1 reaches lanes 32..63 only')
     """
-    from ..algebra.layout import function_table
-    from ..arch.tcgen05 import warp_lanes
     dp = _dp(value_bits)
     load = tiled_copy.atom.op.ref == "src"
     out = []
@@ -209,7 +207,6 @@ def columns_used(frg: Layout) -> tuple[int, int]:
     >>> columns_used(tmem_frg_layout(32, 32, 1, "Interleaved", ((128, 192), 1, 1, 2)))
     (0, 384)
     """
-    from ..algebra.layout import function_table
     cells = [int(v) // 128 for v in function_table(frg)]
     return min(cells), max(cells) + 1
 
@@ -227,7 +224,6 @@ def tmem_budget_problems(columns: int, accumulator: Layout | None = None, first_
     >>> tmem_budget_problems(512, acc, regions={"S": (256, 256)})[0]
     ['accumulator (columns 0..383) and region S (columns 256..511) share columns 256..383']
     """
-    from ..arch.tcgen05 import alloc_problems
     problems = list(alloc_problems(columns, arch))
     spans = {}
     if accumulator is not None:

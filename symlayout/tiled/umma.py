@@ -58,11 +58,7 @@ class UmmaOperandModel:
     desc_problems: list = field(default_factory=list)
 
     def coord(self, e: int) -> tuple:
-        out = []
-        for s in self.tile:
-            out.append(e % s)
-            e //= s
-        return tuple(out)
+        return it.colex_coord(e, self.tile)
 
     def obligations(self) -> int:
         """Read addresses compared (one per (mn, k) of every block)."""

@@ -52,6 +52,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...algebra.cute_cpp import split_args as split_top_level
 from ...errors import SymlayoutError
 
 __all__ = ["ExtractError", "Member", "Probe", "probe_program", "probe_traits", "parse_probe_output",
@@ -86,20 +87,8 @@ def pretty_type(text: str) -> str:
 
 def split_args(s: str) -> list[str]:
     """Split a C++ template argument list at top-level commas (``<>`` nest); empty trailing parts dropped."""
-    out, depth, cur = [], 0, ""
-    for ch in s:
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur.strip())
-    return out
+    out = split_top_level(s, "<", ">")
+    return out[:-1] if out[-1] == "" else out
 
 
 def value_type_name(text: str) -> str:
