@@ -24,12 +24,13 @@ VALIDATOR = jsonschema.Draft202012Validator(json.loads(PUBLISHED.read_text()))
 
 
 def _examples():
-    """``(doc:line, text)`` of every ```toml block of the docs that is a configuration (not a solve input)."""
+    """``(doc:line, text)`` of every ```toml block of the docs that is a configuration (not a solve input, not a
+    sweep spec)."""
     out = []
     for doc in DOCS:
         text = doc.read_text()
         for m in re.finditer(r"```toml\n(.*?)```", text, re.S):
-            if not re.search(r"^\[unknowns\]", m.group(1), re.M):
+            if not re.search(r"^\[(unknowns|space)\]", m.group(1), re.M):
                 out.append((f"{doc.name}:{text[:m.start()].count(chr(10)) + 1}", m.group(1)))
     return out
 

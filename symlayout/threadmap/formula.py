@@ -492,20 +492,26 @@ class _Parser:
 
     # expr := term (('+' | '-') term)*
     def expr(self, depth: int) -> tuple[Expr, int]:
-        return self.chain(depth, self.term, ("+", "-"))
+        left, ldepth = self.term(depth)
+        while True:
+            kind, value, col = self.peek()
+            if kind == "op" and value in ("+", "-"):
+                self.pos += 1
+                right, rdepth = self.term(depth)
+                ldepth = max(ldepth, rdepth) + 1
+                self.check_depth(ldepth, col)
+                left = BinOp(value, left, right)
+            else:
+                return left, ldepth
 
     # term := unary (('*' | '//' | '%') unary)*
     def term(self, depth: int) -> tuple[Expr, int]:
-        return self.chain(depth, self.unary, ("*", "//", "%"))
-
-    def chain(self, depth: int, operand, ops: tuple) -> tuple[Expr, int]:
-        """``operand (op operand)*`` for ``op`` in ``ops``, grouped to the left."""
-        left, ldepth = operand(depth)
+        left, ldepth = self.unary(depth)
         while True:
             kind, value, col = self.peek()
-            if kind == "op" and value in ops:
+            if kind == "op" and value in ("*", "//", "%"):
                 self.pos += 1
-                right, rdepth = operand(depth)
+                right, rdepth = self.unary(depth)
                 ldepth = max(ldepth, rdepth) + 1
                 self.check_depth(ldepth, col)
                 left = BinOp(value, left, right)
