@@ -201,8 +201,8 @@ def internal_report(path: str, e: BaseException):
         import traceback
         traceback.print_exception(e)
     msg = " / ".join(s.strip() for s in str(e).splitlines() if s.strip())[:300]
-    return engine.ConfigReport(path, "", error=f"{path}: internal error (a bug in symlayout): {type(e).__name__}: {msg}",
-                        internal=True)
+    return engine.ConfigReport(path, "", internal=True,
+                               error=f"{path}: internal error (a bug in symlayout): {type(e).__name__}: {msg}")
 
 
 _TASK_ARGS: tuple = ()
