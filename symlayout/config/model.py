@@ -26,7 +26,8 @@ class Param:
     @property
     def symbol(self):
         """The positive-integer sympy symbol of this parameter."""
-        from ..algebra.symbolic import symbols     # (start-up: the module imports no algebra; see __init__)
+        # lazy: `import symlayout` imports this module but no algebra (start-up: see config/__init__)
+        from ..algebra.symbolic import symbols
         return symbols(self.name)[0]
 
     def values(self) -> list[int]:
@@ -135,7 +136,8 @@ class TiledCopySpec:
 
     def build(self, atom):
         """The :class:`~symlayout.tiled.copy.TiledCopy` (CuTe's static_asserts as CuteStaticAssert)."""
-        from ..tiled.copy import make_tiled_copy, make_tiled_copy_impl   # (start-up: see __init__)
+        # lazy: `import symlayout` imports this module but not the tiled layer (start-up: see config/__init__)
+        from ..tiled.copy import make_tiled_copy, make_tiled_copy_impl
         if self.tv is not None:
             return make_tiled_copy_impl(atom, self.tv, tuple(self.tiler))
         return make_tiled_copy(atom, self.thr, self.val)
@@ -245,7 +247,8 @@ class ThreadMapConfig:
 
     def build(self):
         """The :mod:`symlayout.threadmap.maps` model of this map (a fresh object)."""
-        from ..threadmap.maps import make_thread_map   # (start-up: see __init__)
+        # lazy: `import symlayout` imports this module but not the thread maps (start-up: see config/__init__)
+        from ..threadmap.maps import make_thread_map
         k = self.kind
         epa = self.elements_per_access if self.elements_per_access is not None else 1
         if k in TM_PLAIN:

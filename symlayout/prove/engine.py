@@ -21,6 +21,7 @@ from ..algebra import int_tuple as it
 from ..algebra.composed import ComposedLayout
 from ..algebra.layout import Layout
 from ..algebra.symbolic import collect_conditions
+from ..algebra.z3terms import condition_z3
 from ..algebra.z3lock import serialized
 from ..tiled.copy import make_tiled_copy_X
 from ..tiled.mma import make_tiled_mma
@@ -85,7 +86,7 @@ def run_checks(model: OperandModel, properties, expect_refuted=frozenset(), meth
         if r is not None:
             pass
         elif method == "z3" and not model.cute_routes:   # (else not a layout function: exhaustive)
-            from .copy.z3backend import decide     # lazily: see _prove_by_z3
+            from .copy.z3backend import decide     # lazy: the Z3 decider's start-up, see _prove_by_z3
             tm = tm or stand_in_tile(model)
             r = decide(p, tm, model.smem, {}, timeout_s)
         else:
@@ -230,7 +231,6 @@ def _conditions_everywhere(syms, params, conds):
     ``multiple_of``), by Z3: True; a member (``{name: value}``) where one fails; None if Z3 does not say."""
     try:
         import z3
-        from ..algebra.z3terms import condition_z3
     except ImportError:
         return None
     try:
@@ -434,10 +434,10 @@ def _too_large(smem) -> bool:
 
 def _prove_by_z3(cfg, mma, cc, props, refuted, timeout_s):
     """Parametric or very large tiles: Z3 over one copy tile and every rest tile."""
-    # lazily: the Z3 decider's modules are ~3.5 ms of start-up (python -X importtime) that a concrete
+    # the Z3 decider's modules are ~3.5 ms of start-up (python -X importtime) that a concrete
     # configuration proved exhaustively never needs
-    from .copy.parametric import PARAMETRIC_PROPERTIES
-    from .copy.z3backend import decide
+    from .copy.parametric import PARAMETRIC_PROPERTIES  # lazy: the Z3 decider's start-up (above)
+    from .copy.z3backend import decide                  # lazy: the Z3 decider's start-up (above)
     op = cc.operand
     convert = getattr(cc, "convert", False)
     atom = make_copy_atom(cc.atom, cc.element_type)
@@ -500,7 +500,7 @@ def prove_part(cfg, part, method="auto", timeout_s=None):
     results, rejected = [], set()
     try:
         if kind == "threadmap":
-            # lazily: ~6 ms of start-up (python -X importtime) that a copy-only configuration never needs
+            # lazy: ~6 ms of start-up (python -X importtime) that a copy-only configuration never needs
             from .threadmaps.obligations import prove_threadmap
             results = prove_threadmap(cfg, props, method=method, timeout_s=timeout_s)
         else:
@@ -606,7 +606,7 @@ def prove_many(configs, properties=None, jobs: int = 1, timeout_s=None, method="
         return [prove_config(c, properties, method, timeout_s) for c in configs]
     jobs_list.sort(key=lambda j: -_cost(configs[j[0]], j[1]))
     if any(c.params for c in configs):       # import the solver once, before the workers fork
-        from .copy import z3backend  # noqa: F401
+        from .copy import z3backend  # noqa: F401  # lazy: the Z3 decider's start-up, only for parametric ones
         try:
             import z3  # noqa: F401
         except ImportError:

@@ -27,6 +27,10 @@ from __future__ import annotations
 import errno
 import os
 
+from .. import config
+from ..errors import SymlayoutError
+from . import engine
+
 #: above this many files, no cost estimate is read (each file would be opened twice) and files go in their
 #: order, a few at a time per hand-out (the tail of a large sweep is short anyway)
 ESTIMATE_LIMIT = 2000
@@ -166,7 +170,6 @@ def prove_file(path: str, explicit: bool, properties, method, timeout_s, jobs: i
     ConfigReport)`` otherwise (a parametric configuration's Z3 queries in ``jobs`` processes); an internal
     error (a bug) while reading or proving the file is that file's report, with ``internal`` set: never
     lost, and the other files are still proved."""
-    from ..errors import SymlayoutError
     try:
         return _prove_file(path, explicit, properties, method, timeout_s, jobs)
     except SymlayoutError as e:
@@ -176,16 +179,14 @@ def prove_file(path: str, explicit: bool, properties, method, timeout_s, jobs: i
 
 
 def _prove_file(path, explicit, properties, method, timeout_s, jobs):
-    from ..config import load_config, not_a_configuration
     if not explicit:
-        why = not_a_configuration(path)
+        why = config.not_a_configuration(path)
         if why is not None:
             return "skip", why
-    cfg = load_config(path)
-    from .engine import prove_config, prove_many
+    cfg = config.load_config(path)
     if jobs > 1 and cfg.params:
-        return "report", prove_many([cfg], properties, jobs, timeout_s, method)[0]
-    return "report", prove_config(cfg, properties, method, timeout_s)
+        return "report", engine.prove_many([cfg], properties, jobs, timeout_s, method)[0]
+    return "report", engine.prove_config(cfg, properties, method, timeout_s)
 
 
 def _naming(path: str, msg: str) -> str:
@@ -196,13 +197,12 @@ def _naming(path: str, msg: str) -> str:
 def internal_report(path: str, e: BaseException):
     """The report of a file whose reading or proving hit a bug (``SYMLAYOUT_DEBUG=1``: the traceback on
     stderr)."""
-    from .engine import ConfigReport
     if os.environ.get("SYMLAYOUT_DEBUG") == "1":
         import traceback
         traceback.print_exception(e)
     msg = " / ".join(s.strip() for s in str(e).splitlines() if s.strip())[:300]
-    return ConfigReport(path, "", error=f"{path}: internal error (a bug in symlayout): {type(e).__name__}: {msg}",
-                        internal=True)
+    return engine.ConfigReport(path, "", internal=True,
+                               error=f"{path}: internal error (a bug in symlayout): {type(e).__name__}: {msg}")
 
 
 _TASK_ARGS: tuple = ()
@@ -282,15 +282,13 @@ def prove_files(files, properties=None, jobs: int = 1, timeout_s=None, method="a
                 on_result(i, out[i])
         return out
     tasks, chunk = tasks
-    from . import engine  # noqa: F401  (imported once, before the workers fork)
     preload([p for _i, p, _e in tasks])
     global _TASK_ARGS
     _TASK_ARGS = (properties, method, timeout_s)
     import gc
     gc.freeze()          # the parent's objects so far: left out of collections (the workers' and the parent's)
     try:
-        from .engine import worker_init
-        with mp.get_context("fork").Pool(jobs, worker_init) as pool:
+        with mp.get_context("fork").Pool(jobs, engine.worker_init) as pool:
             for i, ans in pool.imap_unordered(_pool_file, tasks, chunksize=chunk):
                 out[i] = ans
                 if on_result is not None:

@@ -29,6 +29,7 @@ from ...tiled.mma import make_tiled_mma
 from ..engine import prove_config
 from ..copy.model import build_operand_model
 from ..copy.obligations import CHECKS
+from ..copy.z3backend import tile_model_for
 from ..decide.z3problem import substitute
 
 MMA_ATOMS = [("SM80_16x8x16_F16F16F16F16_TN", "half_t"), ("SM80_16x8x8_F16F16F16F16_TN", "half_t"),
@@ -139,7 +140,6 @@ def random_families(n: int, seed: int = 0, huge_share: float = 0.25):
             except SymlayoutError:
                 continue
         try:
-            from ..copy.z3backend import tile_model_for
             tile_model_for(mmas[key], op, copy, vt, 128)        # CuTe builds this TiledCopy
         except SymlayoutError:
             continue
@@ -184,7 +184,6 @@ def random_families(n: int, seed: int = 0, huge_share: float = 0.25):
         text = (f'name = "family {made}: {smem}"\n[params]\n{ptxt}\n[mma]\natom = "{atom}"\nlayout = "{lay}"\n'
                 f'[copy.{op}]\natom = "{copy}"\ntype = "{vt}"\nsmem = "{smem}"\n[prove]\ntimeout_s = 60\n')
         try:
-            from ...config import loads_config
             loads_config(text, "family")
         except SymlayoutError:
             continue

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 
 from ...errors import SymlayoutError
+from ...tiled.mma import make_tiled_mma
+from .model import cute_build_check
 
 #: CuTe's static_assert this module explains
 TOO_FEW_VALS = "TiledCopy uses too few vals for selected CopyAtom"
@@ -27,8 +29,6 @@ _MODES = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
 
 
 def _compiles(cfg, cc, atom, permutation) -> bool:
-    from ...tiled.mma import make_tiled_mma
-    from .model import cute_build_check
     try:
         mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, permutation)
         cute_build_check(mma, cc.operand, atom, cc.element_type, cc.smem, getattr(cc, "convert", False))
@@ -57,7 +57,6 @@ def smaller_atoms(name: str) -> list:
 
 def permutation_candidates(cfg, operand):
     """Permutation tiles widening the operand's modes by 2 or 4 (the other mode as the TiledMMA has it)."""
-    from ...tiled.mma import make_tiled_mma
     base = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation).tile_shape()
     if not all(isinstance(x, int) for x in base):
         return

@@ -35,6 +35,7 @@ import sys
 from collections.abc import MutableMapping
 
 from ...errors import AlgebraError
+from ...tiled.arrays import index_array
 
 #: numpy, imported when first needed (its import costs about as much as proving a few small
 #: configurations point by point, so a process proving one small file never pays it)
@@ -132,7 +133,6 @@ def index_table(L):
     if np is None:
         import numpy
         np = numpy
-    from ...tiled.arrays import index_array
     return index_array(L)
 
 

@@ -32,14 +32,21 @@ from __future__ import annotations
 
 import time
 
+from ...algebra import int_tuple as it
+from ...algebra._lazy import sympy
+from ...algebra.composed import ComposedLayout
+from ...algebra.layout import Layout
+from ...algebra.symbolic import decide
 from ...arch import gmma as arch
 from ...arch import tma as arch_tma
-from ...atoms import value_type_info
-from ...atoms.gmma import arch_descriptor
+from ...atoms import value_type_bits, value_type_info
+from ...atoms.gmma import GmmaSmemLayout, arch_descriptor
+from ...atoms.mma import get_mma_atom
 from ...atoms.tma import tma_swizzle
 from ...tiled.gmma import WARPGROUP, gmma_operand_model
 from ...tiled.arrays import index_array
 from ...tiled.tma import tma_model
+from ..copy.obligations import tv_coverage
 from ..decide.tables import index_table, lazy_np as np, one_owner
 from ..verdict.result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
 
@@ -51,7 +58,6 @@ _TMA_PROPS = ("tma", "coverage", "exactly_once", "in_bounds")
 
 def is_gmma_atom(name: str) -> bool:
     """True for the name of an SM90 GMMA (wgmma) MMA atom."""
-    from ...atoms.mma import get_mma_atom
     return ((get_mma_atom(name).ptx_model or {}).get("instr")) == "wgmma"
 
 
@@ -336,7 +342,6 @@ def rs_fragment_result(mma) -> Result:
 
 
 def accumulator_results(mma, props) -> list:
-    from ..copy.obligations import tv_coverage
     out = []
     if "slot_agreement" in props:
         t0 = time.perf_counter()
@@ -446,7 +451,6 @@ def tma_results(cfg, sc, tc, props) -> list:
 
 
 def _flat(L):
-    from ...algebra import int_tuple as it
     return tuple(int(it.product(s)) for s in L.shape)
 
 
@@ -560,8 +564,6 @@ def _multiple_of(e, k: int) -> bool:
 
 
 def _symbolic_strides(cfg, copy, op, t0):
-    from ...algebra._lazy import sympy
-    from ...algebra.symbolic import decide
     for i, s in enumerate(copy.global_strides, start=1):
         if isinstance(s, int):
             continue
@@ -615,7 +617,6 @@ def _leaves(t):
 
 
 def _smem_inner(lay):
-    from ...atoms.gmma import GmmaSmemLayout
     if isinstance(lay, GmmaSmemLayout):
         return lay.layout
     return lay.inner if getattr(lay, "is_composed", False) else lay
@@ -623,9 +624,6 @@ def _smem_inner(lay):
 
 def _substitute(lay, values: dict):
     """``lay`` with its symbolic extents replaced by ``values`` (symbol -> int)."""
-    from ...algebra.composed import ComposedLayout
-    from ...algebra.layout import Layout
-    from ...atoms.gmma import GmmaSmemLayout
 
     def sub(t):
         if isinstance(t, tuple):
@@ -656,14 +654,12 @@ def _translation_argument(cfg, mma, syms) -> str | None:
     that mode a whole number of TiledMMA tiles, and the translates must not overlap: then a member
     is disjoint translates of the parameter-1 tile, read (and loaded) by translated descriptors
     (and boxes), and the swizzles, the 16-byte grid and TMA's 128-byte rule do not see the shift."""
-    from ... import algebra  # noqa: F401
     ones = {x: 1 for x in syms}
     tile = mma.tile_shape()
     why = []
     for op, sc in cfg.smem.items():
         inner = _smem_inner(sc.layout)
         e = sc.layout.bits // 8 if hasattr(sc.layout, "bits") else None
-        from ...atoms import value_type_bits
         e = value_type_bits(sc.element_type) // 8
         shape = inner.shape if isinstance(inner.shape, tuple) else (inner.shape,)
         stride = inner.stride if isinstance(inner.stride, tuple) else (inner.stride,)

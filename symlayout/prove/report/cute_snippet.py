@@ -21,6 +21,9 @@ from __future__ import annotations
 import re
 
 from ...algebra import int_tuple as it
+from ...algebra.cute_cpp import is_cpp_spelling, is_expression, split_args, to_notation
+from ...algebra.notation import parse
+from ...atoms import canonical_type
 from ...errors import printable
 
 HEADERS = ("cute/tensor.hpp", "cute/atom/mma_atom.hpp", "cute/atom/copy_atom.hpp", "cstdio")
@@ -79,24 +82,19 @@ def cpp_from_spelling(raw: str) -> str | None:
     >>> cpp_from_spelling("(32,16):(16,1)") is None
     True
     """
-    from ...algebra.cute_cpp import is_cpp_spelling, is_expression, to_notation
     if not (is_cpp_spelling(raw) or is_expression(raw)):
         return None
     text = to_notation(raw) if is_cpp_spelling(raw) else raw
     m = re.fullmatch(r"\s*(\w+)\s*\((.*)\)\s*", text, re.S)
     if not m:
-        from ...algebra.notation import parse
         return cpp_layout(parse(text))
-    from ...algebra.cute_cpp import split_args
     args = [_cpp_arg(a) for a in split_args(m.group(2))]
     return f"{m.group(1)}({', '.join(args)})"
 
 
 def _cpp_arg(a: str) -> str:
-    from ...algebra.notation import parse
     m = re.fullmatch(r"\s*(\w+)\s*\((.*)\)\s*", a, re.S)
     if m:
-        from ...algebra.cute_cpp import split_args
         return f"{m.group(1)}({', '.join(_cpp_arg(x) for x in split_args(m.group(2)))})"
     v = parse(a)
     if hasattr(v, "shape") or getattr(v, "is_composed", False):
@@ -111,7 +109,6 @@ def _cpp_arg(a: str) -> str:
 def _ctype(name: str) -> str:
     """CuTe's C++ name of a value type (aliases such as ``fp16`` or ``cutlass::half_t`` resolved)."""
     try:
-        from ...atoms import canonical_type
         return canonical_type(name)
     except Exception:  # noqa: BLE001 (no atom catalog: the name as written)
         return name

@@ -14,6 +14,10 @@ shared by ``symlayout show``, ``symlayout explain`` and :class:`symlayout.Report
 from __future__ import annotations
 
 from ...errors import ConfigError
+from ...tiled.mma import make_tiled_mma
+from ..copy.model import build_operand_model
+from ..copy.story import slot_story
+from ..engine import EXHAUSTIVE_LIMIT
 from ..verdict.result import REFUTED
 
 
@@ -23,9 +27,6 @@ SLOT_PROPERTIES = ("slot_agreement", "exactly_once")
 
 def operand_models(cfg, operand=None):
     """``(tiled_mma, {operand: OperandModel})`` of a concrete ``[mma]`` configuration."""
-    from ...tiled.mma import make_tiled_mma
-    from ..engine import EXHAUSTIVE_LIMIT
-    from ..copy.model import build_operand_model
     if cfg.mma is None:
         raise ConfigError(f"{cfg.path}: has no [mma] table")
     if cfg.params:
@@ -46,7 +47,6 @@ def operand_models(cfg, operand=None):
 
 def explain_slot(cfg, m, t: int, s: int):
     """``(text, agrees)``: fragment slot ``s`` of thread ``t`` followed from shared memory."""
-    from ..copy.story import slot_story
     op = m.operand
     if not (0 <= t < m.threads):
         raise ConfigError(f"--thread {t}: the TiledMMA has threads 0..{m.threads - 1}")

@@ -27,6 +27,11 @@ from __future__ import annotations
 import colorsys
 from html import escape
 
+from ...algebra.layout import function_table
+from ...errors import ConfigError
+from ..copy.obligations import PROPERTIES, bank_phases
+from ..engine import run_checks
+
 
 def _owners(mma, op):
     tv = mma.get_layout_TV(op)
@@ -257,7 +262,6 @@ def banks_svg(model, title: str = "", thread=None, warp=None, call=None) -> str:
     ``call`` or ``thread`` pick it): per phase, 32 bank columns and the distinct 4-byte words each
     serves (one row per wavefront), labelled with the lanes; a bank needing more wavefronts
     than the phase's minimum is red, with its lanes."""
-    from ..copy.obligations import bank_phases
     vb, groups = bank_phases(model)
     eb = model.elem_bytes
     addr = model.addr_table
@@ -335,7 +339,6 @@ def swizzle_svg(model, title: str = "") -> str:
     svg = _Svg(title or "swizzle")
     svg.text(4, 14, f"{title} - {model.operand}: bank of each element, {inner} (left) vs {smem} (right)",
              anchor="start", size=12)
-    from ...algebra.layout import function_table
     x0 = 40
     for side, L in (("without swizzle", inner), ("with swizzle", smem)):
         tab = function_table(L)
@@ -365,8 +368,6 @@ def view_svg(view: str, cfg, mma, op: str, model=None, thread=None, results=None
         hl = None
         if model is not None:
             if results is None:
-                from ..engine import run_checks
-                from ..copy.obligations import PROPERTIES
                 results = run_checks(model, PROPERTIES, method="auto")
             for r in results:
                 if r.operand in (None, op) and r.status == "refuted" and r.counterexample \
@@ -380,5 +381,4 @@ def view_svg(view: str, cfg, mma, op: str, model=None, thread=None, results=None
         return banks_svg(model, title, thread=thread)
     if view == "swizzle":
         return swizzle_svg(model, title)
-    from ...errors import ConfigError
     raise ConfigError(f"unknown view {view!r} (tv, copy, banks, swizzle)")

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from html import escape
 
+from ...errors import ConfigError
 from ..verdict.result import REFUTED
+from ..verdict.summary import summary, unmet
+from . import pictures
+from .explain import operand_models
 
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; }
@@ -35,10 +39,9 @@ def _pictures(cfg, results) -> list:
         return []
     try:
         if cfg.threadmap is not None:
+            # lazy: the thread-map pictures import the threadmap solver (~0.3 s); only a thread map's report needs them
             from .threadmap_pictures import show_threadmap
             return [("thread map", show_threadmap(cfg)[1])]
-        from . import pictures
-        from .explain import operand_models
         mma, models = operand_models(cfg)
     except Exception as e:  # noqa: BLE001 (a picture is an extra: say why it is missing)
         return [(f"no picture: {type(e).__name__}: {e}", "")]
@@ -86,7 +89,6 @@ def report_section(report) -> str:
 
 def html_document(reports, configs=None, skipped=()) -> str:
     """The whole report: summary, one section per configuration, skipped files."""
-    from ..verdict.summary import summary, unmet
     by_path = {c.path: c for c in (configs or [])}
     s = summary(reports)
     line = ", ".join(f"{v} {k}" for k, v in s.items())
@@ -113,7 +115,6 @@ def html_document(reports, configs=None, skipped=()) -> str:
 
 def write_html(path, reports, configs=None, skipped=()) -> None:
     """Write :func:`html_document` to ``path`` (an unwritable path is a one-line input error)."""
-    from ...errors import ConfigError
     try:
         with open(path, "w", encoding="utf-8") as f:
             f.write(html_document(reports, configs, skipped))
