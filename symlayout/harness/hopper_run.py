@@ -71,6 +71,15 @@ def _operand_read(m, rd, base: int, rows: int):
     return d, [a - lo for a in cute], hi - lo
 
 
+def _record(rec: dict, x: dict, t: float, log) -> None:
+    """One experiment's result ``x`` (started at ``t``) into the configuration's record, and its log line."""
+    x["seconds"] = round(time.time() - t, 3)
+    rec["experiments"].append(x)
+    if log:
+        print(f"{x['name']:<60} {x['status']} model={x.get('model')} cute_mism={x.get('cute_mismatches')}",
+              file=log, flush=True)
+
+
 def plan(cfg) -> HopperPlan:
     """The GPU experiments of a loaded Hopper configuration."""
     from dataclasses import replace
@@ -248,11 +257,7 @@ def run_hopper(paths, *, log=None) -> dict:
                      "first_mismatches": bad_cute[:3], "note": note}
             except Exception as ex:
                 x = {"kind": "wgmma", "name": wc.name, "status": "error", "note": f"{type(ex).__name__}: {str(ex)[:500]}"}
-            x["seconds"] = round(time.time() - t, 3)
-            rec["experiments"].append(x)
-            if log:
-                print(f"{x['name']:<60} {x['status']} model={x.get('model')} cute_mism={x.get('cute_mismatches')}",
-                      file=log, flush=True)
+            _record(rec, x, t, log)
         for exp, land, note in p.tma:
             t = time.time()
             try:
@@ -260,11 +265,7 @@ def run_hopper(paths, *, log=None) -> dict:
                 x["note"] = note
             except Exception as ex:
                 x = {"kind": "tma", "name": exp.name, "status": "error", "note": f"{type(ex).__name__}: {str(ex)[:500]}"}
-            x["seconds"] = round(time.time() - t, 3)
-            rec["experiments"].append(x)
-            if log:
-                print(f"{x['name']:<60} {x['status']} model={x.get('model')} cute_mism={x.get('cute_mismatches')}",
-                      file=log, flush=True)
+            _record(rec, x, t, log)
         results.append(rec)
     info = cuda.device_info()
     return {"meta": dict(info, seconds=round(time.time() - t0, 2), compile_errors=errs), "results": results}
