@@ -343,3 +343,31 @@ def test_pytest_xdist_proves_each_file_once_with_the_items_of_one_process(tmp_pa
         runs[n] = sorted(l for l in p.stdout.splitlines() if l.startswith(("PASSED", "FAILED", "ERROR")))
         assert sorted(log.read_text().split()) == sorted(p.name for p in (tmp_path / "proofs").iterdir())
     assert runs["0"] == runs["2"] and len(runs["0"]) > 30
+
+
+def test_one_proving_thread_beside_idle_threads_is_not_collected_per_call(monkeypatch):
+    """A pytest-xdist worker or a notebook has I/O threads that never prove: the Z3 lock then neither pauses the
+    collector nor collects the whole heap per call (that made the suite 2x slower); a second thread that comes to
+    the lock turns both on."""
+    import gc
+    import threading
+    from symlayout.algebra import z3lock
+    monkeypatch.setattr(z3lock, "_users", set())
+    calls = []
+    monkeypatch.setattr(gc, "collect", lambda *a: calls.append(a) or 0)
+    stop, entered = threading.Event(), threading.Event()
+    idle = threading.Thread(target=stop.wait)
+    idle.start()
+    try:
+        z3lock.serialized(lambda: None)()
+        assert calls == [] and gc.isenabled()
+        prover = threading.Thread(target=lambda: (z3lock.serialized(entered.set)(), stop.wait()))
+        prover.start()
+        entered.wait()
+        calls.clear()
+        z3lock.serialized(lambda: None)()
+        assert len(calls) == 1 and gc.isenabled()
+    finally:
+        stop.set()
+        idle.join()
+        prover.join()

@@ -181,16 +181,19 @@ def test_prove_does_not_import_dask():
 
 
 def test_a_batch_collects_garbage_once_in_a_threaded_worker(monkeypatch):
-    """A Dask worker has several threads, so the Z3 lock pauses the collector and collects when released:
-    a batch holds the lock throughout, one collection per batch, not one per candidate."""
+    """A Dask worker has several threads proving, so the Z3 lock pauses the collector and collects when
+    released: a batch holds the lock throughout, one collection per batch, not one per candidate."""
     import gc
     import threading
+    from symlayout.algebra.z3lock import serialized
     from symlayout.sweep.prover import prove_batch
     calls = []
     monkeypatch.setattr(gc, "collect", lambda *a: calls.append(a) or 0)
-    stop = threading.Event()
-    other = threading.Thread(target=stop.wait)
+    stop, entered = threading.Event(), threading.Event()
+    other = threading.Thread(target=lambda: (serialized(entered.set)(), stop.wait()))   # a second thread that proves
     other.start()
+    entered.wait()
+    calls.clear()
     try:
         rows = prove_batch(SMALL, "small.toml", [0, 2, 4, 6])
     finally:
