@@ -3,7 +3,6 @@ the form their :mod:`.keys` description gives, CuTe notation, value types and at
 
 from __future__ import annotations
 
-from ..algebra.calculator import evaluate
 from ..algebra.cute_cpp import is_cpp_spelling, is_expression, to_notation
 from ..algebra.notation import parse
 from ..atoms.copy import get_copy_op
@@ -152,6 +151,8 @@ class LoaderBase:
     def cpp_layout(self, text, keys, symbols, what):
         """A layout written with C++ spellings or layout functions (concrete extents only)."""
         try:
+            # lazy: the calculator (3-4 ms of start-up) only for a layout written as an expression
+            from ..algebra.calculator import evaluate
             value = evaluate(to_notation(text) if is_cpp_spelling(text) else text).value
         except SymlayoutError as e:
             self.fail(keys, f"{self.where(keys)}: {e}")

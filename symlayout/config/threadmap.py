@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import SymlayoutError
-from ..threadmap.formula import parse_expr
 from .messages import _short, _suggest
 from .keys import MAX_EXTENT, THREADMAP, TM_KIND_KEYS, TM_WRAPPERS
 from .model import ThreadMapConfig
@@ -53,6 +52,8 @@ class ThreadMapSection:
         if "offset" in t:
             raw = self.value(t, keys, THREADMAP["offset"])
             try:
+                # lazy: the formula parser (4-6 ms of start-up) only for a [threadmap] offset formula
+                from ..threadmap.formula import parse_expr
                 kw["offset"] = parse_expr(raw, {"t", "i"})
             except SymlayoutError as e:
                 self.fail(keys + ("offset",), f"{w} offset: {e}")
