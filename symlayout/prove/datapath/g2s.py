@@ -63,7 +63,7 @@ from ...atoms.copy import make_copy_atom
 from ...errors import CuteStaticAssert, SymlayoutError
 from ...tiled.copy import auto_vectorizing_width, copy_calls, view_values
 from ..copy.model import cute_addresses_differ, swizzle_inside_register
-from ..decide.tables import distinct, enabled as tables_enabled, index_table, lazy_np as np
+from ..decide.tables import enabled as tables_enabled, index_table, lazy_np as np, phase_wavefronts
 from ..verdict.result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
 
 #: properties a global-memory copy has (in the spec's order)
@@ -836,20 +836,7 @@ def _bank_conflicts_holds(m):
     ph = lane // max(1, 128 // vb) if vb > 4 else np.zeros_like(lane)
     nph = int(ph.max()) + 1
     gid = ((t // 32)[:, None] * C + np.arange(C)[None, :]) * nph + ph[:, None]    # (T, C)
-    lo, hi = b0 // 4, (b0 + vb + 3) // 4
-    nw = int((hi - lo).max())
-    words = lo[..., None] + np.arange(nw)
-    valid = words < hi[..., None]
-    g = np.broadcast_to(gid[..., None], words.shape)[valid]
-    wd = words[valid]
-    wmin = int(wd.min())
-    span = int(wd.max()) - wmin + 1
-    ngid = int(gid.max()) + 1
-    pairs = distinct(g * span + (wd - wmin), ngid * span)                  # distinct (phase, word)
-    per_bank = np.bincount((pairs // span) * 32 + (pairs % span + wmin) % 32, minlength=ngid * 32)
-    need = per_bank.reshape(ngid, 32).max(axis=1)
-    items = np.bincount(gid.ravel(), minlength=ngid)
-    minimum = np.maximum(1, -(-(items * vb) // 128))
+    need, items, minimum = phase_wavefronts(gid, b0, vb)
     return bool(np.all(need <= minimum)), int(np.count_nonzero(items))
 
 

@@ -444,6 +444,23 @@ def distinct(keys, top: int):
     return numpy.unique(keys)
 
 
+def phase_wavefronts(gid, b0, vb: int):
+    """Per phase id (``gid``: one per vector of ``vb`` bytes starting at byte ``b0``): the wavefronts it needs
+    (the most distinct 4-byte words on one bank), its vectors, and the minimum (one wavefront per 128 bytes)."""
+    lo, hi = b0 // 4, (b0 + vb + 3) // 4
+    words = lo[..., None] + lazy_np.arange(int((hi - lo).max()))
+    valid = words < hi[..., None]
+    g = lazy_np.broadcast_to(gid[..., None], words.shape)[valid]
+    wd = words[valid]
+    wmin = int(wd.min())
+    span = int(wd.max()) - wmin + 1
+    ngid = int(gid.max()) + 1
+    pairs = distinct(g * span + (wd - wmin), ngid * span)                  # distinct (phase, word)
+    per_bank = lazy_np.bincount((pairs // span) * 32 + (pairs % span + wmin) % 32, minlength=ngid * 32)
+    vectors = lazy_np.bincount(gid.ravel(), minlength=ngid)
+    return per_bank.reshape(ngid, 32).max(axis=1), vectors, lazy_np.maximum(1, -(-(vectors * vb) // 128))
+
+
 def bank_conflicts_holds(m, tb) -> bool:
     """Per instruction phase (warp, call, register, lane group as :func:`~symlayout.prove.copy.obligations.bank_phases`
     forms them), the most distinct 4-byte words one bank serves is at most the phase's minimum
@@ -463,23 +480,7 @@ def _phase_needs(m, tb):
     vb = max(m.reg_bits_smem, m.value_bits) // 8
     gid = _phase_ids(m, tb)[0]                                             # (NT, C, nr)
     b0 = _trunc_bytes(tb.vector_starts(), m.value_bits)
-    lo = b0 // 4
-    hi = (b0 + vb + 3) // 4
-    nw = int((hi - lo).max())
-    words = lo[..., None] + np.arange(nw)                                  # (NT, C, nr, nw)
-    valid = words < hi[..., None]
-    g = np.broadcast_to(gid[..., None], words.shape)[valid]
-    wd = words[valid]
-    wmin = int(wd.min())
-    span = int(wd.max()) - wmin + 1
-    ngid = int(gid.max()) + 1
-    pairs = distinct(g * span + (wd - wmin), ngid * span)                  # distinct (phase, word)
-    pg = pairs // span
-    bank = (pairs % span + wmin) % 32
-    per_bank = np.bincount(pg * 32 + bank, minlength=ngid * 32)              # distinct words per (phase, bank)
-    need = per_bank.reshape(ngid, 32).max(axis=1)
-    vectors = np.bincount(gid.ravel(), minlength=ngid)
-    minimum = np.maximum(1, -(-(vectors * vb) // 128))
+    need, vectors, minimum = phase_wavefronts(gid, b0, vb)
     hit = tb.__dict__["_needs"] = (gid, need, minimum, vectors)
     return hit
 
