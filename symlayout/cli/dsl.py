@@ -50,12 +50,30 @@ EXIT_CODES = {
 }
 
 FUNCTION = "symlayout_configs"
+#: --arch choices (symlayout.frontends.dsl_entry.ARCHS; not imported here: the CLI starts without the front end)
+ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90a", "sm_100a")
 
 
 def add_arguments(sp) -> None:
     sp.add_argument("file", metavar="FILE.py", help="a Python file that builds CuTe DSL objects")
     sp.add_argument("--function", default=None, metavar="NAME",
                     help=f"the function that returns the DslConfig objects (default: {FUNCTION}, if defined)")
+    sp.add_argument("--entry", default=None, metavar="CLASS.METHOD|FN",
+                    help="trace the kernel's own host code: construct CLASS (--init), compile METHOD (or the "
+                         "function FN) on fake tensors and read what it builds, stopping at the kernel launch")
+    sp.add_argument("--shape", default=None, metavar="M=..,N=..,K=..[,L=..]", help="--entry: the problem size")
+    sp.add_argument("--dtype", default="f16", metavar="T|A=T,B=T,C=T",
+                    help="--entry: element types of the fake tensors (f16, bf16, f32, tf32, e4m3, e5m2, i8; default f16)")
+    sp.add_argument("--major", default=None, metavar="A=K|M,B=K|N,C=N|M",
+                    help="--entry: the contiguous mode of each tensor (default A=K,B=K,C=N)")
+    sp.add_argument("--init", default=None, metavar="K=V,...", help="--entry: constructor keyword arguments")
+    sp.add_argument("--arg", default=None, metavar="K=V,...", help="--entry: other entry arguments")
+    sp.add_argument("--arch", default=None, choices=sorted(ARCHS),
+                    help="the DSL's target (CUTE_DSL_ARCH; default: from the source: tcgen05 -> sm_100a, "
+                         "warpgroup/TMA -> sm_90a, else sm_80)")
+    sp.add_argument("--stub-module", action="append", default=None, metavar="NAME",
+                    help="answer 'import NAME' with a stub module (repeatable; default: torch when it is not "
+                         "installed); 'none' turns the default off")
     sp.add_argument("--toml", action="store_true", help="print the configurations as TOML instead of proving them")
     sp.add_argument("--json", action="store_true", help="print one JSON document (as symlayout prove --json)")
     sp.add_argument("-q", "--quiet", action="store_true",
@@ -128,6 +146,81 @@ def _named(value, what: str) -> list:
     return items
 
 
+def _stub_names(given) -> list:
+    """The modules to stub: as given (``none``: none), else torch when it is not installed (with a note)."""
+    # lazy: the DSL front-end only for 'symlayout dsl'; other commands start without it
+    from ..frontends.stubs import missing
+    if given:
+        return [] if [g.lower() for g in given] == ["none"] else list(given)
+    if missing("torch"):
+        print("symlayout dsl: note: torch is not installed: 'import torch' gets a stub module "
+              "(--stub-module none turns this off; docs/frontends.md)", file=sys.stderr)
+        return ["torch"]
+    return []
+
+
+def _entry_spec(args):
+    """The :class:`EntrySpec` of the command line (``--entry`` and its options)."""
+    # lazy: the DSL front-end only for 'symlayout dsl'; other commands start without it
+    from ..frontends.dsl_entry import EntrySpec, parse_assignments
+    shape = {k.upper(): v for k, v in parse_assignments(args.shape, "--shape").items()}
+    bad = [k for k, v in shape.items() if not v.isdigit() or int(v) < 1]
+    if bad:
+        raise UsageError(f"--shape {bad[0]}={shape[bad[0]]}: expected a positive integer")
+    dt = args.dtype or "f16"
+    dtypes = {k.upper(): v for k, v in parse_assignments(dt, "--dtype").items()} if "=" in dt else {"*": dt}
+    majors = {k.upper(): v.upper() for k, v in parse_assignments(args.major, "--major").items()}
+    return EntrySpec(args.entry, shape=shape, dtypes=dtypes, majors=majors,
+                     init=parse_assignments(args.init, "--init"), args=parse_assignments(args.arg, "--arg"))
+
+
+def load_entry_configs(path: str, args) -> list:
+    """``[(key, DslConfig)]`` of the kernel ``path`` traced from ``--entry`` (no wrapper)."""
+    # lazy: the DSL front-end only for 'symlayout dsl'; other commands start without it
+    from ..frontends.cute_dsl import DslError, import_dsl
+    from ..frontends.dsl_entry import guess_arch, load_module, set_arch, trace_entry
+    from ..frontends.stubs import install
+    shown, path = path, os.path.abspath(path)
+    if not os.path.isfile(path):
+        raise UsageError(f"{shown}: no such file")
+    with open(path, encoding="utf-8", errors="replace") as f:
+        set_arch(args.arch or guess_arch(f.read()))
+    undo = install(_stub_names(args.stub_module))
+    try:
+        import_dsl()
+        spec = _entry_spec(args)
+        try:
+            mod = load_module(path, shown)
+        except DslError:
+            raise
+        except Exception as e:  # noqa: BLE001 (the user's code: reported with its line)
+            raise _user_error(path, shown, e) from None
+        try:
+            return trace_entry(mod, path, spec, shown)
+        except DslError:
+            raise
+        except Exception as e:  # noqa: BLE001 (the user's code: reported with its line)
+            inner = _wrapped(e, DslError)
+            if inner is not None:
+                raise inner from None
+            raise _user_error(path, shown, e) from None
+    except DslError as e:
+        raise UsageError(one_line(str(e))) from None
+    finally:
+        undo()
+
+
+def _wrapped(exc, cls):
+    """An exception of type ``cls`` that ``exc`` wraps (the DSL wraps errors raised while it traces)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, cls):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
 def load_dsl_configs(path: str, function: str | None = None) -> list:
     """``[(key, DslConfig)]`` of the CuTe DSL file ``path`` (see the module's docstring)."""
     # lazy: the DSL front-end only for 'symlayout dsl'; other commands start without it
@@ -178,7 +271,10 @@ def prove_dsl(path: str, items, properties=None, method: str = "auto", timeout_s
 def run(args) -> int:
     t0 = time.perf_counter()
     shown = args.file
-    items = load_dsl_configs(args.file, args.function)
+    if args.entry:
+        items = load_entry_configs(args.file, args)
+    else:
+        items = load_dsl_configs(args.file, args.function)
     if args.toml:
         for i, (key, cfg) in enumerate(items):
             print(f"# ---- {shown}{'::' + key if key else ''} ({i + 1} of {len(items)})")
