@@ -74,6 +74,9 @@ def add_arguments(sp) -> None:
     sp.add_argument("--stub-module", action="append", default=None, metavar="NAME",
                     help="answer 'import NAME' with a stub module (repeatable; default: torch when it is not "
                          "installed); 'none' turns the default off")
+    sp.add_argument("--assume", action="append", default=[], metavar="NAME%N==0",
+                    help="state what the kernel's callers guarantee of a parameter, e.g. ldA%%16==0 (repeatable); "
+                         "a result that holds only under such an unstated assumption is reported as 'depends on assumption'")
     sp.add_argument("--toml", action="store_true", help="print the configurations as TOML instead of proving them")
     sp.add_argument("--json", action="store_true", help="print one JSON document (as symlayout prove --json)")
     sp.add_argument("-q", "--quiet", action="store_true",
@@ -144,6 +147,21 @@ def _named(value, what: str) -> list:
     if bad:
         raise UsageError(f"{what}: entry {bad[0]} is {type(dict(items)[bad[0]]).__name__}, not a DslConfig")
     return items
+
+
+def _apply_assumptions(items, given) -> None:
+    """``--assume NAME%N==0``: the parameter's ``multiple_of`` in every configuration that has it."""
+    for a in given or ():
+        m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*%\s*(\d+)\s*==\s*0\s*", a)
+        if not m or int(m.group(2)) < 1:
+            raise UsageError(f"--assume {a!r}: expected NAME%N==0, e.g. ldA%16==0")
+        name, n = m.group(1), int(m.group(2))
+        having = [cfg for _, cfg in items if name in cfg.doc.params]
+        if not having:
+            known = sorted({p for _, cfg in items for p in cfg.doc.params})
+            raise UsageError(f"--assume {a}: no parameter {name} (the parameters: {', '.join(known) or 'none'})")
+        for cfg in having:
+            cfg.assume(name, n)
 
 
 def _stub_names(given) -> list:
@@ -275,6 +293,7 @@ def run(args) -> int:
         items = load_entry_configs(args.file, args)
     else:
         items = load_dsl_configs(args.file, args.function)
+    _apply_assumptions(items, args.assume)
     if args.toml:
         for i, (key, cfg) in enumerate(items):
             print(f"# ---- {shown}{'::' + key if key else ''} ({i + 1} of {len(items)})")
@@ -286,7 +305,8 @@ def run(args) -> int:
     if args.json:
         doc = json_document(reports)
         for entry, (_, rep) in zip(doc["configs"], pairs):
-            entry["dsl"] = {"version": rep.version, "not_proved_here": list(rep.left_out)}
+            entry["dsl"] = {"version": rep.version, "not_proved_here": list(rep.left_out),
+                            "depends_on_assumption": list(rep.depends)}
         print(json.dumps(doc, indent=1))
         return code
     style = Style(use_colour(sys.stdout, args.color))
@@ -299,5 +319,8 @@ def run(args) -> int:
             print(f"{r.path}: version {rep.version} of the configuration proved; not proved here:")
             for x in rep.left_out:
                 print(f"  {x}")
+    for r, rep in pairs:
+        for x in rep.depends:
+            print(f"DEPENDS  {r.path}: {x}")
     print(f"# {len(reports)} configuration(s) from {shown} in {time.perf_counter() - t0:.2f} s, exit {code}")
     return code

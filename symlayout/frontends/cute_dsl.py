@@ -301,6 +301,7 @@ class DslReport:
     left_out: list
     error: str | None = None
     names: dict = dataclasses.field(default_factory=dict)
+    depends: list = dataclasses.field(default_factory=list)   # results proved only under a stronger assumption
 
     @property
     def ok(self) -> bool:
@@ -325,6 +326,7 @@ class DslReport:
                 line += f": {r.detail}"
             lines.append(line)
         lines.extend(f"  not proved here: {x}" for x in self.left_out)
+        lines.extend(f"  depends on assumption: {x}" for x in self.depends)
         return "\n".join(lines)
 
     def assert_proved(self):
@@ -347,6 +349,8 @@ class DslConfig:
         self.names: dict[str, _Names] = {}
         self._mma = tiled_mma
         self._mma_label = label
+        self.assumed: dict[str, int] = {}     # [params] symbol -> element bits: multiple_of is the front end's default
+        self.depends: list[str] = []          # results that hold only under a stronger assumption (after prove)
         self._read_mma(tiled_mma, label)
 
     # ---- the TiledMma
@@ -494,6 +498,8 @@ class DslConfig:
             except ValueError as e:
                 raise DslError(f"{label}: {e}") from None
             keys.update(gkeys)
+            if ld_multiple_of is None:   # the front end's default, not the kernel's word
+                self.assumed[ld or f"ld{x}"] = value_type_bits(typ)
         getattr(self.doc, kind)[x] = keys
         desc = _op_desc(tiled_copy.op)
         self.doc.table_comments[f"{kind}.{x}"] = [
@@ -582,6 +588,39 @@ class DslConfig:
         self.names.setdefault(f"tma.{x}", _Names(copy=label, op=f"{n}()", atom=atom, smem=f"the smem tile of {x}"))
         return self
 
+    # ---- assumptions
+    def assume(self, name: str, multiple_of: int) -> "DslConfig":
+        """State ``name % multiple_of == 0`` (``--assume ldA%16==0``) of a ``[params]`` symbol."""
+        if name not in self.doc.params:
+            raise DslError(f"--assume {name}%{multiple_of}==0: no parameter {name} "
+                           f"(the parameters: {', '.join(self.doc.params) or 'none'})")
+        self.doc.params[name] = dict(self.doc.params[name], multiple_of=int(multiple_of))
+        self.assumed.pop(name, None)
+        return self
+
+    def _under_assumption(self, r, cfg_text: str, properties, method, timeout_s):
+        """The result ``r`` (refuted at a front-end default of a parameter) proved again under the
+        weakest stronger ``multiple_of`` that makes it hold, ``None`` if none does (up to 128 bytes)."""
+        msg = r.counterexample.message if r.counterexample is not None else ""
+        for p, bits in self.assumed.items():
+            if not re.search(rf"\b{re.escape(p)} = ", msg):
+                continue
+            base = int(self.doc.params[p]["multiple_of"])
+            m = base * 2
+            while m * bits <= 1024:
+                doc = dataclasses.replace(self._named_doc(), params={**self.doc.params,
+                                                                      p: dict(self.doc.params[p], multiple_of=m)})
+                rep = prove_config(loads_config(doc.to_toml(), path="<cute_dsl>"), properties=[r.property],
+                                   method=method, timeout_s=timeout_s)
+                again = [q for q in rep.results if q.operand == r.operand and q.via == r.via]
+                if again and again[0].status == "proved":
+                    note = (f"depends on an assumption: holds only if {p} % {m} == 0 (state it: --assume {p}%{m}==0); "
+                            f"under the front end's default {p} % {base} == 0 it is refuted: {msg}")
+                    self.depends.append(f"{r.property}[{r.operand}]: {p} % {m} == 0 (--assume {p}%{m}==0)")
+                    return dataclasses.replace(again[0], detail=note)
+                m *= 2
+        return None
+
     # ---- output
     def _named_doc(self) -> ConfigDoc:
         d = self.doc
@@ -632,7 +671,11 @@ class DslConfig:
                 return DslReport(text, 1, [], left, error=str(e), names=dict(self.names))
         rep = prove_config(cfg, properties=properties, method=method, timeout_s=timeout_s)
         results = [self._dsl_words(r) for r in rep.results]
-        return DslReport(text, used, results, left, error=rep.error, names=dict(self.names))
+        self.depends = []
+        if used == 2 and self.assumed:
+            results = [(self._under_assumption(r, text, properties, method, timeout_s) or r)
+                       if r.status == "refuted" and r.expected != "refuted" else r for r in results]
+        return DslReport(text, used, results, left, error=rep.error, names=dict(self.names), depends=list(self.depends))
 
     def _dsl_words(self, r):
         """The result with its counterexample worded in the DSL's names."""
