@@ -196,7 +196,9 @@ def load_entry_configs(path: str, args) -> list:
     """``[(key, DslConfig)]`` of the kernel ``path`` traced from ``--entry`` (no wrapper)."""
     # lazy: the DSL front-end only for 'symlayout dsl'; other commands start without it
     from ..frontends.cute_dsl import DslError, import_dsl
+    # lazy: as above
     from ..frontends.dsl_entry import guess_arch, load_module, set_arch, trace_entry
+    # lazy: as above
     from ..frontends.stubs import install
     shown, path = path, os.path.abspath(path)
     if not os.path.isfile(path):
@@ -279,7 +281,7 @@ def prove_dsl(path: str, items, properties=None, method: str = "auto", timeout_s
     out = []
     for key, cfg in items:
         t0 = time.perf_counter()
-        rep = cfg.prove(properties, method=method, timeout_s=timeout_s)
+        rep = cfg.prove(properties, method=method, timeout_s=timeout_s, name_assumptions=True)
         where = f"{path}::{key}" if key else path
         out.append((ConfigReport(where, cfg.name, results=rep.results, error=rep.error,
                                  seconds=time.perf_counter() - t0), rep))

@@ -644,11 +644,15 @@ class DslConfig:
         return self._named_doc().to_dict()
 
     def prove(self, properties=None, version: str | int = "auto", expect_refuted=(), method: str = "auto",
-              timeout_s: float | None = None) -> DslReport:
+              timeout_s: float | None = None, name_assumptions: bool = False) -> DslReport:
         """Prove the configuration.  ``version="auto"``: the whole file when the prover reads
         every table of it, else its version-1 part (the report lists what that leaves out).
         ``expect_refuted``: properties that must come out refuted (a regression of a known pitfall).
-        ``method``, ``timeout_s``: as for :func:`symlayout.prove.engine.prove_config`."""
+        ``method``, ``timeout_s``: as for :func:`symlayout.prove.engine.prove_config`.
+        ``name_assumptions``: a result refuted only under the front end's default leading-dimension
+        assumption (``g2s``/``s2g`` without ``ld_multiple_of``) is proved again under the weakest
+        stronger ``multiple_of`` that makes it hold and reported as depending on it
+        (:attr:`DslReport.depends`, ``--assume ldA%16==0`` states it); ``symlayout dsl`` does this."""
         doc = dataclasses.replace(self._named_doc())
         if expect_refuted:
             doc.expect = {"refuted": sorted(expect_refuted)}
@@ -672,7 +676,7 @@ class DslConfig:
         rep = prove_config(cfg, properties=properties, method=method, timeout_s=timeout_s)
         results = [self._dsl_words(r) for r in rep.results]
         self.depends = []
-        if used == 2 and self.assumed:
+        if name_assumptions and used == 2 and self.assumed:
             results = [(self._under_assumption(r, text, properties, method, timeout_s) or r)
                        if r.status == "refuted" and r.expected != "refuted" else r for r in results]
         return DslReport(text, used, results, left, error=rep.error, names=dict(self.names), depends=list(self.depends))

@@ -186,6 +186,15 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build):
     for x in "ABC":
         undo.append(_patch(cute, f"make_tiled_copy_{x}", tiled_copy_for(x)))
 
+    def tiled_mma(orig):
+        def wrapper(*a, **k):
+            r = orig(*a, **k)
+            seen.where[id(r)] = seen.line()
+            seen.keep.append(r)
+            return r
+        return wrapper
+    undo.append(_patch(cute, "make_tiled_mma", tiled_mma))
+
     def tma(orig):
         def wrapper(op, gmem_tensor, smem_layout, cta_tiler, num_multicast=1, *a, **k):
             r = orig(op, gmem_tensor, smem_layout, cta_tiler, num_multicast, *a, **k)
@@ -210,7 +219,8 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build):
             except _Stop:
                 raise
             except Exception as e:  # noqa: BLE001 - the body is read as far as it traces
-                seen.body_error = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:200] if str(e).strip() else ''}"
+                text = re.sub(r"\x1b\[[0-9;]*m", "", str(e)).strip()
+                seen.body_error = f"{type(e).__name__}: {text.splitlines()[0][:200] if text else ''}"
             raise _Stop(build(args))
         return wrapper
     undo.append(_patch(launcher, "launch", launch))

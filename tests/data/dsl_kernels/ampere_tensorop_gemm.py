@@ -15,7 +15,8 @@ import torch  # noqa: F401  (as real kernels do; loaded through symlayout's stub
 
 import cutlass
 import cutlass.cute as cute
-import cutlass.utils as utils
+from cutlass.memory import SmemAllocator
+from cutlass.tensor_utils import LayoutEnum
 from cutlass.cute.nvgpu import cpasync, warp
 
 
@@ -31,19 +32,19 @@ class TensorOpGemm:
 
     def _smem_layout_AB(self, dtype, major, rows):
         bK = self.cta_tiler[2]
-        contiguous = min(bK if major == utils.LayoutEnum.ROW_MAJOR else rows, 64)
+        contiguous = min(bK if major == LayoutEnum.ROW_MAJOR else rows, 64)
         bits = min(int(math.log2(contiguous * dtype.width // 128)), 3)
-        if major == utils.LayoutEnum.ROW_MAJOR:
+        if major == LayoutEnum.ROW_MAJOR:
             atom = cute.make_layout((8, contiguous), stride=(contiguous, 1))
         else:
             atom = cute.make_layout((contiguous, 8), stride=(1, contiguous))
-        if self.swizzle:
-            atom = cute.make_composed_layout(cute.make_swizzle(bits, 3, 3), 0, atom)
+        swizzle = cute.make_swizzle(bits if self.swizzle else 0, 3, 3)
+        atom = cute.make_composed_layout(swizzle, 0, atom)
         return cute.tile_to_shape(atom, (rows, bK, self.num_stages), (0, 1, 2))
 
     def _g2s_copy(self, atom, dtype, major, rows, cols):
         vec = 128 // dtype.width
-        if major == utils.LayoutEnum.ROW_MAJOR:
+        if major == LayoutEnum.ROW_MAJOR:
             along = cols // vec
             thr = cute.make_layout((self.num_threads // along, along), stride=(along, 1))
             val = cute.make_layout((1, vec))
@@ -55,8 +56,8 @@ class TensorOpGemm:
 
     @cute.jit
     def __call__(self, mA: cute.Tensor, mB: cute.Tensor, mC: cute.Tensor):
-        self.a_major_mode = utils.LayoutEnum.from_tensor(mA)
-        self.b_major_mode = utils.LayoutEnum.from_tensor(mB)
+        self.a_major_mode = LayoutEnum.from_tensor(mA)
+        self.b_major_mode = LayoutEnum.from_tensor(mB)
         bM, bN, bK = self.cta_tiler
         sA_layout = self._smem_layout_AB(mA.element_type, self.a_major_mode, bM)
         sB_layout = self._smem_layout_AB(mB.element_type, self.b_major_mode, bN)
@@ -69,7 +70,7 @@ class TensorOpGemm:
         tiled_copy_A = self._g2s_copy(atom_async_copy, mA.element_type, self.a_major_mode, bM, bK)
         tiled_copy_B = self._g2s_copy(atom_async_copy, mB.element_type, self.b_major_mode, bN, bK)
         atom_sync_copy = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), mC.element_type, num_bits_per_copy=128)
-        tiled_copy_C = self._g2s_copy(atom_sync_copy, mC.element_type, utils.LayoutEnum.ROW_MAJOR, bM, bN)
+        tiled_copy_C = self._g2s_copy(atom_sync_copy, mC.element_type, LayoutEnum.ROW_MAJOR, bM, bN)
 
         op = warp.MmaF16BF16Op(self.ab_dtype, self.acc_dtype, (16, 8, 16))
         permutation_mnk = (self.atom_layout_mnk[0] * 16, self.atom_layout_mnk[1] * 8 * 2,
@@ -85,15 +86,15 @@ class TensorOpGemm:
                sB_layout: cute.ComposedLayout, sC_layout: cute.ComposedLayout, tiled_copy_A: cute.TiledCopy,
                tiled_copy_B: cute.TiledCopy, tiled_copy_C: cute.TiledCopy, tiled_mma: cute.TiledMma):
         tidx, _, _ = cute.arch.thread_idx()
-        smem = utils.SmemAllocator()
+        smem = SmemAllocator()
         sA = smem.allocate_tensor(mA.element_type, sA_layout, 16)
         sB = smem.allocate_tensor(mB.element_type, sB_layout, 16)
         thr_mma = tiled_mma.get_slice(tidx)
 
         atom_copy_s2r_A = cute.make_copy_atom(
-            warp.LdMatrix8x8x16bOp(self.a_major_mode != utils.LayoutEnum.ROW_MAJOR, 4), mA.element_type)
+            warp.LdMatrix8x8x16bOp(self.a_major_mode != LayoutEnum.ROW_MAJOR, 4), mA.element_type)
         atom_copy_s2r_B = cute.make_copy_atom(
-            warp.LdMatrix8x8x16bOp(self.b_major_mode != utils.LayoutEnum.ROW_MAJOR, 4), mB.element_type)
+            warp.LdMatrix8x8x16bOp(self.b_major_mode != LayoutEnum.ROW_MAJOR, 4), mB.element_type)
         tiled_copy_s2r_A = cute.make_tiled_copy_A(atom_copy_s2r_A, tiled_mma)
         tiled_copy_s2r_B = cute.make_tiled_copy_B(atom_copy_s2r_B, tiled_mma)
         tCsA = tiled_copy_s2r_A.get_slice(tidx).partition_S(sA)
