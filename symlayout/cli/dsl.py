@@ -40,9 +40,16 @@ FILE.py is imported after the CuTe DSL. Its configurations: what symlayout_confi
 --function NAME) returns -- a DslConfig, a list of them or a dict {key: DslConfig} -- called while a
 @cute.jit function is being traced; else the module's global DslConfig objects. Each is proved and
 reported as 'symlayout prove' reports a file, under FILE::key, counterexamples in the DSL's names;
-tables the prover does not read yet are listed under 'not proved here'. See docs/frontends.md."""
+tables the prover does not read yet are listed under 'not proved here'.
+
+--entry Class.__call__ (or --entry fn) reads a kernel as written, without a wrapper: the class is
+built (--init), the entry compiled on fake tensors (--shape, --dtype, --major) and stopped at the
+kernel launch; every TiledMma, TiledCopy, smem layout and TMA atom it builds is named by the kernel's
+own variables. A result that holds only under a stronger assumption than the front end's default
+(e.g. ldA % 16 == 0) is reported as DEPENDS with the --assume that states it. See docs/frontends.md."""
 EXIT_CODES = {
-    EXIT_OK: "every result as expected (--toml: written)",
+    EXIT_OK: "every result as expected (--toml: written); results that depend on an assumption the front end "
+             "did not make by default are listed as DEPENDS lines, exit still 0",
     EXIT_REFUTED: "some result not as expected (a property refuted, or vacuous); the UNMET lines name each",
     EXIT_USAGE: "bad input: the DSL not installed, a file that does not import or trace (FILE:LINE: the error), "
                 "no DslConfig found, an operation symlayout does not model ('not supported: <op>')",
