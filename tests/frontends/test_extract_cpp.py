@@ -169,3 +169,30 @@ def test_cutlass_default_gemm_configuration_tf32(cute_headers, cutlass_default_c
                                                               "(1,4)", f"(128,32):(ld{x},1)")
     assert d["params"]["ldA"]["multiple_of"] == 4
     prove_version1([doc])
+
+
+# CUTLASS's SM90 collective builder, as a kernel configures it (TMA + GMMA, K-major f16, 4 stages)
+SM90_COLLECTIVE = r"""
+#pragma once
+#include <cutlass/cutlass.h>
+#include <cutlass/gemm/collective/collective_builder.hpp>
+#include <cutlass/gemm/dispatch_policy.hpp>
+using SM90Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
+    cutlass::half_t, cutlass::layout::RowMajor, 8,
+    cutlass::half_t, cutlass::layout::ColumnMajor, 8,
+    float, cute::Shape<cute::_128, cute::_128, cute::_64>, cute::Shape<cute::_1, cute::_1, cute::_1>,
+    cutlass::gemm::collective::StageCount<4>,
+    cutlass::gemm::KernelTmaWarpSpecializedCooperative>::CollectiveOp;
+"""
+
+
+@pytest.mark.slow
+def test_cutlass_sm90_collective_with_a_host_compiler(cute_headers, tmp_path):
+    """g++ builds the SM90 collective (CUTLASS_SM90_COLLECTIVE_BUILDER_SUPPORTED stands in for nvcc's
+    toolkit version) and the whole configuration is written: [mma], [smem.X], [tma.X], [stages]; proved."""
+    from frontend_expect import check_cutlass_sm90_f16
+    h = tmp_path / "sm90_collective.hpp"
+    h.write_text(SM90_COLLECTIVE)
+    ex = extract(h, "SM90Mainloop", cuda_arch=90, compiler="g++")
+    check_cutlass_sm90_f16(ex.docs)
