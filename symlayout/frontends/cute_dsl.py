@@ -702,14 +702,16 @@ class DslConfig:
 
 
 def _is_transpose(a: str, b: str) -> bool:
-    """``b(n, k) == a(k, n)`` everywhere (both rank-2 layouts in the contract's notation)."""
+    """``b(n, k) == a(k, n)`` everywhere (rank-2 layouts in the contract's notation), or
+    ``b(n, k, p) == a(k, n, p)`` for staged (rank-3) ones: the transpose of every stage."""
     A, B = parse(a), parse(b)
-    if A.rank() != 2 or B.rank() != 2:
+    if A.rank() != B.rank() or A.rank() not in (2, 3):
         return False
-    m, n = it.product_each(A.shape)
-    if tuple(it.product_each(B.shape)) != (n, m):
+    m, n, *pipe = it.product_each(A.shape)
+    if tuple(it.product_each(B.shape)) != (n, m, *pipe):
         return False
-    return function_table(composition(A, Layout((n, m), (m, 1)))) == function_table(B)
+    swap = Layout((n, m, *pipe), (m, 1, *([m * n] if pipe else [])))
+    return function_table(composition(A, swap)) == function_table(B)
 
 
 def _operand(x) -> str:

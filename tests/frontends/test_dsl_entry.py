@@ -73,6 +73,19 @@ def test_torch_stub_loads_module_level_torch_code(tmp_path, monkeypatch):
     assert "torch" not in sys.modules or not getattr(sys.modules["torch"], "__symlayout_stub__", False)
 
 
+def test_staged_transpose_is_recognised():
+    """A staged (rank-3) V^T view of a staged V tile is the transpose of every stage (it was refused with
+    a false "is not the transpose of"); a wrong one still is not."""
+    from symlayout.algebra.layout import Layout, composition
+    from symlayout.algebra.notation import parse
+    from symlayout.frontends.cute_dsl import _is_transpose
+    v = "Sw<3,3,3> o 0 o ((8,8),(64,1),(1,2)):((64,512),(1,0),(0,4096))"
+    vt = str(composition(parse(v), Layout((64, 64, 2), (64, 1, 4096))))
+    assert _is_transpose(v, vt)
+    assert not _is_transpose(v, v)
+    assert not _is_transpose(v, str(composition(parse(v), Layout((64, 64, 2), (64, 1, 0)))))
+
+
 # ---------------------------------------------------------------- kernels traced as written
 
 
