@@ -351,6 +351,7 @@ class DslConfig:
         self._mma_label = label
         self.assumed: dict[str, int] = {}     # [params] symbol -> element bits: multiple_of is the front end's default
         self.depends: list[str] = []          # results that hold only under a stronger assumption (after prove)
+        self.unchecked: list[str] = []        # what the kernel does that no table states (listed as not proved here)
         self._read_mma(tiled_mma, label)
 
     # ---- the TiledMma
@@ -656,7 +657,7 @@ class DslConfig:
         doc = dataclasses.replace(self._named_doc())
         if expect_refuted:
             doc.expect = {"refuted": sorted(expect_refuted)}
-        text, left, used = doc.to_toml(), [], 2
+        text, left, used = doc.to_toml(), list(self.unchecked), 2
         cfg = None
         if version in ("auto", 2):
             try:

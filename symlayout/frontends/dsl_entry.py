@@ -327,8 +327,35 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
             _ampere(cfg, tm, seen, pool, layouts, names)
         if seen.body_error:
             cfg.doc.notes.append(f"the kernel body was traced up to an error: {seen.body_error}")
+        cfg.unchecked.extend(_unchecked(cfg, tm, seen, pool, names))
         out.append((name(tm) if len(mmas) > 1 else "", cfg))
     return out
+
+
+#: what a traced kernel does that no configuration table states
+ALWAYS_UNCHECKED = ("the order of copies and MMAs: pipelines, barriers and fences are not checked",
+                    "partial tiles: the tables are proved for whole tiles (tail predication is not checked)")
+
+
+def _unchecked(cfg: DslConfig, tm, seen: _Seen, pool: list, names: dict) -> list:
+    """What the trace saw that the configuration does not state: copies and TMA atoms no table reads,
+    a register-sourced A, and what is never checked (:data:`ALWAYS_UNCHECKED`)."""
+    used = {n.copy for n in cfg.names.values()} | {cfg._mma_label}
+    out = []
+    where = lambda o: f" at line {seen.where[id(o)]}" if seen.where.get(id(o)) else ""   # noqa: E731
+    for o in pool:
+        n = names.get(id(o))
+        if _kind(o) == "tiled_copy" and n and n not in used and not any(n in x for x in used):
+            out.append(f"{n} = TiledCopy of {type(o.op).__name__}{where(o)}: no table reads it")
+    read = {cfg.names[k].copy for k in cfg.names if k.startswith("tma.")}
+    for top, gmem, _, box, _, atom, line in seen.tma:
+        n = names.get(id(atom), "a TMA atom")
+        if n not in read:
+            out.append(f"{n} = make_tiled_tma_atom({type(top).__name__}) at line {line}: not modelled "
+                       f"(e.g. an epilogue TMA store)")
+    if is_warpgroup(tm.op) and "rmem" in str(tm.op.a_src).lower():
+        out.append("A from registers (RS GMMA): the register fragment's producer is not checked")
+    return out + list(ALWAYS_UNCHECKED)
 
 
 def _distinct(mmas: list) -> list:

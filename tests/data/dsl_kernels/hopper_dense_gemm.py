@@ -2,7 +2,7 @@
 
 Written for symlayout's tests (no code copied): the host ``__call__`` builds a warpgroup TiledMma
 (``MmaF16BF16Op`` through ``sm90_utils.make_trivial_tiled_mma``), the staged GMMA smem layouts and
-one TMA load atom per operand, and launches ``kernel``.  Only the objects matter to symlayout: the
+one TMA load atom per operand and the TMA store atom of the C epilogue, and launches ``kernel``.  Only the objects matter to symlayout: the
 kernel body does not compute a GEMM.
 
     symlayout dsl tests/data/dsl_kernels/hopper_dense_gemm.py --entry HopperGemm.__call__ \\
@@ -45,6 +45,10 @@ class HopperGemm:
                                                                (bM, bK))
         tma_atom_b, tma_tensor_b = cpasync.make_tiled_tma_atom(cpasync.CopyBulkTensorTileG2SOp(), b, b_smem_layout,
                                                                (bN, bK))
+        epi_tile = (64, 32)
+        epi_smem_layout_staged = sm90_utils.make_smem_layout_epi(c.element_type, LayoutEnum.from_tensor(c), epi_tile, 2)
+        tma_atom_c, tma_tensor_c = cpasync.make_tiled_tma_atom(
+            cpasync.CopyBulkTensorTileS2GOp(), c, cute.slice_(epi_smem_layout_staged, (None, None, 0)), epi_tile)
         grid = cute.ceil_div(c.shape, (bM, bN, 1))
         self.kernel(tma_atom_a, tma_tensor_a, tma_atom_b, tma_tensor_b, tiled_mma, a_smem_layout_staged,
                     b_smem_layout_staged).launch(grid=grid, block=[self.threads_per_cta, 1, 1], stream=stream)
