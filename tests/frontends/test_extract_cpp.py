@@ -63,6 +63,44 @@ def test_cli_error_exit_code(cute_headers, tmp_path):
     assert r.stderr.count("\n") == 1 and "no TiledMma member found by convention" in r.stderr
 
 
+# two instances of one generic traits template (what FA2's backward needed three runs for)
+TWO_TRAITS = r"""
+#pragma once
+#include <cute/tensor.hpp>
+#include <cute/atom/mma_atom.hpp>
+#include <cute/atom/copy_atom.hpp>
+template <int WarpsM>
+struct Traits {
+  using TiledMma = cute::TiledMMA<cute::MMA_Atom<cute::SM80_16x8x16_F32F16F16F32_TN>,
+                                  cute::Layout<cute::Shape<cute::Int<WarpsM>, cute::_1, cute::_1>>>;
+  using SmemLayoutA = decltype(cute::composition(cute::Swizzle<3, 3, 3>{},
+      cute::Layout<cute::Shape<cute::Int<16 * WarpsM>, cute::_64>, cute::Stride<cute::_64, cute::_1>>{}));
+  using SmemCopyAtomA = cute::Copy_Atom<cute::SM75_U32x4_LDSM_N, cutlass::half_t>;
+};
+"""
+
+
+@pytest.mark.slow
+def test_several_types_in_one_run_and_a_dropped_role(cute_headers, tmp_path, capsys):
+    """--type and --types-from: one document per type, written beside -o; --member A.copy= drops the
+    role (the file is then about the TiledMMA alone)."""
+    from symlayout.cli import main
+    h = tmp_path / "traits.h"
+    h.write_text(TWO_TRAITS)
+    listing = tmp_path / "types.txt"
+    listing.write_text("# the second instance\nTraits<4>\n")
+    rc = main(["extract", str(h), "--type", "Traits<2>", "--types-from", str(listing), "-o", str(tmp_path / "t.toml")])
+    out, _ = capsys.readouterr()
+    assert rc == 0 and out.split() == [str(tmp_path / "t_1.toml"), str(tmp_path / "t_2.toml")]
+    import tomllib
+    d2, d4 = (tomllib.loads((tmp_path / f"t_{i}.toml").read_text()) for i in (1, 2))
+    assert (d2["mma"]["layout"], d4["mma"]["layout"]) == ("(2,1,1):(1,0,0)", "(4,1,1):(1,0,0)")
+    assert d2["copy"]["A"]["smem"] == "Sw<3,3,3> o 0 o (32,64):(64,1)"
+    rc = main(["extract", str(h), "--type", "Traits<2>", "--member", "A.copy="])
+    out, _ = capsys.readouterr()
+    assert rc == 0 and "[copy.A]" not in out and "[mma]" in out
+
+
 # a kernel's own configuration of CUTLASS's SM80 mainloop (the kind of type a user passes to --type)
 COLLECTIVE = r"""
 #pragma once

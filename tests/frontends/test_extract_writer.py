@@ -66,6 +66,19 @@ def test_cutlass_sm90_collective_from_recorded_output():
     check_cutlass_sm90_f16(docs)
 
 
+def test_cli_member_with_an_empty_name_drops_the_role():
+    from symlayout.cli.extract import _members
+    assert _members(["A.copy=", "qk:B.copy=MyAtom"]) == {"A.copy": "", "qk:B.copy": "MyAtom"}
+
+
+def test_cli_needs_a_type(tmp_path, capsys):
+    from symlayout.cli import main
+    h = tmp_path / "t.h"
+    h.write_text("struct T {};\n")
+    assert main(["extract", str(h)]) == 2
+    assert "no traits type: give --type TYPE" in capsys.readouterr().err
+
+
 def test_host_compilers_get_the_sm90_builder_define():
     assert "-DCUTLASS_SM90_COLLECTIVE_BUILDER_SUPPORTED" in cute_cpp._host_flags(["g++"])
     assert cute_cpp._host_flags(["/usr/bin/nvcc", "-x", "cu"]) == []
