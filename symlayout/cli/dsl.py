@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 import re
 import sys
 import time
@@ -85,6 +86,9 @@ def add_arguments(sp) -> None:
                     help="state what the kernel's callers guarantee of a parameter, e.g. ldA%%16==0 (repeatable); "
                          "a result that holds only under such an unstated assumption is reported as 'depends on assumption'")
     sp.add_argument("--toml", action="store_true", help="print the configurations as TOML instead of proving them")
+    sp.add_argument("-o", "--output", default=None, metavar="FILE|DIR",
+                    help="write the configurations instead of proving them, one file each (what 'symlayout prove' "
+                         "reads): FILE itself for one, FILE_<key>.toml for several, DIR/<name>_<key>.toml")
     sp.add_argument("--json", action="store_true", help="print one JSON document (as symlayout prove --json)")
     sp.add_argument("-q", "--quiet", action="store_true",
                     help="print only refutations, unmet expectations and errors (and the summary)")
@@ -154,6 +158,24 @@ def _named(value, what: str) -> list:
     if bad:
         raise UsageError(f"{what}: entry {bad[0]} is {type(dict(items)[bad[0]]).__name__}, not a DslConfig")
     return items
+
+
+def _write(items, shown: str, out: str) -> list:
+    """Write each configuration to its own file (a ``--toml`` stream holds several documents, which
+    ``symlayout prove`` does not read as one file)."""
+    p = pathlib.Path(out)
+    keys = [key or str(i) for i, (key, _) in enumerate(items)]
+    if p.is_dir():
+        stem = pathlib.Path(shown).stem
+        paths = [p / f"{stem}_{k}.toml" if len(items) > 1 else p / f"{stem}.toml" for k in keys]
+    else:
+        paths = [p] if len(items) == 1 else [p.with_name(f"{p.stem}_{k}{p.suffix or '.toml'}") for k in keys]
+    for path, (_, cfg) in zip(paths, items):
+        try:
+            path.write_text(cfg.toml())
+        except OSError as e:
+            raise UsageError(f"-o {out}: {path}: {e.strerror}") from None
+    return paths
 
 
 def _apply_assumptions(items, given) -> None:
@@ -303,6 +325,10 @@ def run(args) -> int:
     else:
         items = load_dsl_configs(args.file, args.function)
     _apply_assumptions(items, args.assume)
+    if args.output:
+        for p in _write(items, args.file, args.output):
+            print(p)
+        return EXIT_OK
     if args.toml:
         for i, (key, cfg) in enumerate(items):
             print(f"# ---- {shown}{'::' + key if key else ''} ({i + 1} of {len(items)})")

@@ -202,3 +202,17 @@ def test_wrapper_path_keeps_working(capsys):
     example = Path(__file__).resolve().parents[2] / "examples" / "dsl" / "ampere_gemm.py"
     rc, out, _ = run(capsys, "dsl", example, "-q")
     assert rc == 0 and "DEPENDS" not in out
+
+
+@needs_dsl
+def test_output_writes_files_prove_reads(capsys, tmp_path):
+    """-o writes one file per configuration (a --toml stream is several documents); prove reads them."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "dsl" / "ampere_gemm.py"
+    rc, out, _ = run(capsys, "dsl", example, "-o", tmp_path / "gemm.toml")
+    assert rc == 0 and out.split() == [str(tmp_path / "gemm_k_major.toml"), str(tmp_path / "gemm_mn_major.toml")]
+    rc, out, _ = run(capsys, "prove", tmp_path / "gemm_mn_major.toml", "-q")
+    assert rc == 0
+    rc, out, _ = run(capsys, "dsl", HOPPER, *HOPPER_ARGS, "-o", tmp_path)
+    assert rc == 0 and out.split() == [str(tmp_path / "hopper_dense_gemm.toml")]
+    rc, _, _ = run(capsys, "prove", tmp_path / "hopper_dense_gemm.toml", "-q")
+    assert rc == 0
