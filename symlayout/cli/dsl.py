@@ -234,9 +234,12 @@ def load_entry_configs(path: str, args) -> list:
         raise UsageError(f"{shown}: no such file")
     with open(path, encoding="utf-8", errors="replace") as f:
         set_arch(args.arch or guess_arch(f.read()))
+    try:
+        import_dsl()   # before the stubs: the DSL's own optional imports (torch) see what is installed
+    except DslError as e:
+        raise UsageError(str(e)) from None
     undo = install(_stub_names(args.stub_module))
     try:
-        import_dsl()
         spec = _entry_spec(args)
         try:
             mod = load_module(path, shown)

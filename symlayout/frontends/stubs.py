@@ -10,7 +10,9 @@ usable in annotations.  Only names used at import time need to work: a kernel th
 torch while its host code is traced gets a stub back, and fails there with its own line.
 
 ``symlayout dsl --stub-module torch`` turns it on; by default it is on for torch exactly when
-torch is not installed (a note says so).  :func:`install` returns the undo.
+torch is not installed (a note says so).  A dotted name stubs that module and its submodules only:
+``--stub-module cuda.bindings.driver`` for a kernel that calls the driver at import time (the DSL
+itself needs the rest of ``cuda.bindings``).  :func:`install` returns the undo.
 """
 from __future__ import annotations
 
@@ -72,7 +74,7 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         self.roots = tuple(roots)
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname.split(".")[0] in self.roots:
+        if any(fullname == r or fullname.startswith(r + ".") for r in self.roots):
             return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
         return None
 

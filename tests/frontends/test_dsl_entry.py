@@ -86,6 +86,22 @@ def test_staged_transpose_is_recognised():
     assert not _is_transpose(v, str(composition(parse(v), Layout((64, 64, 2), (64, 1, 0)))))
 
 
+def test_a_dotted_stub_keeps_the_real_parent(tmp_path, monkeypatch):
+    """--stub-module pkg.sub stubs pkg.sub (a kernel's driver calls at import time), not pkg."""
+    (tmp_path / "realpkg").mkdir()
+    (tmp_path / "realpkg" / "__init__.py").write_text("REAL = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    undo = install(["realpkg.driver"])
+    try:
+        import realpkg.driver as drv
+        import realpkg
+        assert realpkg.REAL and isinstance(drv.cuInit, Stub) and not drv.cuDeviceGetCount()
+    finally:
+        undo()
+        for k in ("realpkg", "realpkg.driver"):
+            sys.modules.pop(k, None)
+
+
 # ---------------------------------------------------------------- kernels traced as written
 
 
