@@ -199,11 +199,15 @@ def _stub_names(given) -> list:
     from ..frontends.stubs import missing
     if given:
         return [] if [g.lower() for g in given] == ["none"] else list(given)
-    if missing("torch"):
-        print("symlayout dsl: note: torch is not installed: 'import torch' gets a stub module "
-              "(--stub-module none turns this off; docs/frontends.md)", file=sys.stderr)
-        return ["torch"]
-    return []
+    return ["torch"] if missing("torch") else []
+
+
+def _note_stubs(names) -> None:
+    """Say which stub modules the kernel's file imported (on stderr)."""
+    for n in names:
+        if getattr(sys.modules.get(n), "__symlayout_stub__", False):
+            print(f"symlayout dsl: note: {n} is {'not installed' if n == 'torch' else 'stubbed'}: the kernel's "
+                  f"'import {n}' got a stub module (--stub-module; docs/frontends.md)", file=sys.stderr)
 
 
 def _entry_spec(args):
@@ -238,7 +242,8 @@ def load_entry_configs(path: str, args) -> list:
         import_dsl()   # before the stubs: the DSL's own optional imports (torch) see what is installed
     except DslError as e:
         raise UsageError(str(e)) from None
-    undo = install(_stub_names(args.stub_module))
+    stubs = _stub_names(args.stub_module)
+    undo = install(stubs)
     try:
         spec = _entry_spec(args)
         try:
@@ -247,6 +252,7 @@ def load_entry_configs(path: str, args) -> list:
             raise
         except Exception as e:  # noqa: BLE001 (the user's code: reported with its line)
             raise _user_error(path, shown, e) from None
+        _note_stubs(stubs)
         try:
             return trace_entry(mod, path, spec, shown)
         except DslError:
