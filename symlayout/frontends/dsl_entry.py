@@ -147,7 +147,14 @@ class _Seen:
     frames: list = dataclasses.field(default_factory=list)
     keep: list = dataclasses.field(default_factory=list)            # the objects, alive while ids are used
     tensors: dict = dataclasses.field(default_factory=dict)         # id(fake tensor) -> role
+    trait_tiled: dict = dataclasses.field(default_factory=dict)     # id(TiledCopy trait) -> the TiledCopy
+    parts: list = dataclasses.field(default_factory=list)           # (TiledCopy, "S"/"D", tensor partitioned)
+    derived: dict = dataclasses.field(default_factory=dict)         # id(composition(tensor, L)) -> tensor
     body_error: str | None = None
+
+    def smem_tensors(self, tiled, side: str) -> list:
+        """The shared-memory tensors ``tiled`` partitions as source (``"S"``) or destination (``"D"``)."""
+        return [t for c, s, t in self.parts if c is tiled and s == side and "smem" in str(t.memspace).lower()]
 
     def line(self) -> int | None:
         """The line of the kernel's file the current DSL call came from (and remember its frame)."""
@@ -171,6 +178,7 @@ def _patch(obj, name, make):
 
 def _watch(seen: _Seen, cute, cpasync, launcher, build):
     """Install the interceptors; returns the undo functions."""
+    from cutlass.cute.atom import ThrCopy, TiledCopy
     undo = []
 
     def tiled_copy_for(x):
@@ -203,6 +211,38 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build):
             return r
         return wrapper
     undo.append(_patch(cpasync, "make_tiled_tma_atom", tma))
+
+    def get_slice(orig):
+        def wrapper(self, *a, **k):
+            seen.trait_tiled[id(self._trait)] = self
+            seen.keep.append(self)
+            return orig(self, *a, **k)
+        return wrapper
+    undo.append(_patch(TiledCopy, "get_slice", get_slice))
+
+    def partition(side):
+        def make(orig):
+            def wrapper(self, tensor, *a, **k):
+                tiled = seen.trait_tiled.get(id(self._trait))
+                if tiled is not None:
+                    seen.parts.append((tiled, side, tensor))
+                    seen.keep.append(tensor)
+                    seen.line()
+                return orig(self, tensor, *a, **k)
+            return wrapper
+        return make
+    undo.append(_patch(ThrCopy, "partition_S", partition("S")))
+    undo.append(_patch(ThrCopy, "partition_D", partition("D")))
+
+    def composition(orig):
+        def wrapper(a, b, *rest, **k):
+            r = orig(a, b, *rest, **k)
+            if hasattr(a, "memspace"):
+                seen.derived[id(r)] = a
+                seen.keep.extend((a, r))
+            return r
+        return wrapper
+    undo.append(_patch(cute, "composition", composition))
 
     def autovec(orig):
         def wrapper(src, dst, *a, **k):   # recorded, not emitted: no code is generated for the device
@@ -323,13 +363,34 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
         layouts = {x: [o for o in pool if _kind(o) == "layout" and operand_letter(name(o)) == x] for x in "ABC"}
         if is_warpgroup(tm.op):
             _hopper(cfg, tm, seen, layouts, names, spec, fakes)
+            cfgs = [cfg]
         else:
-            _ampere(cfg, tm, seen, pool, layouts, names)
-        if seen.body_error:
-            cfg.doc.notes.append(f"the kernel body was traced up to an error: {seen.body_error}")
-        cfg.unchecked.extend(_unchecked(cfg, tm, seen, pool, names))
-        out.append((name(tm) if len(mmas) > 1 else "", cfg))
+            groups = _gemms(seen)
+            cfgs = [cfg] + [DslConfig(tm, label=name(tm)) for _ in groups[1:]]
+            for c, group in zip(cfgs, groups or [{}]):
+                _ampere(c, seen, pool, layouts, names, group, single=len(groups) <= 1)
+        for i, c in enumerate(cfgs):
+            if seen.body_error:
+                c.doc.notes.append(f"the kernel body was traced up to an error: {seen.body_error}")
+            c.unchecked.extend(_unchecked(c, tm, seen, pool, names))
+            key = "_".join(x for x in ([name(tm)] if len(mmas) > 1 else []) + ([f"gemm{i + 1}"] if len(cfgs) > 1 else []))
+            out.append((key, c))
     return out
+
+
+def _gemms(seen: _Seen) -> list:
+    """The GEMMs of one TiledMma: its smem->register copies (``make_tiled_copy_A/B/C``) in the order
+    the kernel built them, a new GEMM where an operand comes again (flash-attention: Q, K | V, O)."""
+    groups, cur = [], {}
+    for obj in seen.keep:
+        x = seen.operand_of.get(id(obj))
+        if x is None or any(obj is c for g in groups + [cur] for c in g.values()):
+            continue
+        if x in cur:
+            groups.append(cur)
+            cur = {}
+        cur[x] = obj
+    return groups + ([cur] if cur else [])
 
 
 #: what a traced kernel does that no configuration table states
@@ -377,15 +438,30 @@ def _pick(layouts: list, names: dict, x: str):
     return (staged or layouts)[0]
 
 
-def _ampere(cfg: DslConfig, tm, seen: _Seen, pool: list, layouts: dict, names: dict) -> None:
+def _ptr_swizzle(t) -> str | None:
+    """The swizzle of a tensor's pointer (``ptr<f16, smem, align<128>, S<3,4,3>>``), or ``None``."""
+    m = re.search(r"S<\d+,\d+,\d+>", str(t.iterator).replace(" ", ""))
+    return m.group(0) if m else None
+
+
+def _ampere(cfg: DslConfig, seen: _Seen, pool: list, layouts: dict, names: dict, group: dict, single: bool) -> None:
+    """The copies of one GEMM (``group``: operand -> its smem->register copy).  Each copy's smem tile
+    is the tensor the kernel partitions with it; without that, the layout named for the operand."""
     name = lambda o: names.get(id(o), type(o).__name__)   # noqa: E731
     copies = [o for o in pool if _kind(o) == "tiled_copy"]
+    smem = {}
     for x in "ABC":
-        sm = _pick(layouts[x], names, x)
-        s2r = [c for c in copies if seen.operand_of.get(id(c)) == x]
-        if s2r and sm is not None:
-            cfg.copy(x, s2r[0], sm, label=name(s2r[0]), smem_label=name(sm))
-        elif x == "C" and seen.autovec and sm is not None:
+        c = group.get(x)
+        ts = seen.smem_tensors(c, "D" if x == "C" else "S") if c is not None else []
+        if ts:
+            smem[x] = ts[0]
+            cfg.copy(x, c, ts[0].layout, swizzle=_ptr_swizzle(ts[0]), label=name(c),
+                     smem_label=_smem_label(ts[0], pool, name))
+            continue
+        sm = _pick(layouts[x], names, x) if single else None
+        if c is not None and sm is not None:
+            cfg.copy(x, c, sm, label=name(c), smem_label=name(sm))
+        elif x == "C" and c is None and single and seen.autovec and sm is not None:
             dt, line = seen.autovec[0]
             cfg.copy("C", "AutoVectorizingCopy", sm, dtype=dt, label=f"autovec_copy at line {line}",
                      smem_label=name(sm))
@@ -393,11 +469,46 @@ def _ampere(cfg: DslConfig, tm, seen: _Seen, pool: list, layouts: dict, names: d
         if id(c) in seen.operand_of:
             continue
         op = type(c.op).__name__
-        x = operand_letter(name(c))
-        if op == "CopyG2SOp" and x in ("A", "B") and x not in cfg.doc.g2s:
-            cfg.g2s(x, c, smem=None if x in cfg.doc.copy else _pick(layouts[x], names, x), label=name(c))
-        elif op == "CopyUniversalOp" and x == "C" and "C" in cfg.doc.copy and "C" not in cfg.doc.s2g:
-            cfg.s2g(c, label=name(c))
+        if op == "CopyG2SOp":
+            _g2s_by_tensor(cfg, c, seen, smem, name) or _g2s_by_name(cfg, c, layouts, names, name, single)
+        elif op == "CopyUniversalOp" and "C" in cfg.doc.copy and "C" not in cfg.doc.s2g:
+            if ("C" in smem and any(t is smem["C"] for t in seen.smem_tensors(c, "S"))) or \
+                    ("C" not in smem and single and operand_letter(name(c)) == "C"):
+                cfg.s2g(c, label=name(c))
+
+
+def _smem_label(t, pool: list, name) -> str:
+    """An smem tensor's name, with the name of the layout it was made with (``sA (sA_layout)``)."""
+    text = str(t.layout)
+    made = [o for o in pool if _kind(o) == "layout" and str(o) == text and name(o) != type(o).__name__]
+    return f"{name(t)} ({name(made[0])})" if made else name(t)
+
+
+def _g2s_by_tensor(cfg: DslConfig, c, seen: _Seen, smem: dict, name) -> bool:
+    """``[g2s.X]`` for the operands whose smem tensor ``c`` fills (or whose transposed view it fills:
+    ``composition(sV, ...)`` read as V^T); whether any."""
+    found = False
+    for t in seen.smem_tensors(c, "D"):
+        for x, s in smem.items():
+            if x == "C" or x in cfg.doc.g2s:
+                continue
+            if t is s:
+                cfg.g2s(x, c, label=name(c))
+                found = True
+            elif seen.derived.get(id(s)) is t:
+                cfg.g2s(x, c, t.layout, swizzle=_ptr_swizzle(t), label=name(c), smem_label=name(t),
+                        transposed=True)
+                found = True
+    return found
+
+
+def _g2s_by_name(cfg: DslConfig, c, layouts: dict, names: dict, name, single: bool) -> bool:
+    """``[g2s.X]`` by the operand letter of the copy's name (one GEMM only)."""
+    x = operand_letter(name(c))
+    if not single or x not in ("A", "B") or x in cfg.doc.g2s:
+        return False
+    cfg.g2s(x, c, smem=None if x in cfg.doc.copy else _pick(layouts[x], names, x), label=name(c))
+    return True
 
 
 def _hopper(cfg: DslConfig, tm, seen: _Seen, layouts: dict, names: dict, spec: EntrySpec, fakes: dict) -> None:

@@ -151,7 +151,8 @@ def test_a_real_refutation_still_fails(capsys):
     own variables; no assumption hides it."""
     rc, out, _ = run(capsys, "dsl", AMPERE, *AMPERE_ARGS, "--init", "swizzle=False", "-q")
     assert rc == 1
-    assert "tiled_copy_s2r_A" in out and "sA_layout" in out and "bank_conflicts[A]" in out
+    assert "tiled_copy_s2r_A = LdMatrix8x8x16bOp(transpose=False, num_matrices=4) on sA" in out
+    assert "bank_conflicts[A]" in out
 
 
 @needs_dsl
