@@ -74,6 +74,9 @@ def add_arguments(sp) -> None:
                     help="--entry: element types of the fake tensors (f16, bf16, f32, tf32, e4m3, e5m2, i8; default f16)")
     sp.add_argument("--major", default=None, metavar="A=K|M,B=K|N,C=N|M",
                     help="--entry: the contiguous mode of each tensor (default A=K,B=K,C=N)")
+    sp.add_argument("--tensor", action="append", default=[], metavar="NAME=DIM,DIM,...",
+                    help="--entry: a tensor parameter's modes (names of --shape or numbers), row-major, e.g. "
+                         "mQ=B,S,H,D (repeatable; default by name: A (M,K,L), B (N,K,L), C (M,N,L))")
     sp.add_argument("--init", default=None, metavar="K=V,...", help="--entry: constructor keyword arguments")
     sp.add_argument("--arg", default=None, metavar="K=V,...", help="--entry: other entry arguments")
     sp.add_argument("--arch", default=None, choices=sorted(ARCHS),
@@ -221,7 +224,13 @@ def _entry_spec(args):
     dt = args.dtype or "f16"
     dtypes = {k.upper(): v for k, v in parse_assignments(dt, "--dtype").items()} if "=" in dt else {"*": dt}
     majors = {k.upper(): v.upper() for k, v in parse_assignments(args.major, "--major").items()}
-    return EntrySpec(args.entry, shape=shape, dtypes=dtypes, majors=majors,
+    tensors = {}
+    for t in args.tensor:
+        k, sep, v = t.partition("=")
+        if not sep or not k.strip() or not v.strip():
+            raise UsageError(f"--tensor {t!r}: expected NAME=DIM,DIM,... (e.g. mQ=B,S,H,D)")
+        tensors[k.strip()] = v.strip()
+    return EntrySpec(args.entry, shape=shape, dtypes=dtypes, majors=majors, tensors=tensors,
                      init=parse_assignments(args.init, "--init"), args=parse_assignments(args.arg, "--arg"))
 
 

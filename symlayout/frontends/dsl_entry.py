@@ -65,6 +65,7 @@ class EntrySpec:
     shape: dict = dataclasses.field(default_factory=dict)          # M, N, K, L -> int
     dtypes: dict = dataclasses.field(default_factory=dict)         # A, B, C (or "*") -> DSL type name
     majors: dict = dataclasses.field(default_factory=dict)         # A, B, C -> "K" / "M" / "N"
+    tensors: dict = dataclasses.field(default_factory=dict)        # parameter -> its modes ("B,S,H,D"), row-major
     init: dict = dataclasses.field(default_factory=dict)           # constructor keyword arguments (text)
     args: dict = dataclasses.field(default_factory=dict)           # entry keyword arguments (text)
     align: int = 16                                                # assumed_align of the fake tensors (bytes)
@@ -369,10 +370,15 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
             cfgs = [cfg] + [DslConfig(tm, label=name(tm)) for _ in groups[1:]]
             for c, group in zip(cfgs, groups or [{}]):
                 _ampere(c, seen, pool, layouts, names, group, single=len(groups) <= 1)
+        read = {n.copy for c in cfgs for n in c.names.values()} | {name(tm)}
         for i, c in enumerate(cfgs):
             if seen.body_error:
                 c.doc.notes.append(f"the kernel body was traced up to an error: {seen.body_error}")
-            c.unchecked.extend(_unchecked(c, tm, seen, pool, names))
+            c.unchecked.extend(_unchecked(tm, seen, pool, names, read))
+            for x in ("A", "B"):
+                if x not in c.doc.copy and x not in c.doc.smem and any(x in o.doc.copy for o in cfgs):
+                    c.unchecked.insert(0, f"operand {x} of this GEMM is not copied from shared memory (e.g. P "
+                                          "from the accumulators in registers): its producer is not checked")
             key = "_".join(x for x in ([name(tm)] if len(mmas) > 1 else []) + ([f"gemm{i + 1}"] if len(cfgs) > 1 else []))
             out.append((key, c))
     return out
@@ -398,17 +404,16 @@ ALWAYS_UNCHECKED = ("the order of copies and MMAs: pipelines, barriers and fence
                     "partial tiles: the tables are proved for whole tiles (tail predication is not checked)")
 
 
-def _unchecked(cfg: DslConfig, tm, seen: _Seen, pool: list, names: dict) -> list:
-    """What the trace saw that the configuration does not state: copies and TMA atoms no table reads,
-    a register-sourced A, and what is never checked (:data:`ALWAYS_UNCHECKED`)."""
-    used = {n.copy for n in cfg.names.values()} | {cfg._mma_label}
-    out = []
+def _unchecked(tm, seen: _Seen, pool: list, names: dict, read: set) -> list:
+    """What the trace saw that no configuration of ``tm`` states (``read``: the names their tables
+    read): copies and TMA atoms, a register-sourced A, and what is never checked (:data:`ALWAYS_UNCHECKED`)."""
+    out, listed = [], set()
     where = lambda o: f" at line {seen.where[id(o)]}" if seen.where.get(id(o)) else ""   # noqa: E731
     for o in pool:
         n = names.get(id(o))
-        if _kind(o) == "tiled_copy" and n and n not in used and not any(n in x for x in used):
+        if _kind(o) == "tiled_copy" and n and n not in read and n not in listed:
+            listed.add(n)
             out.append(f"{n} = TiledCopy of {type(o.op).__name__}{where(o)}: no table reads it")
-    read = {cfg.names[k].copy for k in cfg.names if k.startswith("tma.")}
     for top, gmem, _, box, _, atom, line in seen.tma:
         n = names.get(id(atom), "a TMA atom")
         if n not in read:
@@ -472,9 +477,20 @@ def _ampere(cfg: DslConfig, seen: _Seen, pool: list, layouts: dict, names: dict,
         if op == "CopyG2SOp":
             _g2s_by_tensor(cfg, c, seen, smem, name) or _g2s_by_name(cfg, c, layouts, names, name, single)
         elif op == "CopyUniversalOp" and "C" in cfg.doc.copy and "C" not in cfg.doc.s2g:
-            if ("C" in smem and any(t is smem["C"] for t in seen.smem_tensors(c, "S"))) or \
-                    ("C" not in smem and single and operand_letter(name(c)) == "C"):
+            if "C" in smem and any(t is smem["C"] for t in seen.smem_tensors(c, "S")):
+                cfg.s2g(c, label=name(c), ld=_ld_name(name(smem["C"]), "C"))
+            elif "C" not in smem and single and operand_letter(name(c)) == "C":
                 cfg.s2g(c, label=name(c))
+
+
+def _ld_name(smem_name: str, x: str) -> str:
+    """The leading-dimension symbol of the tensor an smem tile ``sQ`` copies: ``ldQ`` (else ``ld<X>``).
+
+    >>> _ld_name("sQ", "A"), _ld_name("sKV", "B"), _ld_name("smem_tile", "B")
+    ('ldQ', 'ldKV', 'ldB')
+    """
+    m = re.fullmatch(r"s([A-Z][A-Za-z0-9]*)", smem_name)
+    return f"ld{m.group(1)}" if m else f"ld{x}"
 
 
 def _smem_label(t, pool: list, name) -> str:
@@ -493,11 +509,11 @@ def _g2s_by_tensor(cfg: DslConfig, c, seen: _Seen, smem: dict, name) -> bool:
             if x == "C" or x in cfg.doc.g2s:
                 continue
             if t is s:
-                cfg.g2s(x, c, label=name(c))
+                cfg.g2s(x, c, label=name(c), ld=_ld_name(name(t), x))
                 found = True
             elif seen.derived.get(id(s)) is t:
                 cfg.g2s(x, c, t.layout, swizzle=_ptr_swizzle(t), label=name(c), smem_label=name(t),
-                        transposed=True)
+                        transposed=True, ld=_ld_name(name(t), x))
                 found = True
     return found
 
@@ -579,11 +595,15 @@ def _fake_args(fn, spec: EntrySpec, mod, cutlass, seen: _Seen, shown: str) -> tu
         ann = str(p.annotation)
         if p.name in spec.args:
             out.append(_value(spec.args[p.name], mod, cutlass))
+        elif p.name in spec.tensors:
+            t = _named_tensor(make_fake_compact_tensor, p.name, spec, cutlass)
+            seen.keep.append(t)
+            out.append(t)
         elif "Tensor" in ann or (p.default is p.empty and operand_letter(p.name)):
             role = operand_letter(p.name)
             if role is None:
                 raise DslError(f"{shown}: entry parameter {p.name}: which operand (A, B or C) is it? "
-                               "Give it with --arg or rename")
+                               f"Give its modes with --tensor {p.name}=DIM,DIM,... (names of --shape)")
             t = _fake_tensor(make_fake_compact_tensor, role, spec, cutlass)
             seen.tensors[id(t)] = role
             seen.keep.append(t)
@@ -598,16 +618,36 @@ def _fake_args(fn, spec: EntrySpec, mod, cutlass, seen: _Seen, shown: str) -> tu
     return out, fakes
 
 
+def _dtype(spec: EntrySpec, key: str, cutlass):
+    tname = spec.dtypes.get(key) or spec.dtypes.get("*") or "Float16"
+    dtype = getattr(cutlass, DTYPE_ALIASES.get(tname.lower(), tname), None)
+    if dtype is None:
+        raise DslError(f"--dtype {tname}: not a CuTe DSL type")
+    return dtype
+
+
+def _named_tensor(make, pname: str, spec: EntrySpec, cutlass):
+    """``--tensor mQ=B,S,H,D``: a compact row-major fake tensor (the last mode contiguous) of those extents."""
+    modes = [m.strip() for m in spec.tensors[pname].split(",") if m.strip()]
+    shape = []
+    for m in modes:
+        if m.isdigit():
+            shape.append(int(m))
+        elif m.upper() in spec.shape:
+            shape.append(int(spec.shape[m.upper()]))
+        else:
+            raise DslError(f"--tensor {pname}={spec.tensors[pname]}: {m} is neither a number nor a --shape name")
+    order = tuple(reversed(range(len(shape))))
+    return make(_dtype(spec, pname.upper(), cutlass), tuple(shape), stride_order=order, assumed_align=spec.align)
+
+
 def _fake_tensor(make, role: str, spec: EntrySpec, cutlass):
     modes = ROLE_MODES[role]
     missing = [m for m in modes[:2] if m not in spec.shape]
     if missing:
         raise DslError(f"--shape: no {', '.join(missing)} (operand {role} is {'x'.join(modes)})")
     shape = tuple(int(spec.shape.get(m, 1)) for m in modes)
-    tname = spec.dtypes.get(role) or spec.dtypes.get("*") or "Float16"
-    dtype = getattr(cutlass, DTYPE_ALIASES.get(tname.lower(), tname), None)
-    if dtype is None:
-        raise DslError(f"--dtype {tname}: not a CuTe DSL type")
+    dtype = _dtype(spec, role, cutlass)
     major = spec.majors.get(role, DEFAULT_MAJOR[role])
     if major not in modes[:2]:
         raise DslError(f"--major {role}={major}: expected {modes[0]} or {modes[1]}")

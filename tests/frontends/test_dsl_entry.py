@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from symlayout.cli import main
+from symlayout.frontends import dsl_entry, stubs
 from symlayout.frontends.dsl_entry import guess_arch, operand_letter, parse_assignments
 from symlayout.frontends.stubs import Stub, install
 
@@ -33,6 +34,13 @@ def toml_docs(out: str) -> list:
 
 
 # ---------------------------------------------------------------- pieces without the DSL
+
+
+@pytest.mark.parametrize("mod", [dsl_entry, stubs])
+def test_doctests(mod):
+    import doctest
+    res = doctest.testmod(mod)
+    assert res.failed == 0
 
 
 def test_operand_letters_from_kernel_names():
@@ -244,3 +252,29 @@ def test_function_entry_with_an_argument(capsys):
     (d,) = toml_docs(out)
     assert d["mma"]["layout"] == "(4,2,1):(1,4,0)" and d["copy"]["A"]["atom"] == "SM75_U32x4_LDSM_N"
     assert "tiled_copy_s2r_A" in out and "sA_layout" in out
+
+
+FA2 = KERNELS / "flash_attention_v2.py"
+FA2_ARGS = ["--entry", "FlashAttentionForward.__call__", "--shape", "B=1,S=4096,H=16,D=128", "--dtype", "f16",
+            *[a for t in "QKVO" for a in ("--tensor", f"m{t}=B,S,H,D")]]
+
+
+@needs_dsl
+def test_flash_attention_two_gemms_from_one_tiled_mma(capsys):
+    """One TiledMma, two GEMMs: S = Q K^T (A = sQ, B = sK) and O = P V (B = V^T through composition(sV, ...),
+    filled by the same cp.async copy as sV; C = sO stored by gmem_tiled_copy_O); leading dimensions named
+    after the kernel's tensors; P from registers listed as not checked."""
+    rc, out, _ = run(capsys, "dsl", FA2, *FA2_ARGS, "--toml")
+    assert rc == 0
+    qk, pv = toml_docs(out)
+    assert set(qk["copy"]) == {"A", "B"} and set(pv["copy"]) == {"B", "C"}
+    assert pv["copy"]["B"]["atom"] == "SM75_U16x8_LDSM_T" and pv["copy"]["C"]["convert"] is True
+    assert qk["g2s"]["A"]["gmem"] == "(128,128):(ldQ,1)" and pv["g2s"]["B"]["gmem"] == "(128,64):(1,ldV)"
+    assert pv["s2g"]["C"]["gmem"] == "(128,128):(ldO,1)"
+    assert "smem_tiled_copy_V" in out and "sVt" in out and "gmem_tiled_copy_QKV" in out
+    rc, out, _ = run(capsys, "dsl", FA2, *FA2_ARGS, "--json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["summary"]["refuted"] == 0 and len(doc["configs"]) == 2
+    assert any("P" in x and "registers" in x for x in doc["configs"][1]["dsl"]["not_proved_here"])
+    assert any(r["operand"] == "g2s.B" and r["property"] == "slot_agreement" and r["status"] == "proved"
+               for r in doc["configs"][1]["results"])
