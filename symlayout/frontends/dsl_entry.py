@@ -569,7 +569,7 @@ def _entry(mod, spec: EntrySpec, cutlass, shown: str):
         return obj, None
     if not inspect.isclass(obj):
         raise DslError(f"{shown}: {cls_name} is not a class (--entry {spec.entry})")
-    init = {k: _value(v, mod, cutlass) for k, v in spec.init.items()}
+    init = {**_dtype_defaults(obj, spec, cutlass), **{k: _value(v, mod, cutlass) for k, v in spec.init.items()}}
     try:
         inst = obj(**init)
     except TypeError as e:
@@ -579,6 +579,29 @@ def _entry(mod, spec: EntrySpec, cutlass, shown: str):
     if fn is None:
         raise DslError(f"{shown}: {cls_name} has no {meth} (--entry {spec.entry})")
     return (inst if meth == "__call__" else fn), inst
+
+
+#: constructor parameters a kernel class takes its element types by, and the operand each follows
+_DTYPE_PARAMS = {"ab_dtype": "A", "a_dtype": "A", "b_dtype": "B", "c_dtype": "C", "d_dtype": "C", "out_dtype": "C",
+                 "dtype": "A"}
+
+
+def _dtype_defaults(cls, spec: EntrySpec, cutlass) -> dict:
+    """Required constructor parameters named for element types (``ab_dtype``, ``c_dtype``, ``acc_dtype``)
+    filled from ``--dtype`` (``acc_dtype``: Float32), so ``--init`` is needed only for the rest."""
+    try:
+        params = inspect.signature(cls).parameters.values()
+    except (TypeError, ValueError):
+        return {}
+    out = {}
+    for p in params:
+        if p.default is not p.empty or p.name in spec.init:
+            continue
+        if p.name in ("acc_dtype", "accumulator_dtype"):
+            out[p.name] = cutlass.Float32
+        elif p.name in _DTYPE_PARAMS:
+            out[p.name] = _dtype(spec, _DTYPE_PARAMS[p.name], cutlass)
+    return out
 
 
 def _fake_args(fn, spec: EntrySpec, mod, cutlass, seen: _Seen, shown: str) -> tuple[list, dict]:

@@ -278,3 +278,22 @@ def test_flash_attention_two_gemms_from_one_tiled_mma(capsys):
     assert any("P" in x and "registers" in x for x in doc["configs"][1]["dsl"]["not_proved_here"])
     assert any(r["operand"] == "g2s.B" and r["property"] == "slot_agreement" and r["status"] == "proved"
                for r in doc["configs"][1]["results"])
+
+
+@needs_dsl
+def test_constructor_element_types_follow_dtype(capsys, tmp_path):
+    """A kernel class that takes its element types in its constructor (ab_dtype, c_dtype, acc_dtype without
+    defaults, as CUTLASS's examples do) is built from --dtype; the rest still needs --init (one line)."""
+    k = tmp_path / "gemm.py"
+    k.write_text(AMPERE.read_text().replace(
+        "def __init__(self, ab_dtype=cutlass.Float16, c_dtype=cutlass.Float16, acc_dtype=cutlass.Float32,\n"
+        "                 atom_layout_mnk=(2, 2, 1), swizzle=True):",
+        "def __init__(self, ab_dtype, c_dtype, acc_dtype, atom_layout_mnk, swizzle=True):"))
+    assert "def __init__(self, ab_dtype, c_dtype" in k.read_text()
+    rc, _, err = run(capsys, "dsl", k, *AMPERE_ARGS[:-2], "--dtype", "bf16")
+    assert rc == 2 and "atom_layout_mnk" in err and "--init" in err
+    rc, out, _ = run(capsys, "dsl", k, *AMPERE_ARGS[:-2], "--dtype", "bf16", "--init", "atom_layout_mnk=(2,2,1)",
+                     "--toml")
+    assert rc == 0
+    (d,) = toml_docs(out)
+    assert d["mma"]["atom"] == "SM80_16x8x16_F32BF16BF16F32_TN" and d["copy"]["A"]["type"] == "bfloat16_t"
