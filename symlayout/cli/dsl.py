@@ -110,6 +110,17 @@ def add_arguments(sp) -> None:
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
+def _dsl_message(text: str) -> str:
+    """The DSL's diagnostic on one line: its error and suggestion, without the source excerpt it draws
+    (``--> file:line`` and the caret lines; the line is given in front); the target is ``--arch``."""
+    lines = text.strip().splitlines()
+    head = [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith(("-->", "|"))
+            and not re.match(r"\s*\d+\s*\|", ln)]
+    msg = one_line(" ".join(head))
+    return msg.replace("Ensure env CUTE_DSL_ARCH matches your GPU architecture",
+                       "choose the target with --arch (CUTE_DSL_ARCH)")
+
+
 def _user_error(path: str, shown: str, exc: BaseException) -> UsageError:
     """``FILE:LINE: <error>`` -- the line of ``path`` (shown as ``shown``) deepest in the traceback."""
     line = exc.lineno if isinstance(exc, SyntaxError) and exc.filename == path else None
@@ -119,7 +130,7 @@ def _user_error(path: str, shown: str, exc: BaseException) -> UsageError:
             line = tb.tb_lineno
         tb = tb.tb_next
     kind = "" if isinstance(exc, SymlayoutError) else f"{type(exc).__name__}: "
-    msg = one_line(_ANSI.sub("", str(exc))) if str(exc).strip() else type(exc).__name__
+    msg = _dsl_message(_ANSI.sub("", str(exc))) if str(exc).strip() else type(exc).__name__
     if "CALL_OUTSIDE_JIT" in msg:
         msg = f"DSL objects exist only at trace time: build them in {FUNCTION}() -- {msg}"
     where = f"{shown}:{line}" if line else shown

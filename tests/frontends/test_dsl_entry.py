@@ -297,3 +297,11 @@ def test_constructor_element_types_follow_dtype(capsys, tmp_path):
     assert rc == 0
     (d,) = toml_docs(out)
     assert d["mma"]["atom"] == "SM80_16x8x16_F32BF16BF16F32_TN" and d["copy"]["A"]["type"] == "bfloat16_t"
+
+
+@needs_dsl
+def test_wrong_arch_is_one_line_naming_the_option(capsys):
+    rc, _, err = run(capsys, "dsl", HOPPER, *HOPPER_ARGS, "--arch", "sm_80")
+    assert rc == 2 and "Traceback" not in err and "-->" not in err
+    (line,) = [x for x in err.splitlines() if x.startswith("symlayout: error")]
+    assert "hopper_dense_gemm.py:" in line and "expects arch to be sm_90a" in line and "--arch" in line
