@@ -305,3 +305,14 @@ def test_wrong_arch_is_one_line_naming_the_option(capsys):
     assert rc == 2 and "Traceback" not in err and "-->" not in err
     (line,) = [x for x in err.splitlines() if x.startswith("symlayout: error")]
     assert "hopper_dense_gemm.py:" in line and "expects arch to be sm_90a" in line and "--arch" in line
+
+
+@needs_dsl
+def test_hopper_fp8(capsys):
+    rc, out, _ = run(capsys, "dsl", HOPPER, *HOPPER_ARGS[:-2], "--dtype", "A=e4m3,B=e4m3,C=f16", "--json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["summary"]["refuted"] == 0
+    rc, out, _ = run(capsys, "dsl", HOPPER, *HOPPER_ARGS[:-2], "--dtype", "A=e4m3,B=e4m3,C=f16", "--toml")
+    (d,) = toml_docs(out)
+    assert d["mma"]["atom"] == "SM90_64x128x32_F32E4M3E4M3_SS_TN" and d["smem"]["B"]["type"] == "float_e4m3_t"
+    assert d["smem"]["A"]["layout"].startswith("Sw<3,4,3> o smem_ptr[8b](unset) o ")
