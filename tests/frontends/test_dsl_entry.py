@@ -315,4 +315,4 @@ def test_hopper_fp8(capsys):
     rc, out, _ = run(capsys, "dsl", HOPPER, *HOPPER_ARGS[:-2], "--dtype", "A=e4m3,B=e4m3,C=f16", "--toml")
     (d,) = toml_docs(out)
     assert d["mma"]["atom"] == "SM90_64x128x32_F32E4M3E4M3_SS_TN" and d["smem"]["B"]["type"] == "float_e4m3_t"
-    assert d["smem"]["A"]["layout"].startswith("Sw<3,4,3> o smem_ptr[8b](unset) o ")
+    assert d["smem"]["A"]["layout"].startswith("Sw<2,4,3> o smem_ptr[8b](unset) o ")   # 64-byte rows: SW64
