@@ -250,18 +250,31 @@ def load_entry_configs(path: str, args) -> list:
     # lazy: the DSL front-end only for 'symlayout dsl'; other commands start without it
     from ..frontends.cute_dsl import DslError, import_dsl
     # lazy: as above
-    from ..frontends.dsl_entry import guess_arch, load_module, set_arch, trace_entry
-    # lazy: as above
-    from ..frontends.stubs import install
+    from ..frontends.dsl_entry import guess_arch, set_arch
     shown, path = path, os.path.abspath(path)
     if not os.path.isfile(path):
         raise UsageError(f"{shown}: no such file")
     with open(path, encoding="utf-8", errors="replace") as f:
-        set_arch(args.arch or guess_arch(f.read()))
+        arch = args.arch or guess_arch(f.read())
     try:
         import_dsl()   # before the stubs: the DSL's own optional imports (torch) see what is installed
     except DslError as e:
         raise UsageError(str(e)) from None
+    before = set_arch(arch)
+    try:
+        return _trace_entry_file(path, shown, args)
+    finally:
+        set_arch(before)
+
+
+def _trace_entry_file(path: str, shown: str, args) -> list:
+    """:func:`load_entry_configs` once the DSL is imported and its target set."""
+    # lazy: the DSL front-end only for 'symlayout dsl'; other commands start without it
+    from ..frontends.cute_dsl import DslError
+    # lazy: as above
+    from ..frontends.dsl_entry import load_module, trace_entry
+    # lazy: as above
+    from ..frontends.stubs import install
     stubs = _stub_names(args.stub_module)
     undo = install(stubs)
     try:

@@ -85,14 +85,25 @@ def guess_arch(text: str) -> str:
     return "sm_80"
 
 
-def set_arch(arch: str) -> None:
-    """Select the DSL's target (``CUTE_DSL_ARCH``), also when the DSL is already imported."""
-    os.environ["CUTE_DSL_ARCH"] = arch
-    try:
-        from cutlass.cutlass_dsl import CuTeDSL
-        CuTeDSL._get_dsl().envar.arch = arch
-    except Exception:  # noqa: BLE001 - not imported yet: the variable is read when it is
-        pass
+def set_arch(arch: str | None) -> str | None:
+    """Select the DSL's target (``CUTE_DSL_ARCH``), also when the DSL is already imported; returns the
+    previous value of the variable (``set_arch(previous)`` restores it; ``None`` unsets it)."""
+    before = os.environ.get("CUTE_DSL_ARCH")
+    if arch is None:
+        os.environ.pop("CUTE_DSL_ARCH", None)
+    else:
+        os.environ["CUTE_DSL_ARCH"] = arch
+    if "cutlass.cutlass_dsl" in sys.modules:
+        try:
+            from cutlass.cutlass_dsl import CuTeDSL
+            envar = CuTeDSL._get_dsl().envar
+            if arch is None:
+                del envar.arch
+            else:
+                envar.arch = arch
+        except Exception:  # noqa: BLE001 - an older DSL without the setter: the variable is read at import
+            pass
+    return before
 
 
 def parse_assignments(text: str | None, what: str) -> dict:
