@@ -71,7 +71,8 @@ def add_arguments(sp) -> None:
                          "function FN) on fake tensors and read what it builds, stopping at the kernel launch")
     sp.add_argument("--shape", default=None, metavar="M=..,N=..,K=..[,L=..]", help="--entry: the problem size")
     sp.add_argument("--dtype", default="f16", metavar="T|A=T,B=T,C=T",
-                    help="--entry: element types of the fake tensors (f16, bf16, f32, tf32, e4m3, e5m2, i8; default f16)")
+                    help="--entry: element types of the fake tensors (f16, bf16, f32, tf32, e4m3, e5m2, i8; "
+                         "default f16)")
     sp.add_argument("--major", default=None, metavar="A=K|M,B=K|N,C=N|M",
                     help="--entry: the contiguous mode of each tensor (default A=K,B=K,C=N)")
     sp.add_argument("--tensor", action="append", default=[], metavar="NAME=DIM,DIM,...",
@@ -86,8 +87,9 @@ def add_arguments(sp) -> None:
                     help="answer 'import NAME' with a stub module (repeatable; default: torch when it is not "
                          "installed); 'none' turns the default off")
     sp.add_argument("--assume", action="append", default=[], metavar="NAME%N==0",
-                    help="state what the kernel's callers guarantee of a parameter, e.g. ldA%%16==0 (repeatable); "
-                         "a result that holds only under such an unstated assumption is reported as 'depends on assumption'")
+                    help="state what the kernel's callers guarantee of a parameter, e.g. ldA%%16==0 (repeatable); a "
+                         "result that holds only under such an unstated assumption is reported as 'depends on "
+                         "assumption'")
     sp.add_argument("--toml", action="store_true", help="print the configurations as TOML instead of proving them")
     sp.add_argument("-o", "--output", default=None, metavar="FILE|DIR",
                     help="write the configurations instead of proving them, one file each (what 'symlayout prove' "

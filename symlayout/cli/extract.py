@@ -25,8 +25,8 @@ def add_arguments(ap) -> None:
     from ..frontends.cute_cpp.conventions import PROFILES
     ap.add_argument("header", help="the header that declares the traits type")
     ap.add_argument("--type", action="append", default=[], dest="type_expr", metavar="TYPE",
-                    help='the traits type, e.g. "Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::half_t>" '
-                         "(repeatable: several types of the header in one run)")
+                    help='the traits type, e.g. "Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, '
+                         'cutlass::half_t>" (repeatable: several types of the header in one run)')
     ap.add_argument("--types-from", default=None, metavar="FILE",
                     help="a file listing traits types, one per line ('#' starts a comment)")
     ap.add_argument("-I", dest="include", action="append", default=[], metavar="DIR",

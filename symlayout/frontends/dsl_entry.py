@@ -31,7 +31,7 @@ import os
 import re
 import sys
 
-from .cute_dsl import DslConfig, DslError, dtype_name, import_dsl, is_tcgen05, is_warpgroup
+from .cute_dsl import DslConfig, DslError, import_dsl, is_tcgen05, is_warpgroup
 
 __all__ = ["EntrySpec", "trace_entry", "parse_assignments", "ARCHS", "guess_arch", "DTYPE_ALIASES"]
 
@@ -154,7 +154,7 @@ class _Seen:
     path: str
     operand_of: dict = dataclasses.field(default_factory=dict)      # id(obj) -> "A"/"B"/"C"
     where: dict = dataclasses.field(default_factory=dict)           # id(obj) -> line
-    tma: list = dataclasses.field(default_factory=list)             # (op, gmem tensor, smem, box, multicast, atom, line)
+    tma: list = dataclasses.field(default_factory=list)     # (op, gmem tensor, smem, box, multicast, atom, line)
     autovec: list = dataclasses.field(default_factory=list)         # (source element type, line)
     frames: list = dataclasses.field(default_factory=list)
     keep: list = dataclasses.field(default_factory=list)            # the objects, alive while ids are used
@@ -361,7 +361,8 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
     names = _names(seen, args, instance)
     pool = _all_objects(seen, args, instance)
     name = lambda o: names.get(id(o), type(o).__name__)   # noqa: E731
-    at = lambda o: f"{os.path.basename(seen.path)}:{seen.where[id(o)]}" if seen.where.get(id(o)) else seen.path  # noqa: E731
+    base = os.path.basename(seen.path)
+    at = lambda o: f"{base}:{seen.where[id(o)]}" if seen.where.get(id(o)) else seen.path  # noqa: E731
     mmas = _distinct([o for o in pool if _kind(o) == "mma"])
     if not mmas:
         raise DslError(f"{seen.path}: the entry launched a kernel without a TiledMma symlayout could see"
@@ -390,7 +391,8 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
                 if x not in c.doc.copy and x not in c.doc.smem and any(x in o.doc.copy for o in cfgs):
                     c.unchecked.insert(0, f"operand {x} of this GEMM is not copied from shared memory (e.g. P "
                                           "from the accumulators in registers): its producer is not checked")
-            key = "_".join(x for x in ([name(tm)] if len(mmas) > 1 else []) + ([f"gemm{i + 1}"] if len(cfgs) > 1 else []))
+            parts = ([name(tm)] if len(mmas) > 1 else []) + ([f"gemm{i + 1}"] if len(cfgs) > 1 else [])
+            key = "_".join(parts)
             out.append((key, c))
     return out
 
@@ -584,8 +586,8 @@ def _entry(mod, spec: EntrySpec, cutlass, shown: str):
     try:
         inst = obj(**init)
     except TypeError as e:
-        raise DslError(f"{shown}: {cls_name}({', '.join(init)}): {e} (give constructor arguments with --init k=v,...)") \
-            from None
+        raise DslError(f"{shown}: {cls_name}({', '.join(init)}): {e} "
+                       "(give constructor arguments with --init k=v,...)") from None
     fn = getattr(inst, meth, None)
     if fn is None:
         raise DslError(f"{shown}: {cls_name} has no {meth} (--entry {spec.entry})")
@@ -725,8 +727,3 @@ def trace_entry(mod, path: str, spec: EntrySpec, shown: str) -> list:
         for u in reversed(undo):
             u()
     raise DslError(f"{shown}: {spec.entry} returned without launching a kernel (nothing to read)")
-
-
-def describe_type(dtype) -> str:
-    """CuTe's name of a DSL type, for messages."""
-    return dtype_name(dtype)
