@@ -153,6 +153,7 @@ class _Seen:
     """Objects the watched DSL calls returned, with the operand they were built for and where."""
     path: str
     operand_of: dict = dataclasses.field(default_factory=dict)      # id(obj) -> "A"/"B"/"C"
+    mma_of: dict = dataclasses.field(default_factory=dict)          # id(obj) -> the TiledMma it was built for
     where: dict = dataclasses.field(default_factory=dict)           # id(obj) -> line
     tma: list = dataclasses.field(default_factory=list)     # (op, gmem tensor, smem, box, multicast, atom, line)
     autovec: list = dataclasses.field(default_factory=list)         # (source element type, line)
@@ -198,6 +199,9 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build):
             def wrapper(*a, **k):
                 r = orig(*a, **k)
                 seen.operand_of[id(r)], seen.where[id(r)] = x, seen.line()
+                mma = a[1] if len(a) > 1 else k.get("tiled_mma")
+                if mma is not None:
+                    seen.mma_of[id(r)] = _mma_key(mma)
                 seen.keep.append(r)
                 return r
             return wrapper
@@ -378,7 +382,7 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
             _hopper(cfg, tm, seen, layouts, names, spec, fakes)
             cfgs = [cfg]
         else:
-            groups = _gemms(seen)
+            groups = _gemms(seen, tm)
             cfgs = [cfg] + [DslConfig(tm, label=name(tm)) for _ in groups[1:]]
             for c, group in zip(cfgs, groups or [{}]):
                 _ampere(c, seen, pool, layouts, names, group, single=len(groups) <= 1)
@@ -397,13 +401,20 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
     return out
 
 
-def _gemms(seen: _Seen) -> list:
-    """The GEMMs of one TiledMma: its smem->register copies (``make_tiled_copy_A/B/C``) in the order
-    the kernel built them, a new GEMM where an operand comes again (flash-attention: Q, K | V, O)."""
+def _mma_key(tm) -> tuple:
+    """What tells TiledMmas apart (a launch argument reappears as the kernel's parameter, another object)."""
+    return str(tm.op), str(tm.thr_layout_vmnk), str(tm.permutation_mnk)
+
+
+def _gemms(seen: _Seen, tm) -> list:
+    """The GEMMs of the TiledMma ``tm``: the smem->register copies built for it (``make_tiled_copy_A/B/C``)
+    in the order the kernel built them, a new GEMM where an operand comes again (flash-attention: Q, K | V, O)."""
     groups, cur = [], {}
+    key = _mma_key(tm)
     for obj in seen.keep:
         x = seen.operand_of.get(id(obj))
-        if x is None or any(obj is c for g in groups + [cur] for c in g.values()):
+        if x is None or seen.mma_of.get(id(obj), key) != key or any(obj is c for g in groups + [cur]
+                                                                     for c in g.values()):
             continue
         if x in cur:
             groups.append(cur)
@@ -441,7 +452,7 @@ def _distinct(mmas: list) -> list:
     """One TiledMma per distinct tiling (a launch argument reappears as the kernel's parameter)."""
     out, keys = [], set()
     for tm in mmas:
-        key = (str(tm.op), str(tm.thr_layout_vmnk), str(tm.permutation_mnk))
+        key = _mma_key(tm)
         if key not in keys:
             keys.add(key)
             out.append(tm)
