@@ -9,10 +9,12 @@ by convention (``--member`` overrides a role) and writes TOML ready for
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from .common import EXIT_OK, PROG, UsageError
 
-HELP = "write the configuration(s) of a CuTe C++ traits type (compiles it against the CUTLASS headers)"
+HELP = ("write the configuration(s) of CuTe C++ traits types (compiles them against the CUTLASS headers of "
+        "the nvidia-cutlass package: pip install nvidia-cutlass, or SYMLAYOUT_CUTE_SITE, or -I)")
 EXIT_CODES = {EXIT_OK: "written (the summary goes to stderr)",
               2: "bad input: a header or type that does not compile (the compiler's first error), no compiler, "
                  "no CuTe headers, an unknown role"}
@@ -22,8 +24,11 @@ def add_arguments(ap) -> None:
     # lazy: the C++ front-end only for 'symlayout extract'; other commands start without it
     from ..frontends.cute_cpp.conventions import PROFILES
     ap.add_argument("header", help="the header that declares the traits type")
-    ap.add_argument("--type", required=True, dest="type_expr",
-                    help='the traits type, e.g. "Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::half_t>"')
+    ap.add_argument("--type", action="append", default=[], dest="type_expr", metavar="TYPE",
+                    help='the traits type, e.g. "Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, '
+                         'cutlass::half_t>" (repeatable: several types of the header in one run)')
+    ap.add_argument("--types-from", default=None, metavar="FILE",
+                    help="a file listing traits types, one per line ('#' starts a comment)")
     ap.add_argument("-I", dest="include", action="append", default=[], metavar="DIR",
                     help="include directory (before the CUTLASS headers found from the nvidia-cutlass package)")
     ap.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]", help="preprocessor define")
@@ -47,6 +52,30 @@ def _members(items) -> dict:
     return out
 
 
+def _types(args) -> list:
+    """The traits types: every ``--type``, then the lines of ``--types-from``."""
+    types = list(args.type_expr)
+    if args.types_from:
+        try:
+            with open(args.types_from, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except OSError as e:
+            raise UsageError(f"--types-from {args.types_from}: {e.strerror}") from None
+        types += [t for t in (ln.split("#", 1)[0].strip() for ln in lines) if t]
+    if not types:
+        raise UsageError("no traits type: give --type TYPE (repeatable) or --types-from FILE")
+    return types
+
+
+def _target(out: str, i: int, n: int) -> Path:
+    """Where the documents of the ``i``-th of ``n`` types go (``-o``): ``out`` for one type; else
+    ``<out>_<i>.toml`` (or ``type<i>.toml`` inside a directory), each document keyed after it."""
+    p = Path(out)
+    if n == 1:
+        return p
+    return p / f"type{i + 1}.toml" if p.is_dir() else p.with_name(f"{p.stem}_{i + 1}{p.suffix or '.toml'}")
+
+
 def run(args) -> int:
     # lazy: the C++ front-end only for 'symlayout extract'; other commands start without it
     from ..frontends.cute_cpp import ExtractError, extract
@@ -54,23 +83,24 @@ def run(args) -> int:
         arch = None if args.cuda_arch.lower() == "none" else int(args.cuda_arch)
     except ValueError:
         raise UsageError(f"--cuda-arch {args.cuda_arch!r}: expected an SM number such as 80, or none") from None
-    try:
-        ex = extract(args.header, args.type_expr, args.include, args.profile, _members(args.member), arch,
-                     args.defines, args.compiler)
-    except ExtractError as e:
-        raise UsageError(str(e)) from None
-    for d in ex.docs:
-        for n in d.notes:
-            if n.startswith("not supported"):
-                print(f"{PROG} extract: warning: {d.key}: {n}", file=sys.stderr)
-    if args.output:
-        for p in ex.write(args.output):
-            print(p)
-    else:
-        for i, d in enumerate(ex.docs):
-            if len(ex.docs) > 1:
-                print(f"# ---- document {d.key!r} ({i + 1} of {len(ex.docs)})")
-            print(d.to_toml())
-    print(f"{PROG} extract: {len(ex.docs)} configuration(s) from {ex.probe.traits} in {ex.seconds:.1f} s "
-          f"({ex.probe.compiler})", file=sys.stderr)
+    types, members = _types(args), _members(args.member)
+    for t_i, type_expr in enumerate(types):
+        try:
+            ex = extract(args.header, type_expr, args.include, args.profile, members, arch, args.defines, args.compiler)
+        except ExtractError as e:
+            raise UsageError(str(e) if len(types) == 1 else f"--type {type_expr!r}: {e}") from None
+        for d in ex.docs:
+            for n in d.notes:
+                if n.startswith("not supported"):
+                    print(f"{PROG} extract: warning: {d.key}: {n}", file=sys.stderr)
+        if args.output:
+            for p in ex.write(_target(args.output, t_i, len(types))):
+                print(p)
+        else:
+            for i, d in enumerate(ex.docs):
+                if len(ex.docs) > 1 or len(types) > 1:
+                    print(f"# ---- {type_expr}: document {d.key!r} ({i + 1} of {len(ex.docs)})")
+                print(d.to_toml())
+        print(f"{PROG} extract: {len(ex.docs)} configuration(s) from {ex.probe.traits} in {ex.seconds:.1f} s "
+              f"({ex.probe.compiler})", file=sys.stderr)
     return EXIT_OK

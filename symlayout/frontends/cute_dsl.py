@@ -152,6 +152,10 @@ def _op_desc(op) -> str:
         return f"{n}(transpose={op.transpose}, num_matrices={op.num_matrices})"
     if n == "CopyG2SOp":
         return f"{n}(cache_mode={getattr(op.cache_mode, 'name', op.cache_mode)})"
+    if is_warpgroup(op) or is_tcgen05(op):
+        fields = ", ".join(f"{k}={getattr(v, '__name__', None) or getattr(v, 'name', None) or v}"
+                           for k, v in sorted(vars(op).items()) if not k.startswith("_"))
+        return f"{type(op).__module__.rsplit('.', 2)[-2]}.{n}({fields})"
     if n in ("MmaF16BF16Op", "MmaFP8Op"):
         return f"{n}({op.ab_dtype.__name__}, {op.acc_dtype.__name__}, {tuple(op.shape_mnk)})"
     if n == "MmaTF32Op":
@@ -163,13 +167,55 @@ def _op_desc(op) -> str:
     return f"{n}({', '.join(fields)})"
 
 
-def mma_name(op) -> str:
-    """CuTe's name of a DSL warp-level MMA operation.
+#: DSL numeric type -> the type code of SM90 GMMA atom names
+_GMMA_CODES = {"Float16": "F16", "BFloat16": "BF16", "Float32": "F32", "TFloat32": "TF32", "Float8E4M3FN": "E4M3",
+               "Float8E5M2": "E5M2", "Int8": "S8", "Uint8": "U8", "Int32": "S32"}
 
-    Raises :class:`DslError` ``"not supported: <op>"`` for operations without an SM80/SM89 equivalent
-    in symlayout's atom catalog.
+
+def is_warpgroup(op) -> bool:
+    """Whether ``op`` is an SM90 warpgroup MMA (``cute.nvgpu.warpgroup``)."""
+    return ".warpgroup" in type(op).__module__
+
+
+def is_tcgen05(op) -> bool:
+    """Whether ``op`` is an SM100 tcgen05 MMA or copy (``cute.nvgpu.tcgen05``)."""
+    return ".tcgen05" in type(op).__module__
+
+
+def gmma_name(op) -> str:
+    """CuTe's name of a DSL warpgroup MMA: ``MmaF16BF16Op(Float16, Float32, (64,128,16), SMEM, K, K)`` ->
+    ``SM90_64x128x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>`` (8-bit and tf32 atoms: ``..._SS_TN``)."""
+    m, n, k = (int(x) for x in tuple(op.shape_mnk)[:3])
+    codes = [_GMMA_CODES.get(getattr(t, "__name__", "")) for t in (op.acc_dtype, op.a_dtype, op.b_dtype)]
+    src = "RS" if "rmem" in str(op.a_src).lower() else "SS"
+    name = None
+    if all(codes) and codes[1] in ("F16", "BF16"):
+        ma, mb = ("K" if _major(x) == "K" else "MN" for x in (op.a_major_mode, op.b_major_mode))
+        name = f"SM90_{m}x{n}x{k}_{''.join(codes)}_{src}<GMMA::Major::{ma},GMMA::Major::{mb}>"
+    elif all(codes) and {_major(op.a_major_mode), _major(op.b_major_mode)} == {"K"}:
+        name = f"SM90_{m}x{n}x{k}_{''.join(codes)}_{src}_TN"
+    if name is None or not in_catalog("mma", name):
+        raise DslError(f"not supported: {_op_desc(op)}" + (f" (as {name})" if name else ""))
+    return name
+
+
+def _major(mode) -> str:
+    """``K`` or ``MN`` of an ``OperandMajorMode``."""
+    return "K" if str(getattr(mode, "name", mode)).upper().endswith("K") else "MN"
+
+
+def mma_name(op) -> str:
+    """CuTe's name of a DSL MMA operation (warp-level SM80/SM89, or an SM90 warpgroup one).
+
+    Raises :class:`DslError` ``"not supported: <op>"`` for operations without an equivalent
+    in symlayout's atom catalog (tcgen05 MMAs among them until the Blackwell tables land).
     """
     n = type(op).__name__
+    if is_warpgroup(op):
+        return gmma_name(op)
+    if is_tcgen05(op):
+        # hook: the SM100 [mma] keys (issue 31, branch bwumma) give this a name; until then, refused
+        raise DslError(f"not supported: tcgen05.{n} (Blackwell tcgen05 MMAs are not read by the DSL front end yet)")
     name = None
     shape = tuple(int(x) for x in getattr(op, "shape_mnk", ()) or ())
     if n == "MmaF16BF16Op" and len(shape) == 3:
@@ -255,6 +301,7 @@ class DslReport:
     left_out: list
     error: str | None = None
     names: dict = dataclasses.field(default_factory=dict)
+    depends: list = dataclasses.field(default_factory=list)   # results proved only under a stronger assumption
 
     @property
     def ok(self) -> bool:
@@ -279,6 +326,7 @@ class DslReport:
                 line += f": {r.detail}"
             lines.append(line)
         lines.extend(f"  not proved here: {x}" for x in self.left_out)
+        lines.extend(f"  depends on assumption: {x}" for x in self.depends)
         return "\n".join(lines)
 
     def assert_proved(self):
@@ -301,6 +349,9 @@ class DslConfig:
         self.names: dict[str, _Names] = {}
         self._mma = tiled_mma
         self._mma_label = label
+        self.assumed: dict[str, int] = {}     # [params] symbol -> element bits: multiple_of is the front end's default
+        self.depends: list[str] = []          # results that hold only under a stronger assumption (after prove)
+        self.unchecked: list[str] = []        # what the kernel does that no table states (listed as not proved here)
         self._read_mma(tiled_mma, label)
 
     # ---- the TiledMma
@@ -448,6 +499,8 @@ class DslConfig:
             except ValueError as e:
                 raise DslError(f"{label}: {e}") from None
             keys.update(gkeys)
+            if ld_multiple_of is None:   # the front end's default, not the kernel's word
+                self.assumed[ld or f"ld{x}"] = value_type_bits(typ)
         getattr(self.doc, kind)[x] = keys
         desc = _op_desc(tiled_copy.op)
         self.doc.table_comments[f"{kind}.{x}"] = [
@@ -491,6 +544,84 @@ class DslConfig:
         return self._global("s2g", "C", tiled_copy, smem, swizzle, gmem, label, smem_label, contiguous, ld,
                             ld_multiple_of=ld_multiple_of)
 
+    # ---- Hopper: operands the GMMA reads from shared memory, and their TMA loads
+    def smem(self, operand: str, layout, dtype, *, label: str | None = None, align: int = 1024) -> "DslConfig":
+        """``[smem.X]``: the (staged) smem layout a warpgroup MMA reads operand A or B from.  The
+        DSL's GMMA layout atoms (``make_smem_layout_a/b``) carry the swizzle of CuTe's
+        ``smem_ptr`` form: it acts on byte addresses once the kernel moves it to the pointer
+        (``get_tensor(layout.outer, swizzle=layout.inner)``), as wgmma needs.  ``align``: the
+        buffer's base alignment in bytes (``1024``: what SW128 buffers are given)."""
+        x = _operand(operand)
+        if x == "C":
+            raise DslError("smem: C is not read by the GMMA from shared memory")
+        label = label or f"smem {x}"
+        bits = value_type_bits(dtype_name(dtype))
+        if hasattr(layout, "inner") and hasattr(layout, "outer"):
+            b, m, sh = _swizzle_params(layout.inner)
+            text = f"Sw<{b},{m},{sh}> o smem_ptr[{bits}b](unset) o {strip_static(_static(layout.outer, label))}"
+        else:
+            text = strip_static(_static(layout, label))
+        self.doc.smem[x] = {"type": dtype_name(dtype), "layout": text, "align": int(align)}
+        self.doc.table_comments[f"smem.{x}"] = [f"DSL: {label} (swizzle on byte addresses: CuTe's smem_ptr form); "
+                                                f"align {align} B assumed (the kernel's SharedStorage is not read)"]
+        self.names.setdefault(f"smem.{x}", _Names(copy=label, op=_op_desc(self._mma.op), atom=self.doc.mma["atom"],
+                                                  smem=label))
+        self._stages(text.replace(f"smem_ptr[{bits}b](unset)", "0"))
+        return self
+
+    def tma(self, operand: str, op, gmem: str, box, *, multicast: int = 1, label: str | None = None) -> "DslConfig":
+        """``[tma.X]``: ``make_tiled_tma_atom(op, gmem tensor, smem layout, box, multicast)`` of A or B;
+        ``gmem``: the global tensor in the contract's notation, ``box``: the CTA tiler."""
+        x = _operand(operand)
+        n = type(op).__name__
+        atom = {"CopyBulkTensorTileG2SOp": "SM90_TMA_LOAD",
+                "CopyBulkTensorTileG2SMulticastOp": "SM90_TMA_LOAD_MULTICAST"}.get(n)
+        if atom is None or x == "C":
+            raise DslError(f"not supported: TMA {_op_desc(op)} of {x}")
+        box = "(" + ",".join(str(int(e)) for e in _flat(tuple(box))) + ")"
+        t = {"atom": atom, "gmem": gmem, "box": box}
+        if int(multicast) != 1:
+            t["multicast"] = int(multicast)
+        self.doc.tma[x] = t
+        label = label or f"tma {x}"
+        self.doc.table_comments[f"tma.{x}"] = [f"DSL: {label} = make_tiled_tma_atom({n}(), gmem, smem, {box}"
+                                               f"{', ' + str(multicast) if int(multicast) != 1 else ''})"]
+        self.names.setdefault(f"tma.{x}", _Names(copy=label, op=f"{n}()", atom=atom, smem=f"the smem tile of {x}"))
+        return self
+
+    # ---- assumptions
+    def assume(self, name: str, multiple_of: int) -> "DslConfig":
+        """State ``name % multiple_of == 0`` (``--assume ldA%16==0``) of a ``[params]`` symbol."""
+        if name not in self.doc.params:
+            raise DslError(f"--assume {name}%{multiple_of}==0: no parameter {name} "
+                           f"(the parameters: {', '.join(self.doc.params) or 'none'})")
+        self.doc.params[name] = dict(self.doc.params[name], multiple_of=int(multiple_of))
+        self.assumed.pop(name, None)
+        return self
+
+    def _under_assumption(self, r, cfg_text: str, properties, method, timeout_s):
+        """The result ``r`` (refuted at a front-end default of a parameter) proved again under the
+        weakest stronger ``multiple_of`` that makes it hold, ``None`` if none does (up to 128 bytes)."""
+        msg = r.counterexample.message if r.counterexample is not None else ""
+        for p, bits in self.assumed.items():
+            if not re.search(rf"\b{re.escape(p)} = ", msg):
+                continue
+            base = int(self.doc.params[p]["multiple_of"])
+            m = base * 2
+            while m * bits <= 1024:
+                doc = dataclasses.replace(self._named_doc(), params={**self.doc.params,
+                                                                      p: dict(self.doc.params[p], multiple_of=m)})
+                rep = prove_config(loads_config(doc.to_toml(), path="<cute_dsl>"), properties=[r.property],
+                                   method=method, timeout_s=timeout_s)
+                again = [q for q in rep.results if q.operand == r.operand and q.via == r.via]
+                if again and again[0].status == "proved":
+                    note = (f"depends on an assumption: holds only if {p} % {m} == 0 (state it: --assume {p}%{m}==0); "
+                            f"under the front end's default {p} % {base} == 0 it is refuted: {msg}")
+                    self.depends.append(f"{r.property}[{r.operand}]: {p} % {m} == 0 (--assume {p}%{m}==0)")
+                    return dataclasses.replace(again[0], detail=note)
+                m *= 2
+        return None
+
     # ---- output
     def _named_doc(self) -> ConfigDoc:
         d = self.doc
@@ -514,15 +645,19 @@ class DslConfig:
         return self._named_doc().to_dict()
 
     def prove(self, properties=None, version: str | int = "auto", expect_refuted=(), method: str = "auto",
-              timeout_s: float | None = None) -> DslReport:
+              timeout_s: float | None = None, name_assumptions: bool = False) -> DslReport:
         """Prove the configuration.  ``version="auto"``: the whole file when the prover reads
         every table of it, else its version-1 part (the report lists what that leaves out).
         ``expect_refuted``: properties that must come out refuted (a regression of a known pitfall).
-        ``method``, ``timeout_s``: as for :func:`symlayout.prove.engine.prove_config`."""
+        ``method``, ``timeout_s``: as for :func:`symlayout.prove.engine.prove_config`.
+        ``name_assumptions``: a result refuted only under the front end's default leading-dimension
+        assumption (``g2s``/``s2g`` without ``ld_multiple_of``) is proved again under the weakest
+        stronger ``multiple_of`` that makes it hold and reported as depending on it
+        (:attr:`DslReport.depends`, ``--assume ldA%16==0`` states it); ``symlayout dsl`` does this."""
         doc = dataclasses.replace(self._named_doc())
         if expect_refuted:
             doc.expect = {"refuted": sorted(expect_refuted)}
-        text, left, used = doc.to_toml(), [], 2
+        text, left, used = doc.to_toml(), list(self.unchecked), 2
         cfg = None
         if version in ("auto", 2):
             try:
@@ -541,7 +676,11 @@ class DslConfig:
                 return DslReport(text, 1, [], left, error=str(e), names=dict(self.names))
         rep = prove_config(cfg, properties=properties, method=method, timeout_s=timeout_s)
         results = [self._dsl_words(r) for r in rep.results]
-        return DslReport(text, used, results, left, error=rep.error, names=dict(self.names))
+        self.depends = []
+        if name_assumptions and used == 2 and self.assumed:
+            results = [(self._under_assumption(r, text, properties, method, timeout_s) or r)
+                       if r.status == "refuted" and r.expected != "refuted" else r for r in results]
+        return DslReport(text, used, results, left, error=rep.error, names=dict(self.names), depends=list(self.depends))
 
     def _dsl_words(self, r):
         """The result with its counterexample worded in the DSL's names."""
@@ -564,14 +703,16 @@ class DslConfig:
 
 
 def _is_transpose(a: str, b: str) -> bool:
-    """``b(n, k) == a(k, n)`` everywhere (both rank-2 layouts in the contract's notation)."""
+    """``b(n, k) == a(k, n)`` everywhere (rank-2 layouts in the contract's notation), or
+    ``b(n, k, p) == a(k, n, p)`` for staged (rank-3) ones: the transpose of every stage."""
     A, B = parse(a), parse(b)
-    if A.rank() != 2 or B.rank() != 2:
+    if A.rank() != B.rank() or A.rank() not in (2, 3):
         return False
-    m, n = it.product_each(A.shape)
-    if tuple(it.product_each(B.shape)) != (n, m):
+    m, n, *pipe = it.product_each(A.shape)
+    if tuple(it.product_each(B.shape)) != (n, m, *pipe):
         return False
-    return function_table(composition(A, Layout((n, m), (m, 1)))) == function_table(B)
+    swap = Layout((n, m, *pipe), (m, 1, *([m * n] if pipe else [])))
+    return function_table(composition(A, swap)) == function_table(B)
 
 
 def _operand(x) -> str:

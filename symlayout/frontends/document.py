@@ -66,6 +66,8 @@ _ORDER = {
     "copy": ("atom", "type", "smem", "align", "thr", "val", "tv", "tiler", "convert"),
     "g2s": ("atom", "type", "smem", "thr", "val", "tv", "tiler", "gmem", "gmem_align", "residue"),
     "s2g": ("atom", "type", "smem", "thr", "val", "tv", "tiler", "gmem", "gmem_align", "residue"),
+    "smem": ("type", "layout", "align"),
+    "tma": ("atom", "multicast", "gmem", "box"),
 }
 _V2_COPY_KEYS = ("thr", "val", "tv", "tiler", "convert")
 
@@ -184,6 +186,8 @@ class ConfigDoc:
     copy: dict = field(default_factory=dict)
     g2s: dict = field(default_factory=dict)
     s2g: dict = field(default_factory=dict)
+    smem: dict = field(default_factory=dict)              # [smem.X]: an operand a GMMA atom reads from smem
+    tma: dict = field(default_factory=dict)               # [tma.X]: its TMA load
     stages: int | None = None
     prove: dict | None = None                             # [prove] (properties, timeout_s)
     expect: dict | None = None                            # [expect] (refuted, ...)
@@ -196,7 +200,7 @@ class ConfigDoc:
             yield "params", dict(self.params)
         if self.mma is not None:
             yield "mma", self.mma
-        for kind in ("copy", "g2s", "s2g"):
+        for kind in ("copy", "g2s", "s2g", "smem", "tma"):
             for op in ("A", "B", "C"):
                 t = getattr(self, kind).get(op)
                 if t is not None:
@@ -263,7 +267,8 @@ class ConfigDoc:
                 left.append(f"[copy.{op}] stages 1..{sl[1] - 1} (version 1 proves stage 0 of the staged smem layout)")
             v1.copy[op] = t
             v1.table_comments[f"copy.{op}"] = list(self.table_comments.get(f"copy.{op}", []))
-        for kind, what in (("g2s", "global -> shared copy"), ("s2g", "shared -> global copy")):
+        for kind, what in (("g2s", "global -> shared copy"), ("s2g", "shared -> global copy"),
+                           ("smem", "GMMA smem operand"), ("tma", "TMA load")):
             for op in sorted(getattr(self, kind)):
                 left.append(f"[{kind}.{op}] (version 2: {what})")
         if self.stages is not None:

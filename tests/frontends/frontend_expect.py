@@ -130,3 +130,23 @@ def check_cutlass_sm80_f16(docs, a_kmajor: bool, b_kmajor: bool, stages=3):
         assert g["gmem"] == ex["gmem"].format(ld=f"ld{x}")
     assert d["stages"] == {"count": stages}
     assert tomllib.loads(docs[0].to_toml()) == d
+
+
+def check_cutlass_sm90_f16(docs):
+    """CUTLASS's SM90 collective builder for 128x128x64 K-major f16, 4 stages, cooperative (2 warpgroups
+    along M): the GMMA atom, the SW128 K-major smem tiles, TMA loads of 128x64 boxes; proved."""
+    from symlayout.config import loads_config
+    from symlayout.prove.engine import prove_config
+    (doc,) = docs
+    d = doc.to_dict()
+    assert d["mma"]["atom"] == "SM90_64x128x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>"
+    assert d["mma"]["layout"] == "(2,1,1):(1,0,0)"
+    for x, rows in (("A", "M"), ("B", "N")):
+        assert d["smem"][x] == {"type": "half_t", "align": 1024, "layout":
+                                "Sw<3,4,3> o smem_ptr[16b](unset) o ((8,16),(64,1),(1,4)):((64,512),(1,0),(0,8192))"}
+        assert d["tma"][x] == {"atom": "SM90_TMA_LOAD", "gmem": f"({rows},K):(K,1)", "box": "(128,64)"}
+    assert d["stages"] == {"count": 4}
+    rep = prove_config(loads_config(doc.to_toml(), path=doc.key))
+    assert rep.error is None and rep.results
+    assert [(r.property, r.operand) for r in rep.results if r.status != "proved"] == []
+    assert {r.property for r in rep.results} >= {"descriptor", "slot_agreement", "tma", "coverage"}

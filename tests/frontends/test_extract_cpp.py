@@ -63,6 +63,44 @@ def test_cli_error_exit_code(cute_headers, tmp_path):
     assert r.stderr.count("\n") == 1 and "no TiledMma member found by convention" in r.stderr
 
 
+# two instances of one generic traits template (what FA2's backward needed three runs for)
+TWO_TRAITS = r"""
+#pragma once
+#include <cute/tensor.hpp>
+#include <cute/atom/mma_atom.hpp>
+#include <cute/atom/copy_atom.hpp>
+template <int WarpsM>
+struct Traits {
+  using TiledMma = cute::TiledMMA<cute::MMA_Atom<cute::SM80_16x8x16_F32F16F16F32_TN>,
+                                  cute::Layout<cute::Shape<cute::Int<WarpsM>, cute::_1, cute::_1>>>;
+  using SmemLayoutA = decltype(cute::composition(cute::Swizzle<3, 3, 3>{},
+      cute::Layout<cute::Shape<cute::Int<16 * WarpsM>, cute::_64>, cute::Stride<cute::_64, cute::_1>>{}));
+  using SmemCopyAtomA = cute::Copy_Atom<cute::SM75_U32x4_LDSM_N, cutlass::half_t>;
+};
+"""
+
+
+@pytest.mark.slow
+def test_several_types_in_one_run_and_a_dropped_role(cute_headers, tmp_path, capsys):
+    """--type and --types-from: one document per type, written beside -o; --member A.copy= drops the
+    role (the file is then about the TiledMMA alone)."""
+    from symlayout.cli import main
+    h = tmp_path / "traits.h"
+    h.write_text(TWO_TRAITS)
+    listing = tmp_path / "types.txt"
+    listing.write_text("# the second instance\nTraits<4>\n")
+    rc = main(["extract", str(h), "--type", "Traits<2>", "--types-from", str(listing), "-o", str(tmp_path / "t.toml")])
+    out, _ = capsys.readouterr()
+    assert rc == 0 and out.split() == [str(tmp_path / "t_1.toml"), str(tmp_path / "t_2.toml")]
+    import tomllib
+    d2, d4 = (tomllib.loads((tmp_path / f"t_{i}.toml").read_text()) for i in (1, 2))
+    assert (d2["mma"]["layout"], d4["mma"]["layout"]) == ("(2,1,1):(1,0,0)", "(4,1,1):(1,0,0)")
+    assert d2["copy"]["A"]["smem"] == "Sw<3,3,3> o 0 o (32,64):(64,1)"
+    rc = main(["extract", str(h), "--type", "Traits<2>", "--member", "A.copy="])
+    out, _ = capsys.readouterr()
+    assert rc == 0 and "[copy.A]" not in out and "[mma]" in out
+
+
 # a kernel's own configuration of CUTLASS's SM80 mainloop (the kind of type a user passes to --type)
 COLLECTIVE = r"""
 #pragma once
@@ -169,3 +207,30 @@ def test_cutlass_default_gemm_configuration_tf32(cute_headers, cutlass_default_c
                                                               "(1,4)", f"(128,32):(ld{x},1)")
     assert d["params"]["ldA"]["multiple_of"] == 4
     prove_version1([doc])
+
+
+# CUTLASS's SM90 collective builder, as a kernel configures it (TMA + GMMA, K-major f16, 4 stages)
+SM90_COLLECTIVE = r"""
+#pragma once
+#include <cutlass/cutlass.h>
+#include <cutlass/gemm/collective/collective_builder.hpp>
+#include <cutlass/gemm/dispatch_policy.hpp>
+using SM90Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
+    cutlass::half_t, cutlass::layout::RowMajor, 8,
+    cutlass::half_t, cutlass::layout::ColumnMajor, 8,
+    float, cute::Shape<cute::_128, cute::_128, cute::_64>, cute::Shape<cute::_1, cute::_1, cute::_1>,
+    cutlass::gemm::collective::StageCount<4>,
+    cutlass::gemm::KernelTmaWarpSpecializedCooperative>::CollectiveOp;
+"""
+
+
+@pytest.mark.slow
+def test_cutlass_sm90_collective_with_a_host_compiler(cute_headers, tmp_path):
+    """g++ builds the SM90 collective (CUTLASS_SM90_COLLECTIVE_BUILDER_SUPPORTED stands in for nvcc's
+    toolkit version) and the whole configuration is written: [mma], [smem.X], [tma.X], [stages]; proved."""
+    from frontend_expect import check_cutlass_sm90_f16
+    h = tmp_path / "sm90_collective.hpp"
+    h.write_text(SM90_COLLECTIVE)
+    ex = extract(h, "SM90Mainloop", cuda_arch=90, compiler="g++")
+    check_cutlass_sm90_f16(ex.docs)

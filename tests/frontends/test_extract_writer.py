@@ -57,6 +57,33 @@ def test_cutlass_sm80_from_recorded_output(cutlass_docs):
     check_cutlass_sm80_f16(cutlass_docs, a_kmajor=True, b_kmajor=True)
 
 
+def test_cutlass_sm90_collective_from_recorded_output():
+    """The recorded probe output of CUTLASS's SM90 CollectiveBuilder (tests/frontends/test_extract_cpp.py's
+    SM90_COLLECTIVE, compiled with g++): the cutlass_sm90_collective profile writes [smem.X], [tma.X] and
+    [stages] besides [mma], and the file is proved."""
+    from frontend_expect import check_cutlass_sm90_f16
+    docs = documents_from_output(recorded("cutlass_sm90_f16_tn"), "sm90_collective.hpp", "SM90Mainloop")
+    check_cutlass_sm90_f16(docs)
+
+
+def test_cli_member_with_an_empty_name_drops_the_role():
+    from symlayout.cli.extract import _members
+    assert _members(["A.copy=", "qk:B.copy=MyAtom"]) == {"A.copy": "", "qk:B.copy": "MyAtom"}
+
+
+def test_cli_needs_a_type(tmp_path, capsys):
+    from symlayout.cli import main
+    h = tmp_path / "t.h"
+    h.write_text("struct T {};\n")
+    assert main(["extract", str(h)]) == 2
+    assert "no traits type: give --type TYPE" in capsys.readouterr().err
+
+
+def test_host_compilers_get_the_sm90_builder_define():
+    assert "-DCUTLASS_SM90_COLLECTIVE_BUILDER_SUPPORTED" in cute_cpp._host_flags(["g++"])
+    assert cute_cpp._host_flags(["/usr/bin/nvcc", "-x", "cu"]) == []
+
+
 def test_toml_names_header_and_type(fa2_docs):
     text = fa2_docs[0].to_toml()
     assert text.startswith("# extracted by symlayout from kernel_traits.h\n# type: " + FA2_TYPE + "\n")

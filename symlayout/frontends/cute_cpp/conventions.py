@@ -32,12 +32,14 @@ against symlayout's own model, ``make_tiled_copy(atom, thr, val)`` arguments rec
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ...algebra.notation import parse_layout
 from ...atoms import canonical_type
 from ..document import LD_MAX, ConfigDoc, strip_static
-from ..tables import OPERAND_MODES, check_tiled_mma, gmem_side, in_catalog, record_stages, tiled_copy_keys, vector_mode
+from ..tables import (OPERAND_MODES, check_tiled_mma, gmem_side, in_catalog, record_stages, smem_tile_shape,
+                      tiled_copy_keys, vector_mode)
 from .probe import ExtractError, Probe, op_name, split_args, value_type_name
 
 __all__ = ["DocRoles", "PROFILES", "profile_docs", "probe_paths", "detect_profile", "apply_overrides",
@@ -79,6 +81,14 @@ def _cutlass_sm80(prefix: str) -> list[DocRoles]:
     return [DocRoles("mainloop", "the SM80 multistage mainloop", r, {"A": "ldA", "B": "ldB"})]
 
 
+def _cutlass_sm90(prefix: str) -> list[DocRoles]:
+    r = {"mma": f"{prefix}TiledMma", "stages": f"{prefix}DispatchPolicy::Stages"}
+    for x in "AB":
+        r.update({f"{x}.smem": f"{prefix}SmemLayout{x}", f"{x}.tma": f"{prefix}GmemTiledCopy{x}",
+                  f"{x}.stride": f"{prefix}Stride{x}"})
+    return [DocRoles("mainloop", "the SM90 TMA + GMMA mainloop", r, {"A": "ldA", "B": "ldB"})]
+
+
 def _generic() -> list[DocRoles]:
     r = {"mma": "TiledMma", "stages": "kStages"}
     for x in "ABC":
@@ -92,19 +102,24 @@ PROFILES = {
     "fa2_fwd": _fa2_fwd,
     "cutlass_sm80": lambda: _cutlass_sm80("CollectiveMainloop::"),
     "cutlass_sm80_collective": lambda: _cutlass_sm80(""),
+    "cutlass_sm90": lambda: _cutlass_sm90("CollectiveMainloop::"),
+    "cutlass_sm90_collective": lambda: _cutlass_sm90(""),
     "generic": _generic,
 }
 
 #: members that tell a profile, in the order profiles are tried
 _DETECT = (
     ("fa2_fwd", ("SmemLayoutQ", "SmemLayoutKV", "TiledMma")),
+    ("cutlass_sm90", ("CollectiveMainloop::SmemLayoutA", "CollectiveMainloop::TiledMma",
+                      "CollectiveMainloop::TmaTransactionBytes")),
+    ("cutlass_sm90_collective", ("SmemLayoutA", "TiledMma", "DispatchPolicy::Stages", "TmaTransactionBytes")),
     ("cutlass_sm80", ("CollectiveMainloop::SmemLayoutA", "CollectiveMainloop::TiledMma")),
     ("cutlass_sm80_collective", ("SmemLayoutA", "TiledMma", "DispatchPolicy::Stages")),
     ("generic", ("TiledMma",)),
 )
 
 # members printed besides the roles (cross-checks and comments)
-_EXTRA = ("kNWarps", "kNThreads", "kBlockM", "kBlockN", "kHeadDim", "Element", "ElementAccum", "TileShape",
+_EXTRA = ("TmaTransactionBytes", "CollectiveMainloop::TmaTransactionBytes", "kNWarps", "kNThreads", "kBlockM", "kBlockN", "kHeadDim", "Element", "ElementAccum", "TileShape",
           "CollectiveMainloop::TileShape", "ElementAccumulator")
 
 
@@ -137,7 +152,7 @@ def detect_profile(probe: Probe) -> str:
                        "(pass --member mma=NAME and the operand roles)")
 
 
-_ROLE_FIELDS = ("smem", "copy", "g2s", "stride")
+_ROLE_FIELDS = ("smem", "copy", "g2s", "stride", "tma")
 
 
 def apply_overrides(docs: list[DocRoles], overrides: dict) -> list[DocRoles]:
@@ -257,10 +272,44 @@ class _Builder:
             clash = record_stages(doc, smem)
             if clash is not None:
                 raise ExtractError(f"{self.p.traits}: {smem_path} has {clash[1]} stages, another smem layout {clash[0]}")
+        if cm is None and smem is not None and x in "AB" and doc.mma["atom"].startswith("SM90_"):
+            self.gmma_operand(doc, roles, x, smem, smem_path, mma_member)
         g = roles.get(f"{x}.g2s")
         gm = self.member(g, ("tiled_copy",), f"{x}.g2s") if g else None
         if gm is not None:
             self.global_copy(doc, roles, x, gm, g.endswith("^T"), smem)
+
+    def gmma_operand(self, doc, roles, x, smem, smem_path, mma_member):
+        """``[smem.X]`` (the GMMA reads the operand from ``smem`` through descriptors), ``[tma.X]`` when
+        the role ``X.tma`` names a TMA copy operation type (``GmemTiledCopyX = SM90_TMA_LOAD``)."""
+        typ = _canon(value_type_name(mma_member[f"val_{x.lower()}"]))
+        doc.smem[x] = {"type": typ, "layout": smem, "align": 1024}
+        doc.table_comments[f"smem.{x}"] = [f"{smem_path}; align 1024 B assumed (the SharedStorage's "
+                                           "alignas is not read)"]
+        clash = record_stages(doc, smem)
+        if clash is not None:
+            raise ExtractError(f"{self.p.traits}: {smem_path} has {clash[1]} stages, another smem layout {clash[0]}")
+        tm = self.member(roles.get(f"{x}.tma"), ("type",), f"{x}.tma") if roles.get(f"{x}.tma") else None
+        if tm is None:
+            return
+        op = op_name(value_type_name(tm["type"]))
+        if op not in ("SM90_TMA_LOAD", "SM90_TMA_LOAD_MULTICAST"):
+            doc.notes.append(f"not supported: {tm.path} = {op} ([tma.{x}] needs SM90_TMA_LOAD or _MULTICAST)")
+            return
+        box = smem_tile_shape(re.sub(r"smem_ptr\[\d+b\]\(unset\)", "0", smem))   # the shape, swizzle aside
+        mode, why = self.contiguous_mode(roles, x, None)
+        rows, cols = OPERAND_MODES[x]
+        extent = {rows: box[0], cols: box[1]}
+        stride = ("1", rows) if mode == 0 else (cols, "1")
+        doc.tma[x] = {"atom": op, "gmem": f"({rows},{cols}):({stride[0]},{stride[1]})", "box": f"({box[0]},{box[1]})"}
+        for p, e in extent.items():
+            doc.params.setdefault(p, {"min": e, "max": 65536, "multiple_of": e})
+        doc.table_comments[f"tma.{x}"] = [
+            f"{tm.path} = {op}: make_tma_copy(op, gmem, one stage of {smem_path}, box {box[0]}x{box[1]})",
+            f"gmem: {OPERAND_MODES[x][mode]}-contiguous ({why}); {rows}, {cols} assumed multiples of the tile "
+            "(a partial tile is TMA's out-of-bounds fill, not modelled here)"]
+        if op == "SM90_TMA_LOAD_MULTICAST":
+            doc.notes.append(f"[tma.{x}]: multicast count not read from the cluster shape (written as 1)")
 
     def global_copy(self, doc, roles, x, gm, transposed, smem):
         kind = "s2g" if x == "C" else "g2s"
@@ -316,7 +365,7 @@ def build_documents(probe: Probe, header: str, type_expr: str, profile: str | No
             doc.table_comments["stages"] = [f"{st} = {sv['value']}, the PIPE mode of the smem layouts"]
         elif doc.stages is not None:
             doc.table_comments["stages"] = ["the PIPE mode of the smem layouts"]
-        if not doc.copy and not doc.g2s and not doc.s2g:
+        if not doc.copy and not doc.g2s and not doc.s2g and not doc.smem:
             doc.notes.append("no operand copies found by convention: the file is about the TiledMMA alone")
         doc.notes.extend(roles.notes)
         out.append(doc)

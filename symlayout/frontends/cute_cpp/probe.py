@@ -419,11 +419,15 @@ def _host_flags(cxx) -> list[str]:
     """Flags that let a host compiler build a program that includes device-side CUTLASS headers:
     calls to device built-ins in templates are accepted (``-fpermissive``, g++), and the
     CUDA runtime functions that non-template CUTLASS code names are left unresolved (the
-    probe never calls them)."""
+    probe never calls them).  CUTLASS's SM90 collective builders refuse to build unless the CUDA
+    toolkit is 12 or later (``__CUDACC_VER_MAJOR__``, which only nvcc defines): a host compiler gets
+    ``CUTLASS_SM90_COLLECTIVE_BUILDER_SUPPORTED`` defined instead (the types are the same; no device
+    code is generated)."""
     name = Path(cxx[0]).name
     if name == "nvcc":
         return []
-    return (["-fpermissive"] if "clang" not in name else []) + ["-ffunction-sections", "-Wl,--gc-sections"]
+    return (["-fpermissive"] if "clang" not in name else []) + ["-ffunction-sections", "-Wl,--gc-sections",
+                                                               "-DCUTLASS_SM90_COLLECTIVE_BUILDER_SUPPORTED"]
 
 
 _UNDEFINED = re.compile(r"undefined reference to [`'\u2018]([A-Za-z_]\w*)['\u2019]")

@@ -1,0 +1,740 @@
+"""A CuTe DSL kernel read as written: its host code traced with fake tensors, its objects named by its own variables.
+
+``symlayout dsl KERNEL.py --entry TensorOpGemm.__call__ --shape M=4096,N=4096,K=4096 --dtype f16``
+constructs the class (``--init k=v``), compiles the entry with ``cute.compile`` on fake static
+tensors (``cute.runtime.make_fake_compact_tensor``: no GPU, no torch, no data) and stops at the
+kernel launch: ``KernelLauncher.launch`` is intercepted, the kernel body is traced (no code is
+generated for the device), and then the trace is abandoned.  Meanwhile the DSL calls that build a
+kernel's tiling are watched:
+
+* the kernel's launch arguments (the ``@cute.kernel``'s own parameter names), the locals of every
+  frame of the kernel's file, and the instance's attributes give each object its name;
+* ``make_tiled_copy_A/B/C`` tell which operand a copy feeds, ``make_tiled_tma_atom`` records a TMA
+  atom's op, gmem tensor, smem layout and box, ``autovec_copy`` an epilogue's vectorised store
+  (recorded, not emitted).
+
+One configuration per TiledMma (:class:`~symlayout.frontends.cute_dsl.DslConfig`): ``[mma]``, per
+operand the smem->register copy (``[copy.X]``), the global->shared copy (``[g2s.X]``), the C store
+(``[s2g.C]``), and for an SM90 warpgroup MMA ``[smem.X]`` and ``[tma.X]``; ``[stages]`` from the
+PIPE mode.  Which operand an object belongs to: the operand it was built for (``make_tiled_copy_A``,
+the fake tensor a TMA atom reads), else the letter in its name (``sA_layout``, ``a_smem_layout_staged``,
+``tiled_copy_B``).  An object the prover does not model is ``not supported: <object> at FILE:LINE``.
+
+Kernels that import torch at module level load without it: :mod:`~symlayout.frontends.stubs`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import inspect
+import os
+import re
+import sys
+
+from .cute_dsl import DslConfig, DslError, import_dsl, is_tcgen05, is_warpgroup
+
+__all__ = ["EntrySpec", "trace_entry", "parse_assignments", "ARCHS", "guess_arch", "DTYPE_ALIASES"]
+
+#: --arch -> CUTE_DSL_ARCH
+ARCHS = {"sm_80": "sm_80", "sm_86": "sm_86", "sm_89": "sm_89", "sm_90a": "sm_90a", "sm_100a": "sm_100a"}
+
+#: --dtype short names -> DSL numeric type names
+DTYPE_ALIASES = {"f16": "Float16", "fp16": "Float16", "half": "Float16", "bf16": "BFloat16", "f32": "Float32",
+                 "fp32": "Float32", "tf32": "TFloat32", "f64": "Float64", "e4m3": "Float8E4M3FN",
+                 "f8e4m3": "Float8E4M3FN", "fp8": "Float8E4M3FN", "e5m2": "Float8E5M2", "f8e5m2": "Float8E5M2",
+                 "i8": "Int8", "s8": "Int8", "u8": "Uint8", "i32": "Int32"}
+
+#: the modes of each operand's global tensor (CuTe DSL examples: (M,K,L), (N,K,L), (M,N,L))
+ROLE_MODES = {"A": ("M", "K", "L"), "B": ("N", "K", "L"), "C": ("M", "N", "L")}
+#: the contiguous mode of each operand by default (A, B K-major; C N-major, "row-major")
+DEFAULT_MAJOR = {"A": "K", "B": "K", "C": "N"}
+
+
+class _Stop(Exception):
+    """Raised at the kernel launch, carrying what was read: the trace is not finished."""
+
+    def __init__(self, configs):
+        super().__init__("symlayout: stopped at the kernel launch")
+        self.configs = configs
+
+
+@dataclasses.dataclass
+class EntrySpec:
+    """What ``symlayout dsl --entry`` was told: the entry, the problem and the fake tensors."""
+    entry: str
+    shape: dict = dataclasses.field(default_factory=dict)          # M, N, K, L -> int
+    dtypes: dict = dataclasses.field(default_factory=dict)         # A, B, C (or "*") -> DSL type name
+    majors: dict = dataclasses.field(default_factory=dict)         # A, B, C -> "K" / "M" / "N"
+    tensors: dict = dataclasses.field(default_factory=dict)        # parameter -> its modes ("B,S,H,D"), row-major
+    init: dict = dataclasses.field(default_factory=dict)           # constructor keyword arguments (text)
+    args: dict = dataclasses.field(default_factory=dict)           # entry keyword arguments (text)
+    align: int = 16                                                # assumed_align of the fake tensors (bytes)
+
+
+def guess_arch(text: str) -> str:
+    """The architecture a kernel's source needs: ``sm_100a`` for tcgen05, ``sm_90a`` for warpgroup
+    MMAs or TMA, else ``sm_80``.
+
+    >>> guess_arch("from cutlass.cute.nvgpu import warpgroup"), guess_arch("warp.MmaF16BF16Op")
+    ('sm_90a', 'sm_80')
+    """
+    if "tcgen05" in text:
+        return "sm_100a"
+    if "warpgroup" in text or "hopper_helpers" in text or "make_tiled_tma_atom" in text:
+        return "sm_90a"
+    return "sm_80"
+
+
+def set_arch(arch: str | None) -> str | None:
+    """Select the DSL's target (``CUTE_DSL_ARCH``), also when the DSL is already imported; returns the
+    previous value of the variable (``set_arch(previous)`` restores it; ``None`` unsets it)."""
+    before = os.environ.get("CUTE_DSL_ARCH")
+    if arch is None:
+        os.environ.pop("CUTE_DSL_ARCH", None)
+    else:
+        os.environ["CUTE_DSL_ARCH"] = arch
+    if "cutlass.cutlass_dsl" in sys.modules:
+        try:
+            from cutlass.cutlass_dsl import CuTeDSL
+            envar = CuTeDSL._get_dsl().envar
+            if arch is None:
+                del envar.arch
+            else:
+                envar.arch = arch
+        except Exception:  # noqa: BLE001 - an older DSL without the setter: the variable is read at import
+            pass
+    return before
+
+
+def parse_assignments(text: str | None, what: str) -> dict:
+    """``"M=4096,N=128"`` -> ``{"M": "4096", "N": "128"}`` (commas inside brackets kept).
+
+    >>> parse_assignments("atom_layout_mnk=(2,2,1),swizzle=False", "--init")
+    {'atom_layout_mnk': '(2,2,1)', 'swizzle': 'False'}
+    """
+    out, depth, cur = {}, 0, ""
+    for ch in (text or "") + ",":
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == "," and depth == 0:
+            if cur.strip():
+                k, sep, v = cur.partition("=")
+                if not sep or not k.strip():
+                    raise DslError(f"{what} {cur.strip()!r}: expected NAME=VALUE")
+                out[k.strip()] = v.strip()
+            cur = ""
+        else:
+            cur += ch
+    return out
+
+
+def _value(text: str, mod, cutlass):
+    """A ``--init`` / ``--arg`` value: a Python literal, a DSL type (``Float16``, ``f16``) or a module name."""
+    import ast
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        pass
+    name = DTYPE_ALIASES.get(text.lower(), text)
+    for root in (cutlass, mod):
+        obj = root
+        for part in name.removeprefix("cutlass.").split("."):
+            obj = getattr(obj, part, None)
+        if obj is not None:
+            return obj
+    raise DslError(f"value {text!r}: not a Python literal, a DSL type or a name of the kernel's module")
+
+
+# ---------------------------------------------------------------- what the trace sees
+
+
+@dataclasses.dataclass
+class _Seen:
+    """Objects the watched DSL calls returned, with the operand they were built for and where."""
+    path: str
+    operand_of: dict = dataclasses.field(default_factory=dict)      # id(obj) -> "A"/"B"/"C"
+    mma_of: dict = dataclasses.field(default_factory=dict)          # id(obj) -> the TiledMma it was built for
+    where: dict = dataclasses.field(default_factory=dict)           # id(obj) -> line
+    tma: list = dataclasses.field(default_factory=list)     # (op, gmem tensor, smem, box, multicast, atom, line)
+    autovec: list = dataclasses.field(default_factory=list)         # (source element type, line)
+    frames: list = dataclasses.field(default_factory=list)
+    keep: list = dataclasses.field(default_factory=list)            # the objects, alive while ids are used
+    tensors: dict = dataclasses.field(default_factory=dict)         # id(fake tensor) -> role
+    trait_tiled: dict = dataclasses.field(default_factory=dict)     # id(TiledCopy trait) -> the TiledCopy
+    parts: list = dataclasses.field(default_factory=list)           # (TiledCopy, "S"/"D", tensor partitioned)
+    derived: dict = dataclasses.field(default_factory=dict)         # id(composition(tensor, L)) -> tensor
+    body_error: str | None = None
+
+    def smem_tensors(self, tiled, side: str) -> list:
+        """The shared-memory tensors ``tiled`` partitions as source (``"S"``) or destination (``"D"``)."""
+        return [t for c, s, t in self.parts if c is tiled and s == side and "smem" in str(t.memspace).lower()]
+
+    def line(self) -> int | None:
+        """The line of the kernel's file the current DSL call came from (and remember its frame)."""
+        f, line = sys._getframe(2), None
+        while f is not None:
+            if os.path.abspath(f.f_code.co_filename) == self.path:
+                if line is None:
+                    line = f.f_lineno
+                if all(f is not g for g in self.frames):
+                    self.frames.append(f)
+            f = f.f_back
+        return line
+
+
+def _patch(obj, name, make):
+    """Replace ``obj.name`` with ``make(original)``; returns the undo."""
+    orig = getattr(obj, name)
+    setattr(obj, name, make(orig))
+    return lambda: setattr(obj, name, orig)
+
+
+def _watch(seen: _Seen, cute, cpasync, launcher, build):
+    """Install the interceptors; returns the undo functions."""
+    from cutlass.cute.atom import ThrCopy, TiledCopy
+    undo = []
+
+    def tiled_copy_for(x):
+        def make(orig):
+            def wrapper(*a, **k):
+                r = orig(*a, **k)
+                seen.operand_of[id(r)], seen.where[id(r)] = x, seen.line()
+                mma = a[1] if len(a) > 1 else k.get("tiled_mma")
+                if mma is not None:
+                    seen.mma_of[id(r)] = _mma_key(mma)
+                seen.keep.append(r)
+                return r
+            return wrapper
+        return make
+
+    for x in "ABC":
+        undo.append(_patch(cute, f"make_tiled_copy_{x}", tiled_copy_for(x)))
+
+    def tiled_mma(orig):
+        def wrapper(*a, **k):
+            r = orig(*a, **k)
+            seen.where[id(r)] = seen.line()
+            seen.keep.append(r)
+            return r
+        return wrapper
+    undo.append(_patch(cute, "make_tiled_mma", tiled_mma))
+
+    def tma(orig):
+        def wrapper(op, gmem_tensor, smem_layout, cta_tiler, num_multicast=1, *a, **k):
+            r = orig(op, gmem_tensor, smem_layout, cta_tiler, num_multicast, *a, **k)
+            seen.tma.append((op, gmem_tensor, smem_layout, cta_tiler, num_multicast, r[0], seen.line()))
+            seen.keep.append(r)
+            return r
+        return wrapper
+    undo.append(_patch(cpasync, "make_tiled_tma_atom", tma))
+
+    def get_slice(orig):
+        def wrapper(self, *a, **k):
+            seen.trait_tiled[id(self._trait)] = self
+            seen.keep.append(self)
+            return orig(self, *a, **k)
+        return wrapper
+    undo.append(_patch(TiledCopy, "get_slice", get_slice))
+
+    def partition(side):
+        def make(orig):
+            def wrapper(self, tensor, *a, **k):
+                tiled = seen.trait_tiled.get(id(self._trait))
+                if tiled is not None:
+                    seen.parts.append((tiled, side, tensor))
+                    seen.keep.append(tensor)
+                    seen.line()
+                return orig(self, tensor, *a, **k)
+            return wrapper
+        return make
+    undo.append(_patch(ThrCopy, "partition_S", partition("S")))
+    undo.append(_patch(ThrCopy, "partition_D", partition("D")))
+
+    def composition(orig):
+        def wrapper(a, b, *rest, **k):
+            r = orig(a, b, *rest, **k)
+            if hasattr(a, "memspace"):
+                seen.derived[id(r)] = a
+                seen.keep.extend((a, r))
+            return r
+        return wrapper
+    undo.append(_patch(cute, "composition", composition))
+
+    def autovec(orig):
+        def wrapper(src, dst, *a, **k):   # recorded, not emitted: no code is generated for the device
+            seen.autovec.append((src.element_type, seen.line()))
+        return wrapper
+    undo.append(_patch(cute, "autovec_copy", autovec))
+
+    def launch(orig):
+        def wrapper(self, *a, **k):
+            seen.line()
+            args = _bound_args(self)
+            try:
+                orig(self, *a, **k)     # traces the kernel body: the objects it builds are seen
+            except _Stop:
+                raise
+            except Exception as e:  # noqa: BLE001 - the body is read as far as it traces
+                text = re.sub(r"\x1b\[[0-9;]*m", "", str(e)).strip()
+                seen.body_error = f"{type(e).__name__}: {text.splitlines()[0][:200] if text else ''}"
+            raise _Stop(build(args))
+        return wrapper
+    undo.append(_patch(launcher, "launch", launch))
+    return undo
+
+
+def _bound_args(launcher) -> dict:
+    """The kernel's launch arguments by the ``@cute.kernel``'s own parameter names."""
+    try:
+        sig = inspect.signature(launcher.funcBody)
+        b = sig.bind(*launcher.func_args, **launcher.func_kwargs)
+        return {k: v for k, v in b.arguments.items() if k != "self"}
+    except Exception:  # noqa: BLE001 - no signature: positional names
+        return {f"arg{i}": v for i, v in enumerate(launcher.func_args)}
+
+
+# ---------------------------------------------------------------- names and operands
+
+
+_TOKEN = re.compile(r"[A-Z]?[a-z0-9]*|[A-Z]+(?![a-z])")
+
+
+def operand_letter(name: str) -> str | None:
+    """The operand a variable's name says: ``sA_layout`` -> A, ``a_smem_layout_staged`` -> A,
+    ``tiled_copy_s2r_B`` -> B, ``sC`` -> C, ``tiled_mma`` -> None.
+
+    >>> [operand_letter(n) for n in ("sA_layout", "a_smem_layout_staged", "tiled_copy_B", "sD", "tiled_mma")]
+    ['A', 'A', 'B', 'C', None]
+    """
+    tokens = set()
+    for part in name.split("_"):
+        for t in _TOKEN.findall(part):
+            if t:
+                tokens.add(t.lower())
+        if part[:1].islower() and part[1:2].isupper() and len(part) == 2:   # sA, mB, tC
+            tokens.add(part[1].lower())
+    found = {{"d": "c"}.get(t, t).upper() for t in tokens if t in ("a", "b", "c", "d")}
+    return found.pop() if len(found) == 1 else None
+
+
+def _names(seen: _Seen, args: dict, instance) -> dict:
+    """``id(obj) -> name``: the kernel's parameter names first, then the locals of its file's frames,
+    then the instance's attributes (``self.x``)."""
+    out = {}
+    for k, v in args.items():
+        out.setdefault(id(v), k)
+    for f in reversed(seen.frames):
+        for k, v in list(f.f_locals.items()):
+            if not k.startswith("_") and k != "self":
+                out.setdefault(id(v), k)
+    for k, v in (vars(instance).items() if instance is not None and hasattr(instance, "__dict__") else ()):
+        out.setdefault(id(v), f"self.{k}")
+    return out
+
+
+def _kind(obj) -> str:
+    n = type(obj).__name__
+    if n == "TiledMma":
+        return "mma"
+    if n == "TiledCopy":
+        return "tiled_copy"
+    if n in ("_ComposedLayout", "ComposedLayout") or (n in ("_Layout", "Layout") and hasattr(obj, "shape")):
+        return "layout"
+    return ""
+
+
+def _all_objects(seen: _Seen, args: dict, instance) -> list:
+    """Every TiledMma, TiledCopy and layout the kernel's code held, once each."""
+    pool, ids = [], set()
+    sources = [list(args.values()), seen.keep]
+    sources += [list(f.f_locals.values()) for f in seen.frames]
+    sources.append(list(vars(instance).values()) if instance is not None and hasattr(instance, "__dict__") else [])
+    for src in sources:
+        for v in src:
+            if id(v) not in ids and _kind(v):
+                ids.add(id(v))
+                pool.append(v)
+    return pool
+
+
+# ---------------------------------------------------------------- the configuration
+
+
+def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> list:
+    """``[(key, DslConfig)]`` of everything the trace saw (inside the trace: DSL objects print only there)."""
+    names = _names(seen, args, instance)
+    pool = _all_objects(seen, args, instance)
+    name = lambda o: names.get(id(o), type(o).__name__)   # noqa: E731
+    base = os.path.basename(seen.path)
+    at = lambda o: f"{base}:{seen.where[id(o)]}" if seen.where.get(id(o)) else seen.path  # noqa: E731
+    mmas = _distinct([o for o in pool if _kind(o) == "mma"])
+    if not mmas:
+        raise DslError(f"{seen.path}: the entry launched a kernel without a TiledMma symlayout could see"
+                       + (f" (the kernel body stopped: {seen.body_error})" if seen.body_error else ""))
+    out = []
+    for tm in mmas:
+        try:
+            cfg = DslConfig(tm, label=name(tm))
+        except DslError as e:
+            raise DslError(f"{e} ({name(tm)} at {at(tm)})") from None
+        layouts = {x: [o for o in pool if _kind(o) == "layout" and operand_letter(name(o)) == x] for x in "ABC"}
+        if is_warpgroup(tm.op):
+            _hopper(cfg, tm, seen, layouts, names, spec, fakes)
+            cfgs = [cfg]
+        else:
+            groups = _gemms(seen, tm)
+            cfgs = [cfg] + [DslConfig(tm, label=name(tm)) for _ in groups[1:]]
+            for c, group in zip(cfgs, groups or [{}]):
+                _ampere(c, seen, pool, layouts, names, group, single=len(groups) <= 1)
+        read = {n.copy for c in cfgs for n in c.names.values()} | {name(tm)}
+        for i, c in enumerate(cfgs):
+            if seen.body_error:
+                c.doc.notes.append(f"the kernel body was traced up to an error: {seen.body_error}")
+            c.unchecked.extend(_unchecked(tm, seen, pool, names, read))
+            for x in ("A", "B"):
+                if x not in c.doc.copy and x not in c.doc.smem and any(x in o.doc.copy for o in cfgs):
+                    c.unchecked.insert(0, f"operand {x} of this GEMM is not copied from shared memory (e.g. P "
+                                          "from the accumulators in registers): its producer is not checked")
+            parts = ([name(tm)] if len(mmas) > 1 else []) + ([f"gemm{i + 1}"] if len(cfgs) > 1 else [])
+            key = "_".join(parts)
+            out.append((key, c))
+    return out
+
+
+def _mma_key(tm) -> tuple:
+    """What tells TiledMmas apart (a launch argument reappears as the kernel's parameter, another object)."""
+    return str(tm.op), str(tm.thr_layout_vmnk), str(tm.permutation_mnk)
+
+
+def _gemms(seen: _Seen, tm) -> list:
+    """The GEMMs of the TiledMma ``tm``: the smem->register copies built for it (``make_tiled_copy_A/B/C``)
+    in the order the kernel built them, a new GEMM where an operand comes again (flash-attention: Q, K | V, O)."""
+    groups, cur = [], {}
+    key = _mma_key(tm)
+    for obj in seen.keep:
+        x = seen.operand_of.get(id(obj))
+        if x is None or seen.mma_of.get(id(obj), key) != key or any(obj is c for g in groups + [cur]
+                                                                     for c in g.values()):
+            continue
+        if x in cur:
+            groups.append(cur)
+            cur = {}
+        cur[x] = obj
+    return groups + ([cur] if cur else [])
+
+
+#: what a traced kernel does that no configuration table states
+ALWAYS_UNCHECKED = ("the order of copies and MMAs: pipelines, barriers and fences are not checked",
+                    "partial tiles: the tables are proved for whole tiles (tail predication is not checked)")
+
+
+def _unchecked(tm, seen: _Seen, pool: list, names: dict, read: set) -> list:
+    """What the trace saw that no configuration of ``tm`` states (``read``: the names their tables
+    read): copies and TMA atoms, a register-sourced A, and what is never checked (:data:`ALWAYS_UNCHECKED`)."""
+    out, listed = [], set()
+    where = lambda o: f" at line {seen.where[id(o)]}" if seen.where.get(id(o)) else ""   # noqa: E731
+    for o in pool:
+        n = names.get(id(o))
+        if _kind(o) == "tiled_copy" and n and n not in read and n not in listed:
+            listed.add(n)
+            out.append(f"{n} = TiledCopy of {type(o.op).__name__}{where(o)}: no table reads it")
+    for top, gmem, _, box, _, atom, line in seen.tma:
+        n = names.get(id(atom), "a TMA atom")
+        if n not in read:
+            out.append(f"{n} = make_tiled_tma_atom({type(top).__name__}) at line {line}: not modelled "
+                       f"(e.g. an epilogue TMA store)")
+    if is_warpgroup(tm.op) and "rmem" in str(tm.op.a_src).lower():
+        out.append("A from registers (RS GMMA): the register fragment's producer is not checked")
+    return out + list(ALWAYS_UNCHECKED)
+
+
+def _distinct(mmas: list) -> list:
+    """One TiledMma per distinct tiling (a launch argument reappears as the kernel's parameter)."""
+    out, keys = [], set()
+    for tm in mmas:
+        key = _mma_key(tm)
+        if key not in keys:
+            keys.add(key)
+            out.append(tm)
+    return out
+
+
+def _pick(layouts: list, names: dict, x: str):
+    """The smem layout of operand ``x``: the staged one if several."""
+    if not layouts:
+        return None
+    staged = [o for o in layouts if "staged" in names.get(id(o), "")]
+    return (staged or layouts)[0]
+
+
+def _ptr_swizzle(t) -> str | None:
+    """The swizzle of a tensor's pointer (``ptr<f16, smem, align<128>, S<3,4,3>>``), or ``None``."""
+    m = re.search(r"S<\d+,\d+,\d+>", str(t.iterator).replace(" ", ""))
+    return m.group(0) if m else None
+
+
+def _ampere(cfg: DslConfig, seen: _Seen, pool: list, layouts: dict, names: dict, group: dict, single: bool) -> None:
+    """The copies of one GEMM (``group``: operand -> its smem->register copy).  Each copy's smem tile
+    is the tensor the kernel partitions with it; without that, the layout named for the operand."""
+    name = lambda o: names.get(id(o), type(o).__name__)   # noqa: E731
+    copies = [o for o in pool if _kind(o) == "tiled_copy"]
+    smem = {}
+    for x in "ABC":
+        c = group.get(x)
+        ts = seen.smem_tensors(c, "D" if x == "C" else "S") if c is not None else []
+        if ts:
+            smem[x] = ts[0]
+            cfg.copy(x, c, ts[0].layout, swizzle=_ptr_swizzle(ts[0]), label=name(c),
+                     smem_label=_smem_label(ts[0], pool, name))
+            continue
+        sm = _pick(layouts[x], names, x) if single else None
+        if c is not None and sm is not None:
+            cfg.copy(x, c, sm, label=name(c), smem_label=name(sm))
+        elif x == "C" and c is None and single and seen.autovec and sm is not None:
+            dt, line = seen.autovec[0]
+            cfg.copy("C", "AutoVectorizingCopy", sm, dtype=dt, label=f"autovec_copy at line {line}",
+                     smem_label=name(sm))
+    for c in copies:
+        if id(c) in seen.operand_of:
+            continue
+        op = type(c.op).__name__
+        if op == "CopyG2SOp":
+            _g2s_by_tensor(cfg, c, seen, smem, name) or _g2s_by_name(cfg, c, layouts, names, name, single)
+        elif op == "CopyUniversalOp" and "C" in cfg.doc.copy and "C" not in cfg.doc.s2g:
+            if "C" in smem and any(t is smem["C"] for t in seen.smem_tensors(c, "S")):
+                cfg.s2g(c, label=name(c), ld=_ld_name(name(smem["C"]), "C"))
+            elif "C" not in smem and single and operand_letter(name(c)) == "C":
+                cfg.s2g(c, label=name(c))
+
+
+def _ld_name(smem_name: str, x: str) -> str:
+    """The leading-dimension symbol of the tensor an smem tile ``sQ`` copies: ``ldQ`` (else ``ld<X>``).
+
+    >>> _ld_name("sQ", "A"), _ld_name("sKV", "B"), _ld_name("smem_tile", "B")
+    ('ldQ', 'ldKV', 'ldB')
+    """
+    m = re.fullmatch(r"s([A-Z][A-Za-z0-9]*)", smem_name)
+    return f"ld{m.group(1)}" if m else f"ld{x}"
+
+
+def _smem_label(t, pool: list, name) -> str:
+    """An smem tensor's name, with the name of the layout it was made with (``sA (sA_layout)``)."""
+    text = str(t.layout)
+    made = [o for o in pool if _kind(o) == "layout" and str(o) == text and name(o) != type(o).__name__]
+    return f"{name(t)} ({name(made[0])})" if made else name(t)
+
+
+def _g2s_by_tensor(cfg: DslConfig, c, seen: _Seen, smem: dict, name) -> bool:
+    """``[g2s.X]`` for the operands whose smem tensor ``c`` fills (or whose transposed view it fills:
+    ``composition(sV, ...)`` read as V^T); whether any."""
+    found = False
+    for t in seen.smem_tensors(c, "D"):
+        for x, s in smem.items():
+            if x == "C" or x in cfg.doc.g2s:
+                continue
+            if t is s:
+                cfg.g2s(x, c, label=name(c), ld=_ld_name(name(t), x))
+                found = True
+            elif seen.derived.get(id(s)) is t:
+                cfg.g2s(x, c, t.layout, swizzle=_ptr_swizzle(t), label=name(c), smem_label=name(t),
+                        transposed=True, ld=_ld_name(name(t), x))
+                found = True
+    return found
+
+
+def _g2s_by_name(cfg: DslConfig, c, layouts: dict, names: dict, name, single: bool) -> bool:
+    """``[g2s.X]`` by the operand letter of the copy's name (one GEMM only)."""
+    x = operand_letter(name(c))
+    if not single or x not in ("A", "B") or x in cfg.doc.g2s:
+        return False
+    cfg.g2s(x, c, smem=None if x in cfg.doc.copy else _pick(layouts[x], names, x), label=name(c))
+    return True
+
+
+def _hopper(cfg: DslConfig, tm, seen: _Seen, layouts: dict, names: dict, spec: EntrySpec, fakes: dict) -> None:
+    name = lambda o: names.get(id(o), type(o).__name__)   # noqa: E731
+    op = tm.op
+    for x, dt in (("A", op.a_dtype), ("B", op.b_dtype)):
+        if x == "A" and "rmem" in str(op.a_src).lower():
+            continue
+        sm = _pick(layouts[x], names, x)
+        if sm is not None:
+            cfg.smem(x, sm, dt, label=name(sm))
+    for top, gmem, smem_layout, box, mc, atom, line in seen.tma:
+        role = seen.tensors.get(id(gmem)) or operand_letter(names.get(id(atom), ""))
+        if role not in ("A", "B"):
+            continue
+        if is_tcgen05(top):
+            raise DslError(f"not supported: {type(top).__name__} at {os.path.basename(seen.path)}:{line}")
+        cfg.tma(role, top, _gmem_text(role, spec), box, multicast=int(mc),
+                label=names.get(id(atom), f"tma_atom_{role.lower()}"))
+
+
+def _gmem_text(role: str, spec: EntrySpec) -> str:
+    """The global tensor of ``role`` without its batch mode, as the fake tensor was made: ``(4096,4096):(4096,1)``."""
+    modes = ROLE_MODES[role][:2]
+    ext = [int(spec.shape[m]) for m in modes]
+    major = spec.majors.get(role, DEFAULT_MAJOR[role])
+    first_contiguous = major == modes[0]
+    stride = (1, ext[0]) if first_contiguous else (ext[1], 1)
+    return f"({ext[0]},{ext[1]}):({stride[0]},{stride[1]})"
+
+
+# ---------------------------------------------------------------- the entry
+
+
+def _entry(mod, spec: EntrySpec, cutlass, shown: str):
+    """``(callable, instance)`` of ``spec.entry``: ``Class.method`` (the class built with ``--init``) or ``fn``."""
+    cls_name, _, meth = spec.entry.partition(".")
+    obj = getattr(mod, cls_name, None)
+    if obj is None:
+        raise DslError(f"{shown}: no {cls_name} in the file (--entry {spec.entry})")
+    if not meth:
+        return obj, None
+    if not inspect.isclass(obj):
+        raise DslError(f"{shown}: {cls_name} is not a class (--entry {spec.entry})")
+    init = {**_dtype_defaults(obj, spec, cutlass), **{k: _value(v, mod, cutlass) for k, v in spec.init.items()}}
+    try:
+        inst = obj(**init)
+    except TypeError as e:
+        raise DslError(f"{shown}: {cls_name}({', '.join(init)}): {e} "
+                       "(give constructor arguments with --init k=v,...)") from None
+    fn = getattr(inst, meth, None)
+    if fn is None:
+        raise DslError(f"{shown}: {cls_name} has no {meth} (--entry {spec.entry})")
+    return (inst if meth == "__call__" else fn), inst
+
+
+#: constructor parameters a kernel class takes its element types by, and the operand each follows
+_DTYPE_PARAMS = {"ab_dtype": "A", "a_dtype": "A", "b_dtype": "B", "c_dtype": "C", "d_dtype": "C", "out_dtype": "C",
+                 "dtype": "A"}
+
+
+def _dtype_defaults(cls, spec: EntrySpec, cutlass) -> dict:
+    """Required constructor parameters named for element types (``ab_dtype``, ``c_dtype``, ``acc_dtype``)
+    filled from ``--dtype`` (``acc_dtype``: Float32), so ``--init`` is needed only for the rest."""
+    try:
+        params = inspect.signature(cls).parameters.values()
+    except (TypeError, ValueError):
+        return {}
+    out = {}
+    for p in params:
+        if p.default is not p.empty or p.name in spec.init:
+            continue
+        if p.name in ("acc_dtype", "accumulator_dtype"):
+            out[p.name] = cutlass.Float32
+        elif p.name in _DTYPE_PARAMS:
+            out[p.name] = _dtype(spec, _DTYPE_PARAMS[p.name], cutlass)
+    return out
+
+
+def _fake_args(fn, spec: EntrySpec, mod, cutlass, seen: _Seen, shown: str) -> tuple[list, dict]:
+    """Positional arguments of the entry: a fake tensor per tensor parameter (its role from its
+    name: A (M,K,L), B (N,K,L), C/D (M,N,L)), a fake stream per stream, ``--arg`` values, defaults."""
+    from cutlass.cute.runtime import make_fake_compact_tensor
+    from cutlass.runtime import make_fake_stream
+    target = getattr(fn, "__call__", fn) if not inspect.isfunction(fn) and not inspect.ismethod(fn) else fn
+    sig = inspect.signature(target)
+    out, fakes = [], {}
+    for p in sig.parameters.values():
+        if p.name == "self":
+            continue
+        ann = str(p.annotation)
+        if p.name in spec.args:
+            out.append(_value(spec.args[p.name], mod, cutlass))
+        elif p.name in spec.tensors:
+            t = _named_tensor(make_fake_compact_tensor, p.name, spec, cutlass)
+            seen.keep.append(t)
+            out.append(t)
+        elif "Tensor" in ann or (p.default is p.empty and operand_letter(p.name)):
+            role = operand_letter(p.name)
+            if role is None:
+                raise DslError(f"{shown}: entry parameter {p.name}: which operand (A, B or C) is it? "
+                               f"Give its modes with --tensor {p.name}=DIM,DIM,... (names of --shape)")
+            t = _fake_tensor(make_fake_compact_tensor, role, spec, cutlass)
+            seen.tensors[id(t)] = role
+            seen.keep.append(t)
+            fakes[role] = t
+            out.append(t)
+        elif "stream" in p.name.lower() or "CUstream" in ann:
+            out.append(make_fake_stream())
+        elif p.default is not p.empty:
+            out.append(p.default)
+        else:
+            raise DslError(f"{shown}: entry parameter {p.name} ({ann}): give it with --arg {p.name}=VALUE")
+    return out, fakes
+
+
+def _dtype(spec: EntrySpec, key: str, cutlass):
+    tname = spec.dtypes.get(key) or spec.dtypes.get("*") or "Float16"
+    dtype = getattr(cutlass, DTYPE_ALIASES.get(tname.lower(), tname), None)
+    if dtype is None:
+        raise DslError(f"--dtype {tname}: not a CuTe DSL type")
+    return dtype
+
+
+def _named_tensor(make, pname: str, spec: EntrySpec, cutlass):
+    """``--tensor mQ=B,S,H,D``: a compact row-major fake tensor (the last mode contiguous) of those extents."""
+    modes = [m.strip() for m in spec.tensors[pname].split(",") if m.strip()]
+    shape = []
+    for m in modes:
+        if m.isdigit():
+            shape.append(int(m))
+        elif m.upper() in spec.shape:
+            shape.append(int(spec.shape[m.upper()]))
+        else:
+            raise DslError(f"--tensor {pname}={spec.tensors[pname]}: {m} is neither a number nor a --shape name")
+    order = tuple(reversed(range(len(shape))))
+    return make(_dtype(spec, pname.upper(), cutlass), tuple(shape), stride_order=order, assumed_align=spec.align)
+
+
+def _fake_tensor(make, role: str, spec: EntrySpec, cutlass):
+    modes = ROLE_MODES[role]
+    missing = [m for m in modes[:2] if m not in spec.shape]
+    if missing:
+        raise DslError(f"--shape: no {', '.join(missing)} (operand {role} is {'x'.join(modes)})")
+    shape = tuple(int(spec.shape.get(m, 1)) for m in modes)
+    dtype = _dtype(spec, role, cutlass)
+    major = spec.majors.get(role, DEFAULT_MAJOR[role])
+    if major not in modes[:2]:
+        raise DslError(f"--major {role}={major}: expected {modes[0]} or {modes[1]}")
+    order = (0, 1, 2) if major == modes[0] else (1, 0, 2)
+    return make(dtype, shape, stride_order=order, assumed_align=spec.align)
+
+
+def load_module(path: str, shown: str):
+    """The kernel's module (its directory first on ``sys.path``, as for a script)."""
+    name = "symlayout_dsl_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise DslError(f"{shown}: not a Python file")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    sys.path.insert(0, os.path.dirname(path))
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        if os.path.dirname(path) in sys.path:
+            sys.path.remove(os.path.dirname(path))
+    return mod
+
+
+def trace_entry(mod, path: str, spec: EntrySpec, shown: str) -> list:
+    """``[(key, DslConfig)]`` of the kernel ``spec.entry`` of the loaded module ``mod`` builds."""
+    cute = import_dsl()
+    import cutlass
+    from cutlass.cute.nvgpu import cpasync
+    from cutlass.cutlass_dsl import cutlass as cutlass_dsl
+    fn, inst = _entry(mod, spec, cutlass, shown)
+    seen = _Seen(os.path.abspath(path))
+    args, fakes = _fake_args(fn, spec, mod, cutlass, seen, shown)
+    undo = _watch(seen, cute, cpasync, cutlass_dsl.KernelLauncher,
+                  lambda launch_args: _build(seen, spec, inst, fakes, launch_args))
+    try:
+        cute.compile(fn, *args)
+    except _Stop as stop:
+        return stop.configs
+    finally:
+        for u in reversed(undo):
+            u()
+    raise DslError(f"{shown}: {spec.entry} returned without launching a kernel (nothing to read)")

@@ -1,0 +1,318 @@
+"""``symlayout dsl KERNEL.py --entry ...``: a CuTe DSL kernel traced as written (no symlayout_configs()
+wrapper), on the small kernels of tests/data/dsl_kernels (written for these tests in the style of CUTLASS's
+examples); the torch stub; assumptions named; one-line errors.  Tests that trace skip without the DSL."""
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from symlayout.cli import main
+from symlayout.frontends import dsl_entry, stubs
+from symlayout.frontends.dsl_entry import guess_arch, operand_letter, parse_assignments
+from symlayout.frontends.stubs import Stub, install
+
+KERNELS = Path(__file__).resolve().parents[1] / "data" / "dsl_kernels"
+AMPERE = KERNELS / "ampere_tensorop_gemm.py"
+HOPPER = KERNELS / "hopper_dense_gemm.py"
+AMPERE_ARGS = ["--entry", "TensorOpGemm.__call__", "--shape", "M=4096,N=4096,K=4096", "--dtype", "f16"]
+HOPPER_ARGS = ["--entry", "HopperGemm.__call__", "--shape", "M=4096,N=4096,K=4096", "--dtype", "f16"]
+needs_dsl = pytest.mark.usefixtures("cute")
+
+
+def run(capsys, *argv):
+    rc = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def toml_docs(out: str) -> list:
+    return [tomllib.loads(d.split("\n", 1)[1]) for d in out.split("# ---- ")[1:]]
+
+
+# ---------------------------------------------------------------- pieces without the DSL
+
+
+@pytest.mark.parametrize("mod", [dsl_entry, stubs])
+def test_doctests(mod):
+    import doctest
+    res = doctest.testmod(mod)
+    assert res.failed == 0
+
+
+def test_operand_letters_from_kernel_names():
+    assert [operand_letter(n) for n in ("sA_layout", "a_smem_layout_staged", "tiled_copy_s2r_B", "mC", "sD",
+                                        "tma_atom_b", "tiled_mma", "thr_mma")] == \
+        ["A", "A", "B", "C", "C", "B", None, None]
+
+
+def test_assignments_keep_brackets():
+    assert parse_assignments("atom_layout_mnk=(2,2,1),swizzle=False", "--init") == \
+        {"atom_layout_mnk": "(2,2,1)", "swizzle": "False"}
+
+
+def test_arch_guessed_from_the_source():
+    assert guess_arch("cute.nvgpu.tcgen05.MmaF16BF16Op") == "sm_100a"
+    assert guess_arch("from cutlass.cute.nvgpu import warpgroup") == "sm_90a"
+    assert guess_arch("warp.MmaF16BF16Op") == "sm_80"
+
+
+def test_torch_stub_loads_module_level_torch_code(tmp_path, monkeypatch):
+    """What kernels do with torch at import time works on the stub; the stub goes away after."""
+    mod = tmp_path / "uses_torch.py"
+    mod.write_text("import torch\nimport torch.nn.functional as F\n"
+                   "DT = {torch.float16: 1}\n"
+                   "class M(torch.nn.Module):\n    pass\n"
+                   "@torch.compile\ndef f(x: torch.Tensor | None):\n    return 3\n"
+                   "@torch.library.custom_op('x::y', mutates_args=())\ndef g():\n    return 4\n"
+                   "CUDA = bool(torch.cuda.is_available())\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    undo = install(["torch"])
+    try:
+        import uses_torch
+        assert uses_torch.f(None) == 3 and uses_torch.CUDA is False and issubclass(uses_torch.M, object)
+        assert isinstance(sys.modules["torch"].float16, Stub)
+    finally:
+        undo()
+        sys.modules.pop("uses_torch", None)
+    assert "torch" not in sys.modules or not getattr(sys.modules["torch"], "__symlayout_stub__", False)
+
+
+def test_staged_transpose_is_recognised():
+    """A staged (rank-3) V^T view of a staged V tile is the transpose of every stage (it was refused with
+    a false "is not the transpose of"); a wrong one still is not."""
+    from symlayout.algebra.layout import Layout, composition
+    from symlayout.algebra.notation import parse
+    from symlayout.frontends.cute_dsl import _is_transpose
+    v = "Sw<3,3,3> o 0 o ((8,8),(64,1),(1,2)):((64,512),(1,0),(0,4096))"
+    vt = str(composition(parse(v), Layout((64, 64, 2), (64, 1, 4096))))
+    assert _is_transpose(v, vt)
+    assert not _is_transpose(v, v)
+    assert not _is_transpose(v, str(composition(parse(v), Layout((64, 64, 2), (64, 1, 0)))))
+
+
+def test_a_dotted_stub_keeps_the_real_parent(tmp_path, monkeypatch):
+    """--stub-module pkg.sub stubs pkg.sub (a kernel's driver calls at import time), not pkg."""
+    (tmp_path / "realpkg").mkdir()
+    (tmp_path / "realpkg" / "__init__.py").write_text("REAL = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    undo = install(["realpkg.driver"])
+    try:
+        import realpkg.driver as drv
+        import realpkg
+        assert realpkg.REAL and isinstance(drv.cuInit, Stub) and not drv.cuDeviceGetCount()
+    finally:
+        undo()
+        for k in ("realpkg", "realpkg.driver"):
+            sys.modules.pop(k, None)
+
+
+# ---------------------------------------------------------------- kernels traced as written
+
+
+@needs_dsl
+def test_ampere_kernel_proved_without_a_wrapper(capsys):
+    """TensorOpGemm.__call__ traced on fake 4096^3 f16 tensors: the objects of its host code and of its
+    kernel body (ldmatrix copies, autovec epilogue), named by its own variables, proved; coalescing holds
+    only under ldX % 16 == 0 and says so instead of failing (exit 0)."""
+    rc, out, err = run(capsys, "dsl", AMPERE, *AMPERE_ARGS, "--json")
+    assert rc == 0, out + err
+    doc = json.loads(out)
+    assert len(doc["configs"]) == 1
+    c = doc["configs"][0]
+    assert c["ok"] and doc["summary"]["refuted"] == 0
+    assert sorted(c["dsl"]["depends_on_assumption"]) == [
+        "coalescing[g2s.A]: ldA % 16 == 0 (--assume ldA%16==0)", "coalescing[g2s.B]: ldB % 16 == 0 (--assume ldB%16==0)",
+        "coalescing[s2g.C]: ldC % 16 == 0 (--assume ldC%16==0)"]
+    coal = [r for r in c["results"] if r["property"] == "coalescing" and r["operand"] == "g2s.A"][0]
+    assert "refuted" in coal["detail"] and "ldA = 40" in coal["detail"]
+    assert "torch is not installed: the kernel's 'import torch' got a stub module" in err or "torch" in sys.modules
+
+
+@needs_dsl
+def test_ampere_kernel_names_and_tables(capsys):
+    rc, out, _ = run(capsys, "dsl", AMPERE, *AMPERE_ARGS, "--toml")
+    assert rc == 0
+    (d,) = toml_docs(out)
+    assert d["mma"] == {"atom": "SM80_16x8x16_F32F16F16F32_TN", "layout": "(2,2,1):(1,2,0)",
+                        "permutation": ["32", "32", "16"]}
+    assert d["copy"]["A"]["atom"] == "SM75_U32x4_LDSM_N" and d["copy"]["C"]["atom"] == "AutoVectorizingCopy"
+    assert d["g2s"]["A"]["thr"] == "(32,4):(4,1)" and d["s2g"]["C"]["atom"] == "UniversalCopy<uint128_t>"
+    assert d["stages"] == {"count": 3}
+    for name in ("tiled_copy_s2r_A", "sA_layout", "tiled_copy_A", "tiled_copy_C", "tiled_mma"):
+        assert name in out
+
+
+@needs_dsl
+def test_stated_assumption_is_not_reported_as_depending(capsys):
+    rc, out, _ = run(capsys, "dsl", AMPERE, *AMPERE_ARGS, "--assume", "ldA%16==0", "-q")
+    assert rc == 0
+    assert "coalescing[g2s.A]" not in out and "DEPENDS" in out and "coalescing[g2s.B]" in out
+
+
+@needs_dsl
+def test_a_real_refutation_still_fails(capsys):
+    """Without the smem swizzle (--init swizzle=False) ldmatrix conflicts: exit 1, named by the kernel's
+    own variables; no assumption hides it."""
+    rc, out, _ = run(capsys, "dsl", AMPERE, *AMPERE_ARGS, "--init", "swizzle=False", "-q")
+    assert rc == 1
+    assert "tiled_copy_s2r_A = LdMatrix8x8x16bOp(transpose=False, num_matrices=4) on sA" in out
+    assert "bank_conflicts[A]" in out
+
+
+@needs_dsl
+def test_hopper_kernel_writes_smem_tma_stages_and_proves(capsys):
+    rc, out, _ = run(capsys, "dsl", HOPPER, *HOPPER_ARGS, "--toml")
+    assert rc == 0
+    (d,) = toml_docs(out)
+    assert d["mma"]["atom"] == "SM90_64x128x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>"
+    assert d["smem"]["A"]["layout"] == \
+        "Sw<3,4,3> o smem_ptr[16b](unset) o ((8,16),(64,1),(1,4)):((64,512),(1,0),(0,8192))"
+    assert d["tma"]["B"] == {"atom": "SM90_TMA_LOAD", "gmem": "(4096,4096):(4096,1)", "box": "(128,64)"}
+    assert d["stages"] == {"count": 4}
+    rc, out, _ = run(capsys, "dsl", HOPPER, *HOPPER_ARGS, "--json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["summary"]["refuted"] == 0
+    props = {(r["property"], r["operand"]) for r in doc["configs"][0]["results"]}
+    assert {("descriptor", "A"), ("tma", "A"), ("slot_agreement", "B")} <= props
+    # what the kernel does that no table states is listed, not dropped: the epilogue's TMA store, pipelines
+    left = doc["configs"][0]["dsl"]["not_proved_here"]
+    assert any(x.startswith("tma_atom_c = make_tiled_tma_atom(CopyBulkTensorTileS2GOp)") for x in left)
+    assert any("pipelines" in x for x in left) and any("tail predication" in x for x in left)
+
+
+@needs_dsl
+def test_hopper_mn_major_b(capsys):
+    rc, out, _ = run(capsys, "dsl", HOPPER, *HOPPER_ARGS, "--major", "B=N", "--toml")
+    assert rc == 0
+    (d,) = toml_docs(out)
+    assert d["mma"]["atom"].endswith("<GMMA::Major::K,GMMA::Major::MN>")
+    assert d["tma"]["B"]["gmem"] == "(4096,4096):(1,4096)"
+
+
+@needs_dsl
+def test_tcgen05_mma_is_not_supported_one_line(capsys, tmp_path):
+    k = tmp_path / "bw.py"
+    k.write_text(HOPPER.read_text().replace(
+        "        tiled_mma = sm90_utils.make_trivial_tiled_mma(",
+        "        from cutlass.cute.nvgpu import tcgen05\n"
+        "        tiled_mma = cute.make_tiled_mma(tcgen05.MmaF16BF16Op(self.a_dtype, self.acc_dtype, (128, 128, 16),"
+        " tcgen05.CtaGroup.ONE, tcgen05.OperandSource.SMEM, tcgen05.OperandMajorMode.K, tcgen05.OperandMajorMode.K))\n"
+        "        _unused = (lambda *a, **k: None)(", 1))
+    rc, _, err = run(capsys, "dsl", k, *HOPPER_ARGS, "--arch", "sm_100a")
+    assert rc == 2
+    assert err.count("\n") <= 2 and "not supported: tcgen05.MmaF16BF16Op" in err and "Traceback" not in err
+    assert "bw.py:36" in err   # the line that built it
+
+
+@needs_dsl
+@pytest.mark.parametrize("argv,words", [
+    (["--entry", "Nope.__call__", "--shape", "M=64,N=64,K=64"], "no Nope"),
+    (["--entry", "TensorOpGemm.__call__", "--shape", "M=64,N=64"], "no K"),
+    (["--entry", "TensorOpGemm.__call__", "--shape", "M=64,N=x,K=64"], "positive integer"),
+    (["--entry", "TensorOpGemm.__call__", "--shape", "M=64,N=64,K=64", "--init", "bogus=1"], "--init"),
+    (["--entry", "TensorOpGemm.__call__", "--shape", "M=64,N=64,K=64", "--assume", "ldA>3"], "NAME%N==0"),
+])
+def test_entry_errors_are_one_line(capsys, argv, words):
+    rc, _, err = run(capsys, "dsl", AMPERE, *argv)
+    assert rc == 2 and words in err and "Traceback" not in err
+    assert len([x for x in err.splitlines() if x.startswith("symlayout")]) >= 1
+
+
+@needs_dsl
+def test_wrapper_path_keeps_working(capsys):
+    example = Path(__file__).resolve().parents[2] / "examples" / "dsl" / "ampere_gemm.py"
+    rc, out, _ = run(capsys, "dsl", example, "-q")
+    assert rc == 0 and "DEPENDS" not in out
+
+
+@needs_dsl
+def test_output_writes_files_prove_reads(capsys, tmp_path):
+    """-o writes one file per configuration (a --toml stream is several documents); prove reads them."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "dsl" / "ampere_gemm.py"
+    rc, out, _ = run(capsys, "dsl", example, "-o", tmp_path / "gemm.toml")
+    assert rc == 0 and out.split() == [str(tmp_path / "gemm_k_major.toml"), str(tmp_path / "gemm_mn_major.toml")]
+    rc, out, _ = run(capsys, "prove", tmp_path / "gemm_mn_major.toml", "-q")
+    assert rc == 0
+    rc, out, _ = run(capsys, "dsl", HOPPER, *HOPPER_ARGS, "-o", tmp_path)
+    assert rc == 0 and out.split() == [str(tmp_path / "hopper_dense_gemm.toml")]
+    rc, _, _ = run(capsys, "prove", tmp_path / "hopper_dense_gemm.toml", "-q")
+    assert rc == 0
+
+
+@needs_dsl
+def test_function_entry_with_an_argument(capsys):
+    """--entry FN: a host function; --arg sets its Constexpr parameter; no torch note (it imports none)."""
+    rc, out, err = run(capsys, "dsl", KERNELS / "function_entry.py", "--entry", "run_mma",
+                       "--shape", "M=256,N=256,K=64", "--arg", "warps_m=4", "--toml")
+    assert rc == 0 and "torch" not in err
+    (d,) = toml_docs(out)
+    assert d["mma"]["layout"] == "(4,2,1):(1,4,0)" and d["copy"]["A"]["atom"] == "SM75_U32x4_LDSM_N"
+    assert "tiled_copy_s2r_A" in out and "sA_layout" in out
+
+
+FA2 = KERNELS / "flash_attention_v2.py"
+FA2_ARGS = ["--entry", "FlashAttentionForward.__call__", "--shape", "B=1,S=4096,H=16,D=128", "--dtype", "f16",
+            *[a for t in "QKVO" for a in ("--tensor", f"m{t}=B,S,H,D")]]
+
+
+@needs_dsl
+def test_flash_attention_two_gemms_from_one_tiled_mma(capsys):
+    """One TiledMma, two GEMMs: S = Q K^T (A = sQ, B = sK) and O = P V (B = V^T through composition(sV, ...),
+    filled by the same cp.async copy as sV; C = sO stored by gmem_tiled_copy_O); leading dimensions named
+    after the kernel's tensors; P from registers listed as not checked."""
+    rc, out, _ = run(capsys, "dsl", FA2, *FA2_ARGS, "--toml")
+    assert rc == 0
+    qk, pv = toml_docs(out)
+    assert set(qk["copy"]) == {"A", "B"} and set(pv["copy"]) == {"B", "C"}
+    assert pv["copy"]["B"]["atom"] == "SM75_U16x8_LDSM_T" and pv["copy"]["C"]["convert"] is True
+    assert qk["g2s"]["A"]["gmem"] == "(128,128):(ldQ,1)" and pv["g2s"]["B"]["gmem"] == "(128,64):(1,ldV)"
+    assert pv["s2g"]["C"]["gmem"] == "(128,128):(ldO,1)"
+    assert "smem_tiled_copy_V" in out and "sVt" in out and "gmem_tiled_copy_QKV" in out
+    rc, out, _ = run(capsys, "dsl", FA2, *FA2_ARGS, "--json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["summary"]["refuted"] == 0 and len(doc["configs"]) == 2
+    assert any("P" in x and "registers" in x for x in doc["configs"][1]["dsl"]["not_proved_here"])
+    assert any(r["operand"] == "g2s.B" and r["property"] == "slot_agreement" and r["status"] == "proved"
+               for r in doc["configs"][1]["results"])
+
+
+@needs_dsl
+def test_constructor_element_types_follow_dtype(capsys, tmp_path):
+    """A kernel class that takes its element types in its constructor (ab_dtype, c_dtype, acc_dtype without
+    defaults, as CUTLASS's examples do) is built from --dtype; the rest still needs --init (one line)."""
+    k = tmp_path / "gemm.py"
+    k.write_text(AMPERE.read_text().replace(
+        "def __init__(self, ab_dtype=cutlass.Float16, c_dtype=cutlass.Float16, acc_dtype=cutlass.Float32,\n"
+        "                 atom_layout_mnk=(2, 2, 1), swizzle=True):",
+        "def __init__(self, ab_dtype, c_dtype, acc_dtype, atom_layout_mnk, swizzle=True):"))
+    assert "def __init__(self, ab_dtype, c_dtype" in k.read_text()
+    rc, _, err = run(capsys, "dsl", k, *AMPERE_ARGS[:-2], "--dtype", "bf16")
+    assert rc == 2 and "atom_layout_mnk" in err and "--init" in err
+    rc, out, _ = run(capsys, "dsl", k, *AMPERE_ARGS[:-2], "--dtype", "bf16", "--init", "atom_layout_mnk=(2,2,1)",
+                     "--toml")
+    assert rc == 0
+    (d,) = toml_docs(out)
+    assert d["mma"]["atom"] == "SM80_16x8x16_F32BF16BF16F32_TN" and d["copy"]["A"]["type"] == "bfloat16_t"
+
+
+@needs_dsl
+def test_wrong_arch_is_one_line_naming_the_option(capsys):
+    rc, _, err = run(capsys, "dsl", HOPPER, *HOPPER_ARGS, "--arch", "sm_80")
+    assert rc == 2 and "Traceback" not in err and "-->" not in err
+    (line,) = [x for x in err.splitlines() if x.startswith("symlayout: error")]
+    assert "hopper_dense_gemm.py:" in line and "expects arch to be sm_90a" in line and "--arch" in line
+
+
+@needs_dsl
+def test_hopper_fp8(capsys):
+    rc, out, _ = run(capsys, "dsl", HOPPER, *HOPPER_ARGS[:-2], "--dtype", "A=e4m3,B=e4m3,C=f16", "--json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["summary"]["refuted"] == 0
+    rc, out, _ = run(capsys, "dsl", HOPPER, *HOPPER_ARGS[:-2], "--dtype", "A=e4m3,B=e4m3,C=f16", "--toml")
+    (d,) = toml_docs(out)
+    assert d["mma"]["atom"] == "SM90_64x128x32_F32E4M3E4M3_SS_TN" and d["smem"]["B"]["type"] == "float_e4m3_t"
+    assert d["smem"]["A"]["layout"].startswith("Sw<2,4,3> o smem_ptr[8b](unset) o ")   # 64-byte rows: SW64
