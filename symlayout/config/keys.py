@@ -193,6 +193,33 @@ TMA = Table("tma", "version 2 (Hopper): make_tma_copy(atom, gmem, smem layout of
     _ELEMENT,
 ), ("A", "B"))
 
+# --- Version 3 (Blackwell, issue 28): [mma] cluster, [smem.X] desc, the SM100 TMA atoms, cta_pair --------
+#: Version 3 properties of the MMA side (UMMA descriptors, CTA pairs)
+PROPERTIES = PROPERTIES + ("cta_pair",)
+#: the SM100 TMA atoms (``SM100_TMA_2SM_LOAD*``: the pair's box, each peer loads its half)
+TMA_ATOMS_SM100 = ("SM100_TMA_2SM_LOAD", "SM100_TMA_2SM_LOAD_MULTICAST")
+TMA_ATOMS = TMA_ATOMS + TMA_ATOMS_SM100
+#: largest cluster (CTAs; CUDA's non-portable cluster size)
+MAX_CLUSTER = 16
+MMA = Table(MMA.name, MMA.doc, tuple(
+    Key("atom", "string", "the MMA atom, e.g. SM80_16x8x16_F16F16F16F16_TN, or an SM100 UMMA atom (its template-id "
+                          "or CuTe's MMA_Traits<...> spelling)", required=True, max_length=400)
+    if k.name == "atom" else k for k in MMA.keys) + (
+    Key("cluster", "string", "version 3 (SM100): the cluster shape \"(x,y,z)\"; the CTA pair's peer mode is "
+                             "tiled_divide(cluster, AtomThrID)", default="(1,1,1)", max_length=100),
+))
+SMEM = Table(SMEM.name, "the smem tile an SM90 GMMA or SM100 UMMA atom reads an operand from through descriptors "
+                        "(SM100: one CTA's buffer as UMMA::tile_to_mma_shape prints it)", SMEM.keys + (
+    Key("desc", "string", "version 3 (SM100): a 64-bit UMMA descriptor encoded by hand, \"0x...\", checked instead "
+                          "of the one make_umma_desc builds", max_length=100, pattern=r"^\s*(0[xX][0-9a-fA-F]{1,16}|[0-9]{1,20})\s*$"),
+), SMEM.operands)
+TMA = Table(TMA.name, TMA.doc, tuple(
+    Key("atom", "string", "the TMA atom (SM100: SM100_TMA_2SM_LOAD[_MULTICAST] load the pair's box)",
+        default="SM90_TMA_LOAD", max_length=100, enum=TMA_ATOMS) if k.name == "atom" else
+    Key("multicast", "integer", "CTAs receiving each box (needs a _MULTICAST atom when > 1)", default=1, minimum=1,
+        maximum=MAX_MULTICAST) if k.name == "multicast" else k for k in TMA.keys), TMA.operands)
+# --- end of Version 3 ----------------------------------------------------------------------------------------
+
 PARAM = Table("params", "an integer symbol: min <= value <= max, a multiple of multiple_of", (
     Key("min", "integer", "smallest value", default=1, minimum=1, maximum=MAX_PARAM),
     Key("max", "integer", "largest value", required=True, minimum=1, maximum=MAX_PARAM),

@@ -44,6 +44,7 @@ class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection,
         params = self.params = self.load_params(data)
         symbols = {n: p.symbol for n, p in params.items()}
         mma = self.load_mma(data, symbols) if "mma" in data else None
+        self.sm100_mma = mma is not None and mma.is_sm100      # (Version 3: the SM100 TMA atoms need it)
         stages = self.load_stages(data, params)
         stages_param = stages if isinstance(stages, str) else None
         stages = None if stages_param else stages

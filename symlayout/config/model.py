@@ -70,6 +70,17 @@ class MMAConfig:
     raw_layout: str
     raw_permutation: tuple | None
     line: int = 0
+    # --- Version 3 (SM100) ---
+    #: the cluster shape ``(x, y, z)`` (``[mma] cluster``)
+    cluster: tuple = (1, 1, 1)
+    #: CuTe's static_assert messages for an SM100 atom it does not compile (refuted by the prover, never PROVED)
+    cute_rejections: tuple = ()
+
+    @property
+    def is_sm100(self) -> bool:
+        """An SM100 UMMA (``tcgen05.mma``) atom: the configuration is proved by ``prove/blackwell``."""
+        return self.atom.replace("cute::", "").lstrip().startswith("SM100_MMA_")
+    # --- end of Version 3 ---
 
     @property
     def atom_threads_layout(self):
@@ -195,6 +206,7 @@ class SmemConfig:
     raw_layout: str
     line: int = 0
     element: str = ""             # version 2.1: the element type the smem holds ("" = ``type``)
+    desc: int | None = None       # version 3 (SM100): a hand-encoded 64-bit UMMA descriptor
 
     @property
     def element_type(self) -> str:
