@@ -122,12 +122,22 @@ def a_operand_layout(mma, tmem_shape) -> Layout:
 # ---------------------------------------------------------------------------
 
 
+#: CuTe's ``make_cotiled_copy`` assertion: an atom value reaches an address the data layout does not hold
+#: (e.g. a 32-lane ``tcgen05.ld`` over an ``M = 64`` accumulator, which lives on half the lanes).
+MISSING_MEMORY = "The memory pointed to by AtomTVLayout does not exist in the DataLayout."
+
+
 def make_cotiled_copy(copy_atom, atom_tv: Layout, data_layout: Layout):
     """``make_cotiled_copy(atom, atom_tv, data_layout)``: the TiledCopy whose threads move what
     ``atom_tv`` ``(thr, val) -> data address`` names, tiled by the modes of ``data_layout``
-    ``coord -> data address``."""
+    ``coord -> data address``; CuTe's validity check (every address the atom's values reach is one
+    the data layout holds) raises :class:`~symlayout.errors.CuteStaticAssert` with CuTe's message."""
     inv = make_layout(left_inverse(data_layout), Layout(1, 0))
     tv_data = composition(inv, atom_tv)                           # (thr, val) -> data coord
+    reached = coalesce(composition(make_layout(data_layout, Layout(1, 0)), tv_data[1]))
+    if reached != coalesce(atom_tv[1]):                           # (CuTe's CUTE_STATIC_ASSERT_V)
+        raise CuteStaticAssert(f"make_cotiled_copy: {MISSING_MEMORY} (the atom's values {atom_tv[1]} reach "
+                               f"addresses the data layout {data_layout} does not hold)", MISSING_MEMORY)
     flat = tuple(int(x) for x in it.product_each(data_layout.shape))
     tiler = []
     for i in range(len(flat)):
