@@ -21,6 +21,9 @@ PROPERTIES = ("coverage", "alignment", "exactly_once", "slot_agreement", "bank_c
               "type_agreement", "coalescing")
 #: Version 2, Hopper: ``descriptor`` (GMMA shared-memory descriptors) and ``tma`` (TMA boxes)
 PROPERTIES = PROPERTIES + ("descriptor", "tma")
+# --- Version 3: TMEM (Blackwell Tensor Memory; the tables are at the end of this module) ---
+PROPERTIES = PROPERTIES + ("tmem_alloc", "tmem_access")
+# --- end Version 3: TMEM ---
 
 #: operands a ``[copy.X]`` table may name
 OPERANDS = ("A", "B", "C")
@@ -266,3 +269,36 @@ TOP = Table("", "a configuration file", (
 
 #: every table below the top level, by name
 TABLES = {t.name: t for t in (MMA, COPY, G2S, S2G, STAGES, SMEM, TMA, PARAM, PROVE, EXPECT, THREADMAP)}
+
+# --- Version 3: TMEM ([tmem], [tmem_copy.C]; config/tmem.py) ---
+#: largest column a [tmem] value may name (the 16-bit column field of a TMEM address)
+TMEM_MAX_COLUMNS = 1 << 16
+
+TMEM = Table("tmem", "version 3 (Blackwell): the Tensor Memory the CTA allocates (tcgen05.alloc) and what lives "
+                     "in it", (
+    Key("columns", "integer", "tcgen05.alloc nCols (legal: a power of two in [32, 512]; property tmem_alloc)",
+        required=True, minimum=1, maximum=TMEM_MAX_COLUMNS),
+    Key("accumulator_stages", "integer", "partition_fragment_C(mma, (M,N,stages)): the accumulator's stages",
+        default=1, minimum=1, maximum=MAX_STAGES),
+    Key("accumulator_column", "integer", "the TMEM column of the first accumulator stage", default=0, minimum=0,
+        maximum=TMEM_MAX_COLUMNS - 1),
+    Key("regions", "regions", "live regions placed by hand: { NAME = [first column, columns], ... }"),
+    Key("accumulator_regions", "names", "symlayout extension: the regions holding the accumulator's stages, one "
+                                        "per stage (e.g. [\"S0\", \"S1\"]); a stage may share cells with its own "
+                                        "region only"),
+    Key("aliases", "aliases", "symlayout extension: { REGION = \"REGION\" }: the first region overlays the second "
+                              "on purpose (FMHA's P written over S); other overlaps are refuted"),
+    Key("arch", "string", "symlayout extension: the architecture whose TMEM capacity applies", default="sm_100",
+        max_length=20),
+))
+
+TMEM_COPY = Table("tmem_copy", "version 3 (Blackwell): make_tmem_copy(atom, tile of the accumulator), tcgen05.ld/st "
+                               "of the accumulator and registers", (
+    _atom("the tcgen05.ld/st atom, SM100_TMEM_LOAD_* or SM100_TMEM_STORE_*"),
+    Key("tile", "string", "the accumulator subtile the copy is made for, \"(M,N)\" (default: the whole MMA tile)"),
+    Key("warps", "warps", "the hardware warps that run slices 0-31, 32-63, 64-95, 96-127", default=(0, 1, 2, 3)),
+), ("C",))
+
+TOP = Table(TOP.name, TOP.doc, TOP.keys + (Key("tmem", "table", TMEM.doc), Key("tmem_copy", "table", TMEM_COPY.doc)))
+TABLES = {**TABLES, "tmem": TMEM, "tmem_copy": TMEM_COPY}
+# --- end Version 3: TMEM ---

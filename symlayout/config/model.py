@@ -354,6 +354,8 @@ class Config:
     lines: KeyLines | None = field(default=None, repr=False, compare=False)
     smem: dict = field(default_factory=dict)          # [smem.A|B] -> SmemConfig (Version 2, Hopper)
     tma: dict = field(default_factory=dict)           # [tma.A|B] -> TmaConfig
+    tmem: Any = None                                  # Version 3: [tmem] -> config.tmem.TmemConfig
+    tmem_copies: dict = field(default_factory=dict)   # Version 3: [tmem_copy.C] -> config.tmem.TmemCopyConfig
 
     @property
     def kind(self) -> str:
