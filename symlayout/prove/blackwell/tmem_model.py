@@ -137,6 +137,10 @@ class CopyRoutes:
     op: object
     tile: tuple
     routes: list = field(default_factory=list)
+    #: per thread: the TMEM address (CuTe's units) each atom call is issued at, and the C offsets
+    #: ``m + M_MMA*n`` of its register values (what the C++ oracle prints)
+    bases: dict = field(default_factory=dict)
+    offsets: dict = field(default_factory=dict)
     error: str | None = None
     assertion: str | None = None
 
@@ -175,6 +179,7 @@ def copy_routes(plan: AccumulatorPlan, atom: str, tile=None) -> CopyRoutes:
         bases = [int(to) + int(v) for v in function_table(calls)]
         g = [int(go) + int(v) for v in function_table(gp)]
         per_call_g = int(it.product(gp.shape[0]))
+        out.bases[t], out.offsets[t] = bases, g
         for k, base in enumerate(bases):
             bl, bc = base // dp, (base % dp) * bits // 32
             for v in range(per_call_g):
