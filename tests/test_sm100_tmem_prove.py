@@ -249,6 +249,9 @@ def test_copy_routes_match_cute_random():
         cr = copy_routes(plan, atom, tile)
         (rejected if cr.error else cases).append((mma, plan, cr, m, n, stages, atom))
     assert len(cases) >= 12
+    plan64 = accumulator_plan(_mma(64, 64), 1)                  # a 32-lane load of an M = 64 accumulator
+    rejected.append((_mma(64, 64), plan64, copy_routes(plan64, "SM100_TMEM_LOAD_32dp32b8x", None), 64, 64, 1,
+                     "SM100_TMEM_LOAD_32dp32b8x"))
     body = ["int main() {"]
     for i, (mma, plan, cr, m, n, stages, atom) in enumerate(cases):
         op = umma.parse_umma_name(mma.atom.name)
@@ -301,4 +304,4 @@ def test_copy_routes_match_cute_random():
                 f"  auto tAcc_epi = flat_divide(acc(make_coord(_,_),0,0,0), make_tile(Int<{cr.tile[0]}>{{}}, "
                 f"Int<{cr.tile[1]}>{{}}));\n"
                 f"  auto tc = make_tmem_copy({atom}{{}}, tAcc_epi(_,_,0,0)); print(tc); }}\n")
-        assert cr.assertion in cxx.static_asserts(body), atom
+        assert cr.assertion is not None and cr.assertion in cxx.static_asserts(body), atom
