@@ -119,9 +119,9 @@ def test_epilogue_copy_proved():
     rs = _prove(_mma(128, 128), TmemConfig(512, 2), EPILOGUE)
     assert {k: r.status for k, r in rs.items()} == {
         ("slot_agreement", "C", "tcgen05.mma"): "proved", ("tmem_alloc", "tmem", ""): "proved",
-        ("slot_agreement", "C", "tcgen05.ld"): "proved", ("coverage", "tmem_copy.C", ""): "proved",
+        ("slot_agreement", "tmem_copy.C", "tcgen05.ld"): "proved", ("coverage", "tmem_copy.C", ""): "proved",
         ("exactly_once", "tmem_copy.C", ""): "proved", ("tmem_access", "tmem_copy.C", ""): "proved"}
-    assert rs[("slot_agreement", "C", "tcgen05.ld")].checked == 128 * 128 * 2
+    assert rs[("slot_agreement", "tmem_copy.C", "tcgen05.ld")].checked == 128 * 128 * 2
 
 
 def test_access_refuted_warps_not_from_a_multiple_of_4():
@@ -140,7 +140,7 @@ def test_m64_half_lane_loads_proved(atom):
 
 def test_32_lane_load_of_m64_is_cutes_assert():
     rs = _prove(_mma(64, 64), TmemConfig(64, 1), TmemCopyConfig("C", "SM100_TMEM_LOAD_32dp32b8x", None, (0, 1, 2, 3)))
-    r = rs[("slot_agreement", "C", "tcgen05.ld")]
+    r = rs[("slot_agreement", "tmem_copy.C", "tcgen05.ld")]
     assert r.status == "refuted" and r.method == "cute"
     assert "does not exist in the DataLayout" in r.counterexample.message
     assert ("tmem_access", "tmem_copy.C", "") not in rs
@@ -199,7 +199,8 @@ def test_bad_tables(text, line, says):
 
 def test_tables_read():
     cfg = loads_config(BASE + '[tmem]\ncolumns = 512\naccumulator_stages = 2\nregions = { S0 = [0, 128], S1 = '
-                              '[128, 128], P0 = [32, 32] }\naccumulator_regions = ["S0", "S1"]\naliases = { P0 = "S0" }\n'
+                              '[128, 128], P0 = [32, 32] }\naccumulator_regions = ["S0", "S1"]\n'
+                              'aliases = { P0 = "S0" }\n'
                               '[tmem_copy.C]\natom = "SM100_TMEM_LOAD_32dp32b16x"\ntile = "(128,16)"\n'
                               'warps = [4, 5, 6, 7]\n')
     assert cfg.tmem == TmemConfig(512, 2, 0, {"S0": (0, 128), "S1": (128, 128), "P0": (32, 32)}, ("S0", "S1"),

@@ -8,7 +8,7 @@ every cell, element and register (:mod:`.tmem_model`):
   cell (lane, column) and its two owners.
 * ``slot_agreement`` [C] via ``tcgen05.mma``: the cell the MMA writes for ``D(m, n)`` (the PTX data
   path from the address CuTe issues the tile with) is the cell CuTe's ``tmem_frg`` keeps ``(m, n)`` in.
-* ``slot_agreement`` [C] via ``tcgen05.ld`` (``[tmem_copy.C]``): each value of each register of each
+* ``slot_agreement`` [tmem_copy.C] via ``tcgen05.ld`` (C through the copy): each value of each register of each
   thread holds the element ``partition_D`` says (the cell the instruction moves holds that element).
   What CuTe does not compile (``make_cotiled_copy``'s assertion: a 32-lane load of an M = 64
   accumulator) refutes it with CuTe's message, and nothing else of the copy is checked.
@@ -221,7 +221,7 @@ def _recell(cr, plan, r):
 def _rejected(cr, t0, prop="slot_agreement") -> Result:
     cex = Counterexample(f"CuTe does not compile make_tmem_copy({cr.op.name}) over this accumulator: static_assert "
                          f"\"{cr.assertion}\" ({cr.error})", extra={"cute_static_assert": cr.assertion})
-    return Result(prop, REFUTED, operand="C", checked=1, method="cute", counterexample=cex, via="tcgen05.ld",
+    return Result(prop, REFUTED, operand="tmem_copy.C", checked=1, method="cute", counterexample=cex, via="tcgen05.ld",
                   detail="CuTe rejects the configuration at compile time; the other properties of [tmem_copy.C] "
                          "are not checked", seconds=time.perf_counter() - t0)
 
@@ -238,7 +238,7 @@ def ld_agreement(plan, cr) -> Result:
             continue
         reg, _lane, _col = _recell(cr, plan, r)
         if reg != r.register:
-            return _unconfirmed("slot_agreement", "C", t0, "tcgen05.ld")
+            return _unconfirmed("slot_agreement", "tmem_copy.C", t0, "tcgen05.ld")
         where = f"the element C(m={held[0]}, n={held[1]})" if held else "no accumulator element"
         cex = Counterexample(
             f"thread {r.thread}, register {r.register} (value {r.value} of call {r.call}, stage {r.stage}): CuTe's "
@@ -246,8 +246,8 @@ def ld_agreement(plan, cr) -> Result:
             f"{r.cell[0]}, column {r.cell[1]}{f' bit {r.cell[2]}' if r.cell[2] else ''}, which holds {where}",
             thread=r.thread, slot=r.register, element=r.element, route=[_route_text(r, cr.op)],
             extra={"lane": r.cell[0], "column": r.cell[1]})
-        return _res("slot_agreement", "C", t0, cex, checked, via="tcgen05.ld")
-    return _res("slot_agreement", "C", t0, None, checked, via="tcgen05.ld")
+        return _res("slot_agreement", "tmem_copy.C", t0, cex, checked, via="tcgen05.ld")
+    return _res("slot_agreement", "tmem_copy.C", t0, None, checked, via="tcgen05.ld")
 
 
 def copy_coverage(plan, cr) -> list:
