@@ -176,7 +176,9 @@ def test_access_of_routes_directly():
 
 # --- the configuration tables --------------------------------------------------------
 
-BASE = '[mma]\natom = "SM80_16x8x16_F16F16F16F16_TN"\n'
+BASE = '[mma]\natom = "SM100_MMA_F16BF16_TS<half_t,half_t,float,128,64,UMMA::Major::K,UMMA::Major::K>"\n'
+SMEM_B = ('[smem.B]\ntype = "half_t"\n'
+          'layout = "Sw<3,4,3> o smem_ptr[16b](unset) o ((_64,_16),_1,_4):((_64,_1),_0,_16)"\n')
 
 
 @pytest.mark.parametrize("text,line,says", [
@@ -192,9 +194,14 @@ BASE = '[mma]\natom = "SM80_16x8x16_F16F16F16F16_TN"\n'
 ])
 def test_bad_tables(text, line, says):
     with pytest.raises(ConfigError) as e:
-        loads_config(BASE + text, "f.toml")
+        loads_config(BASE + text + SMEM_B, "f.toml")
     msg = str(e.value)
     assert msg.startswith(f"f.toml:{line}: ") and says in msg and "\n" not in msg
+
+
+def test_tmem_needs_an_sm100_atom():
+    with pytest.raises(ConfigError, match=r"^f.toml:3: \[tmem\]: \[mma\] atom 'SM80_16x8x16_F16F16F16F16_TN' is not"):
+        loads_config('[mma]\natom = "SM80_16x8x16_F16F16F16F16_TN"\n[tmem]\ncolumns = 128\n', "f.toml")
 
 
 def test_tables_read():
@@ -202,7 +209,7 @@ def test_tables_read():
                               '[128, 128], P0 = [32, 32] }\naccumulator_regions = ["S0", "S1"]\n'
                               'aliases = { P0 = "S0" }\n'
                               '[tmem_copy.C]\natom = "SM100_TMEM_LOAD_32dp32b16x"\ntile = "(128,16)"\n'
-                              'warps = [4, 5, 6, 7]\n')
+                              'warps = [4, 5, 6, 7]\n' + SMEM_B)
     assert cfg.tmem == TmemConfig(512, 2, 0, {"S0": (0, 128), "S1": (128, 128), "P0": (32, 32)}, ("S0", "S1"),
                                   {"P0": "S0"}, "sm_100", 3)
     assert cfg.tmem_copies["C"] == TmemCopyConfig("C", "SM100_TMEM_LOAD_32dp32b16x", (128, 16), (4, 5, 6, 7), 9)

@@ -70,6 +70,7 @@ class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection,
         tma = self.load_tma_tables(data, symbols, smem)
         copies, g2s, s2g, smem = self.apply_elements(data, copies, g2s, s2g, smem)
         tmem, tmem_copies = self.load_tmem(data), self.load_tmem_copies(data, None, mma)     # Version 3: TMEM
+        self.check_tmem_mma(tmem, tmem_copies, mma)
         cfg = Config(path=self.path, name=name, mma=mma, copies=copies, threadmap=threadmap, params=params,
                      prove=prove, expect=expect, text=self.text, data=data, lines=self.lines,
                      g2s=g2s, s2g=s2g, stages=stages, smem=smem, tma=tma, stages_param=stages_param,

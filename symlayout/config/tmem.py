@@ -184,3 +184,12 @@ class TmemSection:
         if len(set(v)) != 4:
             self.fail(keys, f"[tmem_copy.C] warps names a warp twice: {v}")
         return tuple(v)
+
+    def check_tmem_mma(self, tmem, copies, mma):
+        """Tensor Memory belongs to an SM100 ``tcgen05.mma`` (UMMA) atom's accumulator."""
+        if (tmem is None and not copies) or (mma is not None and getattr(mma, "is_sm100", False)):
+            return
+        keys = ("tmem",) if tmem is not None else ("tmem_copy", "C")
+        what = f"[mma] atom {mma.atom!r} is not" if mma is not None else "the configuration has no [mma] table with"
+        self.fail(keys, f"[{'.'.join(keys)}]: {what} an SM100 tcgen05.mma (UMMA) atom, whose accumulator lives in "
+                        "Tensor Memory")
