@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from sm100_cpp import compiler, cpp_atom
+from symlayout import cli
 from symlayout.algebra.layout import Layout
 from symlayout.arch import tcgen05 as arch
 from symlayout.atoms import umma
@@ -313,3 +315,45 @@ def test_copy_routes_match_cute_random():
                 f"Int<{cr.tile[1]}>{{}}));\n"
                 f"  auto tc = make_tmem_copy({atom}{{}}, tAcc_epi(_,_,0,0)); print(tc); }}\n")
         assert cr.assertion is not None and cr.assertion in cxx.static_asserts(body), atom
+
+
+# --- show --view tmem, explain, the HTML report ------------------------------------------
+
+PROOFS = Path(__file__).resolve().parents[1] / "proofs" / "blackwell" / "tmem"
+
+
+def _cli(capsys, *argv):
+    rc = cli.main([str(a) for a in argv])
+    return rc, capsys.readouterr().out
+
+
+def test_show_view_tmem_text_and_svg(capsys, tmp_path):
+    """The FMHA plan: stages in S0/S1, P drawn over S (aliases allowed: no '#'), O regions, warps 0-3."""
+    svg = tmp_path / "t.svg"
+    rc, out = _cli(capsys, "show", "--view", "tmem", PROOFS / "fmha_qk_tmem_plan.toml", "--svg", svg)
+    assert rc == 0 and "128 lanes x 512 allocated columns" in out and "A = region P0" in out
+    row = next(line for line in out.splitlines() if line.startswith("  0-  7"))
+    assert row.split()[2].startswith("0000AAAA") and "#" not in row and row.endswith("warp 0")
+    text = svg.read_text()
+    assert text.startswith("<svg") and "region O1" in text and "#d62728" not in text
+
+
+def test_show_view_tmem_marks_the_conflicts(capsys):
+    _, out = _cli(capsys, "show", "--view", "tmem", PROOFS / "pitfalls" / "fmha_p_over_o.toml")
+    assert "EEEE####EEEE" in out and "E = region O0" in out
+    _, out = _cli(capsys, "show", "--view", "tmem", PROOFS / "pitfalls" / "epilogue_warps_not_multiple_of_4.toml")
+    assert "warp 1  (warp 1 reaches lanes 32..63 only)" in out
+
+
+def test_show_view_tmem_needs_sm100(capsys):
+    seed = sorted((PROOFS.parents[1] / "seeds").glob("*.toml"))[0]
+    assert cli.main(["show", "--view", "tmem", str(seed)]) == 2
+
+
+def test_explain_and_html(capsys, tmp_path):
+    rc, out = _cli(capsys, "explain", PROOFS / "pitfalls" / "epilogue_warps_not_multiple_of_4.toml")
+    assert rc == 1 and "tmem_access[tmem_copy.C] is refuted" in out
+    assert "C(m=0, n=0) of stage 0 -> thread 0 (warp 1), register 0 of call 0 -> tcgen05.ld" in out
+    html = tmp_path / "r.html"
+    rc, _ = _cli(capsys, "prove", PROOFS / "pitfalls", "-q", "--html", html)
+    assert rc == 0 and html.read_text().count("tmem view") == 3
