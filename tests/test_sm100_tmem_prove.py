@@ -153,11 +153,15 @@ def test_ld_agreement_coverage_once_refuted_on_broken_routes():
     plan = accumulator_plan(_mma(128, 64), 1)
     cr = copy_routes(plan, "SM100_TMEM_LOAD_32dp32b16x", (128, 16))
     assert ld_agreement(plan, cr).status == "proved"
-    r0 = cr.routes[5]
-    cr.routes[5] = dataclasses.replace(r0, element=(r0.element[0], r0.element[1] + 1))
+    r0 = cr.route(5)
+    cr.replace(5, n=r0.element[1] + 1)
     r = ld_agreement(plan, cr)
     assert r.status == "refuted" and f"thread {r0.thread}, register {r0.register}" in r.counterexample.message
-    cr.routes[5] = dataclasses.replace(r0, cell=cr.routes[6].cell)
+    assert r.counterexample.route == [
+        f"C(m={r0.element[0]}, n={r0.element[1] + 1}) of stage 0 -> thread {r0.thread}, register {r0.register} of "
+        f"call {r0.call} -> tcgen05.ld.sync.aligned.32x32b.x16.b32 moves TMEM lane {r0.cell[0]}, column {r0.cell[1]}"]
+    r6 = cr.route(6)
+    cr.replace(5, n=r0.element[1], lane=r6.cell[0], col=r6.cell[1])
     cov, once = copy_coverage(plan, cr)
     assert cov.status == "refuted" and f"TMEM lane {r0.cell[0]}, column {r0.cell[1]}" in cov.counterexample.message
     assert once.status == "refuted" and "moved twice" in once.counterexample.message

@@ -366,7 +366,16 @@ def ld_cell(shape: str, num: int, thread: int, reg: int, half: int = 0, pack16: 
     regs = ld_registers(shape, num)
     if not (0 <= thread < 32 and 0 <= reg < regs and half in (0, 1)):
         raise ValueError(f"thread {thread}, register {reg}, half {half} out of range for {shape}.x{num}")
-    t, r = thread, reg
+    return ld_cells(shape, num, thread, reg, half, pack16, half_split)
+
+
+def ld_cells(shape: str, num: int, t, r, half=0, pack16: bool = False, half_split: int | None = None):
+    """:func:`ld_cell` without the range checks, on integers or element by element on integer arrays
+    (the same arithmetic).
+
+    >>> ld_cells("16x256b", 1, 5, 3)
+    (9, 3)
+    """
     if shape == "32x32b":
         lane, col = t, r
     elif shape == "16x64b":
@@ -451,6 +460,15 @@ def datapath_cell(layout: str, cols: int, m: int, n: int) -> tuple[int, int]:
     rows = DATAPATH_ROWS[layout]
     if not (0 <= m < rows and 0 <= n < cols):
         raise ValueError(f"D({m}, {n}) is outside the {rows} x {cols} of data-path layout {layout}")
+    return datapath_cells(layout, cols, m, n)
+
+
+def datapath_cells(layout: str, cols: int, m, n):
+    """:func:`datapath_cell` without the range check, on integers or element by element on integer arrays.
+
+    >>> datapath_cells("F", 64, 17, 3)
+    (33, 3)
+    """
     if layout in ("A", "D"):
         return m, n
     if layout in ("B", "E"):

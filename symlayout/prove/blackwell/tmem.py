@@ -27,7 +27,8 @@ import time
 from ...arch.tcgen05 import LANES, alloc_problems, datapath_cell, ld_cell, warp_lanes
 from ...errors import CuteStaticAssert
 from ..verdict.result import ERROR, REFUTED, Counterexample, Result, verdict
-from .tmem_model import _coords, accumulator_plan, copy_routes, mma_writes
+from ..decide.tables import lazy_np as np
+from .tmem_model import accumulator_plan, copy_routes, mma_writes
 
 #: the TMEM properties, in report order
 TMEM_PROPERTIES = ("tmem_alloc", "slot_agreement", "coverage", "exactly_once", "tmem_access")
@@ -58,34 +59,44 @@ def _owners(plan, tm) -> list:
     return out
 
 
-def _cells_of(owner):
-    """The cells of an owner: a dict (accumulator) or a column span (a region, every lane)."""
-    cells = owner[1]
-    if isinstance(cells, dict):
-        return cells
-    return None
+def _stage_arrays(plan, s):
+    """``(lane, column, m, n)`` arrays of stage ``s`` (peer 0), in column-then-lane order."""
+    k = plan.s[0] == s
+    lane, col, m, n = plan.lane[0][k], plan.col[0][k], plan.m[0][k], plan.n[0][k]
+    order = np.lexsort((lane, col))
+    return lane[order], col[order], m[order], n[order]
 
 
-def _shared_cell(a, b):
-    """The first cell two owners share, or None."""
-    ca, cb = _cells_of(a), _cells_of(b)
-    if ca is not None and cb is not None:
-        common = sorted(set(ca) & set(cb), key=lambda c: (c[1], c[0]))
-        return common[0] if common else None
-    if ca is None and cb is None:
-        lo, hi = max(a[1][0], b[1][0]), min(a[1][1], b[1][1])
+def _first_shared(a, b):
+    """The first cell (by column, then lane) two owners share, or None; an owner is ``("stage", arrays)``
+    or ``("region", (lo, hi))``."""
+    (ka, da), (kb, db) = a, b
+    if ka == "region" and kb == "region":
+        lo, hi = max(da[0], db[0]), min(da[1], db[1])
         return (0, lo) if lo < hi else None
-    cells, (lo, hi) = (ca, b[1]) if ca is not None else (cb, a[1])
-    hit = sorted((c for c in cells if lo <= c[1] < hi), key=lambda c: (c[1], c[0]))
-    return hit[0] if hit else None
+    if ka == "region" or kb == "region":
+        (lo, hi), (lane, col) = (da, db[:2]) if ka == "region" else (db, da[:2])
+        hit = np.flatnonzero((col >= lo) & (col < hi))
+        return (int(lane[hit[0]]), int(col[hit[0]])) if hit.size else None
+    ida = da[1] * 128 + da[0]
+    common = np.intersect1d(ida, db[1] * 128 + db[0])
+    return (int(common[0] % 128), int(common[0] // 128)) if common.size else None
 
 
-def _describe(owner, cell) -> str:
-    name, cells = owner
-    if isinstance(cells, dict):
-        m, n = cells[cell]
-        return f"{name} (element (m={m}, n={n}))"
-    return f"{name} (columns {cells[0]}..{cells[1] - 1}, every lane)"
+def _describe(name, owner, cell) -> str:
+    kind, data = owner
+    if kind == "stage":
+        lane, col, m, n = data
+        i = int(np.flatnonzero((lane == cell[0]) & (col == cell[1]))[0])
+        return f"{name} (element (m={int(m[i])}, n={int(n[i])}))"
+    return f"{name} (columns {data[0]}..{data[1] - 1}, every lane)"
+
+
+def _holds(owner, cell) -> bool:
+    kind, data = owner
+    if kind == "region":
+        return data[0] <= cell[1] < data[1]
+    return bool(np.any((data[0] == cell[0]) & (data[1] == cell[1])))
 
 
 def _may_share(tm, a: str, b: str) -> bool:
@@ -100,6 +111,11 @@ def _may_share(tm, a: str, b: str) -> bool:
     return False
 
 
+def _alloc_cex(t0, checked, message, cell, **extra):
+    cex = Counterexample(message, element=cell, extra={"lane": cell[0], "column": cell[1], **extra})
+    return _res("tmem_alloc", "tmem", t0, cex, checked)
+
+
 def tmem_alloc(tm, plan=None) -> Result:
     """``tmem_alloc`` of a :class:`~symlayout.config.tmem.TmemConfig` and the accumulator's plan."""
     t0 = time.perf_counter()
@@ -109,54 +125,52 @@ def tmem_alloc(tm, plan=None) -> Result:
         cex = Counterexample(f"tcgen05.alloc({tm.columns}) on {tm.arch}: {'; '.join(bad)} (PTX ISA tcgen05.alloc: "
                              f"nCols is a power of two in [32, 512])", extra={"columns": tm.columns})
         return _res("tmem_alloc", "tmem", t0, cex, checked)
-    owners = _owners(plan, tm)
-    for owner in owners:
-        cells = _cells_of(owner)
-        spans = sorted(cells, key=lambda c: (c[1], c[0])) if cells is not None else None
-        checked += len(cells) if cells is not None else LANES * (owner[1][1] - owner[1][0])
-        out = [c for c in spans if not 0 <= c[1] < tm.columns] if spans is not None else \
-            ([(0, owner[1][1] - 1)] if owner[1][1] > tm.columns else [])
-        if out:
-            cell = out[0]
-            if cells is not None and cell not in cells:
-                return _unconfirmed("tmem_alloc", "tmem", t0)
-            cex = Counterexample(f"{_describe(owner, cell)} is at TMEM lane {cell[0]}, column {cell[1]}, outside the "
-                                 f"{tm.columns} columns tcgen05.alloc gives", element=cell,
-                                 extra={"lane": cell[0], "column": cell[1], "owner": owner[0]})
-            return _res("tmem_alloc", "tmem", t0, cex, checked)
-    for s, rname in enumerate(tm.accumulator_regions):
+    owners = {}
+    for s in range(plan.stages if plan is not None else 0):
+        owners[f"accumulator stage {s}"] = ("stage", _stage_arrays(plan, s))
+    for name, (first, n) in tm.regions.items():
+        owners[f"region {name}"] = ("region", (first, first + n))
+    for name, owner in owners.items():              # inside the allocation
+        kind, data = owner
+        if kind == "region":
+            checked += LANES * (data[1] - data[0])
+            if data[1] > tm.columns:
+                return _alloc_cex(t0, checked, f"{_describe(name, owner, (0, data[1] - 1))} ends at TMEM column "
+                                  f"{data[1] - 1}, outside the {tm.columns} columns tcgen05.alloc gives",
+                                  (0, data[1] - 1), owner=name)
+            continue
+        checked += int(data[1].size)
+        out = np.flatnonzero(data[1] >= tm.columns)
+        if out.size:
+            cell = (int(data[0][out[0]]), int(data[1][out[0]]))
+            return _alloc_cex(t0, checked, f"{_describe(name, owner, cell)} is at TMEM lane {cell[0]}, column "
+                              f"{cell[1]}, outside the {tm.columns} columns tcgen05.alloc gives", cell, owner=name)
+    for s, rname in enumerate(tm.accumulator_regions):   # each stage inside its region
+        name, owner = f"accumulator stage {s}", owners[f"accumulator stage {s}"]
         first, n = tm.regions[rname]
-        cells = plan.stage_cells(s)
-        checked += len(cells)
-        out = sorted((c for c in cells if not first <= c[1] < first + n), key=lambda c: (c[1], c[0]))
-        if out:
-            cell = out[0]
-            m, nn = cells[cell]
-            cex = Counterexample(f"accumulator stage {s} element (m={m}, n={nn}) is at TMEM lane {cell[0]}, column "
-                                 f"{cell[1]}, outside its region {rname} (columns {first}..{first + n - 1})",
-                                 element=cell, extra={"lane": cell[0], "column": cell[1]})
-            return _res("tmem_alloc", "tmem", t0, cex, checked)
-    for i, a in enumerate(owners):
-        for b in owners[i + 1:]:
+        lane, col = owner[1][:2]
+        checked += int(col.size)
+        out = np.flatnonzero((col < first) | (col >= first + n))
+        if out.size:
+            cell = (int(lane[out[0]]), int(col[out[0]]))
+            return _alloc_cex(t0, checked, f"{_describe(name, owner, cell)} is at TMEM lane {cell[0]}, column "
+                              f"{cell[1]}, outside its region {rname} (columns {first}..{first + n - 1})", cell)
+    names = list(owners)
+    for i, a in enumerate(names):                   # no two owners share a cell
+        for b in names[i + 1:]:
             checked += 1
-            if _may_share(tm, a[0], b[0]):
+            if _may_share(tm, a, b):
                 continue
-            cell = _shared_cell(a, b)
+            cell = _first_shared(owners[a], owners[b])
             if cell is None:
                 continue
-            if not all(_holds(o, cell) for o in (a, b)):            # re-validated: both really own it
+            if not (_holds(owners[a], cell) and _holds(owners[b], cell)):      # re-validated
                 return _unconfirmed("tmem_alloc", "tmem", t0)
-            cex = Counterexample(f"TMEM lane {cell[0]}, column {cell[1]} belongs to {_describe(a, cell)} and to "
-                                 f"{_describe(b, cell)}; two live owners share it (say [tmem] aliases or "
-                                 "accumulator_regions where one overlays the other on purpose)", element=cell,
-                                 extra={"lane": cell[0], "column": cell[1], "owners": [a[0], b[0]]})
-            return _res("tmem_alloc", "tmem", t0, cex, checked)
+            return _alloc_cex(t0, checked, f"TMEM lane {cell[0]}, column {cell[1]} belongs to "
+                              f"{_describe(a, owners[a], cell)} and to {_describe(b, owners[b], cell)}; two live "
+                              "owners share it (say [tmem] aliases or accumulator_regions where one overlays the "
+                              "other on purpose)", cell, owners=[a, b])
     return _res("tmem_alloc", "tmem", t0, None, checked)
-
-
-def _holds(owner, cell) -> bool:
-    cells = owner[1]
-    return cell in cells if isinstance(cells, dict) else cells[0] <= cell[1] < cells[1]
 
 
 # ---------------------------------------------------------------------------
@@ -167,29 +181,32 @@ def mma_agreement(plan) -> Result:
     """Every accumulator element of every stage and MMA tile: the cell ``tcgen05.mma`` writes (PTX data
     path layout, from the tile's address) is the cell CuTe's ``tmem_frg`` keeps it in."""
     t0 = time.perf_counter()
-    writes = mma_writes(plan)
     letter = plan.datapath()
     checked = 0
+    mm, nn = plan.mma_mn
     for p in range(plan.peers):
-        for i, (w, c) in enumerate(zip(writes, plan.cells[p])):
-            checked += 1
-            if w == c:
-                continue
-            coord = _coords(plan.shape)[i]
-            m, n, s = plan.elements[p][i]
-            (mm, nn), rest = coord[0], coord[1:]
-            base = plan.cells[p][_coords(plan.shape).index(((0, 0),) + rest)]
-            again = tuple(x + y for x, y in zip(base, datapath_cell(letter, plan.mma_mn[1], mm, nn)))
-            if again == c:
-                return _unconfirmed("slot_agreement", "C", t0, "tcgen05.mma")
-            cex = Counterexample(
-                f"C(m={m}, n={n}) of stage {s}{f' (CTA {p} of the pair)' if plan.peers > 1 else ''}: tcgen05.mma "
-                f"(data-path layout {letter}) writes it to TMEM lane {again[0]}, column {again[1]}; CuTe's tmem_frg "
-                f"keeps it at lane {c[0]}, column {c[1]}", element=(m, n),
-                route=[f"C(m={m}, n={n}) -> MMA tile {rest[:-1]} row {mm}, column {nn} -> tcgen05.mma layout "
-                       f"{letter}: lane {again[0]}, column {again[1]}", f"make_fragment_C: lane {c[0]}, column {c[1]}"],
-                extra={"mma_cell": list(again), "cute_cell": list(c)})
-            return _res("slot_agreement", "C", t0, cex, checked, via="tcgen05.mma")
+        wl, wc = mma_writes(plan, p)
+        checked += int(wl.size)
+        bad = np.flatnonzero((wl != plan.lane[p]) | (wc != plan.col[p]))
+        if not bad.size:
+            continue
+        i = int(bad[0])
+        m, n, s = int(plan.m[p][i]), int(plan.n[p][i]), int(plan.s[p][i])
+        c = (int(plan.lane[p][i]), int(plan.col[p][i]))
+        first = i - i % (mm * nn)                     # re-validated: the tile's address, the PTX layout
+        again = tuple(int(x) + y for x, y in zip((plan.lane[p][first], plan.col[p][first]),
+                                                  datapath_cell(letter, nn, i % mm, (i // mm) % nn)))
+        if again == c:
+            return _unconfirmed("slot_agreement", "C", t0, "tcgen05.mma")
+        cex = Counterexample(
+            f"C(m={m}, n={n}) of stage {s}{f' (CTA {p} of the pair)' if plan.peers > 1 else ''}: tcgen05.mma "
+            f"(data-path layout {letter}) writes it to TMEM lane {again[0]}, column {again[1]}; CuTe's tmem_frg "
+            f"keeps it at lane {c[0]}, column {c[1]}", element=(m, n),
+            route=[f"C(m={m}, n={n}) -> MMA tile {i // (mm * nn)} row {i % mm}, column {(i // mm) % nn} -> "
+                   f"tcgen05.mma layout {letter}: lane {again[0]}, column {again[1]}",
+                   f"make_fragment_C: lane {c[0]}, column {c[1]}"],
+            extra={"mma_cell": list(again), "cute_cell": list(c)})
+        return _res("slot_agreement", "C", t0, cex, checked, via="tcgen05.mma")
     return _res("slot_agreement", "C", t0, None, checked, via="tcgen05.mma",
                 detail=f"data-path layout {letter}, {plan.peers} CTA(s), {plan.stages} stage(s)")
 
@@ -198,24 +215,21 @@ def mma_agreement(plan) -> Result:
 # [tmem_copy.C]: slot_agreement via tcgen05.ld, coverage, exactly_once, tmem_access
 # ---------------------------------------------------------------------------
 
-def _instr(op) -> str:
-    return op.ptx
-
-
 def _route_text(r, op, warp=None) -> str:
     w = f" (warp {warp})" if warp is not None else ""
     return (f"C(m={r.element[0]}, n={r.element[1]}) of stage {r.stage} -> thread {r.thread}{w}, register {r.register} "
-            f"of call {r.call} -> {_instr(op)} moves TMEM lane {r.cell[0]}, column {r.cell[1]}"
+            f"of call {r.call} -> {op.ptx} moves TMEM lane {r.cell[0]}, column {r.cell[1]}"
             + (f", bit {r.cell[2]}" if r.cell[2] else ""))
 
 
-def _recell(cr, plan, r):
-    """The cell of one route computed again from the PTX map (re-validation)."""
-    op = cr.op
-    pos = r.value * plan.value_bits
-    reg = pos // 32
-    lane, col = ld_cell(op.shape, op.num, r.thread % 32, reg, (pos % 32) // 16 if op.pack16 else 0, op.pack16)
-    return reg, lane, col
+def _held(plan, cr):
+    """Per route: ``m + M*n`` of the element the cell it moves holds (-1: none; a bit inside a cell holds none)."""
+    grid = plan.element_grid()
+    a = cr.arrays
+    ok = (a["lane"] >= 0) & (a["lane"] < LANES) & (a["col"] >= 0) & (a["col"] < grid.shape[2]) & (a["bit"] == 0)
+    held = np.full(a["lane"].size, -1, dtype=np.int64)
+    held[ok] = grid[a["stage"][ok], a["lane"][ok], a["col"][ok]]
+    return held
 
 
 def _rejected(cr, t0, prop="slot_agreement") -> Result:
@@ -229,80 +243,81 @@ def _rejected(cr, t0, prop="slot_agreement") -> Result:
 def ld_agreement(plan, cr) -> Result:
     """Each value of each register of each thread holds the element CuTe's partition says."""
     t0 = time.perf_counter()
-    cells = [plan.stage_cells(s) for s in range(plan.stages)]
-    checked = 0
-    for r in cr.routes:
-        checked += 1
-        held = cells[r.stage].get(r.cell[:2]) if r.cell[2] == 0 else None
-        if held == r.element:
-            continue
-        reg, _lane, _col = _recell(cr, plan, r)
-        if reg != r.register:
-            return _unconfirmed("slot_agreement", "tmem_copy.C", t0, "tcgen05.ld")
-        where = f"the element C(m={held[0]}, n={held[1]})" if held else "no accumulator element"
-        cex = Counterexample(
-            f"thread {r.thread}, register {r.register} (value {r.value} of call {r.call}, stage {r.stage}): CuTe's "
-            f"partition says it holds C(m={r.element[0]}, n={r.element[1]}), but {cr.op.ptx} moves TMEM lane "
-            f"{r.cell[0]}, column {r.cell[1]}{f' bit {r.cell[2]}' if r.cell[2] else ''}, which holds {where}",
-            thread=r.thread, slot=r.register, element=r.element, route=[_route_text(r, cr.op)],
-            extra={"lane": r.cell[0], "column": r.cell[1]})
-        return _res("slot_agreement", "tmem_copy.C", t0, cex, checked, via="tcgen05.ld")
-    return _res("slot_agreement", "tmem_copy.C", t0, None, checked, via="tcgen05.ld")
+    M = plan.tile_mn[0]
+    held = _held(plan, cr)
+    bad = np.flatnonzero(held != cr.arrays["m"] + M * cr.arrays["n"])
+    if not bad.size:
+        return _res("slot_agreement", "tmem_copy.C", t0, None, len(cr), via="tcgen05.ld")
+    r = cr.route(int(bad[0]))
+    pos = r.value * plan.value_bits                 # re-validated: the register and cell from the PTX map again
+    lane, col = ld_cell(cr.op.shape, cr.op.num, r.thread % 32, pos // 32, (pos % 32) // 16 if cr.op.pack16 else 0,
+                        cr.op.pack16)
+    cells = plan.stage_cells(r.stage)
+    if pos // 32 != r.register or (cells.get(r.cell[:2]) == r.element and not r.cell[2]) or (lane, col) == (-1, -1):
+        return _unconfirmed("slot_agreement", "tmem_copy.C", t0, "tcgen05.ld")
+    h = cells.get(r.cell[:2]) if not r.cell[2] else None
+    where = f"the element C(m={h[0]}, n={h[1]})" if h else "no accumulator element"
+    cex = Counterexample(
+        f"thread {r.thread}, register {r.register} (value {r.value} of call {r.call}, stage {r.stage}): CuTe's "
+        f"partition says it holds C(m={r.element[0]}, n={r.element[1]}), but {cr.op.ptx} moves TMEM lane "
+        f"{r.cell[0]}, column {r.cell[1]}{f' bit {r.cell[2]}' if r.cell[2] else ''}, which holds {where}",
+        thread=r.thread, slot=r.register, element=r.element, route=[_route_text(r, cr.op)],
+        extra={"lane": r.cell[0], "column": r.cell[1]})
+    return _res("slot_agreement", "tmem_copy.C", t0, cex, int(bad[0]) + 1, via="tcgen05.ld")
 
 
 def copy_coverage(plan, cr) -> list:
     """``coverage`` and ``exactly_once`` of the copy over every stage's elements (the cells it moves)."""
     t0 = time.perf_counter()
-    cells = [plan.stage_cells(s) for s in range(plan.stages)]
-    seen: dict = {}
-    dup = None
-    for r in cr.routes:
-        held = cells[r.stage].get(r.cell[:2]) if r.cell[2] == 0 else None
-        if held is None:
-            continue
-        key = (r.stage,) + held
-        if key in seen and dup is None:
-            dup = (seen[key], r)
-        seen.setdefault(key, r)
-    want = [(s,) + e for s in range(plan.stages) for e in cells[s].values()]
-    missing = next((k for k in want if k not in seen), None)
+    M, N = plan.tile_mn
+    held = _held(plan, cr)
+    key = np.where(held >= 0, cr.arrays["stage"] * (M * N) + held, -1)
+    want = np.unique(plan.s[0] * (M * N) + plan.m[0] + M * plan.n[0])
+    counts = np.bincount(key[key >= 0], minlength=plan.stages * M * N)
     cov_cex = once_cex = None
-    if missing is not None:
-        s, m, n = missing
-        cell = next(c for c, e in cells[s].items() if e == (m, n))
+    missing = want[counts[want] == 0]
+    if missing.size:
+        s, e = divmod(int(missing[0]), M * N)
+        m, n = e % M, e // M
+        cell = next(c for c, x in plan.stage_cells(s).items() if x == (m, n))
         cov_cex = Counterexample(f"C(m={m}, n={n}) of stage {s} (TMEM lane {cell[0]}, column {cell[1]}) is moved by "
                                  f"no thread's register of {cr.op.name}", element=(m, n),
                                  extra={"lane": cell[0], "column": cell[1]})
-    if dup is not None:
-        a, b = dup
-        once_cex = Counterexample(f"C(m={a.element[0]}, n={a.element[1]}) of stage {a.stage} (TMEM lane {a.cell[0]}, "
-                                  f"column {a.cell[1]}) is moved twice: thread {a.thread} register {a.register} and "
-                                  f"thread {b.thread} register {b.register}", element=a.element,
+    twice = np.flatnonzero(counts > 1)
+    if twice.size:
+        i, j = np.flatnonzero(key == twice[0])[:2]
+        a, b = cr.route(int(i)), cr.route(int(j))
+        if a.cell[:2] != b.cell[:2]:                  # (re-validated: the same cell, so the same element)
+            return [_unconfirmed("coverage", "tmem_copy.C", t0), _unconfirmed("exactly_once", "tmem_copy.C", t0)]
+        once_cex = Counterexample(f"the element in TMEM lane {a.cell[0]}, column {a.cell[1]} of stage {a.stage} is "
+                                  f"moved twice: thread {a.thread} register {a.register} and thread {b.thread} "
+                                  f"register {b.register}", element=a.element,
                                   route=[_route_text(a, cr.op), _route_text(b, cr.op)])
-    return [_res("coverage", "tmem_copy.C", t0, cov_cex, len(want)),
-            _res("exactly_once", "tmem_copy.C", t0, once_cex, len(cr.routes))]
+    return [_res("coverage", "tmem_copy.C", t0, cov_cex, int(want.size)),
+            _res("exactly_once", "tmem_copy.C", t0, once_cex, len(cr))]
 
 
 def tmem_access(cr, warps) -> Result:
     """Every lane each thread's instruction touches is in its warp's 32-lane subpartition."""
     t0 = time.perf_counter()
-    checked = 0
-    for r in cr.routes:
-        checked += 1
-        w = warps[r.thread // 32]
-        ok = warp_lanes(w)
-        if r.cell[0] in ok:
-            continue
-        if r.cell[0] in warp_lanes(w):                # (re-validated)
-            return _unconfirmed("tmem_access", "tmem_copy.C", t0)
-        cex = Counterexample(
-            f"warp {w} (threads {32 * (r.thread // 32)}..{32 * (r.thread // 32) + 31} of the copy) reaches TMEM lanes "
-            f"{ok.start}..{ok.stop - 1} only, but thread {r.thread}'s register {r.register} is TMEM lane {r.cell[0]}, "
-            f"column {r.cell[1]} (PTX ISA, Tensor Memory access restrictions: warp w of a warpgroup reaches lanes "
-            f"32*(w%4)..+31)", thread=r.thread, slot=r.register, element=r.element,
-            route=[_route_text(r, cr.op, w)], extra={"warp": w, "lane": r.cell[0], "column": r.cell[1]})
-        return _res("tmem_access", "tmem_copy.C", t0, cex, checked)
-    return _res("tmem_access", "tmem_copy.C", t0, None, checked)
+    a = cr.arrays
+    w = np.asarray(warps, dtype=np.int64)[a["thread"] // 32]
+    lo = 32 * (w % 4)
+    bad = np.flatnonzero((a["lane"] < lo) | (a["lane"] >= lo + 32))
+    if not bad.size:
+        return _res("tmem_access", "tmem_copy.C", t0, None, len(cr))
+    r = cr.route(int(bad[0]))
+    warp = warps[r.thread // 32]
+    ok = warp_lanes(warp)
+    if r.cell[0] in ok:                               # (re-validated)
+        return _unconfirmed("tmem_access", "tmem_copy.C", t0)
+    cex = Counterexample(
+        f"warp {warp} (threads {32 * (r.thread // 32)}..{32 * (r.thread // 32) + 31} of the copy) reaches TMEM lanes "
+        f"{ok.start}..{ok.stop - 1} only, but thread {r.thread}'s register {r.register} is TMEM lane {r.cell[0]}, "
+        f"column {r.cell[1]} (PTX ISA, Tensor Memory access restrictions: warp w of a warpgroup reaches lanes "
+        f"32*(w%4)..+31)", thread=r.thread, slot=r.register, element=r.element,
+        route=[_route_text(r, cr.op, warp)], extra={"warp": warp, "lane": r.cell[0], "column": r.cell[1]})
+    return _res("tmem_access", "tmem_copy.C", t0, cex, int(bad[0]) + 1)
 
 
 # ---------------------------------------------------------------------------

@@ -3,15 +3,16 @@
 * :class:`AccumulatorPlan`: where each accumulator element ``(m, n)`` of each stage lives, CuTe's side
   (``make_fragment_C`` = ``UMMA::tmem_frg``, :func:`symlayout.tiled.tmem.accumulator_layout`) and the
   PTX side (the cell ``tcgen05.mma`` writes, :func:`symlayout.arch.tcgen05.datapath_cell`, from the
-  address CuTe issues the MMA tile with);
+  address CuTe issues the MMA tile with: :func:`mma_writes`);
 * :class:`CopyRoutes`: every value of every thread of ``make_tmem_copy`` over the accumulator (the
   CUTLASS epilogue's way: the copy made for one ``tile`` of the accumulator, partitioned over all of
   them): the element CuTe's ``partition_D`` (a load; ``partition_S`` of a store) says the register
   holds, and the cell the ``tcgen05.ld/st`` instruction moves into it
   (:func:`symlayout.arch.tcgen05.ld_cell` from the warp's address).
 
-A cell is ``(lane, column)``, columns absolute (``accumulator_column`` added). Every CTA of a pair has
-the same plan; peers are modelled one by one where the element differs (rows ``p * M/2 ..``).
+A cell is ``(lane, column)``, columns absolute (``accumulator_column`` added).  Every CTA of a pair has
+the same plan; peers are modelled one by one where the element differs (rows ``p * M/2 ..``).  The
+tables are numpy arrays, one entry per element or register value.
 """
 from __future__ import annotations
 
@@ -19,49 +20,77 @@ from dataclasses import dataclass, field
 
 from ...algebra import int_tuple as it
 from ...algebra.int_tuple import _
-from ...algebra.layout import Layout, flat_divide, function_table, slice_
-from ...arch.tcgen05 import datapath, datapath_cell, ld_cell
+from ...algebra.layout import Layout, flat_divide, function_table, make_layout, slice_
+from ...arch.tcgen05 import datapath, datapath_cells, ld_cells
 from ...atoms import value_type_bits
 from ...atoms.tmem import tmem_copy_op
 from ...errors import CuteStaticAssert, SymlayoutError
 from ...tiled.tmem import accumulator_layout, make_tmem_copy, tmem_address_layout
+from ..decide.tables import lazy_np as np
 
 
 @dataclass
 class AccumulatorPlan:
     """One CTA's accumulator in Tensor Memory.
 
-    ``shape`` is the post-partition shape ``((M_MMA, N_MMA), MMA_M, MMA_N, stages)``; ``cells[p]`` maps
-    each index of it (colexicographic) to ``(lane, column)`` and ``elements[p]`` to ``(m, n, stage)`` in
-    the TiledMMA's C tile, for peer ``p``; ``frg`` is the layout ``index -> lane + 128 * cell``.
+    ``shape`` is the post-partition shape ``((M_MMA, N_MMA), MMA_M, MMA_N, stages)``; per peer ``p``,
+    ``lane[p]``, ``col[p]`` hold the cell of each index of it (colexicographic) and ``m[p]``, ``n[p]``,
+    ``s[p]`` its element of the TiledMMA's C tile and its stage; ``frg`` is the layout
+    ``index -> lane + 128 * cell``.
     """
     mma: object
     stages: int
     first_column: int
     shape: tuple
     frg: Layout
-    cells: list
-    elements: list
+    lane: list
+    col: list
+    m: list
+    n: list
+    s: list
     value_type: str
     value_bits: int
     tile_mn: tuple
 
     @property
     def peers(self) -> int:
-        return len(self.elements)
+        return len(self.lane)
 
     @property
     def mma_mn(self) -> tuple:
         return self.shape[0]
 
+    @property
+    def cells(self) -> list:
+        """Per peer: ``[(lane, column)]`` of every index."""
+        return [list(zip(map(int, a), map(int, b))) for a, b in zip(self.lane, self.col)]
+
+    @property
+    def elements(self) -> list:
+        """Per peer: ``[(m, n, stage)]`` of every index."""
+        return [list(zip(map(int, a), map(int, b), map(int, c))) for a, b, c in zip(self.m, self.n, self.s)]
+
     def stage_cells(self, stage: int, peer: int = 0) -> dict:
         """``(lane, column) -> (m, n)`` of one stage."""
-        return {c: e[:2] for c, e in zip(self.cells[peer], self.elements[peer]) if e[2] == stage}
+        k = self.s[peer] == stage
+        return dict(zip(zip(self.lane[peer][k].tolist(), self.col[peer][k].tolist()),
+                        zip(self.m[peer][k].tolist(), self.n[peer][k].tolist())))
+
+    def stage_origin(self, stage: int) -> tuple:
+        """The cell of element ``(0, 0)`` of a stage (peer 0): where the stage starts."""
+        i = int(np.flatnonzero((self.m[0] == 0) & (self.n[0] == 0) & (self.s[0] == stage))[0])
+        return int(self.lane[0][i]), int(self.col[0][i])
+
+    def element_grid(self):
+        """``grid[stage, lane, column]``: ``m + M*n`` of the element the cell holds (peer 0), or -1."""
+        M = self.tile_mn[0]
+        grid = np.full((self.stages, 128, int(self.col[0].max()) + 1), -1, dtype=np.int64)
+        grid[self.s[0], self.lane[0], self.col[0]] = self.m[0] + M * self.n[0]
+        return grid
 
     def datapath(self) -> str:
         """The PTX data-path layout letter of the MMA's D."""
-        atom = self.mma.atom
-        return datapath(int(it.product(atom.shape_mnk[0])), self.peers)
+        return datapath(int(it.product(self.mma.atom.shape_mnk[0])), self.peers)
 
 
 def accumulator_plan(mma, stages: int = 1, first_column: int = 0, frg: Layout | None = None) -> AccumulatorPlan:
@@ -69,49 +98,32 @@ def accumulator_plan(mma, stages: int = 1, first_column: int = 0, frg: Layout | 
     (``frg``: a layout to use instead of CuTe's, for tests that break it)."""
     M, N = int(mma.tile_size(0)), int(mma.tile_size(1))
     peers = int(mma.atom.thr_id.size())
-    cells, elements, shape = [], [], None
+    lanes, cols, ms, ns, ss, shape, used = [], [], [], [], [], None, None
     for p in range(peers):
         cl, coff = mma.get_slice(p).partition("C", Layout((M, N, stages)))
         shape = cl.shape
-        lay = frg if frg is not None else accumulator_layout(mma, shape)
-        cells.append([(v % 128, v // 128 + first_column) for v in map(int, function_table(lay))])
-        offs = [int(coff) + int(v) for v in function_table(cl)]
-        elements.append([(o % M, (o // M) % N, o // (M * N)) for o in offs])
-        frg_used = lay
+        used = frg if frg is not None else accumulator_layout(mma, shape)
+        v = np.asarray([int(x) for x in function_table(used)], dtype=np.int64)
+        lanes.append(v % 128)
+        cols.append(v // 128 + first_column)
+        o = int(coff) + np.asarray([int(x) for x in function_table(cl)], dtype=np.int64)
+        ms.append(o % M)
+        ns.append((o // M) % N)
+        ss.append(o // (M * N))
     c = mma.atom.val_type_c
-    return AccumulatorPlan(mma, stages, first_column, shape, frg_used, cells, elements, c, value_type_bits(c), (M, N))
+    return AccumulatorPlan(mma, stages, first_column, shape, used, lanes, cols, ms, ns, ss, c, value_type_bits(c),
+                           (M, N))
 
 
-def _coords(shape) -> list:
-    """Colexicographic coordinates ``((m, n), i, j, s)`` of a post-partition shape (ints per mode)."""
-    (mm, nn), *rest = shape
-    flat = [mm, nn] + [int(it.product(r)) for r in rest]
-    out = []
-    for idx in range(int(it.product(tuple(flat)))):
-        c = []
-        for e in flat:
-            c.append(idx % e)
-            idx //= e
-        out.append(((c[0], c[1]),) + tuple(c[2:]))
-    return out
-
-
-def mma_writes(plan: AccumulatorPlan) -> list:
-    """Per index (colexicographic): the cell ``tcgen05.mma`` writes ``D(m, n)`` of that MMA tile to, from
-    the address CuTe issues the tile with (the cell of its element ``(0, 0)``) plus the PTX data path."""
-    coords = _coords(plan.shape)
-    first = {}
-    for i, c in enumerate(coords):
-        if c[0] == (0, 0):
-            first[c[1:]] = i
-    letter = plan.datapath()
-    nmma = plan.mma_mn[1]
-    out = []
-    for c in coords:
-        bl, bc = plan.cells[0][first[c[1:]]]
-        dl, dc = datapath_cell(letter, nmma, c[0][0], c[0][1])
-        out.append((bl + dl, bc + dc))
-    return out
+def mma_writes(plan: AccumulatorPlan, peer: int = 0):
+    """``(lane, column)`` arrays: per index (colexicographic), the cell ``tcgen05.mma`` writes ``D(m, n)``
+    of that MMA tile to, from the address CuTe issues the tile with (the cell of its element ``(0, 0)``,
+    the first index of each tile) plus the PTX data path."""
+    mm, nn = plan.mma_mn
+    idx = np.arange(plan.lane[peer].size)
+    first = (idx // (mm * nn)) * (mm * nn)
+    dl, dc = datapath_cells(plan.datapath(), nn, idx % mm, (idx // mm) % nn)
+    return plan.lane[peer][first] + dl, plan.col[peer][first] + dc
 
 
 # ---------------------------------------------------------------------------
@@ -131,18 +143,35 @@ class Route:
     cell: tuple
 
 
+#: the arrays of :class:`CopyRoutes`, one entry per (stage, thread, call, value)
+ROUTE_FIELDS = ("thread", "value", "register", "call", "stage", "m", "n", "lane", "col", "bit")
+
+
 @dataclass
 class CopyRoutes:
     """The routes of a ``[tmem_copy.C]`` over every stage (peer 0), or CuTe's rejection."""
     op: object
     tile: tuple
-    routes: list = field(default_factory=list)
+    arrays: dict = field(default_factory=dict)
     #: per thread: the TMEM address (CuTe's units) each atom call is issued at, and the C offsets
     #: ``m + M_MMA*n`` of its register values (what the C++ oracle prints)
     bases: dict = field(default_factory=dict)
     offsets: dict = field(default_factory=dict)
     error: str | None = None
     assertion: str | None = None
+
+    def __len__(self) -> int:
+        return int(self.arrays["thread"].size) if self.arrays else 0
+
+    def route(self, i: int) -> Route:
+        a = {k: int(v[i]) for k, v in self.arrays.items()}
+        return Route(a["thread"], a["value"], a["register"], a["call"], a["stage"], (a["m"], a["n"]),
+                     (a["lane"], a["col"], a["bit"]))
+
+    def replace(self, i: int, **values) -> None:
+        """Overwrite fields of route ``i`` (tests that break a route)."""
+        for k, v in values.items():
+            self.arrays[k][i] = v
 
 
 def copy_routes(plan: AccumulatorPlan, atom: str, tile=None) -> CopyRoutes:
@@ -155,45 +184,49 @@ def copy_routes(plan: AccumulatorPlan, atom: str, tile=None) -> CopyRoutes:
         raise SymlayoutError(f"not supported: [tmem_copy.C] over an accumulator of several MMA tiles {plan.shape}")
     tile = tuple(tile) if tile else (mm, nn)
     bits = plan.value_bits
-    acc0 = tmem_address_layout(accumulator_layout(plan.mma, ((mm, nn),)), bits)
-    c0 = Layout((mm, nn))
     out = CopyRoutes(op, tile)
     try:
         if mm % tile[0] or nn % tile[1]:
             raise CuteStaticAssert(f"the tile {tile} does not divide the accumulator tile ({mm},{nn})",
                                    "flat_divide: the tile does not divide the accumulator")
-        acc_epi = flat_divide(acc0, tile)
-        c_epi = flat_divide(c0, tile)
+        acc_epi = flat_divide(tmem_address_layout(accumulator_layout(plan.mma, ((mm, nn),)), bits), tile)
+        c_epi = flat_divide(Layout((mm, nn)), tile)
         tc = make_tmem_copy(op, plan.value_type, slice_((_, _, 0, 0), acc_epi))
     except CuteStaticAssert as e:
         out.error, out.assertion = str(e), e.assertion
         return out
     load = op.direction == "load"
     dp = (1 << 16) * max(1, 32 // bits)
-    stage_base = {s: plan.cells[0][plan.elements[0].index((0, 0, s))] for s in range(plan.stages)}
+    tf = tc.tidfrg_S(acc_epi) if load else tc.tidfrg_D(acc_epi)       # (thr, val, rest): every thread at once
+    gf = tc.tidfrg_D(c_epi) if load else tc.tidfrg_S(c_epi)
+    t_off = np.asarray([int(v) for v in function_table(tf[0])], dtype=np.int64)
+    g_off = np.asarray([int(v) for v in function_table(gf[0])], dtype=np.int64)
+    calls = np.asarray([int(v) for v in function_table(tf[2])], dtype=np.int64)   # each call's address
+    vals = np.asarray([int(v) for v in function_table(make_layout(gf[1], gf[2]))], dtype=np.int64)
+    per_call = int(it.product(gf[1].shape))
     for t in range(128):
-        thr = tc.get_slice(t)
-        tp, to = thr.partition_S(acc_epi) if load else thr.partition_D(acc_epi)
-        gp, go = thr.partition_D(c_epi) if load else thr.partition_S(c_epi)
-        calls = Layout(tuple(tp.shape[1:]), tuple(tp.stride[1:]))      # the instruction address of each call
-        bases = [int(to) + int(v) for v in function_table(calls)]
-        g = [int(go) + int(v) for v in function_table(gp)]
-        per_call_g = int(it.product(gp.shape[0]))
-        out.bases[t], out.offsets[t] = bases, g
-        for k, base in enumerate(bases):
-            bl, bc = base // dp, (base % dp) * bits // 32
-            for v in range(per_call_g):
-                o = g[k * per_call_g + v]
-                pos = v * bits
-                reg, inreg = pos // 32, pos % 32
-                if op.pack16:
-                    lane, col = ld_cell(op.shape, op.num, t % 32, reg, inreg // 16, True)
-                    bit = 0
-                else:
-                    lane, col = ld_cell(op.shape, op.num, t % 32, reg)
-                    bit = inreg
-                for s in range(plan.stages):
-                    sl, sc = stage_base[s]
-                    cell = (sl + bl + lane, sc + bc + col, bit)
-                    out.routes.append(Route(t, v, reg, k, s, (o % mm, o // mm), cell))
+        out.bases[t] = (t_off[t] + calls).tolist()
+        out.offsets[t] = (g_off[t] + vals).tolist()
+    nv = vals.size
+    thread = np.repeat(np.arange(128), nv)
+    k = np.tile(np.arange(nv), 128)
+    call, value = k // per_call, k % per_call
+    base = t_off[thread] + calls[call]
+    off = g_off[thread] + vals[k]
+    pos = value * bits
+    reg, inreg = pos // 32, pos % 32
+    if op.pack16:
+        lane, col = ld_cells(op.shape, op.num, thread % 32, reg, inreg // 16, True)
+        bit = np.zeros_like(reg)
+    else:
+        lane, col = ld_cells(op.shape, op.num, thread % 32, reg)
+        bit = inreg
+    lane, col = base // dp + lane, (base % dp) * bits // 32 + col
+    per_stage = []
+    for s in range(plan.stages):
+        sl, sc = plan.stage_origin(s)
+        per_stage.append({"thread": thread, "value": value, "register": reg, "call": call,
+                          "stage": np.full(thread.size, s), "m": off % mm, "n": off // mm,
+                          "lane": sl + lane, "col": sc + col, "bit": bit})
+    out.arrays = {k: np.concatenate([d[k] for d in per_stage]).astype(np.int64) for k in ROUTE_FIELDS}
     return out

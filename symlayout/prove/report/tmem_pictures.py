@@ -41,8 +41,9 @@ def tmem_map(cfg) -> dict:
     cc = cfg.tmem_copies.get("C")
     if cc is not None:
         cr = copy_routes(plan, cc.atom, cc.tile)
-        for r in cr.routes:
-            warps.setdefault(r.cell[0], cc.warps[r.thread // 32])
+        if cr.error is None:
+            for lane, thread in zip(cr.arrays["lane"].tolist(), cr.arrays["thread"].tolist()):
+                warps.setdefault(lane, cc.warps[thread // 32])
     return {"columns": columns, "owners": owners, "warps": warps, "allowed": allowed}
 
 
