@@ -78,9 +78,11 @@ def _first_shared(a, b):
         (lo, hi), (lane, col) = (da, db[:2]) if ka == "region" else (db, da[:2])
         hit = np.flatnonzero((col >= lo) & (col < hi))
         return (int(lane[hit[0]]), int(col[hit[0]])) if hit.size else None
-    ida = da[1] * 128 + da[0]
-    common = np.intersect1d(ida, db[1] * 128 + db[0])
-    return (int(common[0] % 128), int(common[0] // 128)) if common.size else None
+    width = int(max(da[1].max(), db[1].max())) + 1
+    mark = np.zeros(128 * width, dtype=bool)
+    mark[da[1] * 128 + da[0]] = True
+    hit = np.flatnonzero(mark[db[1] * 128 + db[0]])          # (b's cells are in column-then-lane order)
+    return (int(db[0][hit[0]]), int(db[1][hit[0]])) if hit.size else None
 
 
 def _describe(name, owner, cell) -> str:
@@ -272,7 +274,9 @@ def copy_coverage(plan, cr) -> list:
     M, N = plan.tile_mn
     held = _held(plan, cr)
     key = np.where(held >= 0, cr.arrays["stage"] * (M * N) + held, -1)
-    want = np.unique(plan.s[0] * (M * N) + plan.m[0] + M * plan.n[0])
+    present = np.zeros(plan.stages * M * N, dtype=bool)
+    present[plan.s[0] * (M * N) + plan.m[0] + M * plan.n[0]] = True
+    want = np.flatnonzero(present)
     counts = np.bincount(key[key >= 0], minlength=plan.stages * M * N)
     cov_cex = once_cex = None
     missing = want[counts[want] == 0]

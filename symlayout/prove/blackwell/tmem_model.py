@@ -83,6 +83,11 @@ class AccumulatorPlan:
 
     def element_grid(self):
         """``grid[stage, lane, column]``: ``m + M*n`` of the element the cell holds (peer 0), or -1."""
+        if getattr(self, "_grid", None) is None:
+            self._grid = self._element_grid()
+        return self._grid
+
+    def _element_grid(self):
         M = self.tile_mn[0]
         grid = np.full((self.stages, 128, int(self.col[0].max()) + 1), -1, dtype=np.int64)
         grid[self.s[0], self.lane[0], self.col[0]] = self.m[0] + M * self.n[0]
@@ -103,10 +108,10 @@ def accumulator_plan(mma, stages: int = 1, first_column: int = 0, frg: Layout | 
         cl, coff = mma.get_slice(p).partition("C", Layout((M, N, stages)))
         shape = cl.shape
         used = frg if frg is not None else accumulator_layout(mma, shape)
-        v = np.asarray([int(x) for x in function_table(used)], dtype=np.int64)
+        v = np.asarray(function_table(used), dtype=np.int64)
         lanes.append(v % 128)
         cols.append(v // 128 + first_column)
-        o = int(coff) + np.asarray([int(x) for x in function_table(cl)], dtype=np.int64)
+        o = int(coff) + np.asarray(function_table(cl), dtype=np.int64)
         ms.append(o % M)
         ns.append((o // M) % N)
         ss.append(o // (M * N))
