@@ -23,7 +23,8 @@ from symlayout.tiled.tmem import (a_operand_layout, access_violations, accumulat
                                   tmem_address_layout, tmem_budget_problems, tmem_frg_layout)
 
 
-@pytest.mark.parametrize("mod", ["symlayout.atoms.tmem", "symlayout.arch.tcgen05", "symlayout.tiled.tmem"])
+@pytest.mark.parametrize("mod", ["symlayout.atoms.tmem", "symlayout.arch.tcgen05", "symlayout.tiled.tmem",
+                                 "symlayout.config.tmem"])
 def test_doctests(mod):
     res = doctest.testmod(importlib.import_module(mod), optionflags=doctest.ELLIPSIS)
     assert res.attempted > 0 and res.failed == 0
