@@ -142,6 +142,8 @@ ACC_CASES = [
     ("SM100_MMA_TF32_2x1SM_SS<tfloat32_t,tfloat32_t,float,256,128,UMMA::Major::K,UMMA::Major::K>", (256, 128, 2)),
     ("SM100_MMA_F16BF16_2x1SM_SS<half_t,half_t,float,128,64,UMMA::Major::K,UMMA::Major::K>", (256, 64, 1)),
     ("SM100_MMA_S8_SS<int8_t,int8_t,int32_t,128,64,UMMA::Major::K,UMMA::Major::K>", (128, 64, 1)),
+    ("SM100_MMA_F16BF16_2x1SM_TS<half_t,half_t,float,256,128,UMMA::Major::K,UMMA::Major::K>", (256, 128, 2)),
+    ("SM100_MMA_S8_2x1SM_TS<int8_t,int8_t,int32_t,128,64,UMMA::Major::K,UMMA::Major::K>", (128, 64, 1)),
 ]
 
 

@@ -81,8 +81,8 @@ def tmem_cell(layout: Layout, mma_coord, *rest) -> tuple[int, int]:
 
 def accumulator_layout(mma, tmem_shape) -> Layout:
     """``make_fragment_C`` of an SM100 UMMA TiledMMA over a post-partition shape: CuTe's
-    ``FrgTypeC`` (``tmem_frg_{1,2}sm<c_type>``: uint32 storage, Interleaved; TS atoms: int32
-    storage, NonInterleaved).
+    ``FrgTypeC`` (``tmem_frg_{1,2}sm<c_type>``: uint32 storage, Interleaved; 1-CTA TS atoms: int32
+    storage, NonInterleaved; 2x1SM TS atoms: ``tmem_frg_2sm<c_type>``, Interleaved).
 
     >>> from symlayout.atoms.umma import umma_mma_atom
     >>> from symlayout.tiled.mma import make_tiled_mma
@@ -93,8 +93,8 @@ def accumulator_layout(mma, tmem_shape) -> Layout:
     atom = mma.atom
     n_sm = atom.thr_id.size()
     ts = not atom.frg_type_a.startswith("UMMA::smem_desc")
-    return tmem_frg_layout(value_type_bits(atom.val_type_c), 32, n_sm, "NonInterleaved" if ts else "Interleaved",
-                           tmem_shape)
+    mode = "NonInterleaved" if ts and n_sm == 1 else "Interleaved"      # (2x1SM TS atoms: tmem_frg_2sm<c_type>)
+    return tmem_frg_layout(value_type_bits(atom.val_type_c), 32, n_sm, mode, tmem_shape)
 
 
 def a_operand_layout(mma, tmem_shape) -> Layout:
