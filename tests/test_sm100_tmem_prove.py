@@ -28,7 +28,7 @@ from symlayout.tiled.tmem import tmem_frg_layout
 
 
 def _mma(m, n, pair=False, ab="half_t", c="float", ts=False):
-    fam = {"half_t": "F16BF16", "tfloat32_t": "TF32"}[ab]
+    fam = {"half_t": "F16BF16", "tfloat32_t": "TF32", "int8_t": "S8"}[ab]
     name = f"SM100_MMA_{fam}{'_2x1SM' if pair else ''}_{'TS' if ts else 'SS'}<{ab},{ab},{c},{m},{n}," \
            "UMMA::Major::K,UMMA::Major::K>"
     return make_tiled_mma(umma.umma_mma_atom(name))
@@ -225,12 +225,17 @@ def test_tables_read():
 # --- CuTe C++: make_tmem_copy over a flat_divide'd accumulator, random cases ---------------
 
 def _random_cases(n, seed=28):
+    """``(m, n, pair, ab, c, ts, stages, atom, tile)``: F16BF16 (f32 or f16 accumulator), TF32 and S8 atoms,
+    SS and TS, 1 and 2 CTAs; 32dp32b over 128-lane accumulators, the four 16dp shapes over 64-lane ones,
+    loads and stores, packed (_16b) or not, whole tiles and subtiles."""
     rng = random.Random(seed)
     out = []
     while len(out) < n:
         pair = rng.random() < 0.35
         m = rng.choice((128, 256) if pair else (64, 128))
-        ab = rng.choice(("half_t", "tfloat32_t"))
+        ab = rng.choice(("half_t", "half_t", "tfloat32_t", "int8_t"))
+        c = {"half_t": rng.choice(("float", "half_t")), "tfloat32_t": "float", "int8_t": "int32_t"}[ab]
+        ts = rng.random() < 0.3
         nn = rng.choice(range(32, 257, 32))
         mm = m // 2 if pair else m
         stages = rng.choice((1, 2))
@@ -244,22 +249,29 @@ def _random_cases(n, seed=28):
             shape = rng.choice(("16dp256b", "16dp32b", "16dp64b", "16dp128b"))
             num = rng.choice([x for x in (1, 2, 4, 8) if arch.LD_SHAPES[SHAPES[shape]][1] * x <= 128])
             tile = None
-        atom = f"SM100_TMEM_{rng.choice(('LOAD', 'STORE'))}_{shape}{num}x"
-        out.append((m, nn, pair, ab, stages, atom, tile))
+        pack = "_16b" if rng.random() < (0.7 if c == "half_t" else 0.15) else ""
+        atom = f"SM100_TMEM_{rng.choice(('LOAD', 'STORE'))}_{shape}{num}x{pack}"
+        out.append((m, nn, pair, ab, c, ts, stages, atom, tile))
     return out
 
 
+def _rotr32(x: int, s: int) -> int:
+    """CuTe's ``rotr`` of a 32-bit TMEM pointer offset (``tmem_ptr<T>::operator+``: T units to 32-bit words,
+    a sub-word index kept in the high bits)."""
+    return ((x >> s) | (x << (32 - s))) & 0xFFFFFFFF if s else x
+
+
 def test_copy_routes_match_cute_random():
-    """For each case: every thread's instruction addresses (one per atom call) and the C offsets of its
-    register values, of make_tmem_copy(atom, tAcc_epi(_,_,0,0)) partitioned over flat_divide(tAcc, tile),
-    and the address of each accumulator stage, equal CuTe C++'s; cases our model rejects are rejected by
-    CuTe with the same assertion (checked on one compile each, at most three)."""
+    """For each case: every thread's instruction addresses (one per atom call, CuTe's TMEM pointer) and the C
+    offsets of its register values, of make_tmem_copy(atom, tAcc_epi(_,_,0,0)) partitioned over
+    flat_divide(tAcc, tile), and the address of each accumulator stage, equal CuTe C++'s; cases our model
+    rejects are rejected by CuTe with the same assertion (checked on one compile each, at most six)."""
     cxx = compiler()
     if cxx is None:
         pytest.skip("CuTe C++ headers (SYMLAYOUT_CUTE_SITE) or g++ not available")
     cases, rejected = [], []
-    for m, n, pair, ab, stages, atom, tile in _random_cases(24):
-        mma = _mma(m, n, pair, ab)
+    for m, n, pair, ab, c, ts, stages, atom, tile in _random_cases(32):
+        mma = _mma(m, n, pair, ab, c, ts)
         plan = accumulator_plan(mma, stages)
         cr = copy_routes(plan, atom, tile)
         (rejected if cr.error else cases).append((mma, plan, cr, m, n, stages, atom))
@@ -289,7 +301,7 @@ def test_copy_routes_match_cute_random():
                  f"      auto tm = thr.partition_{'S' if '_LOAD_' in atom else 'D'}(tAcc_epi);",
                  f"      auto g = thr.partition_{'D' if '_LOAD_' in atom else 'S'}(gC_epi);",
                  f'      printf("{i} %d T", t); for (int j = 0; j < int(size(tm)); j += int(size<0>(tm)))'
-                 " printf(\" %u\", uint32_t(raw_pointer_cast(tm.data())) + uint32_t(tm.layout()(j)));",
+                 " printf(\" %u\", uint32_t(raw_pointer_cast(tm.data() + tm.layout()(j))));",
                  '      printf(" G"); for (int j = 0; j < int(size(g)); ++j) printf(" %d", int(&g(j) - buf));',
                  '      printf("\\n"); } }']
     body.append("}")
@@ -306,12 +318,13 @@ def test_copy_routes_match_cute_random():
         t = int(kind)
         tm_txt, g_txt = rest[2:].split(" G")
         mm = plan.mma_mn[0]
-        assert cr.bases[t] == [int(x) for x in tm_txt.split()], (atom, t)
+        shift = {32: 0, 16: 1, 8: 2}[plan.value_bits]        # tmem_ptr<T>: offsets in T units, rotated right
+        assert [_rotr32(b, shift) for b in cr.bases[t]] == [int(x) for x in tm_txt.split()], (atom, t)
         ours = [o % mm + m * (o // mm) for o in cr.offsets[t]]
         assert ours == [int(x) for x in g_txt.split()], (atom, t)
         checked += len(ours)
     assert checked > 50000
-    for mma, plan, cr, m, n, stages, atom in rejected[:3]:
+    for mma, plan, cr, m, n, stages, atom in rejected[:6]:
         op = umma.parse_umma_name(mma.atom.name)
         body = (f"int main() {{ auto mma = make_tiled_mma({cpp_atom(op)});\n"
                 f"  auto acc = make_tensor<typename decltype(mma)::FrgTypeC>(partition_shape_C(mma, "
