@@ -358,7 +358,7 @@ def test_show_view_tmem_text_and_svg(capsys, tmp_path):
 
 def test_show_view_tmem_marks_the_conflicts(capsys):
     _, out = _cli(capsys, "show", "--view", "tmem", PROOFS / "pitfalls" / "fmha_p_over_o.toml")
-    assert "EEEE####EEEE" in out and "E = region O0" in out
+    assert "EEEE########EEEE" in out and "E = region O0" in out
     _, out = _cli(capsys, "show", "--view", "tmem", PROOFS / "pitfalls" / "epilogue_warps_not_multiple_of_4.toml")
     assert "warp 1  (warp 1 reaches lanes 32..63 only)" in out
 
