@@ -480,10 +480,12 @@ def config_parts(cfg, props, split: bool = False, properties=None) -> list:
         return [("threadmap", None, props)]
     if cfg.mma is None:
         return []
+    if cfg.mma.is_sm100 and (cfg.tmem is not None or cfg.tmem_copies):   # Version 3: TMEM (prove/blackwell/tmem.py)
+        return [("blackwell", None, list(properties or cfg.prove.properties or BLACKWELL_PROPERTIES)),
+                ("tmem", None, list(properties or cfg.prove.properties or TMEM_PROPERTIES))]
+
     if cfg.mma.is_sm100:                     # --- Version 3: SM100 UMMA, CTA pairs, SM100 TMA (prove/blackwell/) ---
         out = [("blackwell", None, list(properties or cfg.prove.properties or BLACKWELL_PROPERTIES))]
-        if cfg.tmem is not None or cfg.tmem_copies:      # Version 3: TMEM (prove/blackwell/tmem.py)
-            out.append(("tmem", None, list(properties or cfg.prove.properties or TMEM_PROPERTIES)))
         out += [("copy", op, props) for op, cc in sorted(cfg.copies.items())]
         return out + ([("datapath", None, properties)] if cfg.g2s or cfg.s2g else [])
     if is_gmma_atom(cfg.mma.atom):           # SM90 GMMA: descriptor operands, TMA, accumulators (prove/hopper/obligations.py)
