@@ -30,7 +30,7 @@ LAYERS = [
 
 
 #: ``symlayout/prove/``'s subpackages (and top-level modules), bottom first
-PATH_MODELS = {"copy", "datapath", "hopper", "threadmaps"}
+PATH_MODELS = {"copy", "datapath", "hopper", "threadmaps", "blackwell"}
 PROVE_LAYERS = [
     {"verdict"},
     {"decide"},
@@ -43,6 +43,8 @@ PATH_LINKS = {
     ("datapath", "copy"): "the whole path global -> shared -> register ends in the copy's model",
     ("hopper", "copy"): "the TiledMMA's C fragment coverage (copy.obligations.tv_coverage)",
     ("threadmaps", "copy"): "the copy properties tell the engine's default list from a chosen one",
+    ("blackwell", "copy"): "the TiledMMA's C ownership (copy.obligations.tv_coverage)",
+    ("blackwell", "hopper"): "SM100 TMA reuses the Version-2 TMA model (hopper.obligations.tma_results)",
 }
 
 

@@ -121,6 +121,10 @@ WHOLE = {
     "smem": GMMA + '[smem.A]\ntype = "half_t"\nlayout = "Sw<3,4,3> o smem_ptr[16b](unset) o (64,64):(64,1)"\n',
     "tma": GMMA + '[smem.A]\ntype = "half_t"\nlayout = "Sw<3,4,3> o smem_ptr[16b](unset) o (64,64):(64,1)"\n'
                   '[tma.A]\ngmem = "(64,64):(64,1)"\nbox = "(64,64)"\n',
+    "tmem_copy": '[mma]\natom = "SM100_MMA_F16BF16_TS<half_t,half_t,float,128,64,UMMA::Major::K,UMMA::Major::K>"\n'
+                 '[smem.B]\ntype = "half_t"\n'
+                 'layout = "Sw<3,4,3> o smem_ptr[16b](unset) o ((_64,_16),_1,_4):((_64,_1),_0,_16)"\n'
+                 '[tmem]\ncolumns = 128\n[tmem_copy.C]\natom = "SM100_TMEM_LOAD_32dp32b16x"\n',
 }
 
 

@@ -23,7 +23,8 @@ from symlayout.tiled.tmem import (a_operand_layout, access_violations, accumulat
                                   tmem_address_layout, tmem_budget_problems, tmem_frg_layout)
 
 
-@pytest.mark.parametrize("mod", ["symlayout.atoms.tmem", "symlayout.arch.tcgen05", "symlayout.tiled.tmem"])
+@pytest.mark.parametrize("mod", ["symlayout.atoms.tmem", "symlayout.arch.tcgen05", "symlayout.tiled.tmem",
+                                 "symlayout.config.tmem"])
 def test_doctests(mod):
     res = doctest.testmod(importlib.import_module(mod), optionflags=doctest.ELLIPSIS)
     assert res.attempted > 0 and res.failed == 0
@@ -141,6 +142,8 @@ ACC_CASES = [
     ("SM100_MMA_TF32_2x1SM_SS<tfloat32_t,tfloat32_t,float,256,128,UMMA::Major::K,UMMA::Major::K>", (256, 128, 2)),
     ("SM100_MMA_F16BF16_2x1SM_SS<half_t,half_t,float,128,64,UMMA::Major::K,UMMA::Major::K>", (256, 64, 1)),
     ("SM100_MMA_S8_SS<int8_t,int8_t,int32_t,128,64,UMMA::Major::K,UMMA::Major::K>", (128, 64, 1)),
+    ("SM100_MMA_F16BF16_2x1SM_TS<half_t,half_t,float,256,128,UMMA::Major::K,UMMA::Major::K>", (256, 128, 2)),
+    ("SM100_MMA_S8_2x1SM_TS<int8_t,int8_t,int32_t,128,64,UMMA::Major::K,UMMA::Major::K>", (128, 64, 1)),
 ]
 
 

@@ -366,7 +366,16 @@ def ld_cell(shape: str, num: int, thread: int, reg: int, half: int = 0, pack16: 
     regs = ld_registers(shape, num)
     if not (0 <= thread < 32 and 0 <= reg < regs and half in (0, 1)):
         raise ValueError(f"thread {thread}, register {reg}, half {half} out of range for {shape}.x{num}")
-    t, r = thread, reg
+    return ld_cells(shape, num, thread, reg, half, pack16, half_split)
+
+
+def ld_cells(shape: str, num: int, t, r, half=0, pack16: bool = False, half_split: int | None = None):
+    """:func:`ld_cell` without the range checks, on integers or element by element on integer arrays
+    (the same arithmetic).
+
+    >>> ld_cells("16x256b", 1, 5, 3)
+    (9, 3)
+    """
     if shape == "32x32b":
         lane, col = t, r
     elif shape == "16x64b":
@@ -407,3 +416,65 @@ def access_problems(warp: int, lane: int, shape: str) -> list:
         return [f"warp {warp} reaches lanes {ok.start}..{ok.stop - 1} only; {shape} at lane {lane} touches "
                 f"lanes {lane}..{lane + n - 1}"]
     return []
+
+
+# ---------------------------------------------------------------------------
+# The accumulator D of tcgen05.mma in Tensor Memory (PTX ISA, tcgen05 "Data Path Layout
+# Organization", Layouts A-G: which lane and column holds D(m, n) of one instruction, per CTA)
+# ---------------------------------------------------------------------------
+
+#: ``(M of the instruction, cta_group, .ws) -> layout letter`` (dense A; the sparse ``M = 128``,
+#: ``cta_group::2`` form is Layout C, organised as F).
+DATAPATHS = {(256, 2, False): "A", (128, 2, False): "B", (128, 1, False): "D", (64, 1, True): "E",
+             (64, 1, False): "F", (32, 1, True): "G"}
+#: Rows of D each CTA holds, per layout.
+DATAPATH_ROWS = {"A": 128, "B": 64, "C": 64, "D": 128, "E": 64, "F": 64, "G": 32}
+
+
+def datapath(m: int, cta_group: int, ws: bool = False, sparse: bool = False) -> str:
+    """The data-path layout letter of a ``tcgen05.mma`` of ``M = m`` on ``cta_group`` CTAs.
+
+    >>> datapath(128, 1), datapath(64, 1), datapath(256, 2), datapath(128, 2), datapath(128, 2, sparse=True)
+    ('D', 'F', 'A', 'B', 'C')
+    """
+    if sparse and (m, cta_group) == (128, 2):
+        return "C"
+    key = (m, cta_group, ws)
+    if key not in DATAPATHS:
+        raise ValueError(f"no tcgen05.mma data-path layout for M = {m}, cta_group::{cta_group}{', .ws' if ws else ''}")
+    return DATAPATHS[key]
+
+
+def datapath_cell(layout: str, cols: int, m: int, n: int) -> tuple[int, int]:
+    """``(lane, column)`` relative to the instruction's D address of ``D(m, n)`` (``m``: the CTA's row,
+    ``n < cols``, ``cols`` = N) in data-path layout ``layout``:
+
+    * A, D: one row per lane, ``(m, n)``;
+    * B, E: 64 rows, the column halves folded onto the two 64-lane halves, ``(m + 64*(n / (N/2)), n % (N/2))``;
+    * C, F: 64 rows, 16 per warp on the half data path, ``(m%16 + 32*(m/16), n)``;
+    * G: 32 rows, the column quarters folded onto the four 32-lane chunks, ``(m + 32*(n / (N/4)), n % (N/4))``.
+
+    >>> datapath_cell("D", 64, 5, 7), datapath_cell("F", 64, 17, 3), datapath_cell("B", 128, 3, 70)
+    ((5, 7), (33, 3), (67, 6))
+    """
+    rows = DATAPATH_ROWS[layout]
+    if not (0 <= m < rows and 0 <= n < cols):
+        raise ValueError(f"D({m}, {n}) is outside the {rows} x {cols} of data-path layout {layout}")
+    return datapath_cells(layout, cols, m, n)
+
+
+def datapath_cells(layout: str, cols: int, m, n):
+    """:func:`datapath_cell` without the range check, on integers or element by element on integer arrays.
+
+    >>> datapath_cells("F", 64, 17, 3)
+    (33, 3)
+    """
+    if layout in ("A", "D"):
+        return m, n
+    if layout in ("B", "E"):
+        half = cols // 2
+        return m + 64 * (n // half), n % half
+    if layout in ("C", "F"):
+        return m % 16 + 32 * (m // 16), n
+    quarter = cols // 4
+    return m + 32 * (n // quarter), n % quarter

@@ -147,6 +147,17 @@ def _build(entry: dict) -> MMAAtom:
     )
 
 
+#: atom families built from their name outside the catalog, ``(is_member(name), build(name))``: the SM100
+#: UMMA atoms (:mod:`symlayout.atoms.umma` registers itself; it imports this module, so not the reverse)
+NAMED_FAMILIES: list = []
+
+
+def register_family(is_member, build) -> None:
+    """Let :func:`get_mma_atom` build the atoms whose names ``is_member`` accepts with ``build``."""
+    if (is_member, build) not in NAMED_FAMILIES:
+        NAMED_FAMILIES.append((is_member, build))
+
+
 @functools.lru_cache(maxsize=None)
 def get_mma_atom(name: str) -> MMAAtom:
     """The :class:`MMAAtom` called ``name`` (CuTe's spelling; cached).
@@ -161,6 +172,9 @@ def get_mma_atom(name: str) -> MMAAtom:
     >>> get_mma_atom("UniversalFMA<half_t>").name
     'UniversalFMA<half_t,half_t,half_t,half_t>'
     """
+    for is_member, build in NAMED_FAMILIES:
+        if is_member(name):
+            return build(name)
     try:
         return _build(_catalog().lookup(name, hint=False))   # (the hint only when the name is really unknown)
     except AtomError:

@@ -35,7 +35,7 @@ from ..algebra.composed import Swizzle
 from ..algebra.layout import Layout, logical_divide, tile_to_shape, tiled_divide, upcast
 from ..arch import tcgen05 as arch_tcgen05
 from .gmma import GmmaSmemLayout, layout_atom as gmma_layout_atom
-from .mma import MMAAtom
+from .mma import MMAAtom, register_family
 from .types import Registers, canonical_type, value_type_bits
 
 #: The families modelled: (``tcgen05.mma`` kind, the A/B element width CuTe's traits require;
@@ -105,6 +105,63 @@ def _int_arg(text: str, what: str, name: str) -> int:
     return int(t)
 
 
+#: CuTe's traits spelling ``MMA_Traits<SM100_MMA_X_SS, a, b, c, C<M>, C<N>,
+#: integral_constant<UMMA::Major, a_major>, integral_constant<UMMA::Major, b_major>[, ...]>`` (the
+#: kind::f8f6f4 SS atoms are named so) and the wrapped template-id ``MMA_Traits<SM100_MMA_X<...>>``
+_TRAITS_RE = re.compile(r"^\s*(?:cute::)?MMA_Traits\s*<\s*(.*)>\s*$", re.S)
+_OP_RE = re.compile(r"^\s*(?:cute::)?(SM100_MMA_\w+)\s*$")
+
+
+def _template_args(text: str) -> list:
+    """Split ``text`` at the commas outside angle brackets."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += (ch == "<") - (ch == ">")
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return out + [cur]
+
+
+def _traits_arg(text: str) -> str:
+    """``cute::C<128>`` -> ``128``; ``cute::integral_constant<UMMA::Major, UMMA::Major::K>`` -> ``UMMA::Major::K``."""
+    t = text.strip()
+    m = re.fullmatch(r"(?:cute::)?(?:C|Int)\s*<\s*(-?\d+)\s*>", t)
+    if m:
+        return m.group(1)
+    m = re.fullmatch(r"(?:cute::)?integral_constant\s*<[^,]*,\s*(.*)>", t)
+    return m.group(1).strip() if m else t
+
+
+def normalize_umma_name(name: str) -> str:
+    """The template-id spelling of an SM100 UMMA atom written either way CuTe writes it.
+
+    >>> normalize_umma_name("MMA_Traits<SM100_MMA_F8F6F4_SS, float_e4m3_t, float_e4m3_t, float, cute::C<128>, "
+    ...                     "cute::C<64>, cute::integral_constant<UMMA::Major, UMMA::Major::K>, "
+    ...                     "cute::integral_constant<UMMA::Major, UMMA::Major::MN>>")
+    'SM100_MMA_F8F6F4_SS<float_e4m3_t,float_e4m3_t,float,128,64,UMMA::Major::K,UMMA::Major::MN>'
+    """
+    m = _TRAITS_RE.match(name)
+    if not m:
+        return name
+    args = _template_args(m.group(1))
+    op = _OP_RE.match(args[0])
+    if op is None:
+        return args[0].strip() if len(args) == 1 else name
+    return f"{op.group(1)}<{','.join(_traits_arg(a) for a in args[1:])}>"
+
+
+def is_umma_name(name: str) -> bool:
+    """True for a name spelled as an SM100 UMMA atom (well formed or not: the parser says why not).
+
+    >>> is_umma_name("SM100_MMA_F16BF16_SS<half_t>"), is_umma_name("SM90_64x64x16_F16F16F16_SS")
+    (True, False)
+    """
+    return normalize_umma_name(name).strip().replace("cute::", "").startswith("SM100_MMA_")
+
+
 def parse_umma_name(name: str) -> UmmaOp:
     """The :class:`UmmaOp` of a CuTe spelling (types canonicalized; the optional ScaleIn /
     Saturate arguments after the majors are accepted and do not change any layout).
@@ -116,6 +173,7 @@ def parse_umma_name(name: str) -> UmmaOp:
      ...
     symlayout.atoms.umma.UmmaAtomError: not an SM100 UMMA atom name (SM100_MMA_{TF32,F16BF16,S8,F8F6F4}[_2x1SM]_{SS,TS}<a,b,c,M,N,a_major,b_major>): 'SM100_MMA_BF16_SS<half_t>'
     """
+    name = normalize_umma_name(name)
     m = _NAME_RE.match(name)
     if not m:
         raise UmmaAtomError("not an SM100 UMMA atom name (SM100_MMA_{TF32,F16BF16,S8,F8F6F4}[_2x1SM]_{SS,TS}"
@@ -263,6 +321,9 @@ def umma_mma_atom(name) -> MMAAtom:
         d_regs=None, a_regs=Registers("uint64_t" if op.a_source == "smem" else "uint32_t", 1),
         b_regs=Registers("uint64_t", 1), c_regs=Registers("uint32_t", 1),
         ptx=f"tcgen05.mma.cta_group::{p}.kind::{op.kind}", arch="sm_100a")
+
+
+register_family(is_umma_name, umma_mma_atom)      # get_mma_atom("SM100_MMA_...") builds it here
 
 
 # ---------------------------------------------------------------------------

@@ -10,7 +10,10 @@ highlights thread T in it:
   ``print_latex`` of a TiledCopy);
 * ``banks``: the lanes of one instruction over the shared-memory tile, banks coloured,
   one panel per phase, conflicting lanes marked;
-* ``swizzle``: the tile's element offsets without and with the swizzle.
+* ``swizzle``: the tile's element offsets without and with the swizzle;
+* ``tmem`` (Blackwell, an SM100 ``[mma]``): Tensor Memory, lanes x columns, each cell coloured by the
+  accumulator stage or ``[tmem]`` region that owns it (overlaps marked), the lanes by the warp of
+  ``[tmem_copy.C]`` that reads them; printed as text, and drawn with ``--svg``.
 """
 from __future__ import annotations
 
@@ -19,10 +22,10 @@ import os
 from ..errors import ConfigError
 from .common import EXIT_OK, nonneg_int, operand
 
-HELP = "print TV layouts, partitions and thread maps as tables (and SVG pictures: tv, copy, banks, swizzle)"
+HELP = "print TV layouts, partitions and thread maps as tables (and SVG pictures: tv, copy, banks, swizzle, tmem)"
 EXIT_CODES = {EXIT_OK: "printed (and written)"}
 LOADS = "one"
-VIEWS = ("tv", "copy", "banks", "swizzle")
+VIEWS = ("tv", "copy", "banks", "swizzle", "tmem")
 
 
 def add_arguments(sp) -> None:
@@ -66,6 +69,8 @@ def run(args) -> int:
         if args.svg:
             write_svg(args.svg, svg)
         return EXIT_OK
+    if args.view == "tmem":
+        return show_tmem(args, cfg)
     mma, models = operand_models(cfg, args.operand)
     ops = [args.operand] if args.operand else (sorted(models) or ["A", "B", "C"])
     print("\n\n".join(pictures.tv_table(mma, op, models.get(op)) for op in ops))
@@ -73,5 +78,18 @@ def run(args) -> int:
         op = ops[0]
         svg = pictures.view_svg(args.view, cfg, mma, op, models.get(op), thread=args.thread)
         write_svg(args.svg, svg)
+        print(f"wrote {args.svg}")
+    return EXIT_OK
+
+
+def show_tmem(args, cfg) -> int:
+    """``--view tmem``: the Tensor Memory grid as text (and SVG with ``--svg``)."""
+    # lazy: only 'show --view tmem' draws Tensor Memory
+    from ..prove.report.tmem_pictures import tmem_svg, tmem_text
+    if cfg.mma is None or not getattr(cfg.mma, "is_sm100", False):
+        raise ConfigError(f"{cfg.path}: --view tmem draws the Tensor Memory of an SM100 [mma] atom; this file has none")
+    print(tmem_text(cfg))
+    if args.svg:
+        write_svg(args.svg, tmem_svg(cfg))
         print(f"wrote {args.svg}")
     return EXIT_OK

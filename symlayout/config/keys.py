@@ -21,6 +21,9 @@ PROPERTIES = ("coverage", "alignment", "exactly_once", "slot_agreement", "bank_c
               "type_agreement", "coalescing")
 #: Version 2, Hopper: ``descriptor`` (GMMA shared-memory descriptors) and ``tma`` (TMA boxes)
 PROPERTIES = PROPERTIES + ("descriptor", "tma")
+# --- Version 3: TMEM (Blackwell Tensor Memory; the tables are at the end of this module) ---
+PROPERTIES = PROPERTIES + ("tmem_alloc", "tmem_access")
+# --- end Version 3: TMEM ---
 
 #: operands a ``[copy.X]`` table may name
 OPERANDS = ("A", "B", "C")
@@ -193,6 +196,33 @@ TMA = Table("tma", "version 2 (Hopper): make_tma_copy(atom, gmem, smem layout of
     _ELEMENT,
 ), ("A", "B"))
 
+# --- Version 3 (Blackwell, issue 28): [mma] cluster, [smem.X] desc, the SM100 TMA atoms, cta_pair --------
+#: Version 3 properties of the MMA side (UMMA descriptors, CTA pairs)
+PROPERTIES = PROPERTIES + ("cta_pair",)
+#: the SM100 TMA atoms (``SM100_TMA_2SM_LOAD*``: the pair's box, each peer loads its half)
+TMA_ATOMS_SM100 = ("SM100_TMA_2SM_LOAD", "SM100_TMA_2SM_LOAD_MULTICAST")
+TMA_ATOMS = TMA_ATOMS + TMA_ATOMS_SM100
+#: largest cluster (CTAs; CUDA's non-portable cluster size)
+MAX_CLUSTER = 16
+MMA = Table(MMA.name, MMA.doc, tuple(
+    Key("atom", "string", "the MMA atom, e.g. SM80_16x8x16_F16F16F16F16_TN, or an SM100 UMMA atom (its template-id "
+                          "or CuTe's MMA_Traits<...> spelling)", required=True, max_length=400)
+    if k.name == "atom" else k for k in MMA.keys) + (
+    Key("cluster", "string", "version 3 (SM100): the cluster shape \"(x,y,z)\"; the CTA pair's peer mode is "
+                             "tiled_divide(cluster, AtomThrID)", default="(1,1,1)", max_length=100),
+))
+SMEM = Table(SMEM.name, "the smem tile an SM90 GMMA or SM100 UMMA atom reads an operand from through descriptors "
+                        "(SM100: one CTA's buffer as UMMA::tile_to_mma_shape prints it)", SMEM.keys + (
+    Key("desc", "string", "version 3 (SM100): a 64-bit UMMA descriptor encoded by hand, \"0x...\", checked instead "
+                          "of the one make_umma_desc builds", max_length=100, pattern=r"^\s*(0[xX][0-9a-fA-F]{1,16}|[0-9]{1,20})\s*$"),
+), SMEM.operands)
+TMA = Table(TMA.name, TMA.doc, tuple(
+    Key("atom", "string", "the TMA atom (SM100: SM100_TMA_2SM_LOAD[_MULTICAST] load the pair's box)",
+        default="SM90_TMA_LOAD", max_length=100, enum=TMA_ATOMS) if k.name == "atom" else
+    Key("multicast", "integer", "CTAs receiving each box (needs a _MULTICAST atom when > 1)", default=1, minimum=1,
+        maximum=MAX_MULTICAST) if k.name == "multicast" else k for k in TMA.keys), TMA.operands)
+# --- end of Version 3 ----------------------------------------------------------------------------------------
+
 PARAM = Table("params", "an integer symbol: min <= value <= max, a multiple of multiple_of", (
     Key("min", "integer", "smallest value", default=1, minimum=1, maximum=MAX_PARAM),
     Key("max", "integer", "largest value", required=True, minimum=1, maximum=MAX_PARAM),
@@ -239,3 +269,36 @@ TOP = Table("", "a configuration file", (
 
 #: every table below the top level, by name
 TABLES = {t.name: t for t in (MMA, COPY, G2S, S2G, STAGES, SMEM, TMA, PARAM, PROVE, EXPECT, THREADMAP)}
+
+# --- Version 3: TMEM ([tmem], [tmem_copy.C]; config/tmem.py) ---
+#: largest column a [tmem] value may name (the 16-bit column field of a TMEM address)
+TMEM_MAX_COLUMNS = 1 << 16
+
+TMEM = Table("tmem", "version 3 (Blackwell): the Tensor Memory the CTA allocates (tcgen05.alloc) and what lives "
+                     "in it", (
+    Key("columns", "integer", "tcgen05.alloc nCols (legal: a power of two in [32, 512]; property tmem_alloc)",
+        required=True, minimum=1, maximum=TMEM_MAX_COLUMNS),
+    Key("accumulator_stages", "integer", "partition_fragment_C(mma, (M,N,stages)): the accumulator's stages",
+        default=1, minimum=1, maximum=MAX_STAGES),
+    Key("accumulator_column", "integer", "the TMEM column of the first accumulator stage", default=0, minimum=0,
+        maximum=TMEM_MAX_COLUMNS - 1),
+    Key("regions", "regions", "live regions placed by hand: { NAME = [first column, columns], ... }"),
+    Key("accumulator_regions", "names", "symlayout extension: the regions holding the accumulator's stages, one "
+                                        "per stage (e.g. [\"S0\", \"S1\"]); a stage may share cells with its own "
+                                        "region only"),
+    Key("aliases", "aliases", "symlayout extension: { REGION = \"REGION\" }: the first region overlays the second "
+                              "on purpose (FMHA's P written over S); other overlaps are refuted"),
+    Key("arch", "string", "symlayout extension: the architecture whose TMEM capacity applies", default="sm_100",
+        max_length=20),
+))
+
+TMEM_COPY = Table("tmem_copy", "version 3 (Blackwell): make_tmem_copy(atom, tile of the accumulator), tcgen05.ld/st "
+                               "of the accumulator and registers", (
+    _atom("the tcgen05.ld/st atom, SM100_TMEM_LOAD_* or SM100_TMEM_STORE_*"),
+    Key("tile", "string", "the accumulator subtile the copy is made for, \"(M,N)\" (default: the whole MMA tile)"),
+    Key("warps", "warps", "the hardware warps that run slices 0-31, 32-63, 64-95, 96-127", default=(0, 1, 2, 3)),
+), ("C",))
+
+TOP = Table(TOP.name, TOP.doc, TOP.keys + (Key("tmem", "table", TMEM.doc), Key("tmem_copy", "table", TMEM_COPY.doc)))
+TABLES = {**TABLES, "tmem": TMEM, "tmem_copy": TMEM_COPY}
+# --- end Version 3: TMEM ---

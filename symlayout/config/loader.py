@@ -21,10 +21,11 @@ from .smem import SmemSection
 from .stages import StagesSection
 from .threadmap import ThreadMapSection
 from .tma import TmaSection
+from .tmem import TmemSection
 
 
 class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection, GlobalCopySection, SmemSection,
-              TmaSection, ProveExpectSection, ThreadMapSection, ElementsSection):
+              TmaSection, ProveExpectSection, ThreadMapSection, ElementsSection, TmemSection):
     """Reads one configuration text (``_Loader(path, text).load()``)."""
 
     def load(self) -> Config:
@@ -44,6 +45,7 @@ class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection,
         params = self.params = self.load_params(data)
         symbols = {n: p.symbol for n, p in params.items()}
         mma = self.load_mma(data, symbols) if "mma" in data else None
+        self.sm100_mma = mma is not None and mma.is_sm100      # (Version 3: the SM100 TMA atoms need it)
         stages = self.load_stages(data, params)
         stages_param = stages if isinstance(stages, str) else None
         stages = None if stages_param else stages
@@ -67,9 +69,12 @@ class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection,
         smem = self.load_smem_tables(data, symbols, mma, stages)
         tma = self.load_tma_tables(data, symbols, smem)
         copies, g2s, s2g, smem = self.apply_elements(data, copies, g2s, s2g, smem)
+        tmem, tmem_copies = self.load_tmem(data), self.load_tmem_copies(data, None, mma)     # Version 3: TMEM
+        self.check_tmem_mma(tmem, tmem_copies, mma)
         cfg = Config(path=self.path, name=name, mma=mma, copies=copies, threadmap=threadmap, params=params,
                      prove=prove, expect=expect, text=self.text, data=data, lines=self.lines,
-                     g2s=g2s, s2g=s2g, stages=stages, smem=smem, tma=tma, stages_param=stages_param)
+                     g2s=g2s, s2g=s2g, stages=stages, smem=smem, tma=tma, stages_param=stages_param,
+                     tmem=tmem, tmem_copies=tmem_copies)
         if mma is not None:
             self.check_tiles(cfg)
         if threadmap is not None:

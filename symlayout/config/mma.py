@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import re
+
 from ..algebra._lazy import sympy
 from ..algebra.int_tuple import _, flatten_leaves, is_tuple, product
 from ..algebra.layout import Layout
 from ..algebra.notation import parse
 from ..algebra.symbolic import decide
 from ..atoms.mma import get_mma_atom
-from ..errors import SymlayoutError
+from ..atoms.umma import cute_rejections, is_umma_name, parse_umma_name
+from ..errors import AtomError, SymlayoutError
 from ..tiled.mma import make_tiled_mma
 from .messages import _short, _type_name
-from .keys import MAX_PERMUTATION, MAX_STRING, MAX_THREADS, MMA
+from .keys import MAX_CLUSTER, MAX_PERMUTATION, MAX_STRING, MAX_THREADS, MMA
 from .model import Config, MMAConfig
 
 
@@ -23,15 +26,50 @@ class MmaSection:
         t = self.table(data["mma"], keys)
         self.check_keys(t, keys, MMA.names)
         atom = self.value(t, keys, MMA["atom"])
-        self.check_atom(atom, keys + ("atom",), "mma")
+        sm100 = is_umma_name(atom)
+        rejections = ()
+        if sm100:                                 # Version 3: CuTe's static_asserts are refutations, not input errors
+            atom, rejections, atom_threads = self.load_umma_atom(atom, keys + ("atom",))
+        else:
+            self.check_atom(atom, keys + ("atom",), "mma")
+            atom_threads = get_mma_atom(atom).num_threads
         raw_layout = self.value(t, keys, MMA["layout"])
         lay = self.notation(raw_layout, keys + ("layout",), symbols, "an AtomLayoutMNK")
-        atom_threads = get_mma_atom(atom).num_threads
         self.check_atom_layout(lay, raw_layout, keys + ("layout",), atom_threads)
         perm, raw_perm = None, None
         if "permutation" in t:
             perm, raw_perm = self.load_permutation(t["permutation"], keys + ("permutation",), symbols)
-        return MMAConfig(atom, lay, perm, raw_layout, raw_perm, self.lines.line(*keys))
+        if "cluster" in t and not sm100:
+            self.fail(keys + ("cluster",), f"[mma] cluster: only an SM100 (SM100_MMA_*) atom runs in a CTA cluster "
+                                           f"here; {atom!r} is not one")
+        cluster = self.load_cluster(self.value(t, keys, MMA["cluster"]), keys + ("cluster",))
+        return MMAConfig(atom, lay, perm, raw_layout, raw_perm, self.lines.line(*keys), cluster=cluster,
+                         cute_rejections=rejections)
+
+    # --- Version 3 (SM100) ---
+    def load_umma_atom(self, atom, keys):
+        """``(the template-id name, CuTe's static_assert messages, ThrID size)`` of an SM100 atom (either of
+        CuTe's spellings); a name that does not parse is an input error."""
+        try:
+            op = parse_umma_name(atom)
+        except AtomError as e:
+            self.fail(keys, f"{self.where(keys)}: {e}")
+        return op.name, tuple(cute_rejections(op)), op.cta_group
+
+    def load_cluster(self, raw, keys):
+        """``cluster = "(x,y,z)"``: three positive integers, at most :data:`MAX_CLUSTER` CTAs."""
+        self.check_ascii(raw, keys)
+        m = re.fullmatch(r"\s*\(\s*(\d{1,4})\s*,\s*(\d{1,4})\s*,\s*(\d{1,4})\s*\)\s*", raw)
+        if not m:
+            self.fail(keys, f"[mma] cluster must be a cluster shape \"(x,y,z)\" of three positive integers, got {raw!r}")
+        shape = tuple(int(x) for x in m.groups())
+        if min(shape) < 1:
+            self.fail(keys, f"[mma] cluster {raw!r}: every extent must be positive")
+        if shape[0] * shape[1] * shape[2] > MAX_CLUSTER:
+            self.fail(keys, f"[mma] cluster {raw!r} has {shape[0] * shape[1] * shape[2]} CTAs; a cluster has at most "
+                            f"{MAX_CLUSTER}")
+        return shape
+    # --- end of Version 3 ---
 
     def check_atom_layout(self, lay, raw, keys, atom_threads=1):
         if getattr(lay, "is_composed", False) or getattr(lay, "is_swizzle", False) or lay is _:
@@ -112,6 +150,8 @@ class MmaSection:
 
     def check_tiles(self, cfg: Config):
         """TiledMMA buildable and each smem tile a multiple of its tile."""
+        if cfg.mma.cute_rejections:
+            return                                # (refuted by the prover with CuTe's message)
         try:
             mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout,
                                  list(cfg.mma.permutation) if cfg.mma.permutation is not None else None)

@@ -70,6 +70,17 @@ class MMAConfig:
     raw_layout: str
     raw_permutation: tuple | None
     line: int = 0
+    # --- Version 3 (SM100) ---
+    #: the cluster shape ``(x, y, z)`` (``[mma] cluster``)
+    cluster: tuple = (1, 1, 1)
+    #: CuTe's static_assert messages for an SM100 atom it does not compile (refuted by the prover, never PROVED)
+    cute_rejections: tuple = ()
+
+    @property
+    def is_sm100(self) -> bool:
+        """An SM100 UMMA (``tcgen05.mma``) atom: the configuration is proved by ``prove/blackwell``."""
+        return self.atom.replace("cute::", "").lstrip().startswith("SM100_MMA_")
+    # --- end of Version 3 ---
 
     @property
     def atom_threads_layout(self):
@@ -195,6 +206,7 @@ class SmemConfig:
     raw_layout: str
     line: int = 0
     element: str = ""             # version 2.1: the element type the smem holds ("" = ``type``)
+    desc: int | None = None       # version 3 (SM100): a hand-encoded 64-bit UMMA descriptor
 
     @property
     def element_type(self) -> str:
@@ -342,6 +354,8 @@ class Config:
     lines: KeyLines | None = field(default=None, repr=False, compare=False)
     smem: dict = field(default_factory=dict)          # [smem.A|B] -> SmemConfig (Version 2, Hopper)
     tma: dict = field(default_factory=dict)           # [tma.A|B] -> TmaConfig
+    tmem: Any = None                                  # Version 3: [tmem] -> config.tmem.TmemConfig
+    tmem_copies: dict = field(default_factory=dict)   # Version 3: [tmem_copy.C] -> config.tmem.TmemCopyConfig
 
     @property
     def kind(self) -> str:

@@ -58,7 +58,21 @@ def _form(key: Key, operand: str | None) -> dict:
         return {"anyOf": [_integer(key), _pair(key)]}
     if f == "table":
         return section_schema("threadmap" if key.name == "base" else key.name)
+    if f in TMEM_FORMS:                       # Version 3: [tmem] regions, accumulator_regions, aliases; warps
+        return TMEM_FORMS[f]
     raise ValueError(f"{key.name}: no schema for the form {f!r}")
+
+
+#: Version 3 (TMEM): the forms of [tmem] regions / accumulator_regions / aliases and [tmem_copy.C] warps
+TMEM_FORMS = {
+    "regions": {"type": "object", "propertyNames": {"pattern": r"^[A-Za-z_][A-Za-z0-9_]*$"},
+                "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 0},
+                                         "minItems": 2, "maxItems": 2}},
+    "names": {"type": "array", "items": {"type": "string"}, "minItems": 1, "uniqueItems": True},
+    "aliases": {"type": "object", "additionalProperties": {"type": "string"}},
+    "warps": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 31}, "minItems": 4,
+              "maxItems": 4, "uniqueItems": True},
+}
 
 
 def _string(key: Key) -> dict:

@@ -7,6 +7,7 @@ from ..algebra.int_tuple import flatten_leaves, product, unflatten
 from ..algebra.layout import Layout
 from ..atoms.gmma import _SMEM_RE, GmmaSmemLayout
 from ..atoms.mma import get_mma_atom
+from ..atoms.umma import is_umma_name, parse_umma_name
 from ..errors import SymlayoutError
 from .keys import MAX_SMEM_BYTES, SMEM
 from .model import SmemConfig
@@ -18,26 +19,35 @@ class SmemSection:
 
     def gmma_sources(self, atom) -> dict | None:
         """``{"A": "smem"|"reg", "B": "smem"}`` of a GMMA atom, None for other atoms."""
+        if is_umma_name(atom):                    # Version 3: SM100 UMMA, SS (A from smem) or TS (A from TMEM)
+            return {"A": "smem" if parse_umma_name(atom).a_source == "smem" else "tmem", "B": "smem"}
         pm = getattr(get_mma_atom(atom), "ptx_model", None) or {}
         if pm.get("instr") != "wgmma":
             return None
         return {"A": "smem" if pm.get("a_source") == "smem" else "reg", "B": "smem"}
 
     def check_supported_mma(self, mma, copies, smem):
-        """GMMA atoms read A (SS) and B from shared memory through descriptors: those
-        operands need ``[smem.X]``; ``[smem.X]`` needs a GMMA atom reading X from smem."""
+        """GMMA/UMMA atoms read A (SS) and B from shared memory through descriptors: those
+        operands need ``[smem.X]``; ``[smem.X]`` needs a GMMA/UMMA atom reading X from smem."""
         src = self.gmma_sources(mma.atom) if mma is not None else None
+        fam = "UMMA" if mma is not None and mma.is_sm100 else "GMMA"
         for op in ("A", "B"):
             reads_smem = src is not None and src[op] == "smem"
+            if src is not None and fam == "UMMA" and op in copies:
+                self.fail(("copy", op), f"[copy.{op}]: not supported: {mma.atom} reads {op} from "
+                                        f"{'Tensor Memory' if src[op] == 'tmem' else 'shared memory'} itself, not "
+                                        f"through a register copy" + (f"; describe the tile in [smem.{op}]"
+                                                                      if reads_smem else ""))
             if reads_smem and op in copies:
                 self.fail(("copy", op), f"[copy.{op}]: not supported: {mma.atom} reads {op} from shared memory "
                                         f"through a GMMA descriptor, not through a copy; describe the tile in "
                                         f"[smem.{op}]")
             if reads_smem and op not in smem:
-                self.fail(("mma", "atom"), f"[mma] atom {mma.atom!r} reads {op} from shared memory through a GMMA "
+                self.fail(("mma", "atom"), f"[mma] atom {mma.atom!r} reads {op} from shared memory through a {fam} "
                                            f"descriptor: the configuration needs an [smem.{op}] table (type, layout)")
             if op in smem and not reads_smem:
-                what = "is not an SM90 GMMA atom" if src is None else f"reads {op} from registers (RS)"
+                what = "is not an SM90 GMMA or SM100 UMMA atom" if src is None else \
+                    f"reads {op} from Tensor Memory (TS)" if src[op] == "tmem" else f"reads {op} from registers (RS)"
                 self.fail(("smem", op), f"[smem.{op}]: [mma] atom {mma.atom if mma else None!r} {what}; [smem.X] "
                                         "describes an operand a GMMA atom reads from shared memory")
 
@@ -57,13 +67,50 @@ class SmemSection:
                 raw = self.value(spec, keys, SMEM["layout"])
                 align = self.value(spec, keys, SMEM["align"])
                 bits = self.check_type(typ, keys + ("type",))
-                layout = self.smem_layout(raw, keys + ("layout",), symbols, bits, stages)
-                out[op] = SmemConfig(op, typ, layout, align, raw, self.lines.line(*keys))
+                sm100 = mma is not None and mma.is_sm100
+                layout = self.smem_layout(raw, keys + ("layout",), symbols, bits, stages, sm100)
+                desc = None
+                if "desc" in spec:
+                    if not sm100:
+                        self.fail(keys + ("desc",), f"[smem.{op}] desc: a hand-encoded UMMA descriptor needs an SM100 "
+                                                    "(SM100_MMA_*) atom in [mma]")
+                    desc = self.umma_desc(self.value(spec, keys, SMEM["desc"]), keys + ("desc",))
+                if sm100:
+                    self.check_umma_tile(mma, op, layout, raw, keys + ("layout",))
+                out[op] = SmemConfig(op, typ, layout, align, raw, self.lines.line(*keys), desc=desc)
         if mma is not None:
             self.check_supported_mma(mma, self.copies_seen, out)
         return out
 
-    def smem_layout(self, raw, keys, symbols, bits, stages):
+    # --- Version 3 (SM100) ---
+    def umma_desc(self, raw, keys) -> int:
+        """``desc = "0x..."``: a 64-bit value (its fields are checked by the prover, bit by bit)."""
+        try:
+            v = int(raw.strip(), 0)
+        except ValueError:
+            self.fail(keys, f"{self.where(keys)} must be a 64-bit descriptor like \"0x4000404000010000\", got {raw!r}")
+        if not 0 <= v < 1 << 64:
+            self.fail(keys, f"{self.where(keys)} = {raw!r} does not fit 64 bits")
+        return v
+
+    def check_umma_tile(self, mma, op, layout, raw, keys):
+        """An SM100 operand buffer is in UMMA::tile_to_mma_shape's MMA-partitioned form: mode 0 is one
+        instruction's ``(MMA_MN, MMA_K)`` of one CTA (a pair's peer holds MN/2)."""
+        if mma.cute_rejections:
+            return
+        o = parse_umma_name(mma.atom)
+        mn, k = (o.m if op == "A" else o.n) // o.cta_group, o.k
+        inner = layout.layout if isinstance(layout, GmmaSmemLayout) else \
+            layout.inner if getattr(layout, "is_composed", False) else layout
+        m0 = inner.shape[0]
+        have = tuple(product(x) for x in m0) if isinstance(m0, tuple) and len(m0) == 2 else None
+        if have != (mn, k):
+            self.fail(keys, f"{self.where(keys)} {raw!r}: mode 0 must be one instruction's (MMA_{'M' if op == 'A' else 'N'}"
+                            f",MMA_K) = ({mn},{k}) of one CTA, as UMMA::tile_to_mma_shape prints the buffer "
+                            f"((({mn},{k}),MMAs_MN,MMAs_K[,PIPE])), got mode 0 {m0}")
+    # --- end of Version 3 ---
+
+    def smem_layout(self, raw, keys, symbols, bits, stages, sm100=False):
         """``Sw<B,M,S> o smem_ptr[Nb](unset) o L`` (a GmmaSmemLayout) or a plain / element-swizzled layout."""
         w = self.where(keys)
         self.check_ascii(raw, keys)
@@ -100,11 +147,14 @@ class SmemSection:
             self.fail(keys, f"{w}: not supported: a GMMA shared-memory layout takes a parameter only as the whole "
                             "extent of a mode, each parameter once (a family over stages or K tiles)")
         rank = inner.rank()
-        if rank not in (2, 3):
-            self.fail(keys, f"{w} {raw!r} has rank {rank}; a GMMA operand tile is (MN,K) or (MN,K,PIPE)")
+        full = 4 if sm100 else 3                  # (SM100: ((MMA_MN,MMA_K),MMAs_MN,MMAs_K[,PIPE]))
+        if rank not in (full - 1, full):
+            self.fail(keys, f"{w} {raw!r} has rank {rank}; " + ("an SM100 operand buffer is ((MMA_MN,MMA_K),MMAs_MN,"
+                            "MMAs_K) or with a PIPE mode, as UMMA::tile_to_mma_shape prints it" if sm100 else
+                            "a GMMA operand tile is (MN,K) or (MN,K,PIPE)"))
         if stages is not None:
-            if rank == 3:
-                pipe = product(inner.shape[2])
+            if rank == full:
+                pipe = product(inner.shape[full - 1])
                 if not isinstance(pipe, int) or pipe != stages:
                     self.fail(keys, f"{w}: its PIPE mode has {pipe} stages but [stages] count = {stages}")
             else:
@@ -113,7 +163,7 @@ class SmemSection:
         top = {x: self.params[str(x)].max for x in syms if str(x) in getattr(self, "params", {})}
         if len(top) == len(syms):
             widest = Layout(unflatten(tuple(top.get(x, x) for x in flatten_leaves(inner.shape)), inner.shape), inner.stride)
-            nbytes = int(widest.cosize()) * bits // 8 * (stages if stages and rank == 2 else 1)
+            nbytes = int(widest.cosize()) * bits // 8 * (stages if stages and rank == full - 1 else 1)
             if nbytes > MAX_SMEM_BYTES:
                 at = f" (at {', '.join(f'{x} = {v}' for x, v in top.items())})" if top else ""
                 self.fail(keys, f"{w} {raw!r} spans {nbytes} bytes{at}, beyond the 32-bit shared-memory address "

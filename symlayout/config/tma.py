@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..arch.tma import SWIZZLE_ENUM
 from ..atoms.tma import TmaCopyError, tma_swizzle
 from .messages import _short, _suggest, _type_name
-from .keys import TMA, TMA_ATOMS
+from .keys import TMA, TMA_ATOMS, TMA_ATOMS_SM100
 from .model import TmaConfig
 
 
@@ -31,8 +31,12 @@ class TmaSection:
                 self.fail(keys + ("atom",), f"[tma.{op}] atom {atom!r}: expected one of {', '.join(TMA_ATOMS)}"
                                             f"{_suggest(atom, TMA_ATOMS)}")
             mc = self.value(spec, keys, TMA["multicast"])
-            if mc > 1 and atom != "SM90_TMA_LOAD_MULTICAST":
-                self.fail(keys + ("multicast",), f"[tma.{op}] multicast = {mc} needs atom = 'SM90_TMA_LOAD_MULTICAST'")
+            if mc > 1 and not atom.endswith("_MULTICAST"):
+                self.fail(keys + ("multicast",), f"[tma.{op}] multicast = {mc} needs atom = 'SM90_TMA_LOAD_MULTICAST'"
+                                                 " (or SM100_TMA_2SM_LOAD_MULTICAST)")
+            if atom in TMA_ATOMS_SM100 and not getattr(self, "sm100_mma", False):   # Version 3
+                self.fail(keys + ("atom",), f"[tma.{op}] atom {atom!r} is an SM100 TMA atom: [mma] needs an SM100 "
+                                            "(SM100_MMA_*) atom")
             raw_g = self.value(spec, keys, TMA["gmem"])
             gmem = self.notation(raw_g, keys + ("gmem",), symbols, "a layout")
             if not hasattr(gmem, "shape") or getattr(gmem, "is_composed", False) or getattr(gmem, "is_swizzle", False):

@@ -29,6 +29,8 @@ from .copy.model import (CuteRejects, OperandModel, build_operand_model, copy_ve
                          cute_build_check, fragment_type, stand_in_tile)
 from .copy.obligations import CHECKS, PROPERTIES, fragment_width_mismatch, obligations, tv_coverage
 from .hopper.obligations import HOPPER_PROPERTIES, is_gmma_atom, prove_hopper
+from .blackwell.obligations import BLACKWELL_PROPERTIES, prove_blackwell      # Version 3: SM100 (issue 28)
+from .blackwell.tmem import TMEM_PROPERTIES, prove_tmem                         # Version 3: TMEM (issue 28)
 from .datapath.path import prove_datapath, width_refutation
 from .verdict.expect import apply_expectations
 from .copy.suggest import TOO_FEW_VALS, too_few_vals_fix
@@ -478,6 +480,14 @@ def config_parts(cfg, props, split: bool = False, properties=None) -> list:
         return [("threadmap", None, props)]
     if cfg.mma is None:
         return []
+    if cfg.mma.is_sm100 and (cfg.tmem is not None or cfg.tmem_copies):   # Version 3: TMEM (prove/blackwell/tmem.py)
+        return [("blackwell", None, list(properties or cfg.prove.properties or BLACKWELL_PROPERTIES)),
+                ("tmem", None, list(properties or cfg.prove.properties or TMEM_PROPERTIES))]
+
+    if cfg.mma.is_sm100:                     # --- Version 3: SM100 UMMA, CTA pairs, SM100 TMA (prove/blackwell/) ---
+        out = [("blackwell", None, list(properties or cfg.prove.properties or BLACKWELL_PROPERTIES))]
+        out += [("copy", op, props) for op, cc in sorted(cfg.copies.items())]
+        return out + ([("datapath", None, properties)] if cfg.g2s or cfg.s2g else [])
     if is_gmma_atom(cfg.mma.atom):           # SM90 GMMA: descriptor operands, TMA, accumulators (prove/hopper/obligations.py)
         out = [("hopper", None, list(properties or cfg.prove.properties or HOPPER_PROPERTIES))]
     else:
@@ -503,6 +513,11 @@ def prove_part(cfg, part, method="auto", timeout_s=None):
             # lazy: ~6 ms of start-up (python -X importtime) that a copy-only configuration never needs
             from .threadmaps.obligations import prove_threadmap
             results = prove_threadmap(cfg, props, method=method, timeout_s=timeout_s)
+        elif kind == "blackwell":             # (before the TiledMMA: CuTe may reject the SM100 atom itself)
+            results, rejected = prove_blackwell(cfg, props, refuted)
+        elif kind == "tmem":                  # (nothing of TMEM is checked over an atom CuTe rejects)
+            results = [] if cfg.mma.cute_rejections else \
+                prove_tmem(cfg, make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation), props, refuted)
         else:
             mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
             if kind == "datapath":

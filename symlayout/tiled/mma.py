@@ -21,6 +21,7 @@ from ..algebra.int_tuple import _
 from ..algebra.notation import parse
 from ..algebra.symbolic import DynInt
 from ..atoms.mma import get_mma_atom
+from ..atoms import umma as _umma  # noqa: F401  (registers the SM100 UMMA atoms with get_mma_atom)
 
 
 def per_layout(owner, key, L, f):

@@ -81,8 +81,8 @@ def tmem_cell(layout: Layout, mma_coord, *rest) -> tuple[int, int]:
 
 def accumulator_layout(mma, tmem_shape) -> Layout:
     """``make_fragment_C`` of an SM100 UMMA TiledMMA over a post-partition shape: CuTe's
-    ``FrgTypeC`` (``tmem_frg_{1,2}sm<c_type>``: uint32 storage, Interleaved; TS atoms: int32
-    storage, NonInterleaved).
+    ``FrgTypeC`` (``tmem_frg_{1,2}sm<c_type>``: uint32 storage, Interleaved; 1-CTA TS atoms: int32
+    storage, NonInterleaved; 2x1SM TS atoms: ``tmem_frg_2sm<c_type>``, Interleaved).
 
     >>> from symlayout.atoms.umma import umma_mma_atom
     >>> from symlayout.tiled.mma import make_tiled_mma
@@ -93,8 +93,8 @@ def accumulator_layout(mma, tmem_shape) -> Layout:
     atom = mma.atom
     n_sm = atom.thr_id.size()
     ts = not atom.frg_type_a.startswith("UMMA::smem_desc")
-    return tmem_frg_layout(value_type_bits(atom.val_type_c), 32, n_sm, "NonInterleaved" if ts else "Interleaved",
-                           tmem_shape)
+    mode = "NonInterleaved" if ts and n_sm == 1 else "Interleaved"      # (2x1SM TS atoms: tmem_frg_2sm<c_type>)
+    return tmem_frg_layout(value_type_bits(atom.val_type_c), 32, n_sm, mode, tmem_shape)
 
 
 def a_operand_layout(mma, tmem_shape) -> Layout:
@@ -122,12 +122,22 @@ def a_operand_layout(mma, tmem_shape) -> Layout:
 # ---------------------------------------------------------------------------
 
 
+#: CuTe's ``make_cotiled_copy`` assertion: an atom value reaches an address the data layout does not hold
+#: (e.g. a 32-lane ``tcgen05.ld`` over an ``M = 64`` accumulator, which lives on half the lanes).
+MISSING_MEMORY = "The memory pointed to by AtomTVLayout does not exist in the DataLayout."
+
+
 def make_cotiled_copy(copy_atom, atom_tv: Layout, data_layout: Layout):
     """``make_cotiled_copy(atom, atom_tv, data_layout)``: the TiledCopy whose threads move what
     ``atom_tv`` ``(thr, val) -> data address`` names, tiled by the modes of ``data_layout``
-    ``coord -> data address``."""
+    ``coord -> data address``; CuTe's validity check (every address the atom's values reach is one
+    the data layout holds) raises :class:`~symlayout.errors.CuteStaticAssert` with CuTe's message."""
     inv = make_layout(left_inverse(data_layout), Layout(1, 0))
     tv_data = composition(inv, atom_tv)                           # (thr, val) -> data coord
+    reached = coalesce(composition(make_layout(data_layout, Layout(1, 0)), tv_data[1]))
+    if reached != coalesce(atom_tv[1]):                           # (CuTe's CUTE_STATIC_ASSERT_V)
+        raise CuteStaticAssert(f"make_cotiled_copy: {MISSING_MEMORY} (the atom's values {atom_tv[1]} reach "
+                               f"addresses the data layout {data_layout} does not hold)", MISSING_MEMORY)
     flat = tuple(int(x) for x in it.product_each(data_layout.shape))
     tiler = []
     for i in range(len(flat)):

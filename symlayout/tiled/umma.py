@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from ..algebra import int_tuple as it
 from ..algebra.layout import Layout, function_table
+from .arrays import index_array
 from ..arch import tcgen05 as arch
 from ..atoms.gmma import GmmaSmemLayout
 from ..atoms.umma import UmmaDescriptorError, descriptor_fragment
@@ -125,3 +126,67 @@ def _block_coords(shape: tuple) -> list:
             q //= s
         out.append(tuple(c))
     return out
+
+
+@dataclass
+class UmmaReadArrays:
+    """:func:`umma_operand_model`'s reads as int64 arrays of shape ``(blocks, rows*kin)`` (value
+    ``v = row + rows*k`` of an instruction): the logical element (``colex`` index into ``tile``), its
+    element offset in ``smem`` (unswizzled), CuTe's byte address and the byte the MMA reads."""
+    operand: str
+    major: str
+    rows: int
+    kin: int
+    tile: tuple
+    bits: int
+    base: int
+    blocks: list = field(default_factory=list)
+    descs: list = field(default_factory=list)
+    elements: object = None
+    offsets: object = None
+    cute: object = None
+    ptx: object = None
+    cute_desc: object = None          # make_umma_desc's descriptor (block 0), whatever ``desc`` says
+    error: UmmaDescriptorError | None = None
+    desc_problems: list = field(default_factory=list)
+
+    def coord(self, e: int) -> tuple:
+        return tuple(int(x) for x in it.colex_coord(int(e), self.tile))
+
+    def obligations(self) -> int:
+        return 0 if self.ptx is None else int(self.ptx.size)
+
+
+def umma_read_arrays(mma, operand: str, smem: GmmaSmemLayout, tile: tuple, base: int = 0,
+                     desc: int | None = None) -> UmmaReadArrays:
+    """The same reads as :func:`umma_operand_model`, every block and (row, k) at once (numpy): the
+    PTX ISA's address formulas (:func:`symlayout.arch.tcgen05.element_address`) are arithmetic and
+    evaluate on arrays of rows and ks unchanged."""
+    import numpy as np       # lazy: numpy's start-up (the prover's tables import it the same way)
+    atom = mma.atom
+    major = atom.frg_type_a if operand == "A" else atom.frg_type_b
+    major = "MN" if major.endswith("MN>") else "K"
+    rows, kin = (int(x) for x in it.product_each(smem.layout[0].shape))
+    m = UmmaReadArrays(operand, major, rows, kin, tuple(tile), smem.bits, base)
+    try:
+        d, frag = descriptor_fragment(smem, major, start_address=base)
+    except UmmaDescriptorError as e:
+        m.error = e
+        return m
+    m.cute_desc = d
+    d0 = d.arch()
+    if desc is not None:
+        d0, m.desc_problems = arch.SmemDescriptor.decode(desc)
+    part, _ = mma.get_slice(0).partition(operand, Layout(tuple(tile)))
+    n = rows * kin
+    nblk = int(frag.size())
+    m.elements = index_array(part).reshape(nblk, n)
+    m.offsets = index_array(smem.layout).reshape(nblk, n)
+    e = smem.bits // 8
+    m.cute = smem.swizzle(base + m.offsets * e)
+    v = np.arange(n, dtype=np.int64)
+    row, k = v % rows, v // rows
+    m.blocks = _block_coords(tuple(frag.shape[1:]))
+    m.descs = [d0.advanced(int(fo)) for fo in function_table(frag)]
+    m.ptx = np.stack([arch.element_address(dj, major, e, row, k) for dj in m.descs])
+    return m

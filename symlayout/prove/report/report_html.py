@@ -13,6 +13,7 @@ from ...errors import ConfigError
 from ..verdict.result import REFUTED
 from ..verdict.summary import summary, unmet
 from . import pictures
+from .tmem_pictures import tmem_svg
 from .explain import operand_models
 
 CSS = """
@@ -42,6 +43,9 @@ def _pictures(cfg, results) -> list:
             # lazy: the thread-map pictures import the threadmap solver (~0.3 s); only a thread map's report needs them
             from .threadmap_pictures import show_threadmap
             return [("thread map", show_threadmap(cfg)[1])]
+        tmem = [r for r in want if r.operand in ("tmem", "tmem_copy.C")]
+        if tmem and not tmem[0].detail.startswith("CuTe rejects"):         # Version 3: a TMEM plan or copy
+            return [(f"{tmem[0].property}[{tmem[0].operand}]: tmem view", tmem_svg(cfg))]
         mma, models = operand_models(cfg)
     except Exception as e:  # noqa: BLE001 (a picture is an extra: say why it is missing)
         return [(f"no picture: {type(e).__name__}: {e}", "")]
