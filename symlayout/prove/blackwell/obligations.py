@@ -322,9 +322,11 @@ def cta_pair_result(cfg, mma, op) -> Result:
     if len(set(ctas)) < len(ctas) or cl[0] % op.cta_group:
         return _res("cta_pair", "mma", t0, Counterexample(
             f"[mma] {op.name} is a 2x1SM atom, but cluster = {cl}: its peer mode tiled_divide(cluster, AtomThrID) = "
-            f"{peers} names CTAs {ctas}" + (" (stride 0: both peers are the same CTA, there is no pair)"
+            f"{peers} names CTAs {ctas}" + (" (stride 0: both peers are the same CTA, there is no pair; CUTLASS's "
+                                             "builder: static_assert \"Cluster shape not divisible by MMA size\")"
                                              if len(set(ctas)) < len(ctas) else
-                                             f" ({cl[0]} CTAs along x do not split into pairs)"),
+                                             f" ({cl[0]} CTAs along x do not split into pairs: static_assert "
+                                             "\"Cluster shape not divisible by MMA size\")"),
             route=[f"cluster {cl} -> Layout {Layout(tuple(cl))}", f"tiled_divide by AtomThrID {mma.atom.thr_id} -> "
                    f"peer mode {peers}", f"peer 0 -> CTA {ctas[0]}, peer 1 -> CTA {ctas[1]}"],
             extra={"peer_mode": str(peers), "ctas": ctas}), checked, via="cluster")
@@ -372,6 +374,25 @@ def mn_k_view(lay: GmmaSmemLayout) -> GmmaSmemLayout:
     return GmmaSmemLayout(lay.swizzle, lay.bits, Layout(shape, stride))
 
 
+def multicast_mode(cluster: tuple, peers: int, operand: str) -> int:
+    """The CTAs (pairs) that share one A (B) tile: ``size<2>`` (``size<1>``) of ``cluster_layout_vmnk =
+    tiled_divide(cluster, AtomThrID)``, the N (M) mode of the cluster."""
+    return cluster[1] if operand == "A" else cluster[0] // peers
+
+
+def _multicast_problem(cfg, op, tc) -> str:
+    """Why the multicast of ``[tma.X]`` is not one the cluster has (empty: it is).
+    ``make_tma_atom_A/B_sm100`` multicasts an ``SM100_TMA_2SM_LOAD_MULTICAST`` over the whole mode; an
+    ``SM90_TMA_LOAD_MULTICAST`` (``make_tma_atom`` with a count) over at most the mode."""
+    mode = multicast_mode(cfg.mma.cluster, op.cta_group, tc.operand)
+    what = f"size<{2 if tc.operand == 'A' else 1}>(cluster_layout_vmnk) of cluster {cfg.mma.cluster} is {mode}"
+    if tc.atom == "SM100_TMA_2SM_LOAD_MULTICAST" and tc.multicast != mode:
+        return f"make_tma_atom_{tc.operand}_sm100 multicasts over the whole mode: {what}"
+    if tc.multicast > mode:
+        return f"{what}: there are not {tc.multicast} {'pairs' if op.cta_group > 1 else 'CTAs'} sharing the tile"
+    return ""
+
+
 def sm100_tma_results(cfg, op, sc, tc, props) -> list:
     """``[tma.X]`` of an SM100 configuration: the Version-2 TMA model on one CTA's share of the box
     (``SM100_TMA_2SM_LOAD*``: the pair's box, split along MN between the peers)."""
@@ -390,18 +411,17 @@ def sm100_tma_results(cfg, op, sc, tc, props) -> list:
                 f"[tma.{o}] {tc.atom}: the pair's box {box} splits into two halves of {box[0] / 2:g} "
                 f"{'rows' if o == 'A' else 'columns'}, but each peer's [smem.{o}] holds {tile[0]}"), 1, via="tma")]
         box = (box[0] // 2,) + box[1:]
-    ctas = cfg.mma.cluster[0] * cfg.mma.cluster[1] * cfg.mma.cluster[2]
-    if tc.multicast > ctas // (2 if pair else 1):
-        return [_res("tma", o, t0, Counterexample(
-            f"[tma.{o}] multicast = {tc.multicast}, but the cluster {cfg.mma.cluster} has "
-            f"{ctas // (2 if pair else 1)} {'pairs' if pair else 'CTAs'} to receive the box"), 1, via="tma")]
+    why = _multicast_problem(cfg, op, tc)
+    if why:
+        return [_res("tma", o, t0, Counterexample(f"[tma.{o}] {tc.atom}, multicast = {tc.multicast}: {why}"), 1,
+                     via="tma")]
     atom = "SM90_TMA_LOAD_MULTICAST" if tc.atom.endswith("_MULTICAST") else "SM90_TMA_LOAD"
     share = replace(tc, atom=atom, box=box)
     view = replace(sc, layout=mn_k_view(sc.layout))
     out = tma_results(cfg, view, share, props)
     for r in out:
         r.via = "tma"
-        if pair:
+        if pair and r.property == "tma":
             r.detail = (r.detail + "; " if r.detail else "") + \
                 f"{tc.atom}: the pair's box {tuple(tc.box)}, each peer loads its half {box} into its own buffer"
     return out
