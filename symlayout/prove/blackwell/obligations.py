@@ -36,6 +36,7 @@ from ...atoms import value_type_bits
 from ...atoms.gmma import GmmaSmemLayout
 from ...atoms.umma import parse_umma_name
 from ...tiled.mma import make_tiled_mma
+from ...tiled.arrays import index_array
 from ...tiled.umma import umma_read_arrays
 from ..copy.obligations import tv_coverage
 from ..decide.tables import lazy_np as np
@@ -210,11 +211,12 @@ def _descriptor(models, sc, op, pair, t0):
             if top > SMEM_REACH:
                 probs.append(f"the operand reaches smem byte {top - 1}: the 14-bit address fields (16-byte units) "
                              f"reach {SMEM_REACH} bytes")
-            cd = m.cute_desc
-            for name, val in (("leading_byte_offset", cd.leading_byte_offset), ("stride_byte_offset",
-                                                                                 cd.stride_byte_offset)):
-                if sc.desc is None and (val >> 4) >= 1 << 14:
-                    probs.append(f"make_umma_desc's {name} {val} does not fit the 14-bit field (CuTe truncates it)")
+            if sc.desc is None and j == 0:     # make_umma_desc's byte fields before CuTe's bit fields truncate them
+                cd = m.cute_desc
+                raw = arch.SmemDescriptor(cd.start_address, cd.leading_byte_offset, cd.stride_byte_offset,
+                                          cd.layout_type)
+                probs += [f"make_umma_desc's {p} (CuTe's bit field truncates it)" for p in raw.problems()
+                          if p not in probs]
             if probs:
                 hand = f"[smem.{op}] desc = 0x{sc.desc:016x}: " if sc.desc is not None and j == 0 else ""
                 return _res("descriptor", op, t0, Counterexample(
@@ -250,18 +252,28 @@ def _slot_agreement(models, sc, op, pair, t0):
                        "decoding vs CuTe's partition")
 
 
+def _marks(addr, lo: int, hi: int):
+    """A bitmap over bytes ``[lo, hi)`` with the addresses of ``addr`` inside it set."""
+    mark = np.zeros(hi - lo, dtype=bool)
+    a = addr[(addr >= lo) & (addr < hi)]
+    mark[a - lo] = True
+    return mark
+
+
 def _coverage(models, sc, op, t0):
     checked = 0
     for m in models:
-        want = np.unique(m.cute.ravel())
-        miss = ~np.isin(want, m.ptx.ravel())
+        want = m.cute.ravel()
+        lo, hi = int(want.min()), int(want.max()) + 1
+        miss = ~_marks(m.ptx.ravel(), lo, hi)[want - lo]
         if miss.any():
-            a = int(want[int(np.argmax(miss))])
-            j, v = (int(x[0]) for x in np.nonzero(m.cute == a))
+            i = int(np.argmax(miss))
+            j, v = divmod(i, m.rows * m.kin)
+            a = int(want[i])
             coord = m.coord(int(m.elements[j, v]))
             return _res("coverage", op, t0, Counterexample(
                 f"{_el(op, coord)} (smem byte {a}, base {m.base}) is never read by any tcgen05.mma of the TiledMMA",
-                element=coord, address_bytes=a, extra={"base": m.base}), checked + int(np.argmax(miss)) + 1)
+                element=coord, address_bytes=a, extra={"base": m.base}), checked + i + 1)
         checked += len(want)
     return _res("coverage", op, t0, None, checked)
 
@@ -330,20 +342,23 @@ def cta_pair_result(cfg, mma, op) -> Result:
             route=[f"cluster {cl} -> Layout {Layout(tuple(cl))}", f"tiled_divide by AtomThrID {mma.atom.thr_id} -> "
                    f"peer mode {peers}", f"peer 0 -> CTA {ctas[0]}, peer 1 -> CTA {ctas[1]}"],
             extra={"peer_mode": str(peers), "ctas": ctas}), checked, via="cluster")
-    # each peer supplies its half: peer p's (row, k) of the instruction is row p*MN/2 + row of the atom
+    # each peer supplies its half: value v = row + half*k of peer p is (p*MN/2 + row, k) of the instruction
     for o, lay, mn in (("A", mma.atom.a_layout, op.m), ("B", mma.atom.b_layout, op.n)):
-        half = mn // op.cta_group
-        k = op.k
-        for p in range(op.cta_group):
-            for v in range(half * k):
-                checked += 1
-                got = int(lay(p, v))
-                want = p * half + v % half + mn * (v // half)
-                if got != want:
-                    return _res("cta_pair", o, t0, Counterexample(
-                        f"peer {p} (CTA {ctas[p]}) value {v}: the atom's {o} layout names element {got % mn},"
-                        f"{got // mn} but the peer's own buffer holds row {want % mn}", value=v), checked,
-                        via="cluster")
+        half, peers = mn // op.cta_group, op.cta_group
+        got = index_array(lay).reshape(-1, peers)               # [v, p] (colex: the peer mode fastest)
+        v = np.arange(got.shape[0], dtype=np.int64)[:, None]
+        want = np.arange(peers, dtype=np.int64)[None, :] * half + v % half + mn * (v // half)
+        bad = (got != want).ravel()
+        if bad.any():
+            i = int(np.argmax(bad))
+            (vv, p), g, w = divmod(i, peers), int(got.ravel()[i]), int(want.ravel()[i])
+            if int(lay(p, vv)) == w:
+                raise AssertionError("cta_pair: the table and the point-by-point check disagree")
+            return _res("cta_pair", o, t0, Counterexample(
+                f"peer {p} (CTA {ctas[p]}) value {vv}: the atom's {o} layout names {o}({g % mn},{g // mn}) of the "
+                f"instruction, but the peer's own buffer holds {o}({w % mn},{w // mn})", value=vv),
+                checked + i + 1, via="cluster")
+        checked += got.size
     for o in ("A", "B"):
         sc = cfg.smem.get(o)
         if sc is None:
