@@ -30,6 +30,7 @@ import time
 from dataclasses import replace
 
 from ...algebra import int_tuple as it
+from ...algebra.composed import ComposedLayout
 from ...algebra.layout import Layout, tiled_divide
 from ...arch import tcgen05 as arch
 from ...atoms import value_type_bits
@@ -92,9 +93,16 @@ def atom_rejection(cfg, refuted) -> Result:
 # ---------------------------------------------------------------------------
 
 
+def _inner(lay) -> Layout:
+    """The layout of a buffer without its swizzle (CuTe's smem_ptr form, an element swizzle, or none)."""
+    if isinstance(lay, GmmaSmemLayout):
+        return lay.layout
+    return lay.inner if getattr(lay, "is_composed", False) else lay
+
+
 def cta_tile(sc) -> tuple:
     """One CTA's ``(MN, K, stages)`` of a ``((MMA_MN,MMA_K),MMAs_MN,MMAs_K[,PIPE])`` buffer."""
-    s = sc.layout.layout.shape
+    s = _inner(sc.layout).shape
     (mn, k) = (int(it.product(x)) for x in s[0])
     pipe = int(it.product(s[3])) if len(s) > 3 else 1
     return (mn * int(it.product(s[1])), k * int(it.product(s[2])), pipe)
@@ -142,7 +150,8 @@ def descriptor_results(mma, sc, props, peers: int) -> list:
     t0 = time.perf_counter()
     if "type_agreement" in props:
         out.append(_type_agreement(mma, sc, op, t0))
-    tile = cta_tile(sc)
+    mn, k, st = cta_tile(sc)
+    tile = (mn * peers, k, st)               # partition_A/B of the pair's tile by peer 0 (get_slice(0)), as CuTe
     models = [umma_read_arrays(mma, op, sc.layout, tile, base, sc.desc) for base in _bases(sc.align)]
     m0 = models[0]
     if m0.error is not None:
@@ -364,7 +373,7 @@ def cta_pair_result(cfg, mma, op) -> Result:
         if sc is None:
             continue
         checked += 1
-        rows = int(it.product(sc.layout.layout.shape[0][0]))
+        rows = int(it.product(_inner(sc.layout).shape[0][0]))
         want = (op.m if o == "A" else op.n) // op.cta_group
         if rows != want:
             return _res("cta_pair", o, t0, Counterexample(
@@ -382,11 +391,15 @@ def cta_pair_result(cfg, mma, op) -> Result:
 
 def mn_k_view(lay: GmmaSmemLayout) -> GmmaSmemLayout:
     """The ``(MN, K, PIPE)`` view of a ``((MMA_MN,MMA_K),MMAs_MN,MMAs_K[,PIPE])`` buffer (the same bytes)."""
-    L = lay.layout
+    L = _inner(lay)
     (s0, s1), (d0, d1) = L.shape[0], L.stride[0]
     shape = ((s0, L.shape[1]), (s1, L.shape[2])) + tuple(L.shape[3:])
     stride = ((d0, L.stride[1]), (d1, L.stride[2])) + tuple(L.stride[3:])
-    return GmmaSmemLayout(lay.swizzle, lay.bits, Layout(shape, stride))
+    if isinstance(lay, GmmaSmemLayout):
+        return GmmaSmemLayout(lay.swizzle, lay.bits, Layout(shape, stride))
+    if getattr(lay, "is_composed", False):
+        return ComposedLayout(lay.swizzle, lay.offset, Layout(shape, stride))
+    return Layout(shape, stride)
 
 
 def multicast_mode(cluster: tuple, peers: int, operand: str) -> int:
