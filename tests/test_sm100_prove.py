@@ -179,3 +179,23 @@ def test_json_names_the_table(tmp_path, capsys):
     assert ("cta_pair", "mma") in ops and ("descriptor", "A") in ops and ("descriptor", "B") in ops
     cp = next(r for r in res if r["property"] == "cta_pair")
     assert cp["status"] == "refuted" and cp["counterexample"]["route"] and cp["counterexample"]["ctas"] == [0, 0]
+
+
+def test_a_pair_with_two_mma_blocks_along_m():
+    """A 2SM atom tiled twice along M (each CTA: two 128-row blocks): the buffer is partitioned by peer 0 of the
+    pair's 512-row tile, as CuTe does (partitioning one CTA's 256 rows crashed)."""
+    text = F16_2SM.replace(A_LAYOUT, "((_128,_16),_2,_4,(_1,_2)):((_64,_1),_8192,_16,(_0,_16384))", 1)
+    res = _results(text.replace("[tma.A]", "[tma.X]").split("[tma.X]")[0])
+    r = _one(res, "slot_agreement", "A")
+    assert r.status == "proved" and r.checked == 256 * 64 * 2
+    assert _one(res, "coverage", "A").status == "proved"
+
+
+def test_a_buffer_without_the_smem_pointer_is_refuted_as_cute_refuses_it():
+    """An element-offset swizzle (no smem_ptr): make_umma_desc does not compile it; refuted, not a crash."""
+    text = F16_1SM.replace("Sw<3,4,3> o smem_ptr[16b](unset) o " + A_LAYOUT, "Sw<3,3,3> o " + A_LAYOUT, 1)
+    res = _results(text)
+    r = _one(res, "descriptor", "A")
+    assert r.status == "refuted" and r.method == "cute" and "UMMA Descriptors can only be constructed on smem" in \
+        r.counterexample.message
+    assert _one(res, "tma", "A", "tma").status == "refuted"

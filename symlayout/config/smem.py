@@ -46,7 +46,7 @@ class SmemSection:
                 self.fail(("mma", "atom"), f"[mma] atom {mma.atom!r} reads {op} from shared memory through a {fam} "
                                            f"descriptor: the configuration needs an [smem.{op}] table (type, layout)")
             if op in smem and not reads_smem:
-                what = "is not an SM90 GMMA or SM100 UMMA atom" if src is None else \
+                what = "is not an SM90 GMMA atom (nor an SM100 UMMA atom)" if src is None else \
                     f"reads {op} from Tensor Memory (TS)" if src[op] == "tmem" else f"reads {op} from registers (RS)"
                 self.fail(("smem", op), f"[smem.{op}]: [mma] atom {mma.atom if mma else None!r} {what}; [smem.X] "
                                         "describes an operand a GMMA atom reads from shared memory")

@@ -236,18 +236,13 @@ def _descriptor(models, sc, op, pair, t0):
         lead = ""
         if sc.desc is not None:
             lead = f"[smem.{op}] desc = 0x{sc.desc:016x} is not the descriptor the layout needs " \
-                   f"(make_umma_desc: 0x{m_desc(models[0]):016x}): "
+                   f"(make_umma_desc: 0x{models[0].cute_desc.value:016x}): "
         return _read_refutation("descriptor", models, sc, op, pair, t0, hit, checked + hit[3] + 1, lead)
     checked += sum(m.obligations() for m in models)
     m = models[0]
     return _res("descriptor", op, t0, None, checked,
                 detail=f"{len(m.descs)} descriptors ({m.major}-major, {m.descs[0].layout_type}) x {len(models)} "
                        "base(s) mod 16, fields and every read")
-
-
-def m_desc(m) -> int:
-    """make_umma_desc's 64-bit value of block 0 (at the model's base)."""
-    return m.cute_desc.value
 
 
 def _slot_agreement(models, sc, op, pair, t0):
