@@ -199,3 +199,18 @@ def test_a_buffer_without_the_smem_pointer_is_refuted_as_cute_refuses_it():
     assert r.status == "refuted" and r.method == "cute" and "UMMA Descriptors can only be constructed on smem" in \
         r.counterexample.message
     assert _one(res, "tma", "A", "tma").status == "refuted"
+
+
+@pytest.mark.parametrize("name", ["cute_tutorial_04_mma_tma_2sm_sm100.toml",
+                                  "cutlass_sm100_e4m3_1sm_128x256x128_kmajor.toml"])
+def test_symlayout_cute_writes_a_program_cute_compiles(name, capsys):
+    """``symlayout cute`` of an SM100 file includes the SM100 traits and spells the atom as CuTe does (the
+    kind::f8f6f4 SS atoms through MMA_Traits): g++ compiles it against the CUTLASS 4.2 headers."""
+    from sm100_cpp import compiler
+    assert cli.main(["cute", str(BW / name)]) == 0
+    program = capsys.readouterr().out
+    assert "#include <cute/atom/mma_traits_sm100.hpp>" in program
+    cxx = compiler()
+    if cxx is None:
+        pytest.skip("CuTe headers not found (SYMLAYOUT_CUTE_SITE)")
+    assert cxx.static_asserts(program) == []
