@@ -107,8 +107,9 @@ def test_exactly_once_refuted_on_overlapping_stages():
 
 
 def test_coverage_and_in_bounds_refuted_by_a_descriptor_past_the_buffer():
-    """Start address 64 KiB: every read lands beyond A's 64 KiB buffer and none of its bytes is read."""
-    res = _results(F16_1SM.replace("align = 1024\n\n[smem.B]", 'align = 1024\ndesc = "0x4000404000011000"\n\n[smem.B]'))
+    """SBO 2048 instead of 1024: the 8-row groups are read twice as far apart, past the end of A's 64 KiB buffer
+    in the last stage, and rows 8-15 of every group's 2 KiB are never read."""
+    res = _results(F16_1SM.replace("align = 1024\n\n[smem.B]", 'align = 1024\ndesc = "0x4000408000010000"\n\n[smem.B]'))
     r = _one(res, "in_bounds", "A")
     assert r.status == "refuted" and "outside the buffer's bytes [0, 65536)" in r.counterexample.message
     r = _one(res, "coverage", "A")
@@ -214,3 +215,13 @@ def test_symlayout_cute_writes_a_program_cute_compiles(name, capsys):
     if cxx is None:
         pytest.skip("CuTe headers not found (SYMLAYOUT_CUTE_SITE)")
     assert cxx.static_asserts(program) == []
+
+
+def test_a_hand_descriptor_names_its_buffers_address():
+    """desc's start address is where the buffer lies: make_umma_desc's value at 0x4000 (start field 0x400) proves;
+    the same value with align = 32768 contradicts the alignment."""
+    at = F16_1SM.replace("align = 1024\n\n[smem.B]", 'align = 1024\ndesc = "0x4000404000010400"\n\n[smem.B]')
+    res = _results(at)
+    assert all(_one(res, p, "A").status == "proved" for p in ("descriptor", "slot_agreement", "coverage"))
+    r = _one(_results(at.replace("align = 1024\ndesc", "align = 32768\ndesc")), "descriptor", "A")
+    assert r.status == "refuted" and "start address 16384 (the buffer's base) is not aligned" in r.counterexample.message

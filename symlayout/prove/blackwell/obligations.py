@@ -57,6 +57,14 @@ def _res(prop, op, t0, cex=None, checked=None, method="exhaustive", via="tcgen05
                   via=via, detail=detail, seconds=time.perf_counter() - t0)
 
 
+def _buffer_bases(sc) -> list[int]:
+    """The buffer's base addresses to prove: a hand-written descriptor names its buffer's address (its start
+    address field); else every base the alignment allows (:func:`_bases`)."""
+    if sc.desc is None:
+        return _bases(sc.align)
+    return [(sc.desc & (1 << 14) - 1) << 4]
+
+
 def _bases(align: int) -> list[int]:
     """Base addresses standing for every base aligned to ``align``: both CuTe and the PTX ISA swizzle the
     absolute address, so only the descriptor's 16-byte grid sees the base."""
@@ -152,7 +160,7 @@ def descriptor_results(mma, sc, props, peers: int) -> list:
         out.append(_type_agreement(mma, sc, op, t0))
     mn, k, st = cta_tile(sc)
     tile = (mn * peers, k, st)               # partition_A/B of the pair's tile by peer 0 (get_slice(0)), as CuTe
-    models = [umma_read_arrays(mma, op, sc.layout, tile, base, sc.desc) for base in _bases(sc.align)]
+    models = [umma_read_arrays(mma, op, sc.layout, tile, base, sc.desc) for base in _buffer_bases(sc)]
     m0 = models[0]
     if m0.error is not None:
         cex = Counterexample(f"[smem.{op}] {sc.raw_layout}: CuTe does not compile this descriptor operand: "
@@ -226,6 +234,9 @@ def _descriptor(models, sc, op, pair, t0):
                                           cd.layout_type)
                 probs += [f"make_umma_desc's {p} (CuTe's bit field truncates it)" for p in raw.problems()
                           if p not in probs]
+            if sc.desc is not None and j == 0 and m.base % sc.align:
+                probs.append(f"its start address {m.base} (the buffer's base) is not aligned to [smem.{op}] align = "
+                             f"{sc.align}")
             if probs:
                 hand = f"[smem.{op}] desc = 0x{sc.desc:016x}: " if sc.desc is not None and j == 0 else ""
                 return _res("descriptor", op, t0, Counterexample(
