@@ -139,3 +139,9 @@ def test_an_atom_cute_rejects_needs_no_buffers(tmp_path, capsys):
     p.write_text('[mma]\natom = "SM100_MMA_TF32_SS<tfloat32_t,tfloat32_t,float,128,12,UMMA::Major::K,UMMA::Major::K>"\n')
     assert cli.main(["prove", str(p)]) == 1
     assert "N-mode size should be a multiple of 8" in capsys.readouterr().out
+
+
+def test_an_atom_layout_over_an_sm100_atom_is_not_supported():
+    with pytest.raises(ConfigError, match=r"t.toml:4: .*not supported: an AtomLayoutMNK"):
+        _load(F16_1SM.replace('cluster = "(2,1,1)"', 'layout = "(2,1,1)"'))
+    assert _load(F16_1SM.replace('cluster = "(2,1,1)"', 'layout = "(1,1,1)"')).mma.is_sm100
