@@ -225,3 +225,47 @@ def test_a_hand_descriptor_names_its_buffers_address():
     assert all(_one(res, p, "A").status == "proved" for p in ("descriptor", "slot_agreement", "coverage"))
     r = _one(_results(at.replace("align = 1024\ndesc", "align = 32768\ndesc")), "descriptor", "A")
     assert r.status == "refuted" and "start address 16384 (the buffer's base) is not aligned" in r.counterexample.message
+
+
+#: how CUTLASS's builder / CuTe's tutorials lay out each file's buffers: (file, A atom, B atom, (M, N, K) of the
+#: TiledMMA tile, stages or None (the tutorials' rank-3 buffers), MN-first order (the builder's MN-major Step<2,1,3>))
+BUFFERS = [
+    ("cutlass_sm100_f16_1sm_128x256x64_kmajor.toml", "K_SW128", "K_SW128", (128, 256, 64), 4, False),
+    ("cutlass_sm100_f16_2sm_256x256x64_kmajor.toml", "K_SW128", "K_SW128", (256, 256, 64), 4, False),
+    ("cutlass_sm100_e4m3_1sm_128x256x128_kmajor.toml", "K_SW128", "K_SW128", (128, 256, 128), 5, False),
+    ("cutlass_sm100_f16_1sm_128x128x64_mnmajor.toml", "MN_SW128", "MN_SW128", (128, 128, 64), 4, True),
+    ("cutlass_sm100_tf32_1sm_128x128x32_mnmajor_sw128_32b.toml", "MN_SW128_32B", "MN_SW128_32B", (128, 128, 32), 4,
+     True),
+    ("cutlass_sm100_bf16_2sm_256x128x64_k_mn.toml", "K_SW128", "MN_SW128", (256, 128, 64), 5, None),
+    ("cute_tutorial_01_mma_sm100.toml", "K_SW128", "K_SW128", (128, 256, 64), None, False),
+    ("cute_tutorial_04_mma_tma_2sm_sm100.toml", "K_SW128", "K_SW128", (256, 256, 64), None, False),
+]
+
+
+@pytest.mark.slow
+def test_proof_buffers_are_the_ones_cute_builds():
+    """Every [smem.X] of proofs/blackwell/ is the print of UMMA::tile_to_mma_shape(atom, partition_shape_X(mma, tile)
+    [+ stages], order) in CuTe C++ (CUTLASS 4.2 headers): one program for all files."""
+    from sm100_cpp import compiler, cpp_atom, strip
+    from symlayout.atoms.umma import parse_umma_name
+    cxx = compiler()
+    if cxx is None:
+        pytest.skip("CuTe headers not found (SYMLAYOUT_CUTE_SITE)")
+    body, want = ["int main() {"], {}
+    for i, (name, ka, kb, (m, n, k), st, mn_first) in enumerate(BUFFERS):
+        cfg = load_config(BW / name)
+        op = parse_umma_name(cfg.mma.atom)
+        body.append(f"  {{ auto mma = make_tiled_mma({cpp_atom(op)});")
+        for o, kind, mnx in (("A", ka, m), ("B", kb, n)):
+            t = op.a_type if o == "A" else op.b_type
+            first = mn_first if mn_first is not None else (op.a_major if o == "A" else op.b_major) == "MN"
+            shp = f"partition_shape_{o}(mma, make_shape(Int<{mnx}>{{}}, Int<{k}>{{}}))"
+            shp = f"append({shp}, Int<{st}>{{}})" if st else shp
+            order = (", Step<_2,_1,_3>{}" if first else ", Step<_1,_2,_3>{}") if st else ""
+            body += [f"    {{ auto sL = UMMA::tile_to_mma_shape(UMMA::Layout_{kind}_Atom<{t}>{{}}, {shp}{order});",
+                     f'      printf("{i}{o} "); print(sL); printf("\\n"); }}']
+            want[f"{i}{o}"] = cfg.smem[o].raw_layout
+        body.append("  }")
+    body.append("}")
+    got = dict(line.split(" ", 1) for line in cxx.run("\n".join(body) + "\n").splitlines() if line[:1].isdigit())
+    assert {key: strip(v) for key, v in got.items()} == {key: strip(v) for key, v in want.items()}
