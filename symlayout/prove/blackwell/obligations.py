@@ -143,7 +143,7 @@ def _route(m, sc, j, v) -> tuple:
     off = int(m.offsets[j, v])
     want = int(sc.layout.swizzle(m.base + off * (m.bits // 8)))
     d = m.descs[j]
-    got = arch.element_address(d, m.major, m.bits // 8, row, k)
+    got = _read(m, j, v)
     route = [f"logical {_el(op, coord)}", f"[smem.{op}] element offset {off} -> smem byte {want} "
              f"({sc.layout.swizzle} on the byte address, base {m.base})",
              f"{_block(m, j)}, instruction (row {row}, k {k}) -> {_desc_text(d)} -> byte {got}"]
@@ -275,6 +275,16 @@ def _marks(addr, lo: int, hi: int):
     return mark
 
 
+def _read(m, j: int, v: int) -> int:
+    """The byte ``tcgen05.mma`` reads for value ``v`` of block ``j``, point by point (re-validation)."""
+    return arch.element_address(m.descs[j], m.major, m.bits // 8, v % m.rows, v // m.rows)
+
+
+def _revalidated(ok: bool, what: str) -> None:
+    if not ok:                                   # the tables and the point-by-point check disagree
+        raise AssertionError(f"re-validation failed: {what}")
+
+
 def _coverage(models, sc, op, t0):
     checked = 0
     for m in models:
@@ -285,6 +295,7 @@ def _coverage(models, sc, op, t0):
             i = int(np.argmax(miss))
             j, v = divmod(i, m.rows * m.kin)
             a = int(want[i])
+            _revalidated(not np.isin(a, m.ptx).item(), f"coverage[{op}]: byte {a} is read")
             coord = m.coord(int(m.elements[j, v]))
             return _res("coverage", op, t0, Counterexample(
                 f"{_el(op, coord)} (smem byte {a}, base {m.base}) is never read by any tcgen05.mma of the TiledMMA",
@@ -305,6 +316,8 @@ def _exactly_once(models, sc, op, t0):
             n = m.rows * m.kin
             (j0, v0), (j1, v1) = divmod(int(order[i]), n), divmod(int(order[i + 1]), n)
             c0, c1 = m.coord(int(m.elements[j0, v0])), m.coord(int(m.elements[j1, v1]))
+            _revalidated(_read(m, j0, v0) == _read(m, j1, v1) == int(sa[i]) and c0 != c1,
+                         f"exactly_once[{op}]: byte {int(sa[i])}")
             return _res("exactly_once", op, t0, Counterexample(
                 f"smem byte {int(sa[i])} is read as two elements: as {_el(op, c0)} by {_block(m, j0)} and as "
                 f"{_el(op, c1)} by {_block(m, j1)}", element=c1, address_bytes=int(sa[i])), checked + i + 2)
@@ -321,6 +334,9 @@ def _in_bounds(models, sc, op, t0):
         if bad.any():
             i = int(np.argmax(bad))
             j, v = divmod(i, m.rows * m.kin)
+            got = _read(m, j, v)
+            _revalidated(got == m.base + int(a[i]) and not m.base <= got <= m.base + hi - m.bits // 8,
+                         f"in_bounds[{op}]: byte {got}")
             coord = m.coord(int(m.elements[j, v]))
             return _res("in_bounds", op, t0, Counterexample(
                 f"{_block(m, j)}: tcgen05.mma reads {_el(op, coord)} at smem byte {m.base + int(a[i])}, outside the "
