@@ -269,3 +269,12 @@ def test_proof_buffers_are_the_ones_cute_builds():
     body.append("}")
     got = dict(line.split(" ", 1) for line in cxx.run("\n".join(body) + "\n").splitlines() if line[:1].isdigit())
     assert {key: strip(v) for key, v in got.items()} == {key: strip(v) for key, v in want.items()}
+
+
+def test_a_buffer_beyond_the_descriptors_reach_is_refuted_without_enumerating():
+    text = F16_1SM.replace(A_LAYOUT, "((_128,_16),_1,_4,(_1,_64)):((_64,_1),_0,_16,(_0,_8192))", 1)
+    text = text.replace("[tma.A]", "[tma.X]").split("[tma.X]")[0]
+    res = _results(text)
+    r = _one(res, "descriptor", "A")
+    assert r.status == "refuted" and "spans 1048576 bytes" in r.counterexample.message
+    assert ("slot_agreement", "A", "tcgen05.mma") not in res

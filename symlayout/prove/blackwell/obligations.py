@@ -158,6 +158,12 @@ def descriptor_results(mma, sc, props, peers: int) -> list:
     t0 = time.perf_counter()
     if "type_agreement" in props:
         out.append(_type_agreement(mma, sc, op, t0))
+    span = int(_inner(sc.layout).cosize()) * max(1, value_type_bits(sc.element_type) // 8)
+    if span > SMEM_REACH:                     # (never enumerated: no CTA has that much shared memory)
+        return out + [_res("descriptor", op, t0, Counterexample(
+            f"[smem.{op}] spans {span} bytes: a descriptor's 14-bit address fields (16-byte units) reach "
+            f"{SMEM_REACH} bytes (256 KiB), more than any SM100 CTA's shared memory (228 KiB)"), 1,
+            detail="the other properties of this operand are not checked")]
     mn, k, st = cta_tile(sc)
     tile = (mn * peers, k, st)               # partition_A/B of the pair's tile by peer 0 (get_slice(0)), as CuTe
     models = [umma_read_arrays(mma, op, sc.layout, tile, base, sc.desc) for base in _buffer_bases(sc)]
