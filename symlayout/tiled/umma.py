@@ -32,6 +32,7 @@ from ..algebra import int_tuple as it
 from ..algebra.layout import Layout, function_table
 from .arrays import index_array
 from ..arch import tcgen05 as arch
+from ..errors import TilingError
 from ..atoms.gmma import GmmaSmemLayout
 from ..atoms.umma import UmmaDescriptorError, descriptor_fragment
 
@@ -183,8 +184,8 @@ def umma_read_arrays(mma, operand: str, smem: GmmaSmemLayout, tile: tuple, base:
     n = rows * kin
     nblk = int(frag.size())
     if int(part.size()) != nblk * n:
-        raise UmmaDescriptorError(f"partition_{operand} of the {tuple(tile)} tile gives {part.shape}, not the "
-                                  f"buffer's {smem.layout.shape}")
+        raise TilingError(f"not supported: partition_{operand} of the {tuple(tile)} tile gives {part.shape}, not "
+                          f"the buffer's {inner.shape}")
     m.elements = index_array(part).reshape(nblk, n)
     m.offsets = index_array(smem.layout).reshape(nblk, n)
     e = smem.bits // 8

@@ -134,8 +134,8 @@ def _desc_text(d) -> str:
 
 
 def _route(m, sc, j, v) -> tuple:
-    """The route of value ``v`` of block ``j``, re-derived point by point: ``(message, route, element,
-    CuTe's byte, the byte read)``."""
+    """The route of value ``v`` of block ``j``, re-derived point by point: ``(route, element, CuTe's byte, the
+    byte read)``."""
     op = m.operand
     row, k = v % m.rows, v // m.rows
     e = int(m.elements[j, v])
