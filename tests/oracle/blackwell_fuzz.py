@@ -130,6 +130,19 @@ def _size(shape) -> int:
     return mn * k * a * b * s
 
 
+def draw_desc_refusals(n: int, seed: int) -> list:
+    """``n`` cases of legal atoms whose buffers ``make_umma_desc`` refuses (the other major's layout atom, the
+    32-byte-atomic swizzle on a K-major operand, ...): each is one compile, so they are drawn apart."""
+    rng = random.Random(seed)
+    out, i = [], 0
+    while len(out) < n:
+        c = random_case(rng, seed * 100000 + i)
+        i += 1
+        if drawable(c) and not umma.cute_rejections(op_of(c)) and cute_rejects(c) is not None:
+            out.append(c)
+    return out
+
+
 def draw(n: int, seed: int) -> list:
     rng = random.Random(seed)
     out = []
@@ -338,13 +351,15 @@ def main(argv=None) -> int:
     t.add_argument("--n", type=int, default=120)
     t.add_argument("--seed", type=int, default=1)
     t.add_argument("--out", default=str(TRUTH))
+    t.add_argument("--desc-refusals", type=int, default=0, help="draw only N cases make_umma_desc refuses")
     c = sub.add_parser("compare")
     c.add_argument("path", nargs="?", default=str(TRUTH))
     args = ap.parse_args(argv)
     if args.cmd == "truth":
         from sm100_cpp import Sm100Compiler
         cxx = Sm100Compiler(Path(tempfile.mkdtemp(prefix="symlayout-bwfuzz-")))
-        rows = truth(draw(args.n, args.seed), cxx)
+        cases = draw_desc_refusals(args.desc_refusals, args.seed) if args.desc_refusals else draw(args.n, args.seed)
+        rows = truth(cases, cxx)
         with gzip.open(args.out, "wt") as f:
             for r in rows:
                 f.write(json.dumps(r, sort_keys=True) + "\n")
