@@ -145,3 +145,9 @@ def test_an_atom_layout_over_an_sm100_atom_is_not_supported():
     with pytest.raises(ConfigError, match=r"t.toml:4: .*not supported: an AtomLayoutMNK"):
         _load(F16_1SM.replace('cluster = "(2,1,1)"', 'layout = "(2,1,1)"'))
     assert _load(F16_1SM.replace('cluster = "(2,1,1)"', 'layout = "(1,1,1)"')).mma.is_sm100
+
+
+def test_a_register_copy_of_c_over_an_sm100_atom_is_not_supported():
+    text = F16_1SM + '\n[copy.C]\natom = "UniversalCopy<uint32_t>"\ntype = "float"\nsmem = "(128,256):(256,1)"\n'
+    with pytest.raises(ConfigError, match=r"not supported: .*accumulates in Tensor Memory"):
+        _load(text)

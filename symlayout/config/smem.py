@@ -31,6 +31,9 @@ class SmemSection:
         operands need ``[smem.X]``; ``[smem.X]`` needs a GMMA/UMMA atom reading X from smem."""
         src = self.gmma_sources(mma.atom) if mma is not None else None
         fam = "UMMA" if mma is not None and mma.is_sm100 else "GMMA"
+        if fam == "UMMA" and "C" in copies:
+            self.fail(("copy", "C"), f"[copy.C]: not supported: {mma.atom} accumulates in Tensor Memory; its copy to "
+                                     "registers is a tcgen05.ld ([tmem_copy.C]), not a TiledCopy of the TiledMMA")
         for op in ("A", "B"):
             reads_smem = src is not None and src[op] == "smem"
             if src is not None and fam == "UMMA" and op in copies:
