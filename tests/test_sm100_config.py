@@ -151,3 +151,10 @@ def test_a_register_copy_of_c_over_an_sm100_atom_is_not_supported():
     text = F16_1SM + '\n[copy.C]\natom = "UniversalCopy<uint32_t>"\ntype = "float"\nsmem = "(128,256):(256,1)"\n'
     with pytest.raises(ConfigError, match=r"not supported: .*accumulates in Tensor Memory"):
         _load(text)
+
+
+def test_global_copies_with_an_sm100_atom_are_not_supported():
+    text = F16_1SM + ('\n[g2s.A]\natom = "UniversalCopy<uint128_t>"\ntype = "half_t"\nthr = "(16,8):(8,1)"\n'
+                      'val = "(1,8)"\ngmem = "(128,64):(64,1)"\nsmem = "Sw<3,3,3> o (128,64):(64,1)"\n')
+    with pytest.raises(ConfigError, match=r"not supported with an SM100"):
+        _load(text)
