@@ -125,3 +125,36 @@ def test_rejected_atom_is_a_refutation_not_an_input_error(tmp_path, capsys):
     assert r["status"] == "refuted" and r["method"] == "cute"
     assert r["counterexample"]["cute_static_assert"] == \
         "SM100_MMA_F16BF16 M-mode size should be 64 or 128 for 1 CTA cluster MMA."
+
+
+def test_parameters_in_an_sm100_buffer_are_not_supported():
+    text = F16_1SM.replace("(_1,_4)):((_64,_1),_0,_16,(_0,_8192))", "(_1,S)):((_64,_1),_0,_16,(_0,_8192))", 1)
+    text += "\n[params]\nS = { max = 8 }\n"
+    with pytest.raises(ConfigError, match=r"t.toml:8: .*not supported: parameters in an SM100 operand buffer"):
+        _load(text)
+
+
+def test_an_atom_cute_rejects_needs_no_buffers(tmp_path, capsys):
+    p = tmp_path / "rej.toml"
+    p.write_text('[mma]\natom = "SM100_MMA_TF32_SS<tfloat32_t,tfloat32_t,float,128,12,UMMA::Major::K,UMMA::Major::K>"\n')
+    assert cli.main(["prove", str(p)]) == 1
+    assert "N-mode size should be a multiple of 8" in capsys.readouterr().out
+
+
+def test_an_atom_layout_over_an_sm100_atom_is_not_supported():
+    with pytest.raises(ConfigError, match=r"t.toml:4: .*not supported: an AtomLayoutMNK"):
+        _load(F16_1SM.replace('cluster = "(2,1,1)"', 'layout = "(2,1,1)"'))
+    assert _load(F16_1SM.replace('cluster = "(2,1,1)"', 'layout = "(1,1,1)"')).mma.is_sm100
+
+
+def test_a_register_copy_of_c_over_an_sm100_atom_is_not_supported():
+    text = F16_1SM + '\n[copy.C]\natom = "UniversalCopy<uint32_t>"\ntype = "float"\nsmem = "(128,256):(256,1)"\n'
+    with pytest.raises(ConfigError, match=r"not supported: .*accumulates in Tensor Memory"):
+        _load(text)
+
+
+def test_global_copies_with_an_sm100_atom_are_not_supported():
+    text = F16_1SM + ('\n[g2s.A]\natom = "UniversalCopy<uint128_t>"\ntype = "half_t"\nthr = "(16,8):(8,1)"\n'
+                      'val = "(1,8)"\ngmem = "(128,64):(64,1)"\nsmem = "Sw<3,3,3> o (128,64):(64,1)"\n')
+    with pytest.raises(ConfigError, match=r"not supported with an SM100"):
+        _load(text)

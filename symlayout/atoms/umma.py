@@ -323,6 +323,22 @@ def umma_mma_atom(name) -> MMAAtom:
         ptx=f"tcgen05.mma.cta_group::{p}.kind::{op.kind}", arch="sm_100a")
 
 
+def cpp_spelling(op: UmmaOp) -> str:
+    """The C++ expression of the atom, as CuTe spells it: the template-id, or for the kind::f8f6f4 SS atoms
+    (which CuTe defines through their traits' parameters) ``MMA_Atom<MMA_Traits<SM100_MMA_F8F6F4_SS, ...>>``.
+
+    >>> cpp_spelling(parse_umma_name("SM100_MMA_F8F6F4_SS<float_e4m3_t,float_e4m3_t,float,128,64,UMMA::Major::K,UMMA::Major::K>"))[:53]
+    'MMA_Atom<MMA_Traits<SM100_MMA_F8F6F4_SS, float_e4m3_t'
+    """
+    if op.family == "F8F6F4" and op.a_source == "smem":
+        pair = "_2x1SM" if op.cta_group == 2 else ""
+        one = "integral_constant<UMMA::ScaleIn,UMMA::ScaleIn::One>"
+        return (f"MMA_Atom<MMA_Traits<SM100_MMA_F8F6F4{pair}_SS, {op.a_type}, {op.b_type}, {op.c_type}, C<{op.m}>, "
+                f"C<{op.n}>, integral_constant<UMMA::Major,UMMA::Major::{op.a_major}>, "
+                f"integral_constant<UMMA::Major,UMMA::Major::{op.b_major}>, {one}, {one}>>")
+    return op.name
+
+
 register_family(is_umma_name, umma_mma_atom)      # get_mma_atom("SM100_MMA_...") builds it here
 
 

@@ -9,7 +9,7 @@ how two tables agree) stays in the section modules.
 >>> COPY["smem"].required, COPY["align"].form, COPY["align"].default
 (True, 'align', 128)
 >>> MMA.names
-('atom', 'layout', 'permutation')
+('atom', 'layout', 'permutation', 'cluster')
 """
 from __future__ import annotations
 

@@ -53,6 +53,9 @@ class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection,
         copies = self.load_copies(data, symbols, mma)
         stages = self.apply_stages(copies, stages, stages_param)
         g2s, s2g = self.load_global_copies(data, symbols, copies, stages)
+        if (g2s or s2g) and mma is not None and mma.is_sm100:          # Version 3: TMA loads an SM100 buffer
+            self.fail(("g2s",) if g2s else ("s2g",), "[g2s.X] / [s2g.C]: not supported with an SM100 (SM100_MMA_*) "
+                                                     "atom: describe the loads of an [smem.X] buffer in [tma.X]")
         if (g2s or s2g) and mma is None:
             self.fail(("g2s",) if g2s else ("s2g",), "[g2s.X] / [s2g.C] need an [mma] table (the TiledMMA whose "
                                                      "operands they load or store)")

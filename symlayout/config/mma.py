@@ -39,6 +39,11 @@ class MmaSection:
         perm, raw_perm = None, None
         if "permutation" in t:
             perm, raw_perm = self.load_permutation(t["permutation"], keys + ("permutation",), symbols)
+        if sm100 and (product(lay.shape if isinstance(lay, Layout) else lay) != 1 or perm is not None):
+            self.fail(keys + (("layout",) if "layout" in t else ("permutation",)),
+                      "[mma]: not supported: an AtomLayoutMNK or permutation over an SM100 atom (one thread issues "
+                      "the whole tile: CuTe's kernels build make_tiled_mma(atom); tile along M/N with the buffers' "
+                      "MMA blocks)")
         if "cluster" in t and not sm100:
             self.fail(keys + ("cluster",), f"[mma] cluster: only an SM100 (SM100_MMA_*) atom runs in a CTA cluster "
                                            f"here; {atom!r} is not one")

@@ -31,6 +31,9 @@ class SmemSection:
         operands need ``[smem.X]``; ``[smem.X]`` needs a GMMA/UMMA atom reading X from smem."""
         src = self.gmma_sources(mma.atom) if mma is not None else None
         fam = "UMMA" if mma is not None and mma.is_sm100 else "GMMA"
+        if fam == "UMMA" and "C" in copies:
+            self.fail(("copy", "C"), f"[copy.C]: not supported: {mma.atom} accumulates in Tensor Memory; its copy to "
+                                     "registers is a tcgen05.ld ([tmem_copy.C]), not a TiledCopy of the TiledMMA")
         for op in ("A", "B"):
             reads_smem = src is not None and src[op] == "smem"
             if src is not None and fam == "UMMA" and op in copies:
@@ -42,11 +45,11 @@ class SmemSection:
                 self.fail(("copy", op), f"[copy.{op}]: not supported: {mma.atom} reads {op} from shared memory "
                                         f"through a GMMA descriptor, not through a copy; describe the tile in "
                                         f"[smem.{op}]")
-            if reads_smem and op not in smem:
+            if reads_smem and op not in smem and not mma.cute_rejections:
                 self.fail(("mma", "atom"), f"[mma] atom {mma.atom!r} reads {op} from shared memory through a {fam} "
                                            f"descriptor: the configuration needs an [smem.{op}] table (type, layout)")
             if op in smem and not reads_smem:
-                what = "is not an SM90 GMMA or SM100 UMMA atom" if src is None else \
+                what = "is not an SM90 GMMA atom (nor an SM100 UMMA atom)" if src is None else \
                     f"reads {op} from Tensor Memory (TS)" if src[op] == "tmem" else f"reads {op} from registers (RS)"
                 self.fail(("smem", op), f"[smem.{op}]: [mma] atom {mma.atom if mma else None!r} {what}; [smem.X] "
                                         "describes an operand a GMMA atom reads from shared memory")
@@ -96,12 +99,15 @@ class SmemSection:
     def check_umma_tile(self, mma, op, layout, raw, keys):
         """An SM100 operand buffer is in UMMA::tile_to_mma_shape's MMA-partitioned form: mode 0 is one
         instruction's ``(MMA_MN, MMA_K)`` of one CTA (a pair's peer holds MN/2)."""
+        inner = layout.layout if isinstance(layout, GmmaSmemLayout) else \
+            layout.inner if getattr(layout, "is_composed", False) else layout
+        if not all(isinstance(x, int) for x in flatten_leaves(inner.shape)):
+            self.fail(keys, f"{self.where(keys)} {raw!r}: not supported: parameters in an SM100 operand buffer "
+                            "(write each member of the family as its own file)")
         if mma.cute_rejections:
             return
         o = parse_umma_name(mma.atom)
         mn, k = (o.m if op == "A" else o.n) // o.cta_group, o.k
-        inner = layout.layout if isinstance(layout, GmmaSmemLayout) else \
-            layout.inner if getattr(layout, "is_composed", False) else layout
         m0 = inner.shape[0]
         have = tuple(product(x) for x in m0) if isinstance(m0, tuple) and len(m0) == 2 else None
         if have != (mn, k):

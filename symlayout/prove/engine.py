@@ -485,9 +485,7 @@ def config_parts(cfg, props, split: bool = False, properties=None) -> list:
                 ("tmem", None, list(properties or cfg.prove.properties or TMEM_PROPERTIES))]
 
     if cfg.mma.is_sm100:                     # --- Version 3: SM100 UMMA, CTA pairs, SM100 TMA (prove/blackwell/) ---
-        out = [("blackwell", None, list(properties or cfg.prove.properties or BLACKWELL_PROPERTIES))]
-        out += [("copy", op, props) for op, cc in sorted(cfg.copies.items())]
-        return out + ([("datapath", None, properties)] if cfg.g2s or cfg.s2g else [])
+        return [("blackwell", None, list(properties or cfg.prove.properties or BLACKWELL_PROPERTIES))]
     if is_gmma_atom(cfg.mma.atom):           # SM90 GMMA: descriptor operands, TMA, accumulators (prove/hopper/obligations.py)
         out = [("hopper", None, list(properties or cfg.prove.properties or HOPPER_PROPERTIES))]
     else:

@@ -32,6 +32,7 @@ from ..algebra import int_tuple as it
 from ..algebra.layout import Layout, function_table
 from .arrays import index_array
 from ..arch import tcgen05 as arch
+from ..errors import TilingError
 from ..atoms.gmma import GmmaSmemLayout
 from ..atoms.umma import UmmaDescriptorError, descriptor_fragment
 
@@ -161,13 +162,15 @@ def umma_read_arrays(mma, operand: str, smem: GmmaSmemLayout, tile: tuple, base:
                      desc: int | None = None) -> UmmaReadArrays:
     """The same reads as :func:`umma_operand_model`, every block and (row, k) at once (numpy): the
     PTX ISA's address formulas (:func:`symlayout.arch.tcgen05.element_address`) are arithmetic and
-    evaluate on arrays of rows and ks unchanged."""
+    evaluate on arrays of rows and ks unchanged.  ``tile`` is the TiledMMA's ``(MN, K, stages)``: for a
+    pair, both CTAs' rows (CuTe's ``partition_A/B`` by peer 0, ``get_slice(0)``, of the pair's tile)."""
     import numpy as np       # lazy: numpy's start-up (the prover's tables import it the same way)
     atom = mma.atom
     major = atom.frg_type_a if operand == "A" else atom.frg_type_b
     major = "MN" if major.endswith("MN>") else "K"
-    rows, kin = (int(x) for x in it.product_each(smem.layout[0].shape))
-    m = UmmaReadArrays(operand, major, rows, kin, tuple(tile), smem.bits, base)
+    inner = smem.layout if isinstance(smem, GmmaSmemLayout) else getattr(smem, "inner", smem)
+    rows, kin = (int(x) for x in it.product_each(inner[0].shape))
+    m = UmmaReadArrays(operand, major, rows, kin, tuple(tile), getattr(smem, "bits", 0), base)
     try:
         d, frag = descriptor_fragment(smem, major, start_address=base)
     except UmmaDescriptorError as e:
@@ -180,6 +183,9 @@ def umma_read_arrays(mma, operand: str, smem: GmmaSmemLayout, tile: tuple, base:
     part, _ = mma.get_slice(0).partition(operand, Layout(tuple(tile)))
     n = rows * kin
     nblk = int(frag.size())
+    if int(part.size()) != nblk * n:
+        raise TilingError(f"not supported: partition_{operand} of the {tuple(tile)} tile gives {part.shape}, not "
+                          f"the buffer's {inner.shape}")
     m.elements = index_array(part).reshape(nblk, n)
     m.offsets = index_array(smem.layout).reshape(nblk, n)
     e = smem.bits // 8

@@ -30,12 +30,14 @@ import time
 from dataclasses import replace
 
 from ...algebra import int_tuple as it
+from ...algebra.composed import ComposedLayout
 from ...algebra.layout import Layout, tiled_divide
 from ...arch import tcgen05 as arch
 from ...atoms import value_type_bits
 from ...atoms.gmma import GmmaSmemLayout
 from ...atoms.umma import parse_umma_name
 from ...tiled.mma import make_tiled_mma
+from ...tiled.arrays import index_array
 from ...tiled.umma import umma_read_arrays
 from ..copy.obligations import tv_coverage
 from ..decide.tables import lazy_np as np
@@ -53,6 +55,14 @@ SMEM_REACH = arch.ENCODE_MASK + 1
 def _res(prop, op, t0, cex=None, checked=None, method="exhaustive", via="tcgen05.mma", detail=""):
     return Result(prop, verdict(cex, checked), operand=op, checked=checked, method=method, counterexample=cex,
                   via=via, detail=detail, seconds=time.perf_counter() - t0)
+
+
+def _buffer_bases(sc) -> list[int]:
+    """The buffer's base addresses to prove: a hand-written descriptor names its buffer's address (its start
+    address field); else every base the alignment allows (:func:`_bases`)."""
+    if sc.desc is None:
+        return _bases(sc.align)
+    return [(sc.desc & (1 << 14) - 1) << 4]
 
 
 def _bases(align: int) -> list[int]:
@@ -91,9 +101,16 @@ def atom_rejection(cfg, refuted) -> Result:
 # ---------------------------------------------------------------------------
 
 
+def _inner(lay) -> Layout:
+    """The layout of a buffer without its swizzle (CuTe's smem_ptr form, an element swizzle, or none)."""
+    if isinstance(lay, GmmaSmemLayout):
+        return lay.layout
+    return lay.inner if getattr(lay, "is_composed", False) else lay
+
+
 def cta_tile(sc) -> tuple:
     """One CTA's ``(MN, K, stages)`` of a ``((MMA_MN,MMA_K),MMAs_MN,MMAs_K[,PIPE])`` buffer."""
-    s = sc.layout.layout.shape
+    s = _inner(sc.layout).shape
     (mn, k) = (int(it.product(x)) for x in s[0])
     pipe = int(it.product(s[3])) if len(s) > 3 else 1
     return (mn * int(it.product(s[1])), k * int(it.product(s[2])), pipe)
@@ -117,8 +134,8 @@ def _desc_text(d) -> str:
 
 
 def _route(m, sc, j, v) -> tuple:
-    """The route of value ``v`` of block ``j``, re-derived point by point: ``(message, route, element,
-    CuTe's byte, the byte read)``."""
+    """The route of value ``v`` of block ``j``, re-derived point by point: ``(route, element, CuTe's byte, the
+    byte read)``."""
     op = m.operand
     row, k = v % m.rows, v // m.rows
     e = int(m.elements[j, v])
@@ -126,7 +143,7 @@ def _route(m, sc, j, v) -> tuple:
     off = int(m.offsets[j, v])
     want = int(sc.layout.swizzle(m.base + off * (m.bits // 8)))
     d = m.descs[j]
-    got = arch.element_address(d, m.major, m.bits // 8, row, k)
+    got = _read(m, j, v)
     route = [f"logical {_el(op, coord)}", f"[smem.{op}] element offset {off} -> smem byte {want} "
              f"({sc.layout.swizzle} on the byte address, base {m.base})",
              f"{_block(m, j)}, instruction (row {row}, k {k}) -> {_desc_text(d)} -> byte {got}"]
@@ -141,8 +158,15 @@ def descriptor_results(mma, sc, props, peers: int) -> list:
     t0 = time.perf_counter()
     if "type_agreement" in props:
         out.append(_type_agreement(mma, sc, op, t0))
-    tile = cta_tile(sc)
-    models = [umma_read_arrays(mma, op, sc.layout, tile, base, sc.desc) for base in _bases(sc.align)]
+    span = int(_inner(sc.layout).cosize()) * max(1, value_type_bits(sc.element_type) // 8)
+    if span > SMEM_REACH:                     # (never enumerated: no CTA has that much shared memory)
+        return out + [_res("descriptor", op, t0, Counterexample(
+            f"[smem.{op}] spans {span} bytes: a descriptor's 14-bit address fields (16-byte units) reach "
+            f"{SMEM_REACH} bytes (256 KiB), more than any SM100 CTA's shared memory (228 KiB)"), 1,
+            detail="the other properties of this operand are not checked")]
+    mn, k, st = cta_tile(sc)
+    tile = (mn * peers, k, st)               # partition_A/B of the pair's tile by peer 0 (get_slice(0)), as CuTe
+    models = [umma_read_arrays(mma, op, sc.layout, tile, base, sc.desc) for base in _buffer_bases(sc)]
     m0 = models[0]
     if m0.error is not None:
         cex = Counterexample(f"[smem.{op}] {sc.raw_layout}: CuTe does not compile this descriptor operand: "
@@ -210,11 +234,15 @@ def _descriptor(models, sc, op, pair, t0):
             if top > SMEM_REACH:
                 probs.append(f"the operand reaches smem byte {top - 1}: the 14-bit address fields (16-byte units) "
                              f"reach {SMEM_REACH} bytes")
-            cd = m.cute_desc
-            for name, val in (("leading_byte_offset", cd.leading_byte_offset), ("stride_byte_offset",
-                                                                                 cd.stride_byte_offset)):
-                if sc.desc is None and (val >> 4) >= 1 << 14:
-                    probs.append(f"make_umma_desc's {name} {val} does not fit the 14-bit field (CuTe truncates it)")
+            if sc.desc is None and j == 0:     # make_umma_desc's byte fields before CuTe's bit fields truncate them
+                cd = m.cute_desc
+                raw = arch.SmemDescriptor(cd.start_address, cd.leading_byte_offset, cd.stride_byte_offset,
+                                          cd.layout_type)
+                probs += [f"make_umma_desc's {p} (CuTe's bit field truncates it)" for p in raw.problems()
+                          if p not in probs]
+            if sc.desc is not None and j == 0 and m.base % sc.align:
+                probs.append(f"its start address {m.base} (the buffer's base) is not aligned to [smem.{op}] align = "
+                             f"{sc.align}")
             if probs:
                 hand = f"[smem.{op}] desc = 0x{sc.desc:016x}: " if sc.desc is not None and j == 0 else ""
                 return _res("descriptor", op, t0, Counterexample(
@@ -225,18 +253,13 @@ def _descriptor(models, sc, op, pair, t0):
         lead = ""
         if sc.desc is not None:
             lead = f"[smem.{op}] desc = 0x{sc.desc:016x} is not the descriptor the layout needs " \
-                   f"(make_umma_desc: 0x{m_desc(models[0]):016x}): "
+                   f"(make_umma_desc: 0x{models[0].cute_desc.value:016x}): "
         return _read_refutation("descriptor", models, sc, op, pair, t0, hit, checked + hit[3] + 1, lead)
     checked += sum(m.obligations() for m in models)
     m = models[0]
     return _res("descriptor", op, t0, None, checked,
                 detail=f"{len(m.descs)} descriptors ({m.major}-major, {m.descs[0].layout_type}) x {len(models)} "
                        "base(s) mod 16, fields and every read")
-
-
-def m_desc(m) -> int:
-    """make_umma_desc's 64-bit value of block 0 (at the model's base)."""
-    return m.cute_desc.value
 
 
 def _slot_agreement(models, sc, op, pair, t0):
@@ -250,18 +273,39 @@ def _slot_agreement(models, sc, op, pair, t0):
                        "decoding vs CuTe's partition")
 
 
+def _marks(addr, lo: int, hi: int):
+    """A bitmap over bytes ``[lo, hi)`` with the addresses of ``addr`` inside it set."""
+    mark = np.zeros(hi - lo, dtype=bool)
+    a = addr[(addr >= lo) & (addr < hi)]
+    mark[a - lo] = True
+    return mark
+
+
+def _read(m, j: int, v: int) -> int:
+    """The byte ``tcgen05.mma`` reads for value ``v`` of block ``j``, point by point (re-validation)."""
+    return arch.element_address(m.descs[j], m.major, m.bits // 8, v % m.rows, v // m.rows)
+
+
+def _revalidated(ok: bool, what: str) -> None:
+    if not ok:                                   # the tables and the point-by-point check disagree
+        raise AssertionError(f"re-validation failed: {what}")
+
+
 def _coverage(models, sc, op, t0):
     checked = 0
     for m in models:
-        want = np.unique(m.cute.ravel())
-        miss = ~np.isin(want, m.ptx.ravel())
+        want = m.cute.ravel()
+        lo, hi = int(want.min()), int(want.max()) + 1
+        miss = ~_marks(m.ptx.ravel(), lo, hi)[want - lo]
         if miss.any():
-            a = int(want[int(np.argmax(miss))])
-            j, v = (int(x[0]) for x in np.nonzero(m.cute == a))
+            i = int(np.argmax(miss))
+            j, v = divmod(i, m.rows * m.kin)
+            a = int(want[i])
+            _revalidated(not np.isin(a, m.ptx).item(), f"coverage[{op}]: byte {a} is read")
             coord = m.coord(int(m.elements[j, v]))
             return _res("coverage", op, t0, Counterexample(
                 f"{_el(op, coord)} (smem byte {a}, base {m.base}) is never read by any tcgen05.mma of the TiledMMA",
-                element=coord, address_bytes=a, extra={"base": m.base}), checked + int(np.argmax(miss)) + 1)
+                element=coord, address_bytes=a, extra={"base": m.base}), checked + i + 1)
         checked += len(want)
     return _res("coverage", op, t0, None, checked)
 
@@ -278,6 +322,8 @@ def _exactly_once(models, sc, op, t0):
             n = m.rows * m.kin
             (j0, v0), (j1, v1) = divmod(int(order[i]), n), divmod(int(order[i + 1]), n)
             c0, c1 = m.coord(int(m.elements[j0, v0])), m.coord(int(m.elements[j1, v1]))
+            _revalidated(_read(m, j0, v0) == _read(m, j1, v1) == int(sa[i]) and c0 != c1,
+                         f"exactly_once[{op}]: byte {int(sa[i])}")
             return _res("exactly_once", op, t0, Counterexample(
                 f"smem byte {int(sa[i])} is read as two elements: as {_el(op, c0)} by {_block(m, j0)} and as "
                 f"{_el(op, c1)} by {_block(m, j1)}", element=c1, address_bytes=int(sa[i])), checked + i + 2)
@@ -294,6 +340,9 @@ def _in_bounds(models, sc, op, t0):
         if bad.any():
             i = int(np.argmax(bad))
             j, v = divmod(i, m.rows * m.kin)
+            got = _read(m, j, v)
+            _revalidated(got == m.base + int(a[i]) and not m.base <= got <= m.base + hi - m.bits // 8,
+                         f"in_bounds[{op}]: byte {got}")
             coord = m.coord(int(m.elements[j, v]))
             return _res("in_bounds", op, t0, Counterexample(
                 f"{_block(m, j)}: tcgen05.mma reads {_el(op, coord)} at smem byte {m.base + int(a[i])}, outside the "
@@ -322,32 +371,37 @@ def cta_pair_result(cfg, mma, op) -> Result:
     if len(set(ctas)) < len(ctas) or cl[0] % op.cta_group:
         return _res("cta_pair", "mma", t0, Counterexample(
             f"[mma] {op.name} is a 2x1SM atom, but cluster = {cl}: its peer mode tiled_divide(cluster, AtomThrID) = "
-            f"{peers} names CTAs {ctas}" + (" (stride 0: both peers are the same CTA, there is no pair)"
+            f"{peers} names CTAs {ctas}" + (" (stride 0: both peers are the same CTA, there is no pair; CUTLASS's "
+                                             "builder: static_assert \"Cluster shape not divisible by MMA size\")"
                                              if len(set(ctas)) < len(ctas) else
-                                             f" ({cl[0]} CTAs along x do not split into pairs)"),
+                                             f" ({cl[0]} CTAs along x do not split into pairs: static_assert "
+                                             "\"Cluster shape not divisible by MMA size\")"),
             route=[f"cluster {cl} -> Layout {Layout(tuple(cl))}", f"tiled_divide by AtomThrID {mma.atom.thr_id} -> "
                    f"peer mode {peers}", f"peer 0 -> CTA {ctas[0]}, peer 1 -> CTA {ctas[1]}"],
             extra={"peer_mode": str(peers), "ctas": ctas}), checked, via="cluster")
-    # each peer supplies its half: peer p's (row, k) of the instruction is row p*MN/2 + row of the atom
+    # each peer supplies its half: value v = row + half*k of peer p is (p*MN/2 + row, k) of the instruction
     for o, lay, mn in (("A", mma.atom.a_layout, op.m), ("B", mma.atom.b_layout, op.n)):
-        half = mn // op.cta_group
-        k = op.k
-        for p in range(op.cta_group):
-            for v in range(half * k):
-                checked += 1
-                got = int(lay(p, v))
-                want = p * half + v % half + mn * (v // half)
-                if got != want:
-                    return _res("cta_pair", o, t0, Counterexample(
-                        f"peer {p} (CTA {ctas[p]}) value {v}: the atom's {o} layout names element {got % mn},"
-                        f"{got // mn} but the peer's own buffer holds row {want % mn}", value=v), checked,
-                        via="cluster")
+        half, peers = mn // op.cta_group, op.cta_group
+        got = index_array(lay).reshape(-1, peers)               # [v, p] (colex: the peer mode fastest)
+        v = np.arange(got.shape[0], dtype=np.int64)[:, None]
+        want = np.arange(peers, dtype=np.int64)[None, :] * half + v % half + mn * (v // half)
+        bad = (got != want).ravel()
+        if bad.any():
+            i = int(np.argmax(bad))
+            (vv, p), g, w = divmod(i, peers), int(got.ravel()[i]), int(want.ravel()[i])
+            if int(lay(p, vv)) == w:
+                raise AssertionError("cta_pair: the table and the point-by-point check disagree")
+            return _res("cta_pair", o, t0, Counterexample(
+                f"peer {p} (CTA {ctas[p]}) value {vv}: the atom's {o} layout names {o}({g % mn},{g // mn}) of the "
+                f"instruction, but the peer's own buffer holds {o}({w % mn},{w // mn})", value=vv),
+                checked + i + 1, via="cluster")
+        checked += got.size
     for o in ("A", "B"):
         sc = cfg.smem.get(o)
         if sc is None:
             continue
         checked += 1
-        rows = int(it.product(sc.layout.layout.shape[0][0]))
+        rows = int(it.product(_inner(sc.layout).shape[0][0]))
         want = (op.m if o == "A" else op.n) // op.cta_group
         if rows != want:
             return _res("cta_pair", o, t0, Counterexample(
@@ -365,11 +419,34 @@ def cta_pair_result(cfg, mma, op) -> Result:
 
 def mn_k_view(lay: GmmaSmemLayout) -> GmmaSmemLayout:
     """The ``(MN, K, PIPE)`` view of a ``((MMA_MN,MMA_K),MMAs_MN,MMAs_K[,PIPE])`` buffer (the same bytes)."""
-    L = lay.layout
+    L = _inner(lay)
     (s0, s1), (d0, d1) = L.shape[0], L.stride[0]
     shape = ((s0, L.shape[1]), (s1, L.shape[2])) + tuple(L.shape[3:])
     stride = ((d0, L.stride[1]), (d1, L.stride[2])) + tuple(L.stride[3:])
-    return GmmaSmemLayout(lay.swizzle, lay.bits, Layout(shape, stride))
+    if isinstance(lay, GmmaSmemLayout):
+        return GmmaSmemLayout(lay.swizzle, lay.bits, Layout(shape, stride))
+    if getattr(lay, "is_composed", False):
+        return ComposedLayout(lay.swizzle, lay.offset, Layout(shape, stride))
+    return Layout(shape, stride)
+
+
+def multicast_mode(cluster: tuple, peers: int, operand: str) -> int:
+    """The CTAs (pairs) that share one A (B) tile: ``size<2>`` (``size<1>``) of ``cluster_layout_vmnk =
+    tiled_divide(cluster, AtomThrID)``, the N (M) mode of the cluster."""
+    return cluster[1] if operand == "A" else cluster[0] // peers
+
+
+def _multicast_problem(cfg, op, tc) -> str:
+    """Why the multicast of ``[tma.X]`` is not one the cluster has (empty: it is).
+    ``make_tma_atom_A/B_sm100`` multicasts an ``SM100_TMA_2SM_LOAD_MULTICAST`` over the whole mode; an
+    ``SM90_TMA_LOAD_MULTICAST`` (``make_tma_atom`` with a count) over at most the mode."""
+    mode = multicast_mode(cfg.mma.cluster, op.cta_group, tc.operand)
+    what = f"size<{2 if tc.operand == 'A' else 1}>(cluster_layout_vmnk) of cluster {cfg.mma.cluster} is {mode}"
+    if tc.atom == "SM100_TMA_2SM_LOAD_MULTICAST" and tc.multicast != mode:
+        return f"make_tma_atom_{tc.operand}_sm100 multicasts over the whole mode: {what}"
+    if tc.multicast > mode:
+        return f"{what}: there are not {tc.multicast} {'pairs' if op.cta_group > 1 else 'CTAs'} sharing the tile"
+    return ""
 
 
 def sm100_tma_results(cfg, op, sc, tc, props) -> list:
@@ -390,18 +467,17 @@ def sm100_tma_results(cfg, op, sc, tc, props) -> list:
                 f"[tma.{o}] {tc.atom}: the pair's box {box} splits into two halves of {box[0] / 2:g} "
                 f"{'rows' if o == 'A' else 'columns'}, but each peer's [smem.{o}] holds {tile[0]}"), 1, via="tma")]
         box = (box[0] // 2,) + box[1:]
-    ctas = cfg.mma.cluster[0] * cfg.mma.cluster[1] * cfg.mma.cluster[2]
-    if tc.multicast > ctas // (2 if pair else 1):
-        return [_res("tma", o, t0, Counterexample(
-            f"[tma.{o}] multicast = {tc.multicast}, but the cluster {cfg.mma.cluster} has "
-            f"{ctas // (2 if pair else 1)} {'pairs' if pair else 'CTAs'} to receive the box"), 1, via="tma")]
+    why = _multicast_problem(cfg, op, tc)
+    if why:
+        return [_res("tma", o, t0, Counterexample(f"[tma.{o}] {tc.atom}, multicast = {tc.multicast}: {why}"), 1,
+                     via="tma")]
     atom = "SM90_TMA_LOAD_MULTICAST" if tc.atom.endswith("_MULTICAST") else "SM90_TMA_LOAD"
     share = replace(tc, atom=atom, box=box)
     view = replace(sc, layout=mn_k_view(sc.layout))
     out = tma_results(cfg, view, share, props)
     for r in out:
         r.via = "tma"
-        if pair:
+        if pair and r.property == "tma":
             r.detail = (r.detail + "; " if r.detail else "") + \
                 f"{tc.atom}: the pair's box {tuple(tc.box)}, each peer loads its half {box} into its own buffer"
     return out
