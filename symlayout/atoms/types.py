@@ -111,6 +111,8 @@ def exact_conversion(src: str, dst: str) -> bool:
     (True, False)
     >>> exact_conversion("int8_t", "uint8_t"), exact_conversion("int8_t", "half_t"), exact_conversion("uint8_t", "int8_t")
     (False, True, False)
+    >>> exact_conversion("float_e2m1_t", "float_e4m3_t"), exact_conversion("float_ue8m0_t", "float"), exact_conversion("float_e2m1_t", "float_ue4m3_t")
+    (True, True, False)
     """
     a, b = canonical_type(src), canonical_type(dst)
     if a == b:
@@ -118,14 +120,21 @@ def exact_conversion(src: str, dst: str) -> bool:
     ia, ib = value_type_info(a), value_type_info(b)
     ca, cb = ia["class"], ib["class"]
     fa, fb = _float_format(ia), _float_format(ib)
-    if ca == "float":
-        return cb == "float" and fa is not None and fb is not None and fb[0] >= fa[0] and fb[1] >= fa[1]
+    if ca in _FLOATS:
+        signs_fit = cb == "float" or ca == "ufloat"             # an unsigned float holds no negative value
+        return cb in _FLOATS and signs_fit and fb[0] >= fa[0] and fb[1] >= fa[1]
     magnitude = ia["bits"] - (1 if ca == "int" else 0)          # value bits of the integer
-    if cb == "float":
+    if cb == "ufloat" and ca == "int":
+        return False
+    if cb in _FLOATS:
         return fb is not None and fb[1] + 1 >= magnitude and 2 ** (fb[0] - 1) > ia["bits"]
     if ca == "int" and cb == "uint":
         return False
     return ib["bits"] - (1 if cb == "int" else 0) >= magnitude
+
+
+#: the numeric classes of floating-point types: signed, and unsigned (the scale factors ue4m3, ue8m0)
+_FLOATS = ("float", "ufloat")
 
 
 def _float_format(info: dict) -> tuple[int, int] | None:
