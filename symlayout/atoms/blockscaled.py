@@ -21,7 +21,7 @@ with ``.block32`` or ``.block16`` (``.scale_vec::4X``)) and the factor type each
 ('mxf4nvf4', 16, (128, 256, 64), '0x8400480')
 >>> print(sf_atom(16)), print(tile_atom_to_shape_sf(16, 256, 512))
 ((32,4),(16,4)):((16,4),(0,1))
-(((32,4),2),((16,4),8),1):(((16,4),4096),((0,1),512),0)
+(((32,4),2),((16,4),8),(1,1)):(((16,4),4096),((0,1),512),(0,0))
 (None, None)
 """
 from __future__ import annotations
