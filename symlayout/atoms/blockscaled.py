@@ -89,6 +89,9 @@ class BlockScaledOp:
     a_major: str
     b_major: str
 
+    #: A is read from shared memory (the block-scaled atoms CuTe has are all SS)
+    a_source = "smem"
+
     @property
     def tag(self) -> str:
         return f"SM100_MMA_{self.family}" + ("_2x1SM" if self.cta_group == 2 else "") + "_SS"
@@ -297,11 +300,7 @@ def smem_bit(t: str, slot: int, as_storage: str | None = None) -> int:
     >>> smem_bit("float_e2m1_t", 17), smem_bit("float_e2m1_unpacksmem_t", 17), smem_bit("float_e2m3_unpacksmem_t", 17)
     (68, 132, 134)
     """
-    bits = value_type_bits(t)
-    how = as_storage or storage(t)
-    if how == "container":
-        return 128 * (slot // 16) + bits * (slot % 16)
-    return slot * bits
+    return _bit(value_type_bits(t), slot, as_storage or storage(t))
 
 
 # ---------------------------------------------------------------------------- scale-factor layouts
@@ -348,3 +347,39 @@ def deduce_smem_layout_sf(operand: str, vec: int, mma_k: int, tile_mnk, peers: i
 def staged_smem_layout_sf(tile: Layout, stages: int) -> Layout:
     """The collective's ``SmemLayoutSFA/SFB``: the tile with a stage mode of stride ``size(filter_zeros(tile))``."""
     return Layout(tuple(tile.shape) + (stages,), tuple(tile.stride) + (product(filter_zeros(tile).shape),))
+
+
+# ---------------------------------------------------------------------------- type_agreement of A / B
+
+
+_CHUNK_FORMAT = {4: ".b4x16_p64", 6: ".b6x16_p32"}
+
+
+def operand_type_problems(op: BlockScaledOp, operand: str, smem_type: str, slot_bits: int) -> list[str]:
+    """``type_agreement`` of a block-scaled operand: the format the descriptor names under the kind
+    (:func:`kind_type_problems`), and packed vs container storage of sub-byte data, with the first
+    element the MMA reads from another byte than the one the buffer keeps it in.
+
+    >>> op = parse_blockscaled_name("SM100_MMA_MXF8F6F4_SS<float_e2m1_unpacksmem_t,float_e4m3_t,float,float_ue8m0_t,128,128,UMMA::Major::K,UMMA::Major::K>")
+    >>> operand_type_problems(op, "A", "float_e2m1_t", 4)[0][:118]
+    '[smem.A] holds float_e2m1_t packed (2 per byte), but kind::mxf8f6f4 reads A in 8-bit containers (PTX .b4x16_p64: 16 e'
+    """
+    out = [p[3:] for p in kind_type_problems(op) if p.startswith(operand + ": ")]
+    bits = value_type_bits(smem_type)
+    if bits >= 8:
+        return out
+    kind = KINDS[op.kind]
+    have = "packed" if slot_bits < 8 else "container"
+    if have != kind.storage:
+        slot = next(s for s in range(64) if _bit(bits, s, have) // 8 != _bit(bits, s, kind.storage) // 8)
+        fmt = _CHUNK_FORMAT.get(bits, "")
+        how = {"packed": f"packed ({8 // bits if 8 % bits == 0 else '8/' + str(bits)} per byte)",
+               "container": f"in 8-bit containers (PTX {fmt}: 16 elements in each 16-byte chunk)"}
+        out.append(f"[smem.{operand}] holds {smem_type} {how[have]}, but kind::{op.kind} reads {operand} "
+                   f"{how[kind.storage]}: the element at offset {slot} of the buffer lies at smem byte "
+                   f"{_bit(bits, slot, have) // 8}, the MMA reads it from byte {_bit(bits, slot, kind.storage) // 8}")
+    return out
+
+
+def _bit(bits: int, slot: int, how: str) -> int:
+    return 128 * (slot // 16) + bits * (slot % 16) if how == "container" else slot * bits

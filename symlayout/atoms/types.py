@@ -54,6 +54,18 @@ def value_type_bits(name: str) -> int:
     return load_data("types")["types"][canonical_type(name)]["bits"]
 
 
+def smem_slot_bits(name: str) -> int:
+    """The bits one element takes in a shared-memory layout: ``sizeof_bits``, except CUTLASS's
+    ``*_unpacksmem_t`` containers (kind::f8f6f4 reads fp4/fp6 16 to a 16-byte chunk; CUTLASS lays
+    such a buffer out over ``uint8_t``).
+
+    >>> smem_slot_bits("float_e2m1_t"), smem_slot_bits("float_e2m1_unpacksmem_t"), smem_slot_bits("half_t")
+    (4, 8, 16)
+    """
+    info = load_data("types")["types"][canonical_type(name)]
+    return 8 if info.get("storage") == "container" else info["bits"]
+
+
 def value_type_info(name: str) -> dict:
     """The ``types.json`` record of a value type (bits, class, ptx, reg_class).
 

@@ -35,6 +35,8 @@ from ..algebra.composed import Swizzle
 from ..algebra.layout import Layout, logical_divide, tile_to_shape, tiled_divide, upcast
 from ..arch import tcgen05 as arch_tcgen05
 from .gmma import GmmaSmemLayout, layout_atom as gmma_layout_atom
+from .blockscaled import (BlockScaledOp, blockscaled_mma_atom, cute_rejections as blockscaled_rejections,
+                          is_blockscaled_name, parse_blockscaled_name)
 from .mma import MMAAtom, register_family
 from .types import Registers, canonical_type, value_type_bits
 
@@ -174,6 +176,8 @@ def parse_umma_name(name: str) -> UmmaOp:
     symlayout.atoms.umma.UmmaAtomError: not an SM100 UMMA atom name (SM100_MMA_{TF32,F16BF16,S8,F8F6F4}[_2x1SM]_{SS,TS}<a,b,c,M,N,a_major,b_major>): 'SM100_MMA_BF16_SS<half_t>'
     """
     name = normalize_umma_name(name)
+    if is_blockscaled_name(name):                  # issue 29: SM100_MMA_MXF8F6F4 / MXF4 (atoms/blockscaled.py)
+        return parse_blockscaled_name(name)
     m = _NAME_RE.match(name)
     if not m:
         raise UmmaAtomError("not an SM100 UMMA atom name (SM100_MMA_{TF32,F16BF16,S8,F8F6F4}[_2x1SM]_{SS,TS}"
@@ -270,6 +274,8 @@ def cute_rejections(op: UmmaOp) -> list[str]:
     >>> cute_rejections(parse_umma_name("SM100_MMA_F16BF16_TS<half_t,half_t,float,128,24,UMMA::Major::MN,UMMA::Major::K>"))
     ['SM100_MMA_F16BF16 N-mode size should be a multiple of 8 between 8 and 256 for M=64, or a multiple of 16 between 16 and 256 for M=128.', "SM100_MMA_F16BF16 A from TMEM can't be transposed"]
     """
+    if isinstance(op, BlockScaledOp):
+        return blockscaled_rejections(op)
     return [msg for ok, msg in _arch_asserts(op) + _traits_asserts(op) + _desc_asserts(op) if not ok]
 
 
@@ -304,7 +310,9 @@ def umma_mma_atom(name) -> MMAAtom:
     >>> a.shape_mnk, str(a.b_layout), a.frg_type_a, a.c_regs
     ((64, 8, 32), '(1,(8,32)):(0,(1,8))', 'UMMA::smem_desc<UMMA::Major::K>', Registers(type='uint32_t', count=1))
     """
-    op = name if isinstance(name, UmmaOp) else parse_umma_name(name)
+    op = name if isinstance(name, (UmmaOp, BlockScaledOp)) else parse_umma_name(name)
+    if isinstance(op, BlockScaledOp):
+        return blockscaled_mma_atom(op)
     bad = cute_rejections(op)
     if bad:
         raise CuteStaticAssert(f"{op.name}: CuTe does not compile it: {bad[0]}", bad[0])

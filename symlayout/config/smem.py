@@ -7,6 +7,7 @@ from ..algebra.int_tuple import flatten_leaves, product, unflatten
 from ..algebra.layout import Layout
 from ..atoms.gmma import _SMEM_RE, GmmaSmemLayout
 from ..atoms.mma import get_mma_atom
+from ..atoms.types import smem_slot_bits
 from ..atoms.umma import is_umma_name, parse_umma_name
 from ..errors import SymlayoutError
 from .keys import MAX_SMEM_BYTES, SMEM
@@ -70,6 +71,7 @@ class SmemSection:
                 raw = self.value(spec, keys, SMEM["layout"])
                 align = self.value(spec, keys, SMEM["align"])
                 bits = self.check_type(typ, keys + ("type",))
+                bits = smem_slot_bits(typ) if bits < 8 else bits     # issue 29: fp4/fp6 in 8-bit containers
                 sm100 = mma is not None and mma.is_sm100
                 layout = self.smem_layout(raw, keys + ("layout",), symbols, bits, stages, sm100)
                 desc = None

@@ -154,6 +154,30 @@ class UmmaReadArrays:
     def coord(self, e: int) -> tuple:
         return tuple(int(x) for x in it.colex_coord(int(e), self.tile))
 
+    # --- issue 29: packed sub-byte elements (fp4 of kind::mxf4 / mxf4nvf4) are addressed by nibble ---
+    #: elements per byte of a packed sub-byte operand (2 for fp4), 1 otherwise; with ``per > 1`` the
+    #: ``cute``/``ptx`` arrays and ``base`` are in units of one element (byte * per + element in the byte)
+    per: int = 1
+
+    def cute_at(self, swizzle, off):
+        """CuTe's address of element offset ``off`` (the swizzle acts on the byte address)."""
+        byte, sub = divmod(off, self.per)
+        return swizzle(self.base // self.per + byte) * self.per + sub
+
+    def ptx_at(self, d, row, k):
+        """The address ``tcgen05.mma`` reads for instruction element ``(row, k)`` through ``d``: a packed
+        element lies in the byte of its pair along the contiguous mode (K for K-major, MN for MN-major)."""
+        p = self.per
+        if p == 1:
+            return arch.element_address(d, self.major, self.bits // 8, row, k)
+        inner, outer = (k, row) if self.major == "K" else (row, k)
+        byte = arch.element_address(d, self.major, 1, *((outer, inner // p) if self.major == "K" else (inner // p, outer)))
+        return byte * p + inner % p
+
+    def where(self, a: int) -> str:
+        """An address in words: ``smem byte 17``, or ``smem byte 8, element 1 of the byte``."""
+        return f"smem byte {a}" if self.per == 1 else f"smem byte {a // self.per}, element {a % self.per} of the byte"
+
     def obligations(self) -> int:
         return 0 if self.ptx is None else int(self.ptx.size)
 
@@ -170,7 +194,9 @@ def umma_read_arrays(mma, operand: str, smem: GmmaSmemLayout, tile: tuple, base:
     major = "MN" if major.endswith("MN>") else "K"
     inner = smem.layout if isinstance(smem, GmmaSmemLayout) else getattr(smem, "inner", smem)
     rows, kin = (int(x) for x in it.product_each(inner[0].shape))
-    m = UmmaReadArrays(operand, major, rows, kin, tuple(tile), getattr(smem, "bits", 0), base)
+    bits = getattr(smem, "bits", 0)
+    per = max(1, 8 // bits) if bits else 1
+    m = UmmaReadArrays(operand, major, rows, kin, tuple(tile), bits * per, base * per, per=per)
     try:
         d, frag = descriptor_fragment(smem, major, start_address=base)
     except UmmaDescriptorError as e:
@@ -188,11 +214,11 @@ def umma_read_arrays(mma, operand: str, smem: GmmaSmemLayout, tile: tuple, base:
                           f"the buffer's {inner.shape}")
     m.elements = index_array(part).reshape(nblk, n)
     m.offsets = index_array(smem.layout).reshape(nblk, n)
-    e = smem.bits // 8
-    m.cute = smem.swizzle(base + m.offsets * e)
+    e = smem.bits * per // 8
+    m.cute = m.cute_at(smem.swizzle, m.offsets * e)
     v = np.arange(n, dtype=np.int64)
     row, k = v % rows, v // rows
     m.blocks = _block_coords(tuple(frag.shape[1:]))
     m.descs = [d0.advanced(int(fo)) for fo in function_table(frag)]
-    m.ptx = np.stack([arch.element_address(dj, major, e, row, k) for dj in m.descs])
+    m.ptx = np.stack([m.ptx_at(dj, row, k) for dj in m.descs])
     return m

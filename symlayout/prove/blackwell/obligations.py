@@ -35,6 +35,7 @@ from ...algebra.layout import Layout, tiled_divide
 from ...arch import tcgen05 as arch
 from ...atoms import value_type_bits
 from ...atoms.gmma import GmmaSmemLayout
+from ...atoms.blockscaled import BlockScaledOp, operand_type_problems
 from ...atoms.umma import parse_umma_name
 from ...tiled.mma import make_tiled_mma
 from ...tiled.arrays import index_array
@@ -141,10 +142,10 @@ def _route(m, sc, j, v) -> tuple:
     e = int(m.elements[j, v])
     coord = m.coord(e)
     off = int(m.offsets[j, v])
-    want = int(sc.layout.swizzle(m.base + off * (m.bits // 8)))
+    want = int(m.cute_at(sc.layout.swizzle, off * (m.bits // 8)))
     d = m.descs[j]
     got = _read(m, j, v)
-    route = [f"logical {_el(op, coord)}", f"[smem.{op}] element offset {off} -> smem byte {want} "
+    route = [f"logical {_el(op, coord)}", f"[smem.{op}] element offset {off} -> {m.where(want)} "
              f"({sc.layout.swizzle} on the byte address, base {m.base})",
              f"{_block(m, j)}, instruction (row {row}, k {k}) -> {_desc_text(d)} -> byte {got}"]
     return route, coord, want, got
@@ -193,7 +194,11 @@ def _type_agreement(mma, sc, op, t0):
     want = mma.atom.val_type_a if op == "A" else mma.atom.val_type_b
     have = sc.element_type
     cex = None
-    if have != want:
+    bs = parse_umma_name(mma.atom.name)
+    storage = operand_type_problems(bs, op, have, sc.layout.bits) if isinstance(bs, BlockScaledOp) else []
+    if storage:                                   # issue 29: the kind's format / packed vs container storage
+        cex = Counterexample(storage[0], extra={"mma_type": want, "smem_type": have, "problems": storage})
+    elif have != want:
         why = "" if value_type_bits(have) == value_type_bits(want) else \
             f" ({value_type_bits(have)}-bit elements read as {value_type_bits(want)}-bit)"
         cex = Counterexample(f"[smem.{op}] holds {have}, but {mma.atom.name} reads {op} as {want}{why}",
@@ -230,7 +235,7 @@ def _descriptor(models, sc, op, pair, t0):
             checked += 1
             probs = list(m.desc_problems) if j == 0 else []
             probs += [p for p in d.problems() if p not in probs]
-            top = int(m.ptx[j].max()) + m.bits // 8
+            top = (int(m.ptx[j].max()) + m.bits // 8 + m.per - 1) // m.per      # bytes (packed fp4: by element)
             if top > SMEM_REACH:
                 probs.append(f"the operand reaches smem byte {top - 1}: the 14-bit address fields (16-byte units) "
                              f"reach {SMEM_REACH} bytes")
@@ -283,7 +288,7 @@ def _marks(addr, lo: int, hi: int):
 
 def _read(m, j: int, v: int) -> int:
     """The byte ``tcgen05.mma`` reads for value ``v`` of block ``j``, point by point (re-validation)."""
-    return arch.element_address(m.descs[j], m.major, m.bits // 8, v % m.rows, v // m.rows)
+    return int(m.ptx_at(m.descs[j], v % m.rows, v // m.rows))
 
 
 def _revalidated(ok: bool, what: str) -> None:
