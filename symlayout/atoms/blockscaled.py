@@ -361,8 +361,8 @@ def operand_type_problems(op: BlockScaledOp, operand: str, smem_type: str, slot_
     element the MMA reads from another byte than the one the buffer keeps it in.
 
     >>> op = parse_blockscaled_name("SM100_MMA_MXF8F6F4_SS<float_e2m1_unpacksmem_t,float_e4m3_t,float,float_ue8m0_t,128,128,UMMA::Major::K,UMMA::Major::K>")
-    >>> operand_type_problems(op, "A", "float_e2m1_t", 4)[0][:118]
-    '[smem.A] holds float_e2m1_t packed (2 per byte), but kind::mxf8f6f4 reads A in 8-bit containers (PTX .b4x16_p64: 16 e'
+    >>> operand_type_problems(op, "A", "float_e2m1_t", 4)[0].split("chunk): ")[1]
+    'the element at offset 16 of the buffer lies at smem byte 8, the MMA reads it from byte 16'
     """
     out = [p[3:] for p in kind_type_problems(op) if p.startswith(operand + ": ")]
     bits = value_type_bits(smem_type)
