@@ -12,7 +12,7 @@ from .messages import _one_line
 from .keys import MAX_FILE_BYTES, TOP
 
 #: top-level tables that make a TOML file a configuration (a directory's other TOML files are skipped)
-CONFIG_TABLES = ("mma", "copy", "threadmap", "g2s", "s2g", "smem", "tma", "stages", "tmem", "tmem_copy")
+CONFIG_TABLES = ("mma", "copy", "threadmap", "g2s", "s2g", "smem", "tma", "stages", "tmem", "tmem_copy", "sf")
 
 
 def read_text(path: str) -> str:

@@ -223,6 +223,23 @@ TMA = Table(TMA.name, TMA.doc, tuple(
         maximum=MAX_MULTICAST) if k.name == "multicast" else k for k in TMA.keys), TMA.operands)
 # --- end of Version 3 ----------------------------------------------------------------------------------------
 
+# --- Version 3, block-scaled formats (issue 29): [sf.A] / [sf.B], properties sf and sf_kind -------------------
+PROPERTIES = PROPERTIES + ("sf", "sf_kind")
+#: where the MMA reads the scale factors from
+SF_PLACEMENTS = ("tmem", "registers")
+SF = Table("sf", "version 3: the block-scale factors of an operand (Sm1xxBlockScaledConfig<vec>)", (
+    _type("the factor type: float_ue4m3_t or float_ue8m0_t"),
+    Key("vec", "integer", "data elements (along K) per scale factor", required=True, minimum=1, maximum=1024),
+    Key("smem", "string", "one CTA's staged factor buffer in shared memory as the collective prints SmemLayoutSF "
+                          "(deduce_smem_layoutSFA/SFB with a stage mode)", required=True),
+    Key("placement", "string", "tcgen05.cp into TMEM (SM100) or registers (SM120 mma.sync)", default="tmem",
+        enum=SF_PLACEMENTS),
+    Key("tmem_column", "integer", "the TMEM column the factors are copied to", minimum=0, maximum=1023),
+    Key("gmem", "string", "extension: the layout over the data's (MN, K, L) coordinates the factor buffer in global "
+                          "memory was written with (checked against tile_atom_to_shape_SFA/SFB)"),
+), ("A", "B"))
+# --- end of Version 3, block-scaled formats --------------------------------------------------------------------
+
 PARAM = Table("params", "an integer symbol: min <= value <= max, a multiple of multiple_of", (
     Key("min", "integer", "smallest value", default=1, minimum=1, maximum=MAX_PARAM),
     Key("max", "integer", "largest value", required=True, minimum=1, maximum=MAX_PARAM),
@@ -265,10 +282,11 @@ TOP = Table("", "a configuration file", (
     Key("s2g", "table", S2G.doc), Key("stages", "table", STAGES.doc), Key("threadmap", "table", THREADMAP.doc),
     Key("params", "table", "integer symbols with ranges, used in layouts"), Key("prove", "table", PROVE.doc),
     Key("expect", "table", EXPECT.doc), Key("smem", "table", SMEM.doc), Key("tma", "table", TMA.doc),
+    Key("sf", "table", SF.doc),
 ))
 
 #: every table below the top level, by name
-TABLES = {t.name: t for t in (MMA, COPY, G2S, S2G, STAGES, SMEM, TMA, PARAM, PROVE, EXPECT, THREADMAP)}
+TABLES = {t.name: t for t in (MMA, COPY, G2S, S2G, STAGES, SMEM, TMA, PARAM, PROVE, EXPECT, THREADMAP, SF)}
 
 # --- Version 3: TMEM ([tmem], [tmem_copy.C]; config/tmem.py) ---
 #: largest column a [tmem] value may name (the 16-bit column field of a TMEM address)

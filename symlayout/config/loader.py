@@ -17,6 +17,7 @@ from .mma import MmaSection
 from .model import Config
 from .params import ParamsSection
 from .prove_expect import ProveExpectSection
+from .sf import SfSection
 from .smem import SmemSection
 from .stages import StagesSection
 from .threadmap import ThreadMapSection
@@ -25,7 +26,8 @@ from .tmem import TmemSection
 
 
 class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection, GlobalCopySection, SmemSection,
-              TmaSection, ProveExpectSection, ThreadMapSection, ElementsSection, TmemSection):
+              TmaSection, ProveExpectSection, ThreadMapSection, ElementsSection, TmemSection,
+              SfSection):
     """Reads one configuration text (``_Loader(path, text).load()``)."""
 
     def load(self) -> Config:
@@ -74,10 +76,11 @@ class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection,
         copies, g2s, s2g, smem = self.apply_elements(data, copies, g2s, s2g, smem)
         tmem, tmem_copies = self.load_tmem(data), self.load_tmem_copies(data, None, mma)     # Version 3: TMEM
         self.check_tmem_mma(tmem, tmem_copies, mma)
+        sf = self.load_sf_tables(data, symbols, mma)            # Version 3: block-scale factors (issue 29)
         cfg = Config(path=self.path, name=name, mma=mma, copies=copies, threadmap=threadmap, params=params,
                      prove=prove, expect=expect, text=self.text, data=data, lines=self.lines,
                      g2s=g2s, s2g=s2g, stages=stages, smem=smem, tma=tma, stages_param=stages_param,
-                     tmem=tmem, tmem_copies=tmem_copies)
+                     tmem=tmem, tmem_copies=tmem_copies, sf=sf)
         if mma is not None:
             self.check_tiles(cfg)
         if threadmap is not None:

@@ -322,6 +322,21 @@ class ExpectConfig:
 
 
 @dataclass(frozen=True)
+class SfConfig:
+    """``[sf.X]`` (Version 3, block-scaled formats): the scale factors of operand X."""
+    operand: str
+    type: str
+    vec: int
+    smem: Any                     # Layout: one CTA's staged factor buffer (bytes: one factor each)
+    raw_smem: str
+    placement: str = "tmem"
+    tmem_column: int | None = None
+    gmem: Any = None              # Layout over the data's (MN, K, L) coordinates, or None
+    raw_gmem: str | None = None
+    line: int = 0
+
+
+@dataclass(frozen=True)
 class Config:
     """A validated configuration file.
 
@@ -356,6 +371,7 @@ class Config:
     tma: dict = field(default_factory=dict)           # [tma.A|B] -> TmaConfig
     tmem: Any = None                                  # Version 3: [tmem] -> config.tmem.TmemConfig
     tmem_copies: dict = field(default_factory=dict)   # Version 3: [tmem_copy.C] -> config.tmem.TmemCopyConfig
+    sf: dict = field(default_factory=dict)            # [sf.A|B] -> SfConfig (Version 3, block-scaled)
 
     @property
     def kind(self) -> str:

@@ -37,6 +37,7 @@ from ...atoms import value_type_bits
 from ...atoms.gmma import GmmaSmemLayout
 from ...atoms.blockscaled import BlockScaledOp, operand_type_problems
 from ...atoms.umma import parse_umma_name
+from .sf import SF_PROPERTIES, sf_results
 from ...tiled.mma import make_tiled_mma
 from ...tiled.arrays import index_array
 from ...tiled.umma import umma_read_arrays
@@ -48,6 +49,7 @@ from ..verdict.result import REFUTED, Counterexample, Result, verdict
 #: properties of an SM100 configuration (the MMA side), in report order
 BLACKWELL_PROPERTIES = ("descriptor", "slot_agreement", "cta_pair", "coverage", "exactly_once", "in_bounds",
                         "type_agreement", "tma")
+BLACKWELL_PROPERTIES = BLACKWELL_PROPERTIES + SF_PROPERTIES          # issue 29: [sf.X] (prove/blackwell/sf.py)
 _DESC_PROPS = ("descriptor", "slot_agreement", "coverage", "exactly_once", "in_bounds", "type_agreement")
 #: the 14-bit descriptor address fields reach 2^18 bytes of shared memory
 SMEM_REACH = arch.ENCODE_MASK + 1
@@ -512,6 +514,7 @@ def prove_blackwell(cfg, props, refuted) -> tuple[list, set]:
         tc = cfg.tma.get(o)
         if tc is not None and sc is not None:
             out.extend(r for r in sm100_tma_results(cfg, op, sc, tc, props) if r.property in props or r.method == "cute")
+    out.extend(sf_results(cfg, op, props, cta_tile))   # issue 29: block-scale factors
     if "coverage" in props:
         t0 = time.perf_counter()
         checked, cex = tv_coverage(mma, "C")

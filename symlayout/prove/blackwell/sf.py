@@ -1,0 +1,233 @@
+"""Block-scale factors (issue 29): the ``sf`` and ``sf_kind`` obligations of ``[sf.A]`` / ``[sf.B]``.
+
+The factor of data element ``(mn, k)`` of A (of B: ``(n, k)``) scales the K-block ``k // vec``. The MMA
+finds it through the 128x4 block format: ``tcgen05.cp`` (UTCCP ``4x32dp128bit``) copies each 512-byte
+block of the CTA's factor buffer into Tensor Memory as CuTe's ``tmem_sf_frg`` lays it out, so the byte a
+factor must sit at in shared memory is the one ``Sm1xxBlockScaledConfig<vec>::deduce_smem_layoutSFA/SFB``
+gives for the CTA tile (SFA: the M rows of this CTA; SFB: the N columns of the whole MMA, rounded up to
+128), and in global memory the one ``tile_atom_to_shape_SFA/SFB`` gives.
+
+``sf`` [sf.X], decided by enumerating every (row, K-block, stage) of the CTA tile (and every (row,
+K-block, batch) of ``gmem`` when given):
+
+* one factor per K-block: the ``vec`` elements of a block read one byte (the layout's stride over them is 0);
+* exactly one: no two (row, K-block, stage) share a byte;
+* where the layouts put it: the byte ``[sf.X] smem`` (``gmem``) gives is the one the kernel's UTCCP copy
+  (TMA load) reads; a row or K-block the buffer has no slot for is refuted.
+
+``sf_kind`` [sf.X]: the factor type and vector size are the atom's (``ValTypeSF``, ``SFVecSize``) and a pair
+the MMA kind takes (PTX ISA, :data:`symlayout.atoms.blockscaled.KINDS`).
+
+Every refutation is re-derived point by point (CuTe's ``crd2idx`` on the hierarchical coordinate) before
+it is reported.  The TMEM side (``placement = "tmem"``: the columns ``tmem_sf_frg`` takes after the
+accumulators) is a hook for ``tmem_alloc`` and is not decided here.
+"""
+from __future__ import annotations
+
+import time
+
+from ...algebra import int_tuple as it
+from ...algebra.layout import function_table
+from ...atoms.blockscaled import (KINDS, BlockScaledOp, deduce_smem_layout_sf, staged_smem_layout_sf,
+                                  tile_atom_to_shape_sf)
+from ..decide.tables import lazy_np as np
+from ..verdict.result import Counterexample, Result, verdict
+
+#: the properties of a ``[sf.X]`` table
+SF_PROPERTIES = ("sf_kind", "sf")
+
+
+def _res(prop, op, t0, cex=None, checked=None, via="tcgen05.cp", detail=""):
+    return Result(prop, verdict(cex, checked), operand=f"sf.{op}", checked=checked, method="exhaustive",
+                  counterexample=cex, via=via, detail=detail, seconds=time.perf_counter() - t0)
+
+
+def sf_results(cfg, op, props, cta_tile) -> list:
+    """``sf_kind`` and ``sf`` of every ``[sf.X]`` (``cta_tile(smem)``: one CTA's (MN, K, stages))."""
+    out = []
+    for x in ("A", "B"):
+        sc = cfg.sf.get(x)
+        if sc is None:
+            continue
+        if "sf_kind" in props:
+            out.append(sf_kind_result(op, sc))
+        if "sf" in props and x in cfg.smem:
+            out.append(sf_result(op, sc, cta_tile(cfg.smem[x])))
+    return out
+
+
+# ---------------------------------------------------------------------------- sf_kind
+
+
+def sf_kind_result(op, sc) -> Result:
+    t0 = time.perf_counter()
+    x = sc.operand
+    if not isinstance(op, BlockScaledOp):
+        cex = Counterexample(f"[sf.{x}]: {op.name} is not a block-scaled atom; kind::{op.kind} reads no scale "
+                             "factors", extra={"atom": op.name})
+        return _res("sf_kind", x, t0, cex, 1, via="tcgen05.mma")
+    kind = KINDS[op.kind]
+    have, want = (sc.type, sc.vec), (op.sf_type, op.vec)
+    cex = None
+    if have != want:
+        cex = Counterexample(f"[sf.{x}] holds {sc.type} factors, one per {sc.vec} elements, but {op.name} "
+                             f"(kind::{op.kind} .block{op.vec}) reads {op.sf_type} factors, one per {op.vec} elements",
+                             extra={"sf_type": sc.type, "vec": sc.vec, "mma_sf_type": op.sf_type, "mma_vec": op.vec})
+    elif have not in kind.factors:
+        cex = Counterexample(f"[sf.{x}] {sc.type}/{sc.vec}: kind::{op.kind} takes " + " or ".join(
+            f"{t}/{v}" for t, v in sorted(kind.factors)) + " (PTX ISA, tcgen05.mma block scaling)",
+            extra={"sf_type": sc.type, "vec": sc.vec, "kind": op.kind})
+    return _res("sf_kind", x, t0, cex, 2, via="tcgen05.mma",
+                detail=f"{sc.type}/{sc.vec}: the atom's and kind::{op.kind}'s")
+
+
+# ---------------------------------------------------------------------------- sf
+
+
+def kernel_smem_layout(op, x: str, tile: tuple):
+    """The staged factor buffer the kernel's UTCCP copy reads: ``deduce_smem_layoutSFA/SFB`` of the MMA
+    tile (A: this CTA's M rows times the peers; B: the N columns of the pair) with the stage mode."""
+    mn, k, stages = tile
+    peers = op.cta_group
+    mnk = (mn * peers, mn * peers, k)          # (A reads mode 0, B mode 1)
+    return staged_smem_layout_sf(deduce_smem_layout_sf(x, op.vec, op.k, mnk, peers), stages)
+
+
+def _table(L):
+    return np.asarray(function_table(L), dtype=np.int64)
+
+
+def _mode_sizes(L) -> tuple:
+    """``(MMA_MN, MMA_K, MMAs_MN, MMAs_K, stages)`` of an MMA-partitioned factor buffer."""
+    s = L.shape
+    mode0 = s[0] if it.is_tuple(s[0]) and len(s[0]) == 2 else (s[0], 1)
+    rest = [int(it.product(m)) for m in s[1:]] + [1] * (4 - len(s))
+    return (int(it.product(mode0[0])), int(it.product(mode0[1])), *rest[:3])
+
+
+def _smem_offsets(L, rows: int, k: int, stages: int):
+    """``off[r, kk, s]`` of every (row, K element, stage) through an MMA-partitioned buffer, -1 where it
+    has no slot; and the 1-D index of each point (for the report)."""
+    mmn, mk, nmn, nk, ns = _mode_sizes(L)
+    r = np.arange(rows)[:, None, None]
+    kk = np.arange(k)[None, :, None]
+    s = np.arange(stages)[None, None, :]
+    rin, rblk, kin, kit = r % mmn, r // mmn, kk % mk, kk // mk
+    idx = rin + mmn * kin + mmn * mk * (rblk + nmn * (kit + nk * s))
+    ok = (rblk < nmn) & (kit < nk) & (s < ns)
+    tab = _table(L)
+    off = np.where(ok, tab[np.where(ok, idx, 0)], -1)
+    return off, np.where(ok, idx, -1)
+
+
+def _gmem_offsets(L, rows: int, k: int, batches: int):
+    r = np.arange(rows)[:, None, None]
+    kk = np.arange(k)[None, :, None]
+    b = np.arange(batches)[None, None, :]
+    idx = r + rows * (kk + k * b)
+    return _table(L)[idx], idx
+
+
+def sf_result(op, sc, tile) -> Result:
+    """``sf`` of one ``[sf.X]``: the shared-memory buffer of every stage, then ``gmem`` when given."""
+    t0 = time.perf_counter()
+    x = sc.operand
+    if not isinstance(op, BlockScaledOp):
+        return _res("sf", x, t0, Counterexample(f"[sf.{x}]: {op.name} reads no scale factors"), 1)
+    mn, k, stages = tile
+    rows = mn if x == "A" else mn * op.cta_group
+    want_l = kernel_smem_layout(op, x, tile)
+    have, hidx = _smem_offsets(sc.smem, rows, k, stages)
+    want, widx = _smem_offsets(want_l, rows, k, stages)
+    where = (f"Sm1xxBlockScaledConfig<{op.vec}>::deduce_smem_layoutSF{x} of the MMA tile, "
+             f"{stages} stage(s): {want_l}")
+    cex, checked = _decide(x, sc.vec, have, want, ("row" if x == "A" else "column", "stage"), "[sf.%s] smem" % x,
+                           "the kernel's tcgen05.cp (UTCCP) and the MMA read it", where,
+                           lambda p: _revalidate(sc.smem, hidx[p]), lambda p: _revalidate(want_l, widx[p]))
+    if cex is None and sc.gmem is not None:
+        sizes = [int(it.product(m)) for m in sc.gmem.shape] + [1]
+        g_mn, g_k, g_b = sizes[:3]
+        want_g = tile_atom_to_shape_sf(op.vec, g_mn, g_k, g_b)
+        have, hidx = _gmem_offsets(sc.gmem, g_mn, g_k, g_b)
+        want, widx = _gmem_offsets(want_g, g_mn, g_k, g_b)
+        cex, more = _decide(x, sc.vec, have, want, ("row" if x == "A" else "column", "batch"), f"[sf.{x}] gmem",
+                            "the kernel's TMA load reads it", f"Sm1xxBlockScaledConfig<{op.vec}>::"
+                            f"tile_atom_to_shape_SF{x}: {want_g}", lambda p: _revalidate(sc.gmem, hidx[p]),
+                            lambda p: _revalidate(want_g, widx[p]))
+        checked += more
+    return _res("sf", x, t0, cex, checked,
+                detail=f"every ({'row' if x == 'A' else 'column'}, K-block) of {rows}x{k // sc.vec} blocks x "
+                       f"{stages} stage(s): one factor, once, where UTCCP reads it"
+                       + (" (and the global buffer)" if sc.gmem is not None else ""))
+
+
+def _revalidate(L, idx) -> int:
+    """``L(idx)`` by CuTe's ``crd2idx`` on the hierarchical coordinate of ``idx`` (not the table)."""
+    return int(it.crd2idx(int(idx), L.shape, L.stride))
+
+
+def _decide(x, vec, have, want, names, buf, reader, where, have_at, want_at):
+    """The three checks over ``have[r, k, s]`` (the buffer's byte, -1: no slot) and ``want`` (the
+    reader's byte): ``(counterexample or None, obligations)``."""
+    rows, k, ns = have.shape
+    first = (np.arange(k) // vec) * vec
+    reps = have[:, ::vec, :]
+    checked = 0
+
+    def point(r, kk, s):
+        return f"({names[0]} {r}, K-block {kk // vec}" + (f", {names[1]} {s})" if ns > 1 else ")")
+
+    def el(r, kk):
+        return f"{x}({'m' if x == 'A' else 'n'}={r},k={kk})"
+
+    # a (row, K-block) the buffer has no slot for
+    miss = reps < 0
+    checked += reps.size
+    if miss.any():
+        r, j, s = (int(v) for v in np.argwhere(miss)[0])
+        return Counterexample(f"{point(r, j * vec, s)} of {x}: {buf} has no slot for its factor (its extent ends "
+                              f"before it); {reader} from byte {want_at((r, j * vec, s))} ({where})",
+                              element=(r, j * vec, s), route=[f"logical {el(r, j * vec)} .. k={j * vec + vec - 1}",
+                                                              f"{buf}: no slot", where]), checked
+    # one factor per K-block
+    split = have != have[:, first, :]
+    checked += have.size
+    if split.any():
+        r, kk, s = (int(v) for v in np.argwhere(split)[0])
+        a, b = have_at((r, kk, s)), have_at((r, int(first[kk]), s))
+        if a == b:
+            raise AssertionError(f"sf re-validation: {buf} ({r},{kk},{s})")
+        return Counterexample(f"{point(r, kk, s)} of {x}: {buf} gives {el(r, kk)} the factor at byte {a} but "
+                              f"{el(r, int(first[kk]))} of the same {vec}-element block the one at byte {b}: a "
+                              f"block is scaled by one factor", element=(r, kk, s), address_bytes=a), checked
+    # exactly once
+    flat = reps.ravel()
+    order = np.argsort(flat, kind="stable")
+    dup = flat[order][1:] == flat[order][:-1]
+    if dup.any():
+        i = int(np.argmax(dup))
+        p0 = np.unravel_index(int(order[i]), reps.shape)
+        p1 = np.unravel_index(int(order[i + 1]), reps.shape)
+        (r0, j0, s0), (r1, j1, s1) = ((int(v) for v in p) for p in (p0, p1))
+        a = have_at((r1, j1 * vec, s1))
+        if a != have_at((r0, j0 * vec, s0)):
+            raise AssertionError(f"sf re-validation: {buf} duplicates")
+        return Counterexample(f"{buf} byte {a} holds the factor of {point(r0, j0 * vec, s0)} and of "
+                              f"{point(r1, j1 * vec, s1)} of {x}: every (row, K-block) needs its own factor",
+                              element=(r1, j1 * vec, s1), address_bytes=a), checked
+    # where the reader looks
+    wreps = want[:, ::vec, :]
+    bad = reps != wreps
+    checked += reps.size
+    if bad.any():
+        r, j, s = (int(v) for v in np.argwhere(bad)[0])
+        p = (r, j * vec, s)
+        a, b = have_at(p), want_at(p)
+        if a == b:
+            raise AssertionError(f"sf re-validation: {buf} {p}")
+        return Counterexample(f"{point(r, j * vec, s)} of {x}: {buf} keeps its factor at byte {a}, but {reader} from "
+                              f"byte {b} ({where})", element=p, address_bytes=a,
+                              route=[f"logical {el(r, j * vec)} .. k={j * vec + vec - 1}, K-block {j}",
+                                     f"{buf} -> byte {a}", f"{reader} -> byte {b}"],
+                              extra={"expected_address_bytes": b}), checked
+    return None, checked
