@@ -141,7 +141,7 @@ def sf_result(op, sc, tile) -> Result:
     want, widx = _smem_offsets(want_l, rows, k, stages)
     where = (f"Sm1xxBlockScaledConfig<{op.vec}>::deduce_smem_layoutSF{x} of the MMA tile, "
              f"{stages} stage(s): {want_l}")
-    cex, checked = _decide(x, sc.vec, have, want, ("row" if x == "A" else "column", "stage"), "[sf.%s] smem" % x,
+    cex, checked = _decide(x, op.vec, have, want, ("row" if x == "A" else "column", "stage"), "[sf.%s] smem" % x,
                            "the kernel's tcgen05.cp (UTCCP) and the MMA read it", where,
                            lambda p: _revalidate(sc.smem, hidx[p]), lambda p: _revalidate(want_l, widx[p]))
     if cex is None and sc.gmem is not None:
@@ -150,13 +150,13 @@ def sf_result(op, sc, tile) -> Result:
         want_g = tile_atom_to_shape_sf(op.vec, g_mn, g_k, g_b)
         have, hidx = _gmem_offsets(sc.gmem, g_mn, g_k, g_b)
         want, widx = _gmem_offsets(want_g, g_mn, g_k, g_b)
-        cex, more = _decide(x, sc.vec, have, want, ("row" if x == "A" else "column", "batch"), f"[sf.{x}] gmem",
+        cex, more = _decide(x, op.vec, have, want, ("row" if x == "A" else "column", "batch"), f"[sf.{x}] gmem",
                             "the kernel's TMA load reads it", f"Sm1xxBlockScaledConfig<{op.vec}>::"
                             f"tile_atom_to_shape_SF{x}: {want_g}", lambda p: _revalidate(sc.gmem, hidx[p]),
                             lambda p: _revalidate(want_g, widx[p]))
         checked += more
     return _res("sf", x, t0, cex, checked,
-                detail=f"every ({'row' if x == 'A' else 'column'}, K-block) of {rows}x{k // sc.vec} blocks x "
+                detail=f"every ({'row' if x == 'A' else 'column'}, K-block) of {rows}x{k // op.vec} blocks x "
                        f"{stages} stage(s): one factor, once, where UTCCP reads it"
                        + (" (and the global buffer)" if sc.gmem is not None else ""))
 
@@ -164,6 +164,13 @@ def sf_result(op, sc, tile) -> Result:
 def _revalidate(L, idx) -> int:
     """``L(idx)`` by CuTe's ``crd2idx`` on the hierarchical coordinate of ``idx`` (not the table)."""
     return int(it.crd2idx(int(idx), L.shape, L.stride))
+
+
+def _first(mask):
+    """The first ``(r, k, s)`` where ``mask`` holds, stage slowest, then K, then row."""
+    r, k, s = np.nonzero(mask)
+    i = int(np.lexsort((r, k, s))[0])
+    return int(r[i]), int(k[i]), int(s[i])
 
 
 def _decide(x, vec, have, want, names, buf, reader, where, have_at, want_at):
@@ -184,7 +191,7 @@ def _decide(x, vec, have, want, names, buf, reader, where, have_at, want_at):
     miss = reps < 0
     checked += reps.size
     if miss.any():
-        r, j, s = (int(v) for v in np.argwhere(miss)[0])
+        r, j, s = _first(miss)
         return Counterexample(f"{point(r, j * vec, s)} of {x}: {buf} has no slot for its factor (its extent ends "
                               f"before it); {reader} from byte {want_at((r, j * vec, s))} ({where})",
                               element=(r, j * vec, s), route=[f"logical {el(r, j * vec)} .. k={j * vec + vec - 1}",
@@ -193,7 +200,7 @@ def _decide(x, vec, have, want, names, buf, reader, where, have_at, want_at):
     split = have != have[:, first, :]
     checked += have.size
     if split.any():
-        r, kk, s = (int(v) for v in np.argwhere(split)[0])
+        r, kk, s = _first(split)
         a, b = have_at((r, kk, s)), have_at((r, int(first[kk]), s))
         if a == b:
             raise AssertionError(f"sf re-validation: {buf} ({r},{kk},{s})")
@@ -220,7 +227,7 @@ def _decide(x, vec, have, want, names, buf, reader, where, have_at, want_at):
     bad = reps != wreps
     checked += reps.size
     if bad.any():
-        r, j, s = (int(v) for v in np.argwhere(bad)[0])
+        r, j, s = _first(bad)
         p = (r, j * vec, s)
         a, b = have_at(p), want_at(p)
         if a == b:

@@ -1,0 +1,130 @@
+"""Writes the block-scaled configurations of this directory (python proofs/blockscaled/generate.py).
+
+The [smem.X] buffers are ``UMMA::tile_to_mma_shape`` of the SW128 K-major atom, the [sf.X] buffers
+``Sm1xxBlockScaledConfig<vec>::deduce_smem_layoutSFA/SFB`` with the collective's stage mode, and the
+gmem factor layouts ``tile_atom_to_shape_SFA/SFB``: all computed by symlayout here and checked against
+CuTe C++ by tests/test_sm100_blockscaled_config.py (test_proof_layouts_are_cutes)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from symlayout.algebra.layout import Layout, tile_to_shape
+from symlayout.atoms.blockscaled import (deduce_smem_layout_sf, linear_sf_layout, parse_blockscaled_name,
+                                         staged_smem_layout_sf, tile_atom_to_shape_sf)
+from symlayout.atoms.umma import layout_atom, tile_to_mma_shape
+
+HERE = Path(__file__).resolve().parent
+K = "UMMA::Major::K"
+
+
+def _cute(layout) -> str:
+    """CuTe's print with static underscores (as the collective prints it)."""
+    import re
+    return re.sub(r"(?<![\w<])(\d+)", r"_\1", str(layout))
+
+
+def smem(op, x, tile, stages, slot_type):
+    peers = op.cta_group
+    mn = (tile[0] if x == "A" else tile[1]) // peers
+    mma_mn = (op.m if x == "A" else op.n) // peers
+    k = op.k
+    lay = tile_to_mma_shape(layout_atom("K_SW128", slot_type), ((mma_mn, k), mn // mma_mn, tile[2] // k, stages))
+    return str(lay).replace("smem_ptr", "smem_ptr")
+
+
+def sf_smem(op, x, tile, stages, vec=None, mn_tile=None):
+    t = list(tile)
+    if mn_tile is not None:
+        t[1] = mn_tile
+    return _cute(staged_smem_layout_sf(deduce_smem_layout_sf(x, vec or op.vec, op.k, tuple(t), op.cta_group), stages))
+
+
+def write(name, title, atom, tile, stages, types, comment="", cluster=None, sf=None, expect=None, sub=""):
+    op = parse_blockscaled_name(atom)
+    lines = [f'name = "{title}"']
+    lines += [f"# {c}" for c in comment.splitlines()] if comment else []
+    lines += ["", "[mma]", f'atom = "{atom}"'] + ([f'cluster = "{cluster}"'] if cluster else [])
+    for x in ("A", "B"):
+        t, slot = types[x]
+        lines += ["", f"[smem.{x}]", f'type = "{t}"', f'layout = "{smem(op, x, tile, stages, slot)}"', "align = 1024"]
+    for x in ("A", "B"):
+        s = dict(type=op.sf_type, vec=op.vec, smem=sf_smem(op, x, tile, stages))
+        s.update((sf or {}).get(x, {}))
+        lines += ["", f"[sf.{x}]", f'type = "{s["type"]}"', f"vec = {s['vec']}", f'smem = "{s["smem"]}"']
+        if "gmem" in s:
+            lines.append(f'gmem = "{s["gmem"]}"')
+    if expect:
+        lines += ["", "[expect]", "refuted = [" + ", ".join(f'"{e}"' for e in expect) + "]"]
+    (HERE / sub / f"{name}.toml").write_text("\n".join(lines) + "\n")
+
+
+E2, E2C, E4 = "float_e2m1_t", "float_e2m1_unpacksmem_t", "float_e4m3_t"
+FP4 = (E2, "float_e2m1_t")
+FP4C = (E2C, "uint8_t")
+FP8 = (E4, "uint8_t")
+
+
+def nvfp4(m, n, vs=16, sf="float_ue4m3_t", pair=False):
+    p = "_2x1SM" if pair else ""
+    return f"SM100_MMA_MXF4{p}_SS<{E2},{E2},float,{sf},{m},{n},{vs},{K},{K}>"
+
+
+def mxf8(a, b, m, n, pair=False):
+    p = "_2x1SM" if pair else ""
+    return f"SM100_MMA_MXF8F6F4{p}_SS<{a},{b},float,float_ue8m0_t,{m},{n},{K},{K}>"
+
+
+def main():
+    write("nvfp4_1sm_128x256x256", "NVFP4 GEMM (kind::mxf4nvf4, ue4m3/16), 1SM, 128x256x256, 5 stages",
+          nvfp4(128, 256), (128, 256, 256), 5, {"A": FP4, "B": FP4},
+          sf={"A": {"gmem": _cute(tile_atom_to_shape_sf(16, 1024, 2048))},
+              "B": {"gmem": _cute(tile_atom_to_shape_sf(16, 512, 2048))}})
+    write("nvfp4_2sm_256x256x256", "NVFP4 GEMM, 2SM (CTA pair), 256x256x256, 4 stages",
+          nvfp4(256, 256, pair=True), (256, 256, 256), 4, {"A": FP4, "B": FP4}, cluster="(2,1,1)")
+    write("mxfp4_1sm_128x128x256", "MXFP4 GEMM (kind::mxf4, ue8m0/32), 1SM, 128x128x256, 4 stages",
+          nvfp4(128, 128, 32, "float_ue8m0_t"), (128, 128, 256), 4, {"A": FP4, "B": FP4})
+    write("mxfp8_1sm_128x256x128", "MXFP8 GEMM (kind::mxf8f6f4, ue8m0/32), 1SM, 128x256x128, 6 stages",
+          mxf8(E4, E4, 128, 256), (128, 256, 128), 6, {"A": FP8, "B": FP8})
+    write("mxfp8_2sm_256x192x128", "MXFP8 GEMM, 2SM, N = 192: SFB padded to 256 columns", mxf8(E4, E4, 256, 192, True),
+          (256, 192, 128), 4, {"A": FP8, "B": FP8}, cluster="(2,1,1)")
+    write("mxf8xmxf4_1sm_128x128x128", "mixed MXF8 x MXF4 (A e4m3, B fp4 in 8-bit containers), 1SM, 128x128x128",
+          mxf8(E4, E2C, 128, 128), (128, 128, 128), 4, {"A": FP8, "B": FP4C})
+    P = "pitfalls"
+    write("nvfp4_vec32_factors", "pitfall: NVFP4 MMA fed MX factors (ue8m0, one per 32 elements)", nvfp4(128, 256),
+          (128, 256, 256), 4, {"A": FP4, "B": FP4},
+          comment="kind::mxf4nvf4 .block16 reads one ue4m3 factor per 16 elements: with ue8m0/32 buffers every\n"
+                  "second K-block of 16 has no factor, and the bytes are read as ue4m3.",
+          sf={x: {"type": "float_ue8m0_t", "vec": 32, "smem": sf_smem(parse_blockscaled_name(nvfp4(128, 256)), x,
+                                                                          (128, 256, 256), 4, vec=32)}
+              for x in "AB"},
+          expect=["sf_kind[sf.A]", "sf_kind[sf.B]", "sf[sf.A]", "sf[sf.B]"], sub=P)
+    write("linear_sf_read_as_swizzled", "pitfall: a row-major (linear) SFA buffer fed to the 128x4 block layout",
+          nvfp4(128, 256), (128, 256, 256), 4, {"A": FP4, "B": FP4},
+          comment="The quantizer wrote SFA as a plain M x K/16 row-major array; the kernel's TMA reads it through\n"
+                  "tile_atom_to_shape_SFA (128x4 blocks): row 1's first factor is at byte 32, the kernel reads byte 16.",
+          sf={"A": {"gmem": _cute(linear_sf_layout(16, 1024, 512))}}, expect=["sf[sf.A]"], sub=P)
+    write("sfb_sized_with_m_tile", "pitfall: SFB's smem buffer sized with the M tile (128) of a 128x256 tile",
+          nvfp4(128, 256), (128, 256, 256), 4, {"A": FP4, "B": FP4},
+          comment="deduce_smem_layoutSFB called with the M tile: the buffer has 128 columns of factors, B has 256.",
+          sf={"B": {"smem": sf_smem(parse_blockscaled_name(nvfp4(128, 256)), "B", (128, 256, 256), 4, mn_tile=128)}},
+          expect=["sf[sf.B]"], sub=P)
+    mn_major = tile_to_shape(Layout(((16, 4), (32, 4)), ((0, 1), (16, 4))), (512, 1024, 1), (1, 2, 3))
+    write("sfb_follows_sfa_major", "pitfall: SFB's global layout built with the MN-major chunk (branching on A's major)",
+          nvfp4(128, 256), (128, 256, 256), 4, {"A": FP4, "B": FP4},
+          comment="Sm1xxBlockScaledBasicChunk<16, UMMA::Major::MN>::SfAtom tiled over (N, K): 16 consecutive columns\n"
+                  "share a factor while the 16 K elements of one block get different ones.",
+          sf={"B": {"gmem": _cute(mn_major)}}, expect=["sf[sf.B]"], sub=P)
+    write("fp4_packed_where_containers_are_read", "pitfall: fp4 packed in smem for kind::mxf8f6f4 (8-bit containers)",
+          mxf8(E4, E2C, 128, 128), (128, 128, 256), 4, {"A": FP8, "B": FP4},
+          comment="B is TMA-loaded as packed float_e2m1_t (two per byte) but kind::mxf8f6f4 reads fp4 16 to a\n"
+                  "16-byte chunk (PTX .b4x16_p64): element 16 is at byte 8, the MMA reads byte 16.",
+          expect=["type_agreement[B]"], sub=P)
+    write("mxf8f6f4_packed_fp4_type", "pitfall: SM100_MMA_MXF8F6F4 with float_e2m1_t (not the unpacksmem container)",
+          mxf8(E4, E2, 128, 128), (128, 128, 256), 4, {"A": FP8, "B": FP4C},
+          comment="CuTe compiles it, but to_UMMAFormat<float_e2m1_t> is MXF4Format::E2M1 = 1, which a kind::mxf8f6f4\n"
+                  "instruction descriptor reads as E5M2.",
+          expect=["type_agreement[B]"], sub=P)
+
+
+if __name__ == "__main__":
+    main()
