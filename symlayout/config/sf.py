@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..algebra.int_tuple import flatten_leaves
 from ..algebra.layout import Layout
+from ..atoms.blockscaled import is_blockscaled_name
 from ..atoms.types import canonical_type
 from ..errors import SymlayoutError
 from .keys import SF
@@ -22,7 +23,7 @@ class SfSection:
         if "sf" not in data:
             return {}
         t = self.table(data["sf"], ("sf",))
-        if mma is None or not mma.is_sm100:
+        if mma is None or not is_blockscaled_name(mma.atom):
             self.fail(("sf",), "[sf.X] scale factors need a block-scaled SM100 atom in [mma] (SM100_MMA_MXF8F6F4_SS, "
                                "SM100_MMA_MXF4_SS, their _2x1SM forms)")
         out = {}

@@ -1,0 +1,133 @@
+"""Contract Version 3, block-scaled formats (issue 29): ``[sf.A]`` / ``[sf.B]`` and the properties ``sf`` and
+``sf_kind``; the configurations of ``proofs/blockscaled`` (their factor layouts are CuTe's, checked in C++),
+a refutation of every kind for each property, and bad input as one-line errors."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from sm100_cpp import compiler
+from symlayout.config import load_config, loads_config
+from symlayout.errors import ConfigError
+from symlayout.prove.engine import prove_config
+from symlayout.prove.verdict.result import PROVED, REFUTED
+
+REPO = Path(__file__).resolve().parents[1]
+PROOFS = REPO / "proofs" / "blockscaled"
+GOOD = sorted(PROOFS.glob("*.toml"))
+PITFALLS = sorted((PROOFS / "pitfalls").glob("*.toml"))
+NVFP4 = (PROOFS / "nvfp4_1sm_128x256x256.toml").read_text()
+MXFP8 = (PROOFS / "mxfp8_1sm_128x256x128.toml").read_text()
+
+
+def _verdicts(cfg):
+    rep = prove_config(cfg)
+    return {(r.property, r.operand): r for r in rep.results}
+
+
+@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.stem)
+def test_block_scaled_gemms_prove(path):
+    res = _verdicts(load_config(str(path)))
+    sf = [r for (p, _o), r in res.items() if p in ("sf", "sf_kind")]
+    assert len(sf) == 4 and all(r.status == PROVED and r.checked > 0 for r in sf)
+    assert all(r.status == PROVED for r in res.values()), [str(r.counterexample) for r in res.values()
+                                                              if r.status != PROVED]
+
+
+@pytest.mark.parametrize("path", PITFALLS, ids=lambda p: p.stem)
+def test_pitfalls_are_refuted_as_expected(path):
+    cfg = load_config(str(path))
+    res = _verdicts(cfg)
+    refuted = {(p, o) for (p, o), r in res.items() if r.status == REFUTED}
+    assert refuted and refuted == set(cfg.expect.refuted_operands)
+    assert all(res[k].counterexample.message for k in refuted)
+
+
+def _prove(text):
+    return _verdicts(loads_config(text, "t.toml"))
+
+
+def _swap(text, table, key, new):
+    pat = re.compile(rf"(\[{re.escape(table)}\][^\[]*?{key} = )(\"[^\"]*\"|\d+)", re.S)
+    out, n = pat.subn(lambda m: m.group(1) + new, text)
+    assert n == 1
+    return out
+
+
+def test_sf_refutations_name_the_row_and_k_block():
+    # a stage stride of half the stage: stage 1 of row 0, K-block 0 lands on stage 0's K-block 2... (duplicate)
+    text = _swap(NVFP4, "sf.A", "smem", '"((((_32,_4),_1),(_16,_4)),_1,(_1,_4),_5):((((_16,_4),_512),(_0,_1)),_0,'
+                                        '(_4,_512),_1024)"')
+    r = _prove(text)[("sf", "sf.A")]
+    assert r.status == REFUTED and "needs its own factor" in r.counterexample.message
+    # K-blocks 16 elements apart read different bytes within a block: the vec mode has a stride
+    text = _swap(NVFP4, "sf.A", "smem", '"((((_32,_4),_1),(_16,_4)),_1,(_1,_4),_5):((((_16,_4),_512),(_1,_1)),_0,'
+                                        '(_4,_512),_2048)"')
+    r = _prove(text)[("sf", "sf.A")]
+    assert r.status == REFUTED and "a block is scaled by one factor" in r.counterexample.message
+    # rows 32 apart swapped with K-blocks: in bounds, once each, but not where UTCCP reads
+    text = _swap(NVFP4, "sf.A", "smem", '"((((_32,_4),_1),(_16,_4)),_1,(_1,_4),_5):((((_16,_1),_512),(_0,_4)),_0,'
+                                        '(_4,_512),_2048)"')
+    r = _prove(text)[("sf", "sf.A")]
+    cex = r.counterexample
+    assert r.status == REFUTED and cex.message.startswith("(row 32, K-block 0, stage 0) of A: [sf.A] smem keeps its "
+                                                             "factor at byte 1, but the kernel's tcgen05.cp")
+    assert cex.extra["expected_address_bytes"] == 4 and cex.element == (32, 0, 0)
+
+
+def test_sf_kind_refutes_a_factor_the_kind_does_not_take():
+    # CuTe compiles MXF8F6F4 with ue4m3 factors (its traits do not check sf_type); kind::mxf8f6f4 reads ue8m0
+    text = MXFP8.replace("float_ue8m0_t", "float_ue4m3_t")
+    r = _prove(text)[("sf_kind", "sf.A")]
+    assert r.status == REFUTED and "kind::mxf8f6f4 takes float_ue8m0_t/32" in r.counterexample.message
+
+
+@pytest.mark.parametrize("edit,msg", [
+    (lambda t: MXFP8.replace("SM100_MMA_MXF8F6F4_SS<float_e4m3_t,float_e4m3_t,float,float_ue8m0_t,",
+                             "SM100_MMA_F8F6F4_SS<float_e4m3_t,float_e4m3_t,float,"),
+     "scale factors need a block-scaled SM100 atom"),
+    (lambda t: t.replace('[sf.B]\ntype = "float_ue4m3_t"', '[sf.B]\ntype = "half_t"'), "is not a scale-factor type"),
+    (lambda t: t.replace("[sf.B]", "[sf.C]"), "unknown operand 'C'"),
+    (lambda t: t.replace("[sf.B]\n", "[sf.B]\nvecs = 3\n"), "unknown key 'vecs'"),
+    (lambda t: t.replace('[sf.B]\ntype = "float_ue4m3_t"\nvec = 16', '[sf.B]\ntype = "float_ue4m3_t"\nvec = 0'),
+     "vec"),
+    (lambda t: _swap(t, "sf.A", "smem", '"Sw<1,2,3> o (4,4):(1,4)"'), "must be a layout 'shape:stride' (no swizzle)"),
+])
+def test_bad_input_is_one_line(edit, msg):
+    text = NVFP4
+    with pytest.raises(ConfigError, match=re.escape(msg)) as e:
+        loads_config(edit(text), "t.toml")
+    assert "\n" not in str(e.value) and str(e.value).startswith("t.toml:")
+
+
+def _cute_program(cfgs):
+    out = ["using namespace cutlass::detail;", "template <class A> void staged(A a, int s_) {}",
+           "int main() {"]
+    for cfg in cfgs:
+        from symlayout.atoms.blockscaled import parse_blockscaled_name
+        from symlayout.prove.blackwell.obligations import cta_tile
+        op = parse_blockscaled_name(cfg.mma.atom)
+        m = cta_tile(cfg.smem["A"])[0] * op.cta_group
+        n = cta_tile(cfg.smem["B"])[0] * op.cta_group
+        k, stages = cta_tile(cfg.smem["A"])[1:]
+        traits = "MMA_Traits<" + cfg.mma.atom + ">"
+        out += ["  {", f"    auto mma = make_tiled_mma({traits}{{}});",
+                f"    auto t = Shape<Int<{m}>,Int<{n}>,Int<{k}>>{{}};"]
+        for x in ("A", "B"):
+            out += [f"    {{ auto a = Sm1xxBlockScaledConfig<{op.vec}>::deduce_smem_layout{'SF' + x}(mma, t);",
+                    f"      auto s = make_layout(append(shape(a), Int<{stages}>{{}}), append(stride(a), "
+                    "size(filter_zeros(a))));", "      print(s); printf(\"\\n\"); }"]
+        out.append("  }")
+    return "#include <cutlass/detail/sm100_blockscaled_layout.hpp>\n" + "\n".join(out) + "\n}\n"
+
+
+def test_proof_layouts_are_cutes():
+    c = compiler()
+    if c is None:
+        pytest.skip("CuTe headers / g++ not available")
+    cfgs = [load_config(str(p)) for p in GOOD]
+    got = c.run(_cute_program(cfgs)).splitlines()
+    want = [cfg.sf[x].raw_smem.replace("_", "") for cfg in cfgs for x in ("A", "B")]
+    assert [g.replace("_", "") for g in got] == want
