@@ -4,14 +4,16 @@ cases): ``sizeof_bits``, ``recast_layout<Old,New>`` over plain and swizzled layo
 UMMA shared-memory layout atoms over sub-byte types; CuTe's rejections are ours."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from sm100_cpp import compiler
+from sm100_cpp import compiler, cpp_atom
 from cute_cpp import cpp_layout
 from symlayout.algebra.layout import recast_layout
 from symlayout.algebra.notation import parse
 from symlayout.atoms import canonical_type, exact_conversion, value_type_bits, value_type_info
-from symlayout.atoms.umma import layout_atom
+from symlayout.atoms.umma import instr_desc, layout_atom, parse_umma_name
 from symlayout.errors import SymlayoutError
 
 NEW_TYPES = ["float_e2m1_t", "float_e2m3_t", "float_e3m2_t", "float_ue4m3_t", "float_ue8m0_t",
@@ -38,6 +40,12 @@ ATOMS = [(k, t) for k in ["K_INTER", "K_SW32", "K_SW64", "K_SW128", "MN_INTER", 
          for t in ["float_e2m1_t", "detail::float_e2m1_unpacksmem_t", "uint8_t"]]
 
 
+#: kind::f8f6f4 (not block-scaled) atoms over fp6/fp4 containers and e4m3: the instruction descriptor
+F8F6F4 = [f"SM100_MMA_F8F6F4_SS<{a},{b},float,128,128,UMMA::Major::K,UMMA::Major::K>"
+          for a, b in [("float_e2m1_unpacksmem_t", "float_e4m3_t"), ("float_e2m3_unpacksmem_t", "float_e3m2_unpacksmem_t"),
+                       ("float_e5m2_t", "float_e2m1_unpacksmem_t")]]
+
+
 def _bits(t):
     return value_type_bits(t)
 
@@ -50,6 +58,9 @@ def _program():
         lines.append(f'  print(recast_layout<{o}, {n}>({cpp_layout(lay)})); printf("\\n");')
     for k, t in ATOMS:
         lines.append(f'  print(UMMA::Layout_{k}_Atom<{t}>{{}}); printf("\\n");')
+    for name in F8F6F4:
+        atom = re.sub(r"\b(float_e\dm\d_unpacksmem_t)", r"cute::detail::\1", cpp_atom(parse_umma_name(name)))
+        lines.append(f'  printf("%u\\n", uint32_t(decltype({atom})::Traits{{}}.idesc_));')
     return "\n".join(lines) + "\n}\n"
 
 
@@ -73,9 +84,14 @@ def test_sizeof_bits_and_recast_equal_cute(cute_out):
 
 
 def test_umma_layout_atoms_over_subbyte_types_equal_cute(cute_out):
-    rest = cute_out[len(NEW_TYPES) + len(RECASTS):]
+    rest = cute_out[len(NEW_TYPES) + len(RECASTS):][:len(ATOMS)]
     got = [str(layout_atom(k, t)) for k, t in ATOMS]
     assert [_norm(g) for g in got] == [_norm(c) for c in rest]
+
+
+def test_f8f6f4_instruction_descriptor_over_containers_equals_cute(cute_out):
+    rest = cute_out[len(NEW_TYPES) + len(RECASTS) + len(ATOMS):]
+    assert [int(x) for x in rest] == [instr_desc(parse_umma_name(n)) for n in F8F6F4]
 
 
 @pytest.mark.parametrize("body,ours", [

@@ -45,9 +45,12 @@ from .types import Registers, canonical_type, value_type_bits
 FAMILIES = {"F16BF16": ("f16", 16), "TF32": ("tf32", 32), "S8": ("i8", 8), "F8F6F4": ("f8f6f4", None)}
 
 #: ``UMMA::to_UMMAFormat<T>`` (the A/B format codes of the instruction descriptor) for the
-#: types ``types.json`` knows; kind::f8f6f4's fp6/fp4 8-bit containers are not modelled yet.
+#: types ``types.json`` knows.
 UMMA_FORMATS = {"half_t": 0, "bfloat16_t": 1, "tfloat32_t": 2, "uint8_t": 0, "int8_t": 1,
-                "float_e4m3_t": 0, "float_e5m2_t": 1}
+                "float_e4m3_t": 0, "float_e5m2_t": 1,
+                # issue 29: fp6/fp4 (the 8-bit containers kind::f8f6f4 reads; packed e2m1 is MXF4Format's 1)
+                "float_e2m3_t": 3, "float_e3m2_t": 4, "float_e2m3_unpacksmem_t": 3, "float_e3m2_unpacksmem_t": 4,
+                "float_e2m1_unpacksmem_t": 5, "float_e2m1_t": 1}
 #: ``UMMA::to_CFormat<T>``.
 C_FORMATS = {"half_t": 0, "float": 1, "int32_t": 2}
 
