@@ -1,0 +1,146 @@
+"""CuTe's SM120 (GeForce / RTX PRO Blackwell) ``mma.sync`` atoms as data (``cute/arch/mma_sm120.hpp``,
+``cute/atom/mma_traits_sm120.hpp``): no Tensor Memory, warp-level MMAs on narrow types.
+
+* ``SM120_16x8x32_TN<a,b,c>``: ``mma.sync.aligned.kind::f8f6f4.m16n8k32``, every pair of
+  e2m1/e3m2/e2m3/e4m3/e5m2 with a ``float`` or ``half_t`` accumulator; CuTe's traits are those of
+  ``SM80_16x8x32_S32S8S8S32_TN`` with ``ValTypeA = ValTypeB = uint8_t`` (each element in a byte).
+* ``SM120::BLOCKSCALED::SM120_16x8x32_TN_VS<a,b,float,float_ue8m0_t,VS>``: the same, block-scaled
+  (``kind::mxf8f6f4.block_scale.scale_vec::1X``), one ue8m0 factor register per thread.
+* ``SM120::BLOCKSCALED::SM120_16x8x64_TN_VS<e2m1,e2m1,float,sf,VS>``: ``kind::mxf4nvf4`` m16n8k64 (packed
+  fp4, ``ValTypeA = uint4_t``), ue8m0 with ``scale_vec::2X`` or ue4m3 with ``scale_vec::4X``; the factor
+  register is ``uint_bit_t<K/VS * 8>`` (VS 32: 16 bits, 16: 32 bits).
+
+The factors' TV layouts (``SFALayout``: ``(T32,V) -> (M16,K)``, 16 threads effectively, the ``2:0`` mode;
+``SFBLayout``: ``(T32,V) -> (N8,K)``, 8 threads) are CuTe's.  CuTe issues every block-scaled atom with
+byte and thread selectors ``bidA = tidA = bidB = tidB = 0``.
+
+>>> a = sm120_mma_atom("SM120::BLOCKSCALED::SM120_16x8x64_TN_VS<float_e2m1_t,float_e2m1_t,float,float_ue4m3_t,16>")
+>>> a.shape_mnk, str(a.a_layout), a.val_type_a, sm120_sf_layouts(a.name)[2]
+((16, 8, 64), '((4,8),(8,2,2)):((128,1),(16,8,512))', 'uint4_t', 16)
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..algebra.layout import Layout
+from ..errors import AtomError, CuteStaticAssert
+from .mma import MMAAtom, get_mma_atom, register_family
+from .types import Registers, canonical_type
+
+#: the element types of kind::f8f6f4 (PTX names of CuTe's types)
+F8F6F4_TYPES = {"float_e2m1_t": "e2m1", "float_e3m2_t": "e3m2", "float_e2m3_t": "e2m3", "float_e4m3_t": "e4m3",
+                "float_e5m2_t": "e5m2"}
+_RE = re.compile(r"^\s*(?:cute::)?(?:SM120::BLOCKSCALED::)?SM120_16x8x(32|64)_TN(_VS)?\s*<(.*)>\s*$")
+
+
+class Sm120AtomError(AtomError):
+    """Not an SM120 atom name this module models."""
+
+
+@dataclass(frozen=True)
+class Sm120Op:
+    k: int                  # 32 or 64
+    scaled: bool
+    a_type: str
+    b_type: str
+    c_type: str
+    sf_type: str | None = None
+    vs: int | None = None
+
+    @property
+    def name(self) -> str:
+        if not self.scaled:
+            return f"SM120_16x8x32_TN<{self.a_type},{self.b_type},{self.c_type}>"
+        return (f"SM120::BLOCKSCALED::SM120_16x8x{self.k}_TN_VS<{self.a_type},{self.b_type},{self.c_type},"
+                f"{self.sf_type},{self.vs}>")
+
+
+def is_sm120_name(name) -> bool:
+    return isinstance(name, str) and _RE.match(name) is not None
+
+
+def parse_sm120_name(name: str) -> Sm120Op:
+    m = _RE.match(name) if isinstance(name, str) else None
+    if not m:
+        raise Sm120AtomError(f"not an SM120 atom name (SM120_16x8x32_TN<a,b,c>, SM120::BLOCKSCALED::"
+                             f"SM120_16x8x{{32,64}}_TN_VS<a,b,c,sf,VS>): {name!r}")
+    args = [a.strip() for a in m.group(3).split(",")]
+    scaled = m.group(2) is not None
+    if (not scaled and m.group(1) == "64") or len(args) != (5 if scaled else 3):
+        raise Sm120AtomError(f"{name}: expected <a,b,c> (SM120_16x8x32_TN) or <a,b,c,sf,VS> (the _VS atoms)")
+    try:
+        types = [canonical_type(a) for a in args[:4 if scaled else 3]]
+    except AtomError as e:
+        raise Sm120AtomError(f"{name}: {e}") from None
+    if scaled:
+        if not re.fullmatch(r"\d+", args[4]):
+            raise Sm120AtomError(f"{name}: VS must be an integer, got {args[4]!r}")
+        return Sm120Op(int(m.group(1)), True, *types, int(args[4]))
+    return Sm120Op(32, False, *types)
+
+
+def cute_rejections(op: Sm120Op) -> list[str]:
+    """CuTe's ``static_assert``s: the primary templates match no other types (``dependent_false``), and
+    the m16n8k64 atom's vector size."""
+    tag = "SM120_16x8x32_TN" if not op.scaled else f"SM120_16x8x{op.k}_TN_VS"
+    f8 = op.a_type in F8F6F4_TYPES and op.b_type in F8F6F4_TYPES
+    if not op.scaled:
+        ok = f8 and op.c_type in ("float", "half_t")
+    elif op.k == 32:
+        ok = f8 and op.c_type == "float" and op.sf_type == "float_ue8m0_t"
+    else:
+        ok = (op.a_type == op.b_type == "float_e2m1_t" and op.c_type == "float"
+              and op.sf_type in ("float_ue8m0_t", "float_ue4m3_t"))
+    if not ok:
+        return [f"No MMA matches {tag} for given data types."]
+    if op.scaled and op.k == 64 and op.vs not in (16, 32):
+        return ["Scaling factor vector size has to be 16 or 32 for MXF4NVF4 MMA."]
+    return []
+
+
+def sm120_mma_atom(name) -> MMAAtom:
+    op = name if isinstance(name, Sm120Op) else parse_sm120_name(name)
+    bad = cute_rejections(op)
+    if bad:
+        raise CuteStaticAssert(f"{op.name}: CuTe does not compile it: {bad[0]}", bad[0])
+    c_regs = Registers("float", 4) if op.c_type == "float" else Registers("uint32_t", 2)
+    if op.k == 32:
+        base = get_mma_atom("SM80_16x8x32_S32S8S8S32_TN")
+        a, b, c = base.a_layout, base.b_layout, base.c_layout
+        vt = "uint8_t"
+    else:
+        a = Layout(((4, 8), (8, 2, 2)), ((128, 1), (16, 8, 512)))
+        b = Layout(((4, 8), (8, 2)), ((64, 1), (8, 256)))
+        c = get_mma_atom("SM80_16x8x32_S32S8S8S32_TN").c_layout
+        vt = "uint4_t"
+    if not op.scaled:
+        ptx = f"mma.sync.aligned.kind::f8f6f4.m16n8k32.row.col.{_ptx(op.c_type)}.{F8F6F4_TYPES[op.a_type]}." \
+              f"{F8F6F4_TYPES[op.b_type]}.{_ptx(op.c_type)}"
+    else:
+        kind, vec = ("mxf8f6f4", "1X") if op.k == 32 else ("mxf4nvf4", "2X" if op.sf_type == "float_ue8m0_t" else "4X")
+        ptx = (f"mma.sync.aligned.kind::{kind}.block_scale.scale_vec::{vec}.m16n8k{op.k}.row.col.f32."
+               f"{F8F6F4_TYPES[op.a_type]}.{F8F6F4_TYPES[op.b_type]}.f32.{op.sf_type[6:-2]}")
+    return MMAAtom(name=op.name, shape_mnk=(16, 8, op.k), thr_id=Layout(32, 1), a_layout=a, b_layout=b,
+                   c_layout=c, val_type_d=op.c_type, val_type_a=vt, val_type_b=vt, val_type_c=op.c_type,
+                   frg_type_a=vt, frg_type_b=vt, d_regs=c_regs, a_regs=Registers("uint32_t", 4),
+                   b_regs=Registers("uint32_t", 2), c_regs=c_regs, ptx=ptx, arch="sm_120a")
+
+
+def _ptx(t: str) -> str:
+    return "f32" if t == "float" else "f16"
+
+
+def sm120_sf_layouts(name) -> tuple:
+    """``(SFALayout, SFBLayout, SFVecSize, the factor register)`` of a block-scaled SM120 atom."""
+    op = name if isinstance(name, Sm120Op) else parse_sm120_name(name)
+    if not op.scaled:
+        raise Sm120AtomError(f"{op.name} is not block-scaled")
+    k = op.k
+    sfa = Layout(((2, 2, 8), k), ((8, 0, 1), 16))
+    sfb = Layout(((4, 8), k), ((0, 1), 8))
+    reg = "uint8_t" if k == 32 else ("uint16_t" if op.vs == 32 else "uint32_t")
+    return sfa, sfb, op.vs, Registers(reg, 1)
+
+
+register_family(is_sm120_name, sm120_mma_atom)        # get_mma_atom("SM120_...") builds it here
