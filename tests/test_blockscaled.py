@@ -126,6 +126,8 @@ def test_kind_type_problems():
     assert "reads as e5m2" in kind_type_problems(bad)[0]
     nv = parse_blockscaled_name(f"SM100_MMA_MXF4_SS<{E2},{E2},float,{U4},128,128,16,{K},{K}>")
     assert kind_type_problems(nv) == []
+    mn = parse_blockscaled_name(f"SM100_MMA_MXF4_SS<{E2},{E2},float,{U4},128,128,16,{MN},{K}>")   # CuTe compiles it
+    assert cute_rejections(mn) == [] and kind_type_problems(mn)[0].startswith("A: float_e2m1_t is MN-major")
 
 
 def test_packed_vs_container_bytes():

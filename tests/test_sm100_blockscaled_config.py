@@ -131,3 +131,39 @@ def test_proof_layouts_are_cutes():
     got = c.run(_cute_program(cfgs)).splitlines()
     want = [cfg.sf[x].raw_smem.replace("_", "") for cfg in cfgs for x in ("A", "B")]
     assert [g.replace("_", "") for g in got] == want
+
+
+def _tmem_program(cfgs):
+    out = ["using namespace cutlass::detail;", "template <class Tr, int VS, int M, int N, int K> void go() {",
+           "  auto mma = make_tiled_mma(Tr{}); using TM = decltype(mma); auto t = Shape<Int<M>,Int<N>,Int<K>>{};",
+           "  auto ta = make_tensor<typename TM::FrgTypeSFA>(shape(Sm1xxBlockScaledConfig<VS>::deduce_smem_layoutSFA(mma, t)));",
+           "  auto tb = make_tensor<typename TM::FrgTypeSFB>(shape(Sm1xxBlockScaledConfig<VS>::deduce_smem_layoutSFB(mma, t)));",
+           "  printf(\"%d %d\\n\", int(find_tmem_tensor_col_offset(ta)), int(find_tmem_tensor_col_offset(tb)));", "}",
+           "int main() {"]
+    for cfg, (op, tile) in cfgs:
+        out.append(f"  go<MMA_Traits<{cfg.mma.atom}>, {op.vec}, {tile[0]}, {tile[1]}, {tile[2]}>();")
+    return ("#include <cutlass/detail/sm100_blockscaled_layout.hpp>\n#include <cutlass/detail/sm100_tmem_helper.hpp>\n"
+            + "\n".join(out) + "\n}\n")
+
+
+def test_tmem_sf_columns_are_cutes():
+    """The TMEM columns tmem_sf_frg takes (CUTLASS's find_tmem_tensor_col_offset): the hook for tmem_alloc."""
+    from symlayout.atoms.blockscaled import deduce_smem_layout_sf, parse_blockscaled_name, tmem_sf_columns
+    from symlayout.prove.blackwell.obligations import cta_tile
+    c = compiler()
+    if c is None:
+        pytest.skip("CuTe headers / g++ not available")
+    cfgs = []
+    for p in GOOD:
+        cfg = load_config(str(p))
+        op = parse_blockscaled_name(cfg.mma.atom)
+        tile = (cta_tile(cfg.smem["A"])[0] * op.cta_group, cta_tile(cfg.smem["B"])[0] * op.cta_group,
+                cta_tile(cfg.smem["A"])[1])
+        cfgs.append((cfg, (op, tile)))
+    got = [tuple(int(v) for v in ln.split()) for ln in c.run(_tmem_program(cfgs)).splitlines()]
+    ours = []
+    for _cfg, (op, tile) in cfgs:
+        dup = op.cta_group == 2 and op.m == 128
+        ours.append(tuple(tmem_sf_columns(deduce_smem_layout_sf(x, op.vec, op.k, tile, op.cta_group), op.cta_group, x,
+                                          dup) for x in ("A", "B")))
+    assert got == ours

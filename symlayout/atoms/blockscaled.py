@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..algebra.layout import Layout, filter_zeros, tile_to_shape
+from ..algebra.layout import Layout, filter_zeros, function_table, tile_to_shape, tiled_product
 from ..algebra.int_tuple import product
 from ..errors import AtomError, CuteStaticAssert
 from .mma import MMAAtom
@@ -58,7 +58,8 @@ KINDS = {
 
 #: ``UMMA::to_UMMAFormat<T>`` (all its types) (``mma_sm100_desc.hpp``); the packed
 #: ``float_e2m1_t`` is ``MXF4Format::E2M1`` = 1, which a kind::mxf8f6f4 descriptor reads as E5M2
-UMMA_FORMATS = {"half_t": 0, "bfloat16_t": 1, "tfloat32_t": 2, "uint8_t": 0, "int8_t": 1, "float_e4m3_t": 0, "float_e5m2_t": 1, "float_e2m3_unpacksmem_t": 3, "float_e3m2_unpacksmem_t": 4,
+UMMA_FORMATS = {"half_t": 0, "bfloat16_t": 1, "tfloat32_t": 2, "uint8_t": 0, "int8_t": 1, "float_e4m3_t": 0,
+                "float_e5m2_t": 1, "float_e2m3_unpacksmem_t": 3, "float_e3m2_unpacksmem_t": 4,
                 "float_e2m3_t": 3, "float_e3m2_t": 4, "float_e2m1_unpacksmem_t": 5, "float_e2m1_t": 1}
 #: the formats of the instruction descriptor's a/b fields, by kind (PTX ISA, "Instruction descriptor")
 KIND_FORMATS = {"mxf8f6f4": {0: "e4m3", 1: "e5m2", 3: "e2m3", 4: "e3m2", 5: "e2m1"},
@@ -152,7 +153,8 @@ def parse_blockscaled_name(name: str) -> BlockScaledOp:
     m = _NAME_RE.match(name) if isinstance(name, str) else None
     if not m:
         raise BlockScaledAtomError("not a block-scaled SM100 UMMA atom name (SM100_MMA_MXF8F6F4[_2x1SM]_SS<a,b,c,sf,"
-                                   f"M,N,a_major,b_major> or SM100_MMA_MXF4[_2x1SM]_SS<a,b,c,sf,M,N,VS,a_major,b_major>): {name!r}")
+                                   "M,N,a_major,b_major> or SM100_MMA_MXF4[_2x1SM]_SS<a,b,c,sf,M,N,VS,a_major,"
+                                   f"b_major>): {name!r}")
     fam = m.group(1)
     args = [a.strip() for a in m.group(3).split(",")]
     need = 8 if fam == "MXF8F6F4" else 9
@@ -277,6 +279,10 @@ def kind_type_problems(op: BlockScaledOp) -> list[str]:
                        f"(the fp4 data must be {want})")
         elif storage(t) not in ("byte", kind.storage):
             out.append(f"{X}: {t} is {storage(t)} in shared memory, kind::{op.kind} reads {kind.storage} data")
+    for X, t, major in (("A", op.a_type, op.a_major), ("B", op.b_type, op.b_major)):
+        if major == "MN" and value_type_bits(t) < 8:
+            out.append(f"{X}: {t} is MN-major: the instruction descriptor's major bit 1 is valid only for 8- and "
+                       "16-bit types (e4m3, e5m2, int8, f16, bf16, tf32), not fp6/fp4 (mma_sm100_desc.hpp, PTX ISA)")
     if (op.sf_type, op.vs) not in kind.factors:
         out.append(f"scale factors {op.sf_type}/{op.vs}: kind::{op.kind} takes " + " or ".join(
             f"{t}/{v}" for t, v in sorted(kind.factors)))
@@ -383,3 +389,30 @@ def operand_type_problems(op: BlockScaledOp, operand: str, smem_type: str, slot_
 
 def _bit(bits: int, slot: int, how: str) -> int:
     return 128 * (slot // 16) + bits * (slot % 16) if how == "container" else slot * bits
+
+
+# ---------------------------------------------------------------------------- the factors in Tensor Memory
+
+
+def tmem_sf_layout(tile: Layout, peers: int = 1, operand: str = "A", duplicated_2by2: bool = False) -> Layout:
+    """CuTe's ``UMMA::tmem_sf_frg<sf, vec, peers, A?>::make(shape(tile))`` over the CTA's factor tile
+    (``deduce_smem_layoutSF``'s shape): factor -> ``lane + 128 * column`` in factor units (four factors
+    to a 32-bit column).  Row ``r`` of an MMA block goes to lane ``r % 32`` of every subpartition (the
+    factors are replicated four times, ``32*rep``), rows 32 apart and K-blocks to the next factors of the
+    row's word; SFB of a 2SM ``ScaleFactorDuplicated2by2`` atom splits the rows over two halves."""
+    s = tile.shape
+    mma_mn = int(product(s[0][0]))
+    vec, nsf = (int(product(x)) for x in s[0][1])
+    if operand == "B" and duplicated_2by2:
+        atom = Layout((((32, mma_mn // 2 // 32), 2, 2), (vec, nsf)), (((1, 512), 64, 32), (0, 128)))
+    else:
+        atom = Layout((((32, mma_mn // 32), 4), (vec, nsf)), (((1, 512), 32), (0, 128)))
+    return tiled_product(atom, Layout(tuple(s[1:])))
+
+
+def tmem_sf_columns(tile: Layout, peers: int = 1, operand: str = "A", duplicated_2by2: bool = False) -> int:
+    """The 32-bit TMEM columns the factors take: CUTLASS's ``find_tmem_tensor_col_offset`` of the
+    ``tmem_sf_frg`` tensor (where the collective places the next tensor: SFB after SFA after the
+    accumulators)."""
+    tab = function_table(tmem_sf_layout(tile, peers, operand, duplicated_2by2))
+    return max(x // 128 for x in tab) // 4 + 1

@@ -170,9 +170,9 @@ class UmmaReadArrays:
         p = self.per
         if p == 1:
             return arch.element_address(d, self.major, self.bits // 8, row, k)
-        inner, outer = (k, row) if self.major == "K" else (row, k)
-        byte = arch.element_address(d, self.major, 1, *((outer, inner // p) if self.major == "K" else (inner // p, outer)))
-        return byte * p + inner % p
+        if self.major == "K":
+            return arch.element_address(d, "K", 1, row, k // p) * p + k % p
+        return arch.element_address(d, "MN", 1, row // p, k) * p + row % p
 
     def where(self, a: int) -> str:
         """An address in words: ``smem byte 17``, or ``smem byte 8, element 1 of the byte``."""

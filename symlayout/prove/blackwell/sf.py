@@ -29,7 +29,7 @@ import time
 from ...algebra import int_tuple as it
 from ...algebra.layout import function_table
 from ...atoms.blockscaled import (KINDS, BlockScaledOp, deduce_smem_layout_sf, staged_smem_layout_sf,
-                                  tile_atom_to_shape_sf)
+                                  tile_atom_to_shape_sf, tmem_sf_columns)
 from ..decide.tables import lazy_np as np
 from ..verdict.result import Counterexample, Result, verdict
 
@@ -84,13 +84,24 @@ def sf_kind_result(op, sc) -> Result:
 # ---------------------------------------------------------------------------- sf
 
 
-def kernel_smem_layout(op, x: str, tile: tuple):
-    """The staged factor buffer the kernel's UTCCP copy reads: ``deduce_smem_layoutSFA/SFB`` of the MMA
-    tile (A: this CTA's M rows times the peers; B: the N columns of the pair) with the stage mode."""
-    mn, k, stages = tile
+def kernel_tile_layout(op, x: str, tile: tuple):
+    """One stage of the factor buffer the kernel's UTCCP copy reads: ``deduce_smem_layoutSFA/SFB`` of the
+    MMA tile (A: this CTA's M rows times the peers; B: the N columns of the pair)."""
+    mn, k, _stages = tile
     peers = op.cta_group
-    mnk = (mn * peers, mn * peers, k)          # (A reads mode 0, B mode 1)
-    return staged_smem_layout_sf(deduce_smem_layout_sf(x, op.vec, op.k, mnk, peers), stages)
+    return deduce_smem_layout_sf(x, op.vec, op.k, (mn * peers, mn * peers, k), peers)   # (A reads mode 0, B mode 1)
+
+
+def kernel_smem_layout(op, x: str, tile: tuple):
+    """:func:`kernel_tile_layout` with the collective's stage mode."""
+    return staged_smem_layout_sf(kernel_tile_layout(op, x, tile), tile[2])
+
+
+def tmem_columns(op, x: str, tile: tuple) -> int:
+    """The TMEM columns the factors of ``[sf.X]`` take after ``tcgen05.cp`` (``tmem_sf_frg``; CUTLASS puts
+    SFA after the accumulators and SFB after SFA): what ``tmem_alloc`` must add to the allocation."""
+    dup = op.cta_group == 2 and op.m == 128                     # ScaleFactorDuplicated2by2
+    return tmem_sf_columns(kernel_tile_layout(op, x, tile), op.cta_group, x, dup)
 
 
 def _table(L):
@@ -158,7 +169,9 @@ def sf_result(op, sc, tile) -> Result:
     return _res("sf", x, t0, cex, checked,
                 detail=f"every ({'row' if x == 'A' else 'column'}, K-block) of {rows}x{k // op.vec} blocks x "
                        f"{stages} stage(s): one factor, once, where UTCCP reads it"
-                       + (" (and the global buffer)" if sc.gmem is not None else ""))
+                       + (" (and the global buffer)" if sc.gmem is not None else "")
+                       + (f"; in TMEM: {tmem_columns(op, x, tile)} columns (tmem_sf_frg)"
+                          if sc.placement == "tmem" else ""))
 
 
 def _revalidate(L, idx) -> int:
