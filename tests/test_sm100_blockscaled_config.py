@@ -94,6 +94,7 @@ def test_sf_kind_refutes_a_factor_the_kind_does_not_take():
     (lambda t: t.replace('[sf.B]\ntype = "float_ue4m3_t"\nvec = 16', '[sf.B]\ntype = "float_ue4m3_t"\nvec = 0'),
      "vec"),
     (lambda t: _swap(t, "sf.A", "smem", '"Sw<1,2,3> o (4,4):(1,4)"'), "must be a layout 'shape:stride' (no swizzle)"),
+    (lambda t: t.replace("[sf.A]\n", '[sf.A]\nplacement = "registers"\n'), "reads its scale factors from Tensor Memory"),
 ])
 def test_bad_input_is_one_line(edit, msg):
     text = NVFP4
@@ -167,3 +168,18 @@ def test_tmem_sf_columns_are_cutes():
         ours.append(tuple(tmem_sf_columns(deduce_smem_layout_sf(x, op.vec, op.k, tile, op.cta_group), op.cta_group, x,
                                           dup) for x in ("A", "B")))
     assert got == ours
+
+
+def test_gmem_of_a_problem_not_a_multiple_of_the_blocks():
+    """CUTLASS passes M/N/K at run time: tile_atom_to_shape_SFA pads them to whole 128x4 blocks (M = 1000,
+    K = 2000 here); a linear buffer is refuted at row 1, not an internal error."""
+    text = _swap(NVFP4, "sf.A", "gmem", '"(1000,(16,125),1):(125,(0,1),125000)"')
+    r = _prove(text)[("sf", "sf.A")]
+    assert r.status == REFUTED and r.counterexample.message.startswith(
+        "(row 1, K-block 0) of A: [sf.A] gmem keeps its factor at byte 125, but the kernel's TMA load reads it from "
+        "byte 16")
+
+
+def test_smem_of_another_form_is_an_input_error():
+    with pytest.raises(ConfigError, match=re.escape("[sf.A] smem must be MMA-partitioned")):
+        loads_config(_swap(NVFP4, "sf.A", "smem", '"(128,16):(16,1)"'), "t.toml")

@@ -36,6 +36,9 @@ class SfSection:
             vec = self.value(spec, keys, SF["vec"])
             raw = self.value(spec, keys, SF["smem"])
             smem = self.plain_layout(raw, keys + ("smem",), symbols, f"[sf.{op}] smem")
+            if smem.rank() not in (3, 4) or not isinstance(smem.shape[0], tuple) or len(smem.shape[0]) != 2:
+                self.fail(keys + ("smem",), f"[sf.{op}] smem must be MMA-partitioned as the collective prints it, "
+                                            f"((MMA_MN,(vec,NSF)),MMAs_MN,MMAs_K[,stages]), got {raw!r}")
             raw_g = spec.get("gmem")
             gmem = None
             if raw_g is not None:
@@ -44,8 +47,13 @@ class SfSection:
                 if gmem.rank() not in (2, 3):
                     self.fail(keys + ("gmem",), f"[sf.{op}] gmem must be a layout over the data's (MN, K) or "
                                                 f"(MN, K, L) coordinates, got rank {gmem.rank()}: {raw_g!r}")
-            out[op] = SfConfig(op, typ, vec, smem, raw, self.value(spec, keys, SF["placement"]),
-                               self.value(spec, keys, SF["tmem_column"]), gmem, raw_g, self.lines.line(*keys))
+            placement = self.value(spec, keys, SF["placement"])
+            if placement != "tmem":
+                self.fail(keys + ("placement",), f"[sf.{op}] placement = {placement!r}: {mma.atom} (tcgen05.mma) reads "
+                                                 "its scale factors from Tensor Memory (placement = \"tmem\"); "
+                                                 "\"registers\" is SM120's mma.sync, not modelled yet")
+            out[op] = SfConfig(op, typ, vec, smem, raw, placement, self.value(spec, keys, SF["tmem_column"]), gmem,
+                               raw_g, self.lines.line(*keys))
         return out
 
     def sf_type(self, raw, keys) -> str:

@@ -131,11 +131,14 @@ def _smem_offsets(L, rows: int, k: int, stages: int):
     return off, np.where(ok, idx, -1)
 
 
-def _gmem_offsets(L, rows: int, k: int, batches: int):
+def _gmem_offsets(L, rows: int, k: int, batches: int, dims=None):
+    """``off[r, kk, b]`` through a layout over ``(MN, K, L)`` whose first two modes have ``dims`` (default
+    ``(rows, k)``: a kernel layout may be padded beyond the data)."""
+    R, K = dims or (rows, k)
     r = np.arange(rows)[:, None, None]
     kk = np.arange(k)[None, :, None]
     b = np.arange(batches)[None, None, :]
-    idx = r + rows * (kk + k * b)
+    idx = r + R * (kk + K * b)
     return _table(L)[idx], idx
 
 
@@ -158,9 +161,11 @@ def sf_result(op, sc, tile) -> Result:
     if cex is None and sc.gmem is not None:
         sizes = [int(it.product(m)) for m in sc.gmem.shape] + [1]
         g_mn, g_k, g_b = sizes[:3]
-        want_g = tile_atom_to_shape_sf(op.vec, g_mn, g_k, g_b)
+        # CUTLASS passes the problem's M/N/K at run time: CuTe's tile_to_shape pads them to whole 128x4 blocks
+        pad = (-(-g_mn // 128) * 128, -(-g_k // (4 * op.vec)) * 4 * op.vec)
+        want_g = tile_atom_to_shape_sf(op.vec, pad[0], pad[1], g_b)
         have, hidx = _gmem_offsets(sc.gmem, g_mn, g_k, g_b)
-        want, widx = _gmem_offsets(want_g, g_mn, g_k, g_b)
+        want, widx = _gmem_offsets(want_g, g_mn, g_k, g_b, pad)
         cex, more = _decide(x, op.vec, have, want, ("row" if x == "A" else "column", "batch"), f"[sf.{x}] gmem",
                             "the kernel's TMA load reads it", f"Sm1xxBlockScaledConfig<{op.vec}>::"
                             f"tile_atom_to_shape_SF{x}: {want_g}", lambda p: _revalidate(sc.gmem, hidx[p]),
