@@ -183,3 +183,9 @@ def test_gmem_of_a_problem_not_a_multiple_of_the_blocks():
 def test_smem_of_another_form_is_an_input_error():
     with pytest.raises(ConfigError, match=re.escape("[sf.A] smem must be MMA-partitioned")):
         loads_config(_swap(NVFP4, "sf.A", "smem", '"(128,16):(16,1)"'), "t.toml")
+
+
+def test_tmem_alloc_hook_lists_the_factor_columns():
+    from symlayout.prove.blackwell.obligations import cta_tile
+    from symlayout.prove.blackwell.sf import sf_tmem_blocks
+    assert sf_tmem_blocks(loads_config(NVFP4, "t.toml"), cta_tile) == [("sf.A", 16), ("sf.B", 32)]

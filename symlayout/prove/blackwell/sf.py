@@ -30,6 +30,7 @@ from ...algebra import int_tuple as it
 from ...algebra.layout import function_table
 from ...atoms.blockscaled import (KINDS, BlockScaledOp, deduce_smem_layout_sf, staged_smem_layout_sf,
                                   tile_atom_to_shape_sf, tmem_sf_columns)
+from ...atoms.umma import parse_umma_name
 from ..decide.tables import lazy_np as np
 from ..verdict.result import Counterexample, Result, verdict
 
@@ -54,6 +55,17 @@ def sf_results(cfg, op, props, cta_tile) -> list:
         if "sf" in props and x in cfg.smem:
             out.append(sf_result(op, sc, cta_tile(cfg.smem[x])))
     return out
+
+
+def sf_tmem_blocks(cfg, cta_tile) -> list:
+    """The hook for ``tmem_alloc``: ``[("sf.A", columns), ("sf.B", columns)]``, the TMEM column blocks the
+    factors take after ``tcgen05.cp``, in CUTLASS's order (SFA right after the accumulator stages, SFB right
+    after SFA; ``find_tmem_tensor_col_offset``), for the ``[sf.X]`` tables a configuration has.
+
+    ``cta_tile``: :func:`symlayout.prove.blackwell.obligations.cta_tile`."""
+    op = parse_umma_name(cfg.mma.atom)
+    return [(f"sf.{x}", tmem_columns(op, x, cta_tile(cfg.smem[x]))) for x in ("A", "B")
+            if x in cfg.sf and x in cfg.smem and isinstance(op, BlockScaledOp)]
 
 
 # ---------------------------------------------------------------------------- sf_kind
