@@ -5,6 +5,7 @@ UMMA shared-memory layout atoms over sub-byte types; CuTe's rejections are ours.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,7 @@ from symlayout.algebra.layout import recast_layout
 from symlayout.algebra.notation import parse
 from symlayout.atoms import canonical_type, exact_conversion, value_type_bits, value_type_info
 from symlayout.atoms.umma import instr_desc, layout_atom, parse_umma_name
+from symlayout.conformance.runner import run_files
 from symlayout.errors import SymlayoutError
 
 NEW_TYPES = ["float_e2m1_t", "float_e2m3_t", "float_e3m2_t", "float_ue4m3_t", "float_ue8m0_t",
@@ -121,3 +123,12 @@ def test_type_records():
     assert exact_conversion("float_ue8m0_t", "float") and not exact_conversion("float_ue8m0_t", "half_t")
     assert exact_conversion("float_e2m1_t", "half_t") and exact_conversion("float_e3m2_t", "float_e5m2_t")
     assert not exact_conversion("float_e2m3_t", "float_e5m2_t")
+
+
+def test_subbyte_conformance_cases_pass():
+    """tests/data/subbyte/recast.jsonl: 76 cases CuTe C++ computed (generate.py there): recast_layout over
+    sub-byte types, composition and logical_divide of recast swizzled layouts, with function tables."""
+    path = Path(__file__).resolve().parent / "data" / "subbyte" / "recast.jsonl"
+    passed, failed, info = run_files([str(path)], out=None)
+    assert (passed, failed) == (76, 0), info["failures"]
+    assert set(info["counts"]) == {"recast_layout", "composition", "logical_divide"}

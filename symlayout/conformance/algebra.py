@@ -5,6 +5,7 @@ from ..algebra import int_tuple as it
 from ..algebra import layout as L
 from ..algebra.composed import compose_left
 from ..algebra.notation import parse, parse_int_tuple, parse_layout
+from ..atoms.types import value_type_bits
 
 
 def _p(x):
@@ -88,6 +89,8 @@ OPS = {
     "tile_to_shape": _tile_to_shape,
     "upcast": lambda a: L.upcast(_p(a[0]), a[1]),
     "downcast": lambda a: L.downcast(_p(a[0]), a[1]),
+    # issue 29: recast_layout<Old, New>(layout) with CuTe's value types (sub-byte ones included)
+    "recast_layout": lambda a: L.recast_layout(_p(a[0]), value_type_bits(a[1]), value_type_bits(a[2])),
     "max_common_vector": _binary(L.max_common_vector),
     "max_common_layout": _binary(L.max_common_layout),
     "make_layout_tv": _make_layout_tv,
