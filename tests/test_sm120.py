@@ -9,7 +9,8 @@ import pytest
 
 from sm100_cpp import compiler
 from symlayout.atoms.mma import get_mma_atom
-from symlayout.atoms.sm120 import F8F6F4_TYPES, cute_rejections, parse_sm120_name, sm120_mma_atom, sm120_sf_layouts
+from symlayout.atoms.sm120 import (F8F6F4_TYPES, cute_rejections, kind_problems, parse_sm120_name, sm120_mma_atom,
+                                   sm120_sf_layouts)
 from symlayout.atoms.types import value_type_bits
 from symlayout.errors import CuteStaticAssert
 
@@ -73,3 +74,19 @@ def test_get_mma_atom_builds_sm120():
     a = get_mma_atom("SM120::BLOCKSCALED::SM120_16x8x32_TN_VS<float_e4m3_t,float_e2m1_t,float,float_ue8m0_t,32>")
     assert a.ptx == ("mma.sync.aligned.kind::mxf8f6f4.block_scale.scale_vec::1X.m16n8k32.row.col.f32.e4m3.e2m1.f32."
                      "ue8m0") and a.arch == "sm_120a"
+
+
+def test_vector_size_the_instruction_does_not_read():
+    """CuTe compiles SM120_16x8x64_TN_VS<e2m1,e2m1,float,ue8m0,16> (a 32-bit register of four factors) but
+    issues scale_vec::2X (one ue8m0 factor per 32 elements): refuted; the NVFP4 and MXFP4 forms hold."""
+    k64 = "SM120::BLOCKSCALED::SM120_16x8x64_TN_VS<float_e2m1_t,float_e2m1_t,float,{},{}>"
+    assert kind_problems(parse_sm120_name(k64.format("float_ue8m0_t", 16)))
+    assert kind_problems(parse_sm120_name(k64.format("float_ue4m3_t", 32)))
+    assert not kind_problems(parse_sm120_name(k64.format("float_ue8m0_t", 32)))
+    assert not kind_problems(parse_sm120_name(k64.format("float_ue4m3_t", 16)))
+    assert not any(kind_problems(parse_sm120_name(n)) for n in SCALED[:-1])
+    c = compiler()
+    if c is not None:      # CuTe compiles both mismatched forms
+        for sf, vs in (("float_ue8m0_t", 16), ("float_ue4m3_t", 32)):
+            assert c.static_asserts(f"void f() {{ auto m = make_tiled_mma(MMA_Atom<{k64.format(sf, vs)}>{{}}); }}\n"
+                                    "int main() {}\n") == []

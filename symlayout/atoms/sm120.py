@@ -143,4 +143,32 @@ def sm120_sf_layouts(name) -> tuple:
     return sfa, sfb, op.vs, Registers(reg, 1)
 
 
+def scale_vec(op: Sm120Op) -> int:
+    """Elements per factor the instruction CuTe issues reads (``.scale_vec::NX``: N factors per row of the
+    K extent): m16n8k32 ``1X`` -> 32; m16n8k64 ue8m0 ``2X`` -> 32, ue4m3 ``4X`` -> 16 (PTX ISA, mma.sync
+    block scaling; CuTe picks the qualifier by the factor type alone)."""
+    if op.k == 32:
+        return 32
+    return 32 if op.sf_type == "float_ue8m0_t" else 16
+
+
+def kind_problems(op: Sm120Op) -> list[str]:
+    """What the hardware reads differently from the atom's ``SFVecSize``, though CuTe compiles it: CuTe's
+    m16n8k64 atoms choose ``scale_vec::2X`` / ``4X`` by the factor type, and size the factor register by
+    ``VS`` (``uint_bit_t<K/VS*8>``).
+
+    >>> kind_problems(parse_sm120_name("SM120::BLOCKSCALED::SM120_16x8x64_TN_VS<float_e2m1_t,float_e2m1_t,float,float_ue8m0_t,16>"))[0][:96]
+    'SFVecSize 16, but CuTe issues mma.sync ... .scale_vec::2X with float_ue8m0_t: one factor per 32 '
+    """
+    if not op.scaled or cute_rejections(op):
+        return []
+    v = scale_vec(op)
+    if v == op.vs:
+        return []
+    n = op.k // v
+    return [f"SFVecSize {op.vs}, but CuTe issues mma.sync ... .scale_vec::{n}X with {op.sf_type}: one factor per {v} "
+            f"elements, {n} per row, while the {op.k // op.vs} factors of each thread's {op.k // op.vs * 8}-bit "
+            "scale register are laid out for one per " + str(op.vs)]
+
+
 register_family(is_sm120_name, sm120_mma_atom)        # get_mma_atom("SM120_...") builds it here
