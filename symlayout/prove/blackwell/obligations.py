@@ -161,7 +161,8 @@ def descriptor_results(mma, sc, props, peers: int) -> list:
     t0 = time.perf_counter()
     if "type_agreement" in props:
         out.append(_type_agreement(mma, sc, op, t0))
-    span = int(_inner(sc.layout).cosize()) * max(1, value_type_bits(sc.element_type) // 8)
+    bits = getattr(sc.layout, "bits", 0) or value_type_bits(sc.element_type)    # storage: packed fp4 is 4
+    span = -(-int(_inner(sc.layout).cosize()) * bits // 8)
     if span > SMEM_REACH:                     # (never enumerated: no CTA has that much shared memory)
         return out + [_res("descriptor", op, t0, Counterexample(
             f"[smem.{op}] spans {span} bytes: a descriptor's 14-bit address fields (16-byte units) reach "
