@@ -39,7 +39,8 @@ def sf_smem(op, x, tile, stages, vec=None, mn_tile=None):
     return _cute(staged_smem_layout_sf(deduce_smem_layout_sf(x, vec or op.vec, op.k, tuple(t), op.cta_group), stages))
 
 
-def write(name, title, atom, tile, stages, types, comment="", cluster=None, sf=None, expect=None, sub=""):
+def write(name, title, atom, tile, stages, types, comment="", cluster=None, sf=None, expect=None, sub="",
+          tmem=None):
     op = parse_blockscaled_name(atom)
     lines = [f'name = "{title}"']
     lines += [f"# {c}" for c in comment.splitlines()] if comment else []
@@ -53,6 +54,10 @@ def write(name, title, atom, tile, stages, types, comment="", cluster=None, sf=N
         lines += ["", f"[sf.{x}]", f'type = "{s["type"]}"', f"vec = {s['vec']}", f'smem = "{s["smem"]}"']
         if "gmem" in s:
             lines.append(f'gmem = "{s["gmem"]}"')
+        if "tmem_column" in s:
+            lines.append(f"tmem_column = {s['tmem_column']}")
+    if tmem:
+        lines += ["", "[tmem]"] + [f"{k} = {v}" for k, v in tmem.items()]
     if expect:
         lines += ["", "[expect]", "refuted = [" + ", ".join(f'"{e}"' for e in expect) + "]"]
     (HERE / sub / f"{name}.toml").write_text("\n".join(lines) + "\n")
@@ -89,7 +94,26 @@ def main():
           (256, 192, 128), 4, {"A": FP8, "B": FP8}, cluster="(2,1,1)")
     write("mxf8xmxf4_1sm_128x128x128", "mixed MXF8 x MXF4 (A e4m3, B fp4 in 8-bit containers), 1SM, 128x128x128",
           mxf8(E4, E2C, 128, 128), (128, 128, 128), 4, {"A": FP8, "B": FP4C})
+    write("nvfp4_1sm_128x128x256_tmem", "NVFP4 GEMM, 1SM, 128x128x256, 4 stages: its TMEM (2 accumulator stages, "
+          "SFA and SFB after them)", nvfp4(128, 128), (128, 128, 256), 4, {"A": FP4, "B": FP4},
+          comment="tcgen05.alloc(512): accumulator stages at columns 0 and 128, then SFA and SFB where the\n"
+                  "collective puts them (find_tmem_tensor_col_offset: SFA after the accumulators, SFB after SFA).",
+          tmem={"columns": 512, "accumulator_stages": 2})
+    write("mxfp8_2sm_256x192x128_tmem", "MXFP8 GEMM, 2SM, N = 192: its TMEM (SF columns given by hand)",
+          mxf8(E4, E4, 256, 192, True), (256, 192, 128), 4, {"A": FP8, "B": FP8}, cluster="(2,1,1)",
+          sf={"A": {"tmem_column": 384}, "B": {"tmem_column": 448}},
+          tmem={"columns": 512, "accumulator_stages": 2})
     P = "pitfalls"
+    write("sf_over_accumulator", "pitfall: SFA copied to TMEM column 128, inside the second accumulator stage",
+          nvfp4(128, 128), (128, 128, 256), 4, {"A": FP4, "B": FP4},
+          comment="The kernel's tcgen05.cp puts SFA at column 128 (one accumulator stage's width) while the\n"
+                  "accumulator has two stages (columns 0..255): the factors overwrite stage 1.",
+          sf={"A": {"tmem_column": 128}}, tmem={"columns": 512, "accumulator_stages": 2},
+          expect=["tmem_alloc"], sub=P)
+    write("sf_outside_allocation", "pitfall: two accumulator stages of N = 256 fill the 512 columns; no room for SFA/SFB",
+          nvfp4(128, 256), (128, 256, 256), 4, {"A": FP4, "B": FP4},
+          comment="2 x 256 accumulator columns take all of tcgen05.alloc(512): SFA, placed after them, starts at\n"
+                  "column 512.", tmem={"columns": 512, "accumulator_stages": 2}, expect=["tmem_alloc"], sub=P)
     write("nvfp4_vec32_factors", "pitfall: NVFP4 MMA fed MX factors (ue8m0, one per 32 elements)", nvfp4(128, 256),
           (128, 256, 256), 4, {"A": FP4, "B": FP4},
           comment="kind::mxf4nvf4 .block16 reads one ue4m3 factor per 16 elements: with ue8m0/32 buffers every\n"

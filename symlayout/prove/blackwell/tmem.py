@@ -5,7 +5,9 @@ every cell, element and register (:mod:`.tmem_model`):
   the architecture's capacity); every accumulator cell of every stage, and every region, lies inside
   the allocation; a stage named in ``accumulator_regions`` lies inside its region; no two owners (a
   stage, a region) share a cell unless ``accumulator_regions`` / ``aliases`` say so.  Refuted with the
-  cell (lane, column) and its two owners.
+  cell (lane, column) and its two owners.  The scale factors of a block-scaled MMA (``[sf.X]``, issue 29)
+  are owners too: each ``[sf.X]`` is a block of columns (every lane) at its ``tmem_column``, or where
+  CUTLASS's collective puts it (:func:`sf_blocks`).
 * ``slot_agreement`` [C] via ``tcgen05.mma``: the cell the MMA writes for ``D(m, n)`` (the PTX data
   path from the address CuTe issues the tile with) is the cell CuTe's ``tmem_frg`` keeps ``(m, n)`` in.
 * ``slot_agreement`` [tmem_copy.C] via ``tcgen05.ld`` (C through the copy): each value of each register of each
@@ -28,6 +30,8 @@ from ...arch.tcgen05 import LANES, alloc_problems, datapath_cell, ld_cell, warp_
 from ...errors import CuteStaticAssert
 from ..verdict.result import ERROR, REFUTED, Counterexample, Result, verdict
 from ..decide.tables import lazy_np as np
+from .obligations import cta_tile
+from .sf import sf_tmem_blocks
 from .tmem_model import accumulator_plan, copy_routes, mma_writes
 
 #: the TMEM properties, in report order
@@ -118,8 +122,24 @@ def _alloc_cex(t0, checked, message, cell, **extra):
     return _res("tmem_alloc", "tmem", t0, cex, checked)
 
 
-def tmem_alloc(tm, plan=None) -> Result:
-    """``tmem_alloc`` of a :class:`~symlayout.config.tmem.TmemConfig` and the accumulator's plan."""
+def sf_blocks(cfg, plan) -> list:
+    """``(owner, (first column, end))`` of each ``[sf.X]`` the MMA reads from TMEM: at its ``tmem_column``,
+    else where CUTLASS's collective puts it (``find_tmem_tensor_col_offset``: SFA right after the
+    accumulator stages, SFB right after SFA); the widths are :func:`~.sf.sf_tmem_blocks`'s."""
+    out, at = [], int(plan.col[0].max()) + 1 if plan is not None else 0
+    for name, n in sf_tmem_blocks(cfg, cta_tile) if getattr(cfg, "sf", None) else ():
+        sc = cfg.sf[name[len("sf."):]]
+        if sc.placement != "tmem":
+            continue
+        at = sc.tmem_column if sc.tmem_column is not None else at
+        out.append((f"[{name}] scale factors", (at, at + n)))
+        at += n
+    return out
+
+
+def tmem_alloc(tm, plan=None, sf=()) -> Result:
+    """``tmem_alloc`` of a :class:`~symlayout.config.tmem.TmemConfig`, the accumulator's plan and the
+    scale factors' column blocks ``sf`` (:func:`sf_blocks`)."""
     t0 = time.perf_counter()
     checked = 1
     bad = alloc_problems(tm.columns, tm.arch)
@@ -132,6 +152,8 @@ def tmem_alloc(tm, plan=None) -> Result:
         owners[f"accumulator stage {s}"] = ("stage", _stage_arrays(plan, s))
     for name, (first, n) in tm.regions.items():
         owners[f"region {name}"] = ("region", (first, first + n))
+    for name, cols in sf:
+        owners[name] = ("region", cols)
     for name, owner in owners.items():              # inside the allocation
         kind, data = owner
         if kind == "region":
@@ -168,10 +190,11 @@ def tmem_alloc(tm, plan=None) -> Result:
                 continue
             if not (_holds(owners[a], cell) and _holds(owners[b], cell)):      # re-validated
                 return _unconfirmed("tmem_alloc", "tmem", t0)
+            fix = "place [sf.X] tmem_column apart" if "[sf." in a + b else \
+                "say [tmem] aliases or accumulator_regions where one overlays the other on purpose"
             return _alloc_cex(t0, checked, f"TMEM lane {cell[0]}, column {cell[1]} belongs to "
                               f"{_describe(a, owners[a], cell)} and to {_describe(b, owners[b], cell)}; two live "
-                              "owners share it (say [tmem] aliases or accumulator_regions where one overlays the "
-                              "other on purpose)", cell, owners=[a, b])
+                              f"owners share it ({fix})", cell, owners=[a, b])
     return _res("tmem_alloc", "tmem", t0, None, checked)
 
 
@@ -348,7 +371,7 @@ def prove_tmem(cfg, mma, props, refuted=frozenset()) -> list:
     if "slot_agreement" in props:
         out.append(mma_agreement(plan))
     if tm is not None and "tmem_alloc" in props:
-        out.append(tmem_alloc(tm, plan))
+        out.append(tmem_alloc(tm, plan, sf_blocks(cfg, plan)))
     cc = cfg.tmem_copies.get("C")
     if cc is not None:
         t0 = time.perf_counter()
