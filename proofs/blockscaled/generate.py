@@ -109,11 +109,11 @@ def main():
           comment="The kernel's tcgen05.cp puts SFA at column 128 (one accumulator stage's width) while the\n"
                   "accumulator has two stages (columns 0..255): the factors overwrite stage 1.",
           sf={"A": {"tmem_column": 128}}, tmem={"columns": 512, "accumulator_stages": 2},
-          expect=["tmem_alloc"], sub=P)
+          expect=["tmem_alloc[tmem]"], sub=P)
     write("sf_outside_allocation", "pitfall: two accumulator stages of N = 256 fill the 512 columns; no room for SFA/SFB",
           nvfp4(128, 256), (128, 256, 256), 4, {"A": FP4, "B": FP4},
           comment="2 x 256 accumulator columns take all of tcgen05.alloc(512): SFA, placed after them, starts at\n"
-                  "column 512.", tmem={"columns": 512, "accumulator_stages": 2}, expect=["tmem_alloc"], sub=P)
+                  "column 512.", tmem={"columns": 512, "accumulator_stages": 2}, expect=["tmem_alloc[tmem]"], sub=P)
     write("nvfp4_vec32_factors", "pitfall: NVFP4 MMA fed MX factors (ue8m0, one per 32 elements)", nvfp4(128, 256),
           (128, 256, 256), 4, {"A": FP4, "B": FP4},
           comment="kind::mxf4nvf4 .block16 reads one ue4m3 factor per 16 elements: with ue8m0/32 buffers every\n"
