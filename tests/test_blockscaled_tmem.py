@@ -13,6 +13,7 @@ from symlayout.prove.blackwell.sf import sf_tmem_blocks
 from symlayout.prove.blackwell.tmem import sf_blocks
 from symlayout.prove.blackwell.tmem_model import accumulator_plan
 from symlayout.prove.engine import prove_config
+from symlayout.prove.report.tmem_pictures import tmem_map, tmem_text
 from symlayout.prove.verdict.result import PROVED, REFUTED
 from symlayout.tiled.mma import make_tiled_mma
 
@@ -83,3 +84,11 @@ def test_256_columns_leave_no_room_for_the_factors():
     cfg = loads_config(NVFP4.replace("columns = 512", "columns = 256"), "t.toml")
     cex = _alloc(cfg).counterexample
     assert cex is not None and cex.extra["owner"] == "[sf.A] scale factors"
+
+
+def test_show_view_tmem_draws_the_factor_blocks():
+    cfg = load_config(str(PROOFS / "pitfalls" / "sf_over_accumulator.toml"))
+    owners = dict(tmem_map(cfg)["owners"])
+    assert {c for _lane, c in owners["[sf.A] scale factors"]} == set(range(128, 144))
+    assert len(owners["[sf.A] scale factors"]) == 128 * 16
+    assert "A = [sf.A] scale factors" in tmem_text(cfg)

@@ -1,5 +1,5 @@
 """Tensor Memory as a picture: the CTA's 128 lanes x its allocated columns, each cell coloured by its
-owner (an accumulator stage, a ``[tmem]`` region, both where they overlap), and the lanes banded by
+owner (an accumulator stage, a ``[tmem]`` region, an ``[sf.X]`` factor block, both where they overlap), and the lanes banded by
 the hardware warp of ``[tmem_copy.C]`` that reads them (``symlayout show --view tmem``; plain text and
 SVG, the SVG also in the HTML report)."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ from html import escape
 
 from ...arch.tcgen05 import LANES, warp_lanes
 from ...tiled.mma import make_tiled_mma
-from ..blackwell.tmem import _may_share, _owners
+from ..blackwell.tmem import _may_share, _owners, sf_blocks
 from ..blackwell.tmem_model import accumulator_plan, copy_routes
 
 #: lanes and columns per character of the text grid
@@ -28,8 +28,9 @@ def tmem_map(cfg) -> dict:
     plan = accumulator_plan(mma, stages, tm.accumulator_column if tm is not None else 0)
     columns = tm.columns if tm is not None else max(c for _, c in plan.cells[0]) + 1
     owners = []
-    for name, cells in _owners(plan, tm) if tm is not None else [(f"accumulator stage {s}", plan.stage_cells(s))
-                                                                 for s in range(stages)]:
+    listed = _owners(plan, tm) if tm is not None else [(f"accumulator stage {s}", plan.stage_cells(s))
+                                                       for s in range(stages)]
+    for name, cells in listed + sf_blocks(cfg, plan):      # issue 29: the scale factors' column blocks
         if isinstance(cells, dict):
             owners.append((name, set(cells)))
         else:
