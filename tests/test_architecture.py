@@ -30,7 +30,7 @@ LAYERS = [
 
 
 #: ``symlayout/prove/``'s subpackages (and top-level modules), bottom first
-PATH_MODELS = {"copy", "datapath", "hopper", "threadmaps"}
+PATH_MODELS = {"copy", "datapath", "hopper", "threadmaps", "kernel"}   # kernel: issue 31
 PROVE_LAYERS = [
     {"verdict"},
     {"decide"},

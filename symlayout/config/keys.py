@@ -213,6 +213,22 @@ EXPECT = Table("expect", "results that must come out REFUTED (all others PROVED)
         maximum=MAX_BANK_DEGREE),
 ))
 
+# --- issue 31 (kernelrest): the rest of the kernel ---------------------------------------------------
+REUSE = Table("reuse", "issue 31: the accumulator of [mma] converted and re-viewed as the A operand of a second "
+                       "TiledMMA in registers (flash-attention's P)", (
+    Key("from", "string", "the operand of [mma] reused: \"C\" (its accumulator)", required=True, enum=("C",)),
+    Key("tile", "string", "the accumulator tile (M,N) given to partition_fragment_C, e.g. \"(64,128)\"",
+        required=True),
+    Key("convert", "string", "convert_type<convert>(accumulator) before the re-view (default: kept)", max_length=100),
+    Key("view", "string", "the register re-view: \"acc_Aregs\" (flash-attention's convert_layout_acc_Aregs), "
+                          "\"none\", or a layout (A fragment coordinate -> register)", default="acc_Aregs"),
+    Key("mma", "string", "the second TiledMMA's atom (default: [mma]'s)", max_length=200),
+    Key("layout", "string", "the second TiledMMA's AtomLayoutMNK (default: [mma]'s)"),
+    Key("permutation", "extents", "the second TiledMMA's PermutationMNK (default: [mma]'s)", min_items=1,
+        max_items=3),
+))
+# --- end issue 31 -------------------------------------------------------------------------------------
+
 THREADMAP = Table("threadmap", "a CUTLASS 2.x thread map, or a custom offset formula (kind = \"offset\")", (
     Key("kind", "string", "the thread map", required=True, max_length=200, enum=tuple(TM_KIND_KEYS)),
     Key("shape", "pair", "the tile [contiguous, strided]", maximum=MAX_EXTENT),
@@ -235,7 +251,9 @@ TOP = Table("", "a configuration file", (
     Key("s2g", "table", S2G.doc), Key("stages", "table", STAGES.doc), Key("threadmap", "table", THREADMAP.doc),
     Key("params", "table", "integer symbols with ranges, used in layouts"), Key("prove", "table", PROVE.doc),
     Key("expect", "table", EXPECT.doc), Key("smem", "table", SMEM.doc), Key("tma", "table", TMA.doc),
+    Key("reuse", "table", REUSE.doc),                                   # issue 31
 ))
 
 #: every table below the top level, by name
-TABLES = {t.name: t for t in (MMA, COPY, G2S, S2G, STAGES, SMEM, TMA, PARAM, PROVE, EXPECT, THREADMAP)}
+TABLES = {t.name: t for t in (MMA, COPY, G2S, S2G, STAGES, SMEM, TMA, PARAM, PROVE, EXPECT, THREADMAP,
+                              REUSE)}

@@ -17,6 +17,7 @@ from .mma import MmaSection
 from .model import Config
 from .params import ParamsSection
 from .prove_expect import ProveExpectSection
+from .reuse import ReuseSection
 from .smem import SmemSection
 from .stages import StagesSection
 from .threadmap import ThreadMapSection
@@ -24,7 +25,7 @@ from .tma import TmaSection
 
 
 class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection, GlobalCopySection, SmemSection,
-              TmaSection, ProveExpectSection, ThreadMapSection, ElementsSection):
+              TmaSection, ProveExpectSection, ThreadMapSection, ElementsSection, ReuseSection):
     """Reads one configuration text (``_Loader(path, text).load()``)."""
 
     def load(self) -> Config:
@@ -67,9 +68,11 @@ class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection,
         smem = self.load_smem_tables(data, symbols, mma, stages)
         tma = self.load_tma_tables(data, symbols, smem)
         copies, g2s, s2g, smem = self.apply_elements(data, copies, g2s, s2g, smem)
+        reuse = self.load_reuse(data, symbols, mma)                      # issue 31
         cfg = Config(path=self.path, name=name, mma=mma, copies=copies, threadmap=threadmap, params=params,
                      prove=prove, expect=expect, text=self.text, data=data, lines=self.lines,
-                     g2s=g2s, s2g=s2g, stages=stages, smem=smem, tma=tma, stages_param=stages_param)
+                     g2s=g2s, s2g=s2g, stages=stages, smem=smem, tma=tma, stages_param=stages_param,
+                     reuse=reuse)
         if mma is not None:
             self.check_tiles(cfg)
         if threadmap is not None:

@@ -342,6 +342,8 @@ class Config:
     lines: KeyLines | None = field(default=None, repr=False, compare=False)
     smem: dict = field(default_factory=dict)          # [smem.A|B] -> SmemConfig (Version 2, Hopper)
     tma: dict = field(default_factory=dict)           # [tma.A|B] -> TmaConfig
+    # --- issue 31 (kernelrest): the rest of the kernel
+    reuse: dict = field(default_factory=dict, compare=False)   # [reuse.X] -> config.reuse.ReuseConfig
 
     @property
     def kind(self) -> str:

@@ -30,6 +30,7 @@ from .copy.model import (CuteRejects, OperandModel, build_operand_model, copy_ve
 from .copy.obligations import CHECKS, PROPERTIES, fragment_width_mismatch, obligations, tv_coverage
 from .hopper.obligations import HOPPER_PROPERTIES, is_gmma_atom, prove_hopper
 from .datapath.path import prove_datapath, width_refutation
+from .kernel.parts import prove_kernel                     # issue 31: [reuse.X] and the rest of the kernel
 from .verdict.expect import apply_expectations
 from .copy.suggest import TOO_FEW_VALS, too_few_vals_fix
 from .verdict.result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
@@ -488,6 +489,8 @@ def config_parts(cfg, props, split: bool = False, properties=None) -> list:
         else:
             out.append(("copy", op, props))
     out.append(("datapath", None, properties))
+    if cfg.reuse:                                # issue 31: the rest of the kernel
+        out.append(("kernel", None, properties))
     return out
 
 
@@ -507,6 +510,8 @@ def prove_part(cfg, part, method="auto", timeout_s=None):
             mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
             if kind == "datapath":
                 results = prove_datapath(cfg, props)
+            elif kind == "kernel":               # issue 31
+                results = prove_kernel(cfg, props)
             elif kind == "hopper":
                 results = prove_hopper(cfg, mma, props, refuted)
             elif kind == "mma":
