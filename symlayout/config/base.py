@@ -38,7 +38,7 @@ class LoaderBase:
         keys = tuple(keys)
         if len(keys) == 1:
             return f"[{keys[0]}]" if keys[0] in TOP.names[1:] else keys[0]
-        if keys[0] in ("copy", "g2s", "s2g") and len(keys) >= 2:
+        if keys[0] in ("copy", "g2s", "s2g", "g2r", "r2g", "reuse") and len(keys) >= 2:   # (g2r, r2g, reuse: issue 31)
             t, rest = f"[{keys[0]}.{keys[1]}]", keys[2:]
         else:
             t, rest = f"[{keys[0]}]", keys[1:]

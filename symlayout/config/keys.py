@@ -227,6 +227,18 @@ REUSE = Table("reuse", "issue 31: the accumulator of [mma] converted and re-view
     Key("permutation", "extents", "the second TiledMMA's PermutationMNK (default: [mma]'s)", min_items=1,
         max_items=3),
 ))
+REGCOPY = Table("g2r", "issue 31: a TiledCopy between global memory and registers, no MMA needed (copy-only "
+                       "kernels): [g2r.X] loads the tensor X, [r2g.X] stores it", (
+    _atom("the copy atom, e.g. UniversalCopy<uint128_t> or AutoVectorizingCopy"),
+    _type(),
+    *_TILED,
+    Key("gmem", "string", "the gmem tile (M,N), a layout; strides may be [params] symbols", required=True),
+    Key("gmem_align", "align", "byte alignment of the gmem tile's first element (default: one element)"),
+    Key("residue", "strings", "the modes (M, N) along which the problem may cut the tile (the copy is then "
+                              "predicated)", enum=("M", "N")),
+    _ELEMENT,
+))
+R2G = Table("r2g", REGCOPY.doc, REGCOPY.keys)
 # --- end issue 31 -------------------------------------------------------------------------------------
 
 THREADMAP = Table("threadmap", "a CUTLASS 2.x thread map, or a custom offset formula (kind = \"offset\")", (
@@ -252,8 +264,9 @@ TOP = Table("", "a configuration file", (
     Key("params", "table", "integer symbols with ranges, used in layouts"), Key("prove", "table", PROVE.doc),
     Key("expect", "table", EXPECT.doc), Key("smem", "table", SMEM.doc), Key("tma", "table", TMA.doc),
     Key("reuse", "table", REUSE.doc),                                   # issue 31
+    Key("g2r", "table", REGCOPY.doc), Key("r2g", "table", REGCOPY.doc),  # issue 31
 ))
 
 #: every table below the top level, by name
 TABLES = {t.name: t for t in (MMA, COPY, G2S, S2G, STAGES, SMEM, TMA, PARAM, PROVE, EXPECT, THREADMAP,
-                              REUSE)}
+                              REUSE, REGCOPY, R2G)}

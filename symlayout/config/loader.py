@@ -17,6 +17,7 @@ from .mma import MmaSection
 from .model import Config
 from .params import ParamsSection
 from .prove_expect import ProveExpectSection
+from .regcopy import RegisterCopySection
 from .reuse import ReuseSection
 from .smem import SmemSection
 from .stages import StagesSection
@@ -25,7 +26,8 @@ from .tma import TmaSection
 
 
 class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection, GlobalCopySection, SmemSection,
-              TmaSection, ProveExpectSection, ThreadMapSection, ElementsSection, ReuseSection):
+              TmaSection, ProveExpectSection, ThreadMapSection, ElementsSection, ReuseSection,
+              RegisterCopySection):
     """Reads one configuration text (``_Loader(path, text).load()``)."""
 
     def load(self) -> Config:
@@ -56,10 +58,14 @@ class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection,
             self.fail(("g2s",) if g2s else ("s2g",), "[g2s.X] / [s2g.C] need an [mma] table (the TiledMMA whose "
                                                      "operands they load or store)")
         threadmap = self.load_threadmap(data["threadmap"], ("threadmap",)) if "threadmap" in data else None
-        if mma is None and threadmap is None:
+        regcopies = self.load_register_copies(data, symbols)           # issue 31: copy-only kernels
+        if mma is None and threadmap is None and not regcopies:   # (issue 31: copy-only kernels need no [mma])
             if copies:
                 self.fail(("copy",), "[copy.*] needs an [mma] table (make_tiled_copy_A/B/C are built from the TiledMMA)")
-            self.fail((), "nothing to prove: a configuration needs an [mma] or a [threadmap] table")
+            self.fail((), "nothing to prove: a configuration needs an [mma], a [threadmap] or a [g2r.X] / [r2g.X] table")
+        if regcopies and threadmap is not None:
+            self.fail(("threadmap",), "a configuration describes either TiledCopies ([g2r.X], [r2g.X]) or a thread "
+                                      "map ([threadmap]), not both: split it into two files")
         if mma is not None and threadmap is not None:
             self.fail(("threadmap",), "a configuration describes either a TiledMMA ([mma], [copy.*]) or a thread "
                                       "map ([threadmap]), not both: split it into two files")
@@ -72,7 +78,7 @@ class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection,
         cfg = Config(path=self.path, name=name, mma=mma, copies=copies, threadmap=threadmap, params=params,
                      prove=prove, expect=expect, text=self.text, data=data, lines=self.lines,
                      g2s=g2s, s2g=s2g, stages=stages, smem=smem, tma=tma, stages_param=stages_param,
-                     reuse=reuse)
+                     reuse=reuse, regcopies=regcopies)
         if mma is not None:
             self.check_tiles(cfg)
         if threadmap is not None:

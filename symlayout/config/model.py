@@ -344,12 +344,20 @@ class Config:
     tma: dict = field(default_factory=dict)           # [tma.A|B] -> TmaConfig
     # --- issue 31 (kernelrest): the rest of the kernel
     reuse: dict = field(default_factory=dict, compare=False)   # [reuse.X] -> config.reuse.ReuseConfig
+    regcopies: dict = field(default_factory=dict, compare=False)   # "g2r.X" / "r2g.X" -> GlobalCopyConfig
+
+    @property
+    def kernel_tables(self) -> bool:
+        """Whether the configuration has tables of issue 31 (``[reuse.X]``, ``[g2r.X]``, ``[r2g.X]``)."""
+        return bool(self.reuse or self.regcopies)
 
     @property
     def kind(self) -> str:
-        """``"mma"`` (a TiledMMA with copies), ``"threadmap"`` or ``"empty"``."""
+        """``"mma"`` (a TiledMMA with copies), ``"threadmap"``, ``"copies"`` (copy-only: issue 31) or ``"empty"``."""
         if self.mma is not None:
             return "mma"
+        if self.regcopies:
+            return "copies"
         if self.threadmap is not None:
             return "threadmap"
         return "empty"

@@ -477,8 +477,8 @@ def config_parts(cfg, props, split: bool = False, properties=None) -> list:
     ``properties``)."""
     if cfg.threadmap is not None:
         return [("threadmap", None, props)]
-    if cfg.mma is None:
-        return []
+    if cfg.mma is None:                          # issue 31: a copy-only kernel ([g2r.X], [r2g.X])
+        return [("kernel", None, properties)] if cfg.kernel_tables else []
     if is_gmma_atom(cfg.mma.atom):           # SM90 GMMA: descriptor operands, TMA, accumulators (prove/hopper/obligations.py)
         out = [("hopper", None, list(properties or cfg.prove.properties or HOPPER_PROPERTIES))]
     else:
@@ -489,7 +489,7 @@ def config_parts(cfg, props, split: bool = False, properties=None) -> list:
         else:
             out.append(("copy", op, props))
     out.append(("datapath", None, properties))
-    if cfg.reuse:                                # issue 31: the rest of the kernel
+    if cfg.kernel_tables:                        # issue 31: the rest of the kernel
         out.append(("kernel", None, properties))
     return out
 
@@ -506,12 +506,12 @@ def prove_part(cfg, part, method="auto", timeout_s=None):
             # lazy: ~6 ms of start-up (python -X importtime) that a copy-only configuration never needs
             from .threadmaps.obligations import prove_threadmap
             results = prove_threadmap(cfg, props, method=method, timeout_s=timeout_s)
+        elif kind == "kernel":                   # issue 31
+            results = prove_kernel(cfg, props)
         else:
             mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
             if kind == "datapath":
                 results = prove_datapath(cfg, props)
-            elif kind == "kernel":               # issue 31
-                results = prove_kernel(cfg, props)
             elif kind == "hopper":
                 results = prove_hopper(cfg, mma, props, refuted)
             elif kind == "mma":

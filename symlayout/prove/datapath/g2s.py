@@ -411,7 +411,7 @@ def build_global_model(gc, params=None) -> GlobalCopyModel:
         for t in range(T):
             o = thr_s[t]
             acc[t] = [[i + o for i in a] for a in base]
-    names = {"A": "MK", "B": "NK", "C": "MN"}[gc.operand]
+    names = {"A": "MK", "B": "NK", "C": "MN"}.get(gc.operand, "MN")      # (issue 31: a tensor X of a register copy)
     residue = tuple(names.index(r) for r in gc.residue)
     gmem, past = GmemTile.of(gc.gmem, M, N), ()
     if (Mx, Nx) != (M, N):
@@ -935,7 +935,7 @@ def residues(m: GlobalCopyModel, mode: int) -> list:
     """The residues (1..extent; the extent is a full tile) the problem size can leave along ``mode``:
     from a ``[params]`` symbol named after the mode, else every one."""
     T = m.shape[mode]
-    names = {"A": "MK", "B": "NK", "C": "MN"}[m.operand]
+    names = {"A": "MK", "B": "NK", "C": "MN"}.get(m.operand, "MN")      # (issue 31: a register copy's tensor)
     p = m.params.get(names[mode])
     if p is None:
         return list(range(1, T + 1))
@@ -999,7 +999,7 @@ def in_bounds(m: GlobalCopyModel) -> Result:
                     hi = max(m.coord(i)[d] for i in els)
                     bad = next((r for r in rs if first[d] < r <= hi), None)
                     if bad is not None:
-                        mode = {"A": "MK", "B": "NK", "C": "MN"}[m.operand][d]
+                        mode = {"A": "MK", "B": "NK", "C": "MN"}.get(m.operand, "MN")[d]
                         cex = Counterexample(
                             f"{mode} residue {bad}: thread {t} access {c} starts at {m.el(a[0])}, inside the problem "
                             f"(its predicate is true), and its {m.k}-element vector reaches "
