@@ -43,6 +43,7 @@ PATH_LINKS = {
     ("datapath", "copy"): "the whole path global -> shared -> register ends in the copy's model",
     ("hopper", "copy"): "the TiledMMA's C fragment coverage (copy.obligations.tv_coverage)",
     ("threadmaps", "copy"): "the copy properties tell the engine's default list from a chosen one",
+    ("kernel", "hopper"): "the epilogue's TMA store is the TMA load's model read backwards (hopper.tma_results)",
     ("kernel", "datapath"): "a register copy of a copy-only kernel is the global-copy model with registers for smem",
 }
 

@@ -56,6 +56,8 @@ MAX_BANK_DEGREE = 32
 
 #: the TMA copy atoms of ``[tma.X] atom``
 TMA_ATOMS = ("SM90_TMA_LOAD", "SM90_TMA_LOAD_MULTICAST")
+#: issue 31: the TMA store of ``[tma.C]`` (the epilogue's subtiles, smem -> gmem)
+TMA_STORE_ATOMS = ("SM90_TMA_STORE",)
 
 # CUTLASS thread-map kinds and the keys each takes (required, optional); type/align always optional
 TM_PLAIN = ("PitchLinearStripminedThreadMap", "PitchLinearTilePolicyStripminedThreadContiguous",
@@ -184,14 +186,15 @@ SMEM = Table("smem", "version 2 (Hopper): the smem tile a GMMA atom reads an ope
 ), ("A", "B"))
 
 TMA = Table("tma", "version 2 (Hopper): make_tma_copy(atom, gmem, smem layout of one stage, box, multicast)", (
-    Key("atom", "string", "the TMA atom", default="SM90_TMA_LOAD", max_length=100, enum=TMA_ATOMS),
+    Key("atom", "string", "the TMA atom ([tma.C]: SM90_TMA_STORE, issue 31)", default="SM90_TMA_LOAD", max_length=100,
+        enum=TMA_ATOMS + TMA_STORE_ATOMS),
     Key("multicast", "integer", "CTAs receiving each box (needs SM90_TMA_LOAD_MULTICAST when > 1)", default=1,
         minimum=1, maximum=MAX_MULTICAST),
     Key("gmem", "string", "the global tensor's layout 'shape:stride' (symbols allowed)", required=True),
     Key("box", "string", "the CTA tile, a tuple of positive integers like \"(128,64)\"", required=True),
     Key("swizzle", "string", "a hand-encoded TMA swizzle 'Sw<B,M,S>' (default: the [smem.X] layout's)"),
     _ELEMENT,
-), ("A", "B"))
+), ("A", "B", "C"))
 
 PARAM = Table("params", "an integer symbol: min <= value <= max, a multiple of multiple_of", (
     Key("min", "integer", "smallest value", default=1, minimum=1, maximum=MAX_PARAM),
@@ -239,6 +242,11 @@ REGCOPY = Table("g2r", "issue 31: a TiledCopy between global memory and register
     _ELEMENT,
 ))
 R2G = Table("r2g", REGCOPY.doc, REGCOPY.keys)
+EPILOGUE = Table("epilogue", "issue 31: the C tile stored subtile by subtile (CUTLASS 3's EpilogueTile): [copy.C] "
+                             "describes one subtile, [tma.C] its TMA store", (
+    Key("tile", "string", "the subtile (M,N), e.g. \"(128,32)\"; [copy.C] smem is one subtile's buffer", required=True),
+    Key("cta_tile", "string", "the C tile (M,N) the subtiles cover (default: the TiledMMA's C tile)"),
+))
 # --- end issue 31 -------------------------------------------------------------------------------------
 
 THREADMAP = Table("threadmap", "a CUTLASS 2.x thread map, or a custom offset formula (kind = \"offset\")", (
@@ -265,8 +273,9 @@ TOP = Table("", "a configuration file", (
     Key("expect", "table", EXPECT.doc), Key("smem", "table", SMEM.doc), Key("tma", "table", TMA.doc),
     Key("reuse", "table", REUSE.doc),                                   # issue 31
     Key("g2r", "table", REGCOPY.doc), Key("r2g", "table", REGCOPY.doc),  # issue 31
+    Key("epilogue", "table", EPILOGUE.doc),                             # issue 31
 ))
 
 #: every table below the top level, by name
 TABLES = {t.name: t for t in (MMA, COPY, G2S, S2G, STAGES, SMEM, TMA, PARAM, PROVE, EXPECT, THREADMAP,
-                              REUSE, REGCOPY, R2G)}
+                              REUSE, REGCOPY, R2G, EPILOGUE)}

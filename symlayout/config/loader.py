@@ -10,6 +10,7 @@ from ..errors import ConfigError
 from .base import LoaderBase
 from .copy import CopySection
 from .elements import ElementsSection
+from .epilogue import EpilogueSection
 from .globalcopy import GlobalCopySection
 from .keys import TOP
 from .messages import _one_line
@@ -27,7 +28,7 @@ from .tma import TmaSection
 
 class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection, GlobalCopySection, SmemSection,
               TmaSection, ProveExpectSection, ThreadMapSection, ElementsSection, ReuseSection,
-              RegisterCopySection):
+              RegisterCopySection, EpilogueSection):
     """Reads one configuration text (``_Loader(path, text).load()``)."""
 
     def load(self) -> Config:
@@ -75,10 +76,11 @@ class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection,
         tma = self.load_tma_tables(data, symbols, smem)
         copies, g2s, s2g, smem = self.apply_elements(data, copies, g2s, s2g, smem)
         reuse = self.load_reuse(data, symbols, mma)                      # issue 31
+        epilogue, copies = self.load_epilogue(data, symbols, mma, copies)  # issue 31
         cfg = Config(path=self.path, name=name, mma=mma, copies=copies, threadmap=threadmap, params=params,
                      prove=prove, expect=expect, text=self.text, data=data, lines=self.lines,
                      g2s=g2s, s2g=s2g, stages=stages, smem=smem, tma=tma, stages_param=stages_param,
-                     reuse=reuse, regcopies=regcopies)
+                     reuse=reuse, regcopies=regcopies, epilogue=epilogue)
         if mma is not None:
             self.check_tiles(cfg)
         if threadmap is not None:

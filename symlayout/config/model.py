@@ -345,11 +345,13 @@ class Config:
     # --- issue 31 (kernelrest): the rest of the kernel
     reuse: dict = field(default_factory=dict, compare=False)   # [reuse.X] -> config.reuse.ReuseConfig
     regcopies: dict = field(default_factory=dict, compare=False)   # "g2r.X" / "r2g.X" -> GlobalCopyConfig
+    epilogue: Any = field(default=None, compare=False)            # [epilogue] -> config.epilogue.EpilogueConfig
 
     @property
     def kernel_tables(self) -> bool:
-        """Whether the configuration has tables of issue 31 (``[reuse.X]``, ``[g2r.X]``, ``[r2g.X]``)."""
-        return bool(self.reuse or self.regcopies)
+        """Whether the configuration has tables of issue 31 (``[reuse.X]``, ``[g2r.X]``, ``[r2g.X]``,
+        ``[epilogue]``)."""
+        return bool(self.reuse or self.regcopies or self.epilogue is not None)
 
     @property
     def kind(self) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..arch.tma import SWIZZLE_ENUM
 from ..atoms.tma import TmaCopyError, tma_swizzle
 from .messages import _short, _suggest, _type_name
-from .keys import TMA, TMA_ATOMS
+from .keys import TMA, TMA_ATOMS, TMA_STORE_ATOMS
 from .model import TmaConfig
 
 
@@ -19,15 +19,19 @@ class TmaSection:
         out = {}
         for op, spec in t.items():
             keys = ("tma", op)
-            if op not in ("A", "B"):
+            if op == "C" and "C" not in smem:
+                continue                            # issue 31: [tma.C] is the epilogue's store (config/epilogue.py)
+            if op not in ("A", "B", "C"):
                 self.fail(keys, f"[tma.{op}]: unknown operand {op!r}; TMA loads [tma.A] and [tma.B]")
             if not isinstance(spec, dict):
                 self.fail(keys, f"tma.{op} must be a table [tma.{op}], not {_type_name(spec)} {_short(spec)}")
             if op not in smem:
                 self.fail(keys, f"[tma.{op}] loads the tile of [smem.{op}], which the configuration does not have")
             self.check_keys(spec, keys, TMA.names)
-            atom = self.value(spec, keys, TMA["atom"])
-            if atom not in TMA_ATOMS:
+            atom = self.value(spec, keys, TMA["atom"], *(("SM90_TMA_STORE",) if op == "C" else ()))
+            if op == "C" and atom not in TMA_STORE_ATOMS:         # issue 31
+                self.fail(keys + ("atom",), f"[tma.C] atom {atom!r}: the epilogue's store is SM90_TMA_STORE")
+            if op != "C" and atom not in TMA_ATOMS:
                 self.fail(keys + ("atom",), f"[tma.{op}] atom {atom!r}: expected one of {', '.join(TMA_ATOMS)}"
                                             f"{_suggest(atom, TMA_ATOMS)}")
             mc = self.value(spec, keys, TMA["multicast"])
