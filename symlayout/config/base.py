@@ -79,6 +79,19 @@ class LoaderBase:
             return self.get_pair(d, at, key.required, key.maximum)
         raise ValueError(f"{key.name}: no generic reader for the form {form!r}")
 
+    def load_predicate(self, spec, keys, names, residue):
+        """issue 31: ``predicate``, the modes (of ``names``) the kernel's predicate tests; None: every residue mode."""
+        if "predicate" not in spec:
+            return None
+        v = spec["predicate"]
+        w = self.where(keys)
+        if not isinstance(v, list) or any(x not in names for x in v) or len(set(v)) != len(v):
+            self.fail(keys + ("predicate",), f"{w} predicate must name modes of the tile {list(names)}, each at most "
+                                             f"once, got {_short(v)}")
+        if not residue:
+            self.fail(keys + ("predicate",), f"{w} predicate without residue: nothing cuts the tile")
+        return tuple(v)
+
     # -- scalar getters
     def absent(self, d, keys, required) -> bool:
         """Whether the key ``keys[-1]`` is not in the table ``d`` (an error when it is required)."""

@@ -68,8 +68,10 @@ class GlobalCopySection:
                                                        f"{'(' + ','.join(names) + ')'}")
                 if len(set(residue)) != len(residue):
                     self.fail(keys + ("residue",), f"{w} residue names a mode twice")
+                pred = self.load_predicate(spec, keys, names, residue)          # issue 31
                 out[kind][op] = GlobalCopyConfig(kind, op, atom, typ, tiled, gmem, raw_g, galign, smem, raw_smem,
-                                                 align, tuple(residue), staged, nst, self.lines.line(*keys))
+                                                 align, tuple(residue), staged, nst, self.lines.line(*keys),
+                                                 predicate=pred)
         return out["g2s"], out["s2g"]
 
     def check_global_direction(self, atom, kind, op, keys):

@@ -168,6 +168,8 @@ _GLOBAL_KEYS = (
     Key("residue", "strings", "the modes (M, N, K) along which the problem may cut the tile (the copy is then "
                               "predicated)", enum=("M", "N", "K")),
     _ELEMENT,
+    Key("predicate", "strings", "issue 31: the modes the kernel's predicate tests (default: every residue mode); a "
+                                "residue mode left out is not predicated", enum=("M", "N", "K")),
 )
 G2S = Table("g2s", "version 2: a TiledCopy from global to shared memory", _GLOBAL_KEYS, ("A", "B"))
 S2G = Table("s2g", "version 2: the TiledCopy of C from shared to global memory", _GLOBAL_KEYS, ("C",))
@@ -194,6 +196,9 @@ TMA = Table("tma", "version 2 (Hopper): make_tma_copy(atom, gmem, smem layout of
     Key("box", "string", "the CTA tile, a tuple of positive integers like \"(128,64)\"", required=True),
     Key("swizzle", "string", "a hand-encoded TMA swizzle 'Sw<B,M,S>' (default: the [smem.X] layout's)"),
     _ELEMENT,
+    Key("residue", "strings", "issue 31: the modes the problem may cut (A: M,K; B: N,K; C: M,N); each needs a "
+                              "[params] symbol of that name, the problem's extent, which TMA's bounds check uses",
+        enum=("M", "N", "K")),
 ), ("A", "B", "C"))
 
 PARAM = Table("params", "an integer symbol: min <= value <= max, a multiple of multiple_of", (
@@ -240,6 +245,8 @@ REGCOPY = Table("g2r", "issue 31: a TiledCopy between global memory and register
     Key("residue", "strings", "the modes (M, N) along which the problem may cut the tile (the copy is then "
                               "predicated)", enum=("M", "N")),
     _ELEMENT,
+    Key("predicate", "strings", "the modes the kernel's predicate tests (default: every residue mode); a residue "
+                                "mode left out is not predicated", enum=("M", "N")),
 ))
 R2G = Table("r2g", REGCOPY.doc, REGCOPY.keys)
 EPILOGUE = Table("epilogue", "issue 31: the C tile stored subtile by subtile (CUTLASS 3's EpilogueTile): [copy.C] "

@@ -169,6 +169,7 @@ class GlobalCopyConfig:
     stages: int = 1
     line: int = 0
     element: str = ""             # version 2.1: the element type of the operand's tensors ("" = ``type``)
+    predicate: tuple | None = None  # issue 31: the modes the kernel's predicate tests (None: every residue mode)
 
     @property
     def table(self) -> str:
@@ -216,6 +217,7 @@ class TmaConfig:
     swizzle: Any
     raw_gmem: str
     line: int = 0
+    residue: tuple = ()           # issue 31: the modes the problem may cut (TMA's bounds check: zeros / dropped)
 
 
 @dataclass(frozen=True)
@@ -351,7 +353,8 @@ class Config:
     def kernel_tables(self) -> bool:
         """Whether the configuration has tables of issue 31 (``[reuse.X]``, ``[g2r.X]``, ``[r2g.X]``,
         ``[epilogue]``)."""
-        return bool(self.reuse or self.regcopies or self.epilogue is not None)
+        return bool(self.reuse or self.regcopies or self.epilogue is not None
+                    or any(t.residue for t in self.tma.values()))
 
     @property
     def kind(self) -> str:

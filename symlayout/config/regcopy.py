@@ -63,8 +63,9 @@ class RegisterCopySection:
         el = self.value(spec, keys, REGCOPY["element"]) or ""
         if el:
             self.check_type(el, keys + ("element",))
+        pred = self.load_predicate(spec, keys, REGCOPY_MODES, residue)
         return GlobalCopyConfig(kind, name, atom, typ, tiled, gmem, raw_g, galign, None, None, 16, tuple(residue),
-                                None, 1, self.lines.line(*keys), el)
+                                None, 1, self.lines.line(*keys), el, pred)
 
     def check_register_atom(self, atom, kind, keys):
         """ldmatrix/stmatrix and cp.async move shared memory; a register copy needs a plain vector copy."""

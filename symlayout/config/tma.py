@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..arch.tma import SWIZZLE_ENUM
 from ..atoms.tma import TmaCopyError, tma_swizzle
 from .messages import _short, _suggest, _type_name
-from .keys import TMA, TMA_ATOMS, TMA_STORE_ATOMS
+from .keys import OPERAND_MODES, TMA, TMA_ATOMS, TMA_STORE_ATOMS
 from .model import TmaConfig
 
 
@@ -56,8 +56,29 @@ class TmaSection:
                     self.fail(keys + ("swizzle",), f"[tma.{op}] swizzle must be written 'Sw<B,M,S>', got {raw_s!r}")
             self.check_tma_swizzle(sw, keys + ("swizzle",)) if sw is not None else \
                 self.check_tma_swizzle(getattr(smem[op].layout, "swizzle", None), ("smem", op, "layout"))
-            out[op] = TmaConfig(op, atom, mc, gmem, tuple(box), sw, raw_g, self.lines.line(*keys))
+            residue = self.load_tma_residue(spec, keys, gmem)                   # issue 31
+            out[op] = TmaConfig(op, atom, mc, gmem, tuple(box), sw, raw_g, self.lines.line(*keys), residue)
         return out
+
+    def load_tma_residue(self, spec, keys, gmem) -> tuple:
+        """issue 31: ``residue``, the modes the problem may cut; each names a ``[params]`` symbol, the problem's extent
+        along it (TMA's bounds check zero-fills / drops what lies past the tensor map's extents)."""
+        if "residue" not in spec:
+            return ()
+        op = keys[1]
+        names = OPERAND_MODES[op]
+        v = spec["residue"]
+        w = self.where(keys)
+        if not isinstance(v, list) or any(x not in names for x in v) or len(set(v)) != len(v):
+            self.fail(keys + ("residue",), f"{w} residue must name modes of the {op} tile {list(names)}, each at most "
+                                           f"once, got {_short(v)}")
+        for x in v:
+            if x not in getattr(self, "params", {}):
+                self.fail(keys + ("residue",), f"{w} residue {x!r}: needs a [params] symbol {x}, the problem's extent "
+                                               f"along {x} (the tensor map's bounds are checked against it)")
+        if getattr(gmem, "rank", lambda: 0)() != 2:
+            self.fail(keys + ("residue",), f"{w} residue: the gmem tensor must have the tile's two modes (rank 2)")
+        return tuple(v)
 
     def check_tma_swizzle(self, sw, keys):
         """A tensor-map swizzle symlayout models: CuTe maps ``Sw<2,5,2>`` / ``Sw<2,6,2>`` to the ``128B_ATOM_32B``

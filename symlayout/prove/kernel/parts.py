@@ -5,17 +5,28 @@ from ..verdict.result import PROVED, REFUTED
 from .copyonly import REGCOPY_PROPERTIES, prove_register_copy
 from .epilogue import EPILOGUE_PROPERTIES, prove_epilogue
 from .reuse import REUSE_PROPERTIES, prove_reuse
+from .tma_residue import tma_residue_results
 
 
 def prove_kernel(cfg, properties=None) -> list:
     """The results of every ``[g2r.X]``, ``[r2g.X]`` and ``[reuse.X]`` of ``cfg`` (``properties``: default
     ``[prove] properties`` or all)."""
-    props = list(properties or cfg.prove.properties or REGCOPY_PROPERTIES + REUSE_PROPERTIES + EPILOGUE_PROPERTIES)
+    props = list(dict.fromkeys(properties or cfg.prove.properties
+                               or REGCOPY_PROPERTIES + REUSE_PROPERTIES + EPILOGUE_PROPERTIES))
     refuted = cfg.expect.refuted
     out = []
     for _name, gc in sorted(cfg.regcopies.items()):
         out.extend(prove_register_copy(gc, cfg.params, props, refuted))
     out.extend(prove_epilogue(cfg, props, refuted))
+    if "in_bounds" in props:                      # predicated tails through TMA's bounds check
+        tails = [(tc, False) for _op, tc in sorted(cfg.tma.items()) if tc.residue]
+        epi = cfg.epilogue
+        if epi is not None and epi.tma is not None and epi.tma.residue:
+            tails.append((epi.tma, True))
+        for tc, store in tails:
+            for r in tma_residue_results(cfg, tc, store):
+                r.expected = REFUTED if r.property in refuted else PROVED
+                out.append(r)
     for _name, rc in sorted(cfg.reuse.items()):
         for r in prove_reuse(cfg, rc, props):
             r.expected = REFUTED if r.property in refuted else PROVED
