@@ -21,6 +21,8 @@ PROPERTIES = ("coverage", "alignment", "exactly_once", "slot_agreement", "bank_c
               "type_agreement", "coalescing")
 #: Version 2, Hopper: ``descriptor`` (GMMA shared-memory descriptors) and ``tma`` (TMA boxes)
 PROPERTIES = PROPERTIES + ("descriptor", "tma")
+#: issue 31: ``contributions`` (an atomic accumulation: every address receives every contribution once)
+PROPERTIES = PROPERTIES + ("contributions",)
 
 #: operands a ``[copy.X]`` table may name
 OPERANDS = ("A", "B", "C")
@@ -247,6 +249,12 @@ REGCOPY = Table("g2r", "issue 31: a TiledCopy between global memory and register
     _ELEMENT,
     Key("predicate", "strings", "the modes the kernel's predicate tests (default: every residue mode); a residue "
                                 "mode left out is not predicated", enum=("M", "N")),
+    Key("reduce", "string", "[r2g.X] only: \"add\", each value added atomically (atomicAdd / red.add) instead of "
+                            "stored", enum=("add",)),
+    Key("contributors", "count", "with reduce: the CTAs adding into the same tile (an integer or a [params] name), "
+                                 "default 1", minimum=1, maximum=1 << 20, pattern=r"^(\s*[0-9]+\s*|[A-Za-z][A-Za-z0-9_]*)$"),
+    Key("fragment", "string", "with reduce: \"C\", the registers are [mma]'s accumulator, value i added at the "
+                              "copy's value i (size(acc) == size(partition) as a static_assert)", enum=("C",)),
 ))
 R2G = Table("r2g", REGCOPY.doc, REGCOPY.keys)
 EPILOGUE = Table("epilogue", "issue 31: the C tile stored subtile by subtile (CUTLASS 3's EpilogueTile): [copy.C] "

@@ -59,7 +59,7 @@ class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection,
             self.fail(("g2s",) if g2s else ("s2g",), "[g2s.X] / [s2g.C] need an [mma] table (the TiledMMA whose "
                                                      "operands they load or store)")
         threadmap = self.load_threadmap(data["threadmap"], ("threadmap",)) if "threadmap" in data else None
-        regcopies = self.load_register_copies(data, symbols)           # issue 31: copy-only kernels
+        regcopies = self.load_register_copies(data, symbols, mma)           # issue 31: copy-only kernels
         if mma is None and threadmap is None and not regcopies:   # (issue 31: copy-only kernels need no [mma])
             if copies:
                 self.fail(("copy",), "[copy.*] needs an [mma] table (make_tiled_copy_A/B/C are built from the TiledMMA)")

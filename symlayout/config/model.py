@@ -170,6 +170,9 @@ class GlobalCopyConfig:
     line: int = 0
     element: str = ""             # version 2.1: the element type of the operand's tensors ("" = ``type``)
     predicate: tuple | None = None  # issue 31: the modes the kernel's predicate tests (None: every residue mode)
+    reduce: str = ""              # issue 31, [r2g.X]: "add" (atomic accumulation)
+    contributors: Any = 1         # issue 31: CTAs adding into the tile (int or a [params] name)
+    fragment: str = ""            # issue 31: "C": the values are [mma]'s accumulator fragment
 
     @property
     def table(self) -> str:

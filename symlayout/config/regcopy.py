@@ -24,14 +24,17 @@ _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 class RegisterCopySection:
     """``[g2r.X]`` / ``[r2g.X]``."""
 
-    def load_register_copies(self, data, symbols) -> dict:
+    def load_register_copies(self, data, symbols, mma=None) -> dict:
         out = {}
         for kind in ("g2r", "r2g"):
             if kind not in data:
                 continue
             t = self.table(data[kind], (kind,))
             for name, spec in t.items():
-                out[f"{kind}.{name}"] = self.load_register_copy(kind, name, spec, symbols)
+                out[f"{kind}.{name}"] = rc = self.load_register_copy(kind, name, spec, symbols)
+                if rc.fragment and mma is None:
+                    self.fail((kind, name, "fragment"), f"[{kind}.{name}] fragment = \"C\" needs an [mma] table "
+                                                        "(the TiledMMA whose accumulator is added)")
         return out
 
     def load_register_copy(self, kind, name, spec, symbols) -> GlobalCopyConfig:
@@ -64,8 +67,34 @@ class RegisterCopySection:
         if el:
             self.check_type(el, keys + ("element",))
         pred = self.load_predicate(spec, keys, REGCOPY_MODES, residue)
+        reduce, contributors, fragment = self.load_reduction(kind, spec, keys)
         return GlobalCopyConfig(kind, name, atom, typ, tiled, gmem, raw_g, galign, None, None, 16, tuple(residue),
-                                None, 1, self.lines.line(*keys), el, pred)
+                                None, 1, self.lines.line(*keys), el, pred, reduce, contributors, fragment)
+
+    def load_reduction(self, kind, spec, keys):
+        """``reduce``, ``contributors``, ``fragment`` of an atomic accumulation (``[r2g.X]`` only)."""
+        w = self.where(keys)
+        given = [k for k in ("reduce", "contributors", "fragment") if k in spec]
+        if not given:
+            return "", 1, ""
+        if kind != "r2g":
+            self.fail(keys + (given[0],), f"{w} {given[0]}: an atomic accumulation is a store: [r2g.X]")
+        if "reduce" not in spec:
+            self.fail(keys + (given[0],), f"{w} {given[0]} needs reduce = \"add\"")
+        reduce = self.value(spec, keys, REGCOPY["reduce"])
+        if reduce != "add":
+            self.fail(keys + ("reduce",), f"{w} reduce = {reduce!r}: only \"add\" (atomicAdd / red.add) is modelled")
+        c = spec.get("contributors", 1)
+        if isinstance(c, bool) or not isinstance(c, (int, str)):
+            self.fail(keys + ("contributors",), f"{w} contributors must be an integer or a [params] name")
+        if isinstance(c, int) and c < 1:
+            self.fail(keys + ("contributors",), f"{w} contributors must be >= 1, got {c}")
+        if isinstance(c, str) and c not in getattr(self, "params", {}):
+            self.fail(keys + ("contributors",), f"{w} contributors = {c!r} is not a [params] symbol")
+        frag = self.value(spec, keys, REGCOPY["fragment"]) or ""
+        if frag and frag != "C":
+            self.fail(keys + ("fragment",), f"{w} fragment must be \"C\" ([mma]'s accumulator)")
+        return reduce, c, frag
 
     def check_register_atom(self, atom, kind, keys):
         """ldmatrix/stmatrix and cp.async move shared memory; a register copy needs a plain vector copy."""

@@ -29,6 +29,7 @@ the problem, for every residue) are proved for every admissible value of the gme
 from __future__ import annotations
 
 import dataclasses
+import time
 
 from ...algebra.int_tuple import product
 from ...algebra.layout import Layout, composition, function_table, right_inverse
@@ -36,10 +37,13 @@ from ...atoms.copy import make_copy_atom, width_mismatch
 from ...errors import CuteStaticAssert, SymlayoutError
 from ..datapath.g2s import NotModelled, build_global_model, prove_global, rejection
 from ..datapath.path import width_refutation
-from ..verdict.result import ERROR, PROVED, REFUTED, Result
+from ...tiled.mma import make_tiled_mma
+from ..decide.tables import lazy_np as np
+from ..verdict.result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result
 
-#: the properties of a register copy (in the spec's order)
-REGCOPY_PROPERTIES = ("coverage", "alignment", "exactly_once", "in_bounds", "coalescing")
+#: the properties of a register copy (in the spec's order); an atomic accumulation has ``contributions`` for
+#: ``exactly_once``
+REGCOPY_PROPERTIES = ("coverage", "alignment", "exactly_once", "in_bounds", "coalescing", "contributions")
 
 
 def register_layout(gc) -> Layout:
@@ -88,9 +92,10 @@ def _renamed(r: Result, gc) -> Result:
     return r
 
 
-def prove_register_copy(gc, params, properties=None, refuted=frozenset()) -> list:
-    """The results of one ``[g2r.X]`` / ``[r2g.X]``."""
+def prove_register_copy(gc, params, properties=None, refuted=frozenset(), mma=None) -> list:
+    """The results of one ``[g2r.X]`` / ``[r2g.X]`` (``mma``: the MMAConfig a ``fragment = "C"`` names)."""
     props = [p for p in (properties or REGCOPY_PROPERTIES) if p in REGCOPY_PROPERTIES]
+    props = [p for p in props if p != ("exactly_once" if gc.reduce else "contributions")]
     why = width_mismatch(gc.atom, gc.type, gc.element_type)
     if why is not None:
         return [width_refutation(why, gc.table, refuted)]
@@ -108,4 +113,100 @@ def prove_register_copy(gc, params, properties=None, refuted=frozenset()) -> lis
     except (NotModelled, SymlayoutError) as e:
         return [Result(p, ERROR, operand=gc.table, detail=str(e), expected=REFUTED if p in refuted else PROVED)
                 for p in props[:1]]
-    return [_renamed(r, gc) for r in prove_global(m, props, refuted=refuted)]
+    out = [_renamed(r, gc) for r in prove_global(m, props, refuted=refuted)]
+    if "contributions" in props:
+        r = contributions(m, gc, params, mma)
+        r.expected = REFUTED if "contributions" in refuted else PROVED
+        out.append(r)
+    return out
+
+
+# ---------------------------------------------------------------- atomic accumulation
+
+def _contributors_text(gc, params) -> str:
+    c = gc.contributors
+    return f"{c}" if isinstance(c, int) else f"{c} (every value of [params] {c})"
+
+
+def fragment_mismatch(m, gc, mma):
+    """``fragment = "C"``: the accumulator's values per thread against the copy's.  ``(message, compiles)`` or None:
+    flash-attention's loop ``atomicAdd(&tdQgdQaccum(i), acc_dq(i))`` sits behind CUTE_STATIC_ASSERT_V(size(acc_dq) ==
+    size(tdQgdQaccum))."""
+    if gc.fragment != "C" or mma is None:
+        return None
+    tm = make_tiled_mma(mma.atom, mma.layout, list(mma.permutation) if mma.permutation else None)
+    acc = int(tm.get_slice(0).partition_fragment_C(Layout(m.shape)).size())
+    vals = {len(accs) * m.k for accs in m.accesses.values()}
+    if vals != {acc}:
+        return (f"each thread holds {acc} accumulator values but the copy's partition has {sorted(vals)[0]}: "
+                "static_assert size(acc) == size(partition) fails", False)
+    return None                     # (equal values per thread over one tile: equal thread counts)
+
+
+def contributions(m, gc, params, mma=None) -> Result:
+    """Every address of the tile receives every contribution once: one add from each contributing CTA (they run
+    the same partition on the same tile), so each address is added to by exactly one (thread, value) of a CTA;
+    a missing or duplicated contribution is the counterexample, for every admissible value of the symbols."""
+    t0 = time.perf_counter()
+    why = fragment_mismatch(m, gc, mma)
+    if why is not None:
+        text, compiles = why
+        return Result("contributions", REFUTED, operand=gc.table, checked=1, method="exhaustive" if compiles else "cute",
+                      counterexample=Counterexample(text if compiles else f"CuTe does not compile the accumulation: "
+                                                                          f"{text}"),
+                      seconds=time.perf_counter() - t0)
+    arrays = m.gmem_arrays()
+    if arrays is None:
+        return Result("contributions", UNKNOWN, operand=gc.table, seconds=time.perf_counter() - t0,
+                      detail="the gmem tile's symbols have too many combinations to enumerate")
+    who = [(t, c, e) for t, accs in m.accesses.items() for c, _a in enumerate(accs) for e in range(m.k)]
+    starts = np.array([a[0] for accs in m.accesses.values() for a in accs], dtype=np.int64)
+    checked = 0
+    for asg, G in arrays:
+        G = np.asarray(G, dtype=np.int64)
+        written = (G[starts][:, None] + np.arange(m.k)).ravel()
+        tile = G[:m.n]
+        u, cnt = np.unique(written, return_counts=True)
+        pos = np.minimum(np.searchsorted(u, tile), len(u) - 1)
+        got = np.where(u[pos] == tile, cnt[pos], 0)
+        bad = np.flatnonzero(got != 1)
+        outside = np.setdiff1d(u, tile)
+        if len(bad) == 0 and len(outside) == 0:
+            checked += m.n
+            continue
+        if len(bad):
+            i = int(bad[0])
+            checked += i + 1
+            return Result("contributions", REFUTED, operand=gc.table, checked=checked, method="exhaustive",
+                          counterexample=_contribution_cex(m, gc, params, asg, i, int(got[i]), written, who),
+                          seconds=time.perf_counter() - t0)
+        j = int(np.flatnonzero(np.isin(written, outside))[0])
+        t, c, e = who[j]
+        cex = Counterexample(f"thread {t} adds value {e} of access {c} at gmem offset {int(written[j])}, outside the "
+                             f"{m.shape[0]}x{m.shape[1]} tile{_at(asg)}", thread=t, value=e, params=asg or None)
+        return Result("contributions", REFUTED, operand=gc.table, checked=checked + 1, method="exhaustive",
+                      counterexample=cex, seconds=time.perf_counter() - t0)
+    return Result("contributions", PROVED, operand=gc.table, checked=checked, method="exhaustive",
+                  seconds=time.perf_counter() - t0,
+                  detail=f"each address: one atomic add from each of the {_contributors_text(gc, params)} CTAs")
+
+
+def _at(asg) -> str:
+    return (" (at " + ", ".join(f"{k} = {v}" for k, v in asg.items()) + ")") if asg else ""
+
+
+def _contribution_cex(m, gc, params, asg, i, count, written, who) -> Counterexample:
+    g = int(np.asarray(m.gmem_arrays()[[a for a, _G in m.gmem_arrays()].index(asg)][1])[i])
+    adders = [who[j] for j in np.flatnonzero(written == g)[:3].tolist()]
+    el = m.el(i)
+    c = _contributors_text(gc, params)
+    if count == 0:
+        msg = (f"missing contribution: {el} (gmem offset {g}) receives no add from any thread of a CTA, so none of "
+               f"the {c} contributions it needs{_at(asg)}")
+    else:
+        by = " and ".join(f"thread {t} value {e} of access {a}" for t, a, e in adders)
+        msg = (f"duplicated contribution: {el} (gmem offset {g}) receives {count} adds from each CTA ({by}), "
+               f"{count} x {c} in all instead of {c}{_at(asg)}")
+    return Counterexample(msg, thread=adders[0][0] if adders else None, value=adders[0][2] if adders else None,
+                          element=m.coord(i), params=asg or None,
+                          extra={"contributions_per_cta": count, "adders": [list(a) for a in adders]})

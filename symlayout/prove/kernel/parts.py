@@ -16,7 +16,7 @@ def prove_kernel(cfg, properties=None) -> list:
     refuted = cfg.expect.refuted
     out = []
     for _name, gc in sorted(cfg.regcopies.items()):
-        out.extend(prove_register_copy(gc, cfg.params, props, refuted))
+        out.extend(prove_register_copy(gc, cfg.params, props, refuted, cfg.mma))
     out.extend(prove_epilogue(cfg, props, refuted))
     if "in_bounds" in props:                      # predicated tails through TMA's bounds check
         tails = [(tc, False) for _op, tc in sorted(cfg.tma.items()) if tc.residue]
