@@ -24,7 +24,7 @@ CASES = ["proofs/kernel/fa2_fwd_hd64_p_reuse.toml", "proofs/kernel/fa2_fwd_hd128
          "proofs/kernel/fa3_fwd_hd64_p_reuse.toml", "proofs/kernel/fa3_fwd_hd128_p_reuse.toml",
          "proofs/kernel/fa3_fwd_hd256_p_reuse.toml", "proofs/kernel/pitfalls/fa2_p_permuted_n.toml",
          "proofs/kernel/pitfalls/fa2_p_without_acc_Aregs.toml", "proofs/kernel/pitfalls/fa2_p_other_warp_layout.toml",
-         "proofs/kernel/pitfalls/fa3_p_view_swapped.toml"]
+         "proofs/kernel/pitfalls/fa3_p_view_swapped.toml", "proofs/kernel/pitfalls/p_reuse_tf32_atom.toml"]
 
 # sha1[:16] of canonical(): computed by test_truth_is_cute from CuTe C++
 TRUTH = {
@@ -37,6 +37,7 @@ TRUTH = {
     "proofs/kernel/pitfalls/fa2_p_without_acc_Aregs.toml": "44571c5167c33502",
     "proofs/kernel/pitfalls/fa2_p_other_warp_layout.toml": "44571c5167c33502",
     "proofs/kernel/pitfalls/fa3_p_view_swapped.toml": "8b09f8fa34ffbcfe",
+    "proofs/kernel/pitfalls/p_reuse_tf32_atom.toml": "cd9766a087089f80",
 }
 
 
@@ -196,6 +197,13 @@ def test_permuted_n_refuted_with_thread_register_and_elements():
     assert rs[("slot_agreement", "reuse.P")].status == "refuted"
     assert (cex.thread, cex.slot, tuple(cex.element), cex.extra["expected_element"]) == (0, 1, (0, 2), [0, 1])
     assert "holds S(m=0, n=2)" in cex.message and rep.ok
+
+
+def test_another_atom_is_refuted_with_the_element():
+    rs, rep = _results("proofs/kernel/pitfalls/p_reuse_tf32_atom.toml")
+    cex = rs[("slot_agreement", "reuse.P")].counterexample
+    assert (cex.thread, cex.slot, tuple(cex.element), cex.extra["expected_element"]) == (0, 1, (0, 1), [8, 0])
+    assert rep.ok
 
 
 def test_missing_view_is_a_compile_refutation():

@@ -146,7 +146,9 @@ def snippet(cfg) -> str:
            "// compile (host): g++ -std=c++17 -I<cutlass>/include -I<cuda>/include prog.cpp",
            *[f"#include <{h}>" for h in HEADERS], "", "using namespace cute;", ""]
     if cfg.mma is None:
-        out.append("// (a thread-map configuration: see CUTLASS's pitch_linear_thread_map.h)")
+        out.append("// (a copy-only configuration, [g2r.X] / [r2g.X]: not written as C++ by this version)"
+                   if getattr(cfg, "kind", "") == "copies" else
+                   "// (a thread-map configuration: see CUTLASS's pitch_linear_thread_map.h)")
         out.append("int main() { return 0; }")
         return "\n".join(out)
     params = list(getattr(cfg, "params", {}) or {})
