@@ -85,3 +85,24 @@ def test_bad_register_copies_are_one_line_errors(text, msg):
     with pytest.raises(ConfigError) as e:
         loads_config(text, "x.toml")
     assert msg in str(e.value) and "\n" not in str(e.value) and str(e.value).startswith("x.toml:")
+
+
+def test_copy_only_staging_through_smem_is_proved_with_its_banks():
+    rs, rep = results(ROOT / "transpose_smem_padded.toml")
+    assert rep.ok and {r.status for r in rs.values()} == {"proved"}
+    assert ("bank_conflicts", "s2g.x") in rs and ("bank_conflicts", "g2s.x") in rs
+
+
+def test_unpadded_transpose_refutes_the_column_reads():
+    rs, rep = results(ROOT / "pitfalls" / "transpose_smem_unpadded.toml")
+    cex = rs[("bank_conflicts", "s2g.x")].counterexample
+    assert cex.extra["degree"] == 32 and rep.ok
+
+
+def test_copy_only_global_copies_name_tensors_and_need_their_smem():
+    text = (ROOT / "transpose_smem_padded.toml").read_text()
+    with pytest.raises(ConfigError, match="must be an identifier"):
+        loads_config(text.replace("[g2s.x]", "[g2s.1x]"), "x.toml")
+    with pytest.raises(ConfigError, match="missing required key 'smem'"):
+        loads_config(text.replace('smem = "(32,32):(33,1)"\ngmem_align = 128\n\n[s2g.x]', 'gmem_align = 128\n\n[s2g.x]'),
+                     "x.toml")

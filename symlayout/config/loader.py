@@ -54,17 +54,14 @@ class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection,
         self.stages_family = stages_param
         copies = self.load_copies(data, symbols, mma)
         stages = self.apply_stages(copies, stages, stages_param)
-        g2s, s2g = self.load_global_copies(data, symbols, copies, stages)
-        if (g2s or s2g) and mma is None:
-            self.fail(("g2s",) if g2s else ("s2g",), "[g2s.X] / [s2g.C] need an [mma] table (the TiledMMA whose "
-                                                     "operands they load or store)")
+        g2s, s2g = self.load_global_copies(data, symbols, copies, stages, copy_only=mma is None)   # (issue 31)
         threadmap = self.load_threadmap(data["threadmap"], ("threadmap",)) if "threadmap" in data else None
         regcopies = self.load_register_copies(data, symbols, mma)           # issue 31: copy-only kernels
-        if mma is None and threadmap is None and not regcopies:   # (issue 31: copy-only kernels need no [mma])
+        if mma is None and threadmap is None and not (regcopies or g2s or s2g):   # (issue 31: copy-only kernels)
             if copies:
                 self.fail(("copy",), "[copy.*] needs an [mma] table (make_tiled_copy_A/B/C are built from the TiledMMA)")
             self.fail((), "nothing to prove: a configuration needs an [mma], a [threadmap] or a [g2r.X] / [r2g.X] table")
-        if regcopies and threadmap is not None:
+        if (regcopies or g2s or s2g) and threadmap is not None:
             self.fail(("threadmap",), "a configuration describes either TiledCopies ([g2r.X], [r2g.X]) or a thread "
                                       "map ([threadmap]), not both: split it into two files")
         if mma is not None and threadmap is not None:

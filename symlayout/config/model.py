@@ -357,14 +357,14 @@ class Config:
         """Whether the configuration has tables of issue 31 (``[reuse.X]``, ``[g2r.X]``, ``[r2g.X]``,
         ``[epilogue]``)."""
         return bool(self.reuse or self.regcopies or self.epilogue is not None
-                    or any(t.residue for t in self.tma.values()))
+                    or any(t.residue for t in self.tma.values()) or (self.mma is None and (self.g2s or self.s2g)))
 
     @property
     def kind(self) -> str:
         """``"mma"`` (a TiledMMA with copies), ``"threadmap"``, ``"copies"`` (copy-only: issue 31) or ``"empty"``."""
         if self.mma is not None:
             return "mma"
-        if self.regcopies:
+        if self.regcopies or self.g2s or self.s2g:
             return "copies"
         if self.threadmap is not None:
             return "threadmap"
