@@ -21,6 +21,7 @@ from symlayout.prove.kernel.reuse import ReuseModel, Rejected, check_shapes, pro
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CASES = ["proofs/kernel/fa2_fwd_hd64_p_reuse.toml", "proofs/kernel/fa2_fwd_hd128_p_reuse.toml",
+         "proofs/kernel/fa2_fwd_hd256_p_reuse.toml",
          "proofs/kernel/fa3_fwd_hd64_p_reuse.toml", "proofs/kernel/fa3_fwd_hd128_p_reuse.toml",
          "proofs/kernel/fa3_fwd_hd256_p_reuse.toml", "proofs/kernel/pitfalls/fa2_p_permuted_n.toml",
          "proofs/kernel/pitfalls/fa2_p_without_acc_Aregs.toml", "proofs/kernel/pitfalls/fa2_p_other_warp_layout.toml",
@@ -30,6 +31,7 @@ CASES = ["proofs/kernel/fa2_fwd_hd64_p_reuse.toml", "proofs/kernel/fa2_fwd_hd128
 TRUTH = {
     "proofs/kernel/fa2_fwd_hd64_p_reuse.toml": "292d17e95c3b27fc",
     "proofs/kernel/fa2_fwd_hd128_p_reuse.toml": "e4f6c64e7b00e29d",
+    "proofs/kernel/fa2_fwd_hd256_p_reuse.toml": "e8820678dcc850e1",
     "proofs/kernel/fa3_fwd_hd64_p_reuse.toml": "3b4aea7f164e420c",
     "proofs/kernel/fa3_fwd_hd128_p_reuse.toml": "8df983960fc08933",
     "proofs/kernel/fa3_fwd_hd256_p_reuse.toml": "bef99671d8fd3eae",
@@ -182,7 +184,7 @@ def _results(path):
     return {(r.property, r.operand): r for r in rep.results}, rep
 
 
-@pytest.mark.parametrize("path", CASES[:5])
+@pytest.mark.parametrize("path", CASES[:6])
 def test_flash_attention_p_reuse_proved(path):
     rs, rep = _results(path)
     r = rs[("slot_agreement", "reuse.P")]
