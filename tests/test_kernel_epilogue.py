@@ -62,6 +62,7 @@ TEXT = EPI.read_text()
     ('tile = "(128,32)"', 'tile = "(128,32)"\ncta_tile = "(128,48)"', "not a whole number of subtiles along N"),
     ('box = "(128,32)"', 'box = "(128,32)"\natom = "SM90_TMA_LOAD"', "the epilogue's store is SM90_TMA_STORE"),
     ('tile = "(128,32)"', 'tile = "(128,32)"\nstride = 1', "unknown key 'stride'"),
+    ('smem = "Sw<2,3,3> o ((8,16),(32,1)):((32,256),(1,0))"', 'smem = "(128,32):(N,1)"', "a parametric subtile"),
 ])
 def test_bad_epilogues_are_one_line_errors(old, new, msg):
     assert old in TEXT

@@ -17,7 +17,7 @@ from typing import Any
 from ..algebra.composed import ComposedLayout, Swizzle
 from ..atoms.gmma import GmmaSmemLayout
 from ..atoms.types import value_type_bits
-from ..algebra.int_tuple import product
+from ..algebra.int_tuple import flatten_leaves, product
 from ..algebra.layout import Layout, make_layout
 from ..tiled.mma import make_tiled_mma
 from .keys import EPILOGUE
@@ -84,6 +84,10 @@ class EpilogueSection:
         cta = self.int_pair(t, keys, "cta_tile") if "cta_tile" in t else self.mma_c_tile(mma)
         if cc.tiled is not None:
             self.fail(("copy", "C"), "[copy.C] with [epilogue]: not supported: a hand-built TiledCopy (thr/val, tv/tiler)")
+        inner = cc.smem.inner if getattr(cc.smem, "is_composed", False) else cc.smem
+        if not all(isinstance(x, int) for x in flatten_leaves(inner.shape) + flatten_leaves(inner.stride)):
+            self.fail(("copy", "C", "smem"), "[copy.C] smem with [epilogue]: not supported: a parametric subtile "
+                                             "(write the subtile's smem layout with concrete extents and strides)")
         have = tuple(int(product(cc.smem.shape[i])) for i in range(2)) if cc.smem.rank() == 2 else None
         if have != tile:
             self.fail(("copy", "C", "smem"), f"[copy.C] smem {cc.raw_smem!r} is one subtile of the epilogue: its shape "
