@@ -32,6 +32,7 @@ from .hopper.obligations import HOPPER_PROPERTIES, is_gmma_atom, prove_hopper
 from .blackwell.obligations import BLACKWELL_PROPERTIES, prove_blackwell      # Version 3: SM100 (issue 28)
 from .blackwell.tmem import TMEM_PROPERTIES, prove_tmem                         # Version 3: TMEM (issue 28)
 from .datapath.path import prove_datapath, width_refutation
+from .kernel.parts import prove_kernel                     # issue 31: [reuse.X] and the rest of the kernel
 from .verdict.expect import apply_expectations
 from .copy.suggest import TOO_FEW_VALS, too_few_vals_fix
 from .verdict.result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
@@ -478,8 +479,8 @@ def config_parts(cfg, props, split: bool = False, properties=None) -> list:
     ``properties``)."""
     if cfg.threadmap is not None:
         return [("threadmap", None, props)]
-    if cfg.mma is None:
-        return []
+    if cfg.mma is None:                          # issue 31: a copy-only kernel ([g2r.X], [r2g.X])
+        return [("kernel", None, properties)] if cfg.kernel_tables else []
     if cfg.mma.is_sm100 and (cfg.tmem is not None or cfg.tmem_copies):   # Version 3: TMEM (prove/blackwell/tmem.py)
         return [("blackwell", None, list(properties or cfg.prove.properties or BLACKWELL_PROPERTIES)),
                 ("tmem", None, list(properties or cfg.prove.properties or TMEM_PROPERTIES))]
@@ -496,6 +497,8 @@ def config_parts(cfg, props, split: bool = False, properties=None) -> list:
         else:
             out.append(("copy", op, props))
     out.append(("datapath", None, properties))
+    if cfg.kernel_tables:                        # issue 31: the rest of the kernel
+        out.append(("kernel", None, properties))
     return out
 
 
@@ -516,6 +519,8 @@ def prove_part(cfg, part, method="auto", timeout_s=None):
         elif kind == "tmem":                  # (nothing of TMEM is checked over an atom CuTe rejects)
             results = [] if cfg.mma.cute_rejections else \
                 prove_tmem(cfg, make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation), props, refuted)
+        elif kind == "kernel":                   # issue 31
+            results = prove_kernel(cfg, props)
         else:
             mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
             if kind == "datapath":
