@@ -167,7 +167,7 @@ class _Seen:
 
     def smem_tensors(self, tiled, side: str) -> list:
         """The shared-memory tensors ``tiled`` partitions as source (``"S"``) or destination (``"D"``)."""
-        return [t for c, s, t in self.parts if c is tiled and s == side and "smem" in str(t.memspace).lower()]
+        return [t for c, s, t in self.parts if c is tiled and s == side and "smem" in _memspace(t)]
 
     def line(self) -> int | None:
         """The line of the kernel's file the current DSL call came from (and remember its frame)."""
@@ -180,6 +180,15 @@ class _Seen:
                     self.frames.append(f)
             f = f.f_back
         return line
+
+
+def _memspace(t) -> str:
+    """A tensor's memory space (``"smem"``, ``"gmem"``, ...), ``""`` for a coordinate tensor or a layout
+    (the DSL raises ValueError, not AttributeError, for a tensor without one)."""
+    try:
+        return str(t.memspace).lower()
+    except (AttributeError, ValueError):
+        return ""
 
 
 def _patch(obj, name, make):
@@ -253,7 +262,7 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build):
     def composition(orig):
         def wrapper(a, b, *rest, **k):
             r = orig(a, b, *rest, **k)
-            if hasattr(a, "memspace"):
+            if _memspace(a):
                 seen.derived[id(r)] = a
                 seen.keep.extend((a, r))
             return r
@@ -646,6 +655,8 @@ def _fake_args(fn, spec: EntrySpec, mod, cutlass, seen: _Seen, shown: str) -> tu
             t = _named_tensor(make_fake_compact_tensor, p.name, spec, cutlass)
             seen.keep.append(t)
             out.append(t)
+        elif _optional(p.annotation):      # an optional tensor (mLSE, mCuSeqlensQ): absent
+            out.append(None if p.default is p.empty else p.default)
         elif "Tensor" in ann or (p.default is p.empty and operand_letter(p.name)):
             role = operand_letter(p.name)
             if role is None:
@@ -660,9 +671,33 @@ def _fake_args(fn, spec: EntrySpec, mod, cutlass, seen: _Seen, shown: str) -> tu
             out.append(make_fake_stream())
         elif p.default is not p.empty:
             out.append(p.default)
+        elif _scalar(ann) is not None:
+            out.append(_scalar(ann))
         else:
             raise DslError(f"{shown}: entry parameter {p.name} ({ann}): give it with --arg {p.name}=VALUE")
     return out, fakes
+
+
+def _optional(annotation) -> bool:
+    """Whether a parameter's annotation admits ``None`` (``Optional[cute.Tensor]``, ``Int32 | None``)."""
+    return "Optional" in str(annotation) or "None" in str(annotation) or annotation is None
+
+
+def _scalar(ann: str):
+    """A value for a scalar parameter the tiling does not depend on (``softmax_scale: Float32`` -> 1.0,
+    ``Int32`` -> 1), or ``None`` for any other annotation.
+
+    >>> _scalar("<class 'cutlass.base_dsl.typing.Float32'>"), _scalar("Int32"), _scalar("cute.Tensor")
+    (1.0, 1, None)
+    """
+    name = re.sub(r"^.*[.']", "", ann.strip("<>' ").removeprefix("class "))
+    if re.fullmatch(r"(Float|BFloat|TFloat)\d*|float", name):
+        return 1.0
+    if re.fullmatch(r"U?[Ii]nt\d*|int", name):
+        return 1
+    if name in ("Boolean", "bool"):
+        return False
+    return None
 
 
 def _dtype(spec: EntrySpec, key: str, cutlass):
@@ -702,20 +737,70 @@ def _fake_tensor(make, role: str, spec: EntrySpec, cutlass):
     return make(dtype, shape, stride_order=order, assumed_align=spec.align)
 
 
-def load_module(path: str, shown: str):
-    """The kernel's module (its directory first on ``sys.path``, as for a script)."""
+_IMPORT = re.compile(r"^\s*(?:from\s+([A-Za-z_][\w.]*)\s+import|import\s+([A-Za-z_][\w.]*))", re.M)
+
+
+def package_roots(path: str, text: str) -> list:
+    """The directories the kernel's own absolute imports of its package need on ``sys.path``: a file
+    ``ROOT/flash_attn/cute/flash_fwd.py`` that says ``from flash_attn.cute import utils`` needs ``ROOT``.
+
+    >>> package_roots("/x/fa/flash_attn/cute/k.py", "from flash_attn.cute import utils\nimport os")
+    ['/x/fa']
+    """
+    parts = os.path.dirname(os.path.abspath(path)).split(os.sep)
+    roots = []
+    for m in _IMPORT.finditer(text):
+        dotted = (m.group(1) or m.group(2)).split(".")
+        for n in range(len(dotted), 0, -1):
+            if len(parts) > n and parts[-n:] == dotted[:n]:
+                root = os.sep.join(parts[:-n]) or os.sep
+                if root not in roots:
+                    roots.append(root)
+                break
+    return roots
+
+
+def _module_name(path: str, roots: list) -> str | None:
+    """The dotted name of ``path`` under one of ``roots`` (``flash_attn.cute.flash_fwd``), if it is in a package."""
+    for root in roots:
+        rel = os.path.relpath(os.path.abspath(path), root)
+        if not rel.startswith(".."):
+            return os.path.splitext(rel)[0].replace(os.sep, ".")
+    return None
+
+
+def _missing_hint(name: str) -> str:
+    return (f" (install it, put the directory that holds {name!r} on the path with --path DIR, or answer its "
+            f"import with a stub: --stub-module {name})")
+
+
+def load_module(path: str, shown: str, paths: list | tuple = ()):
+    """The kernel's module: its directory, ``paths`` (``--path``) and the roots of the packages it
+    imports itself from (:func:`package_roots`) put first on ``sys.path``; a file inside such a
+    package is imported by its dotted name (so its package's ``__init__`` and siblings load as the
+    package's own code expects).  The directories stay on ``sys.path``: kernels import lazily while
+    they trace."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        roots = package_roots(path, f.read())
+    for d in [os.path.dirname(os.path.abspath(path)), *roots, *reversed([os.path.abspath(p) for p in paths])]:
+        if d not in sys.path:
+            sys.path.insert(0, d)
+    dotted = _module_name(path, roots)
+    if dotted is not None:
+        try:
+            return importlib.import_module(dotted)
+        except ModuleNotFoundError as e:
+            raise DslError(f"{shown}: {e}{_missing_hint(e.name)}") from None
     name = "symlayout_dsl_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise DslError(f"{shown}: not a Python file")
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
-    sys.path.insert(0, os.path.dirname(path))
     try:
         spec.loader.exec_module(mod)
-    finally:
-        if os.path.dirname(path) in sys.path:
-            sys.path.remove(os.path.dirname(path))
+    except ModuleNotFoundError as e:
+        raise DslError(f"{shown}: {e}{_missing_hint(e.name)}") from None
     return mod
 
 
