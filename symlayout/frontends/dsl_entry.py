@@ -709,8 +709,10 @@ def _dtype(spec: EntrySpec, key: str, cutlass):
 
 
 def _named_tensor(make, pname: str, spec: EntrySpec, cutlass):
-    """``--tensor mQ=B,S,H,D``: a compact row-major fake tensor (the last mode contiguous) of those extents."""
-    modes = [m.strip() for m in spec.tensors[pname].split(",") if m.strip()]
+    """``--tensor mQ=B,S,H,D[:TYPE]``: a compact row-major fake tensor (the last mode contiguous) of those
+    extents, of element type TYPE (default: ``--dtype``)."""
+    text, _, tname = spec.tensors[pname].partition(":")
+    modes = [m.strip() for m in text.split(",") if m.strip()]
     shape = []
     for m in modes:
         if m.isdigit():
@@ -720,7 +722,9 @@ def _named_tensor(make, pname: str, spec: EntrySpec, cutlass):
         else:
             raise DslError(f"--tensor {pname}={spec.tensors[pname]}: {m} is neither a number nor a --shape name")
     order = tuple(reversed(range(len(shape))))
-    return make(_dtype(spec, pname.upper(), cutlass), tuple(shape), stride_order=order, assumed_align=spec.align)
+    dtype = _dtype(EntrySpec("", dtypes={"*": tname.strip()}), "*", cutlass) if tname.strip() else \
+        _dtype(spec, pname.upper(), cutlass)
+    return make(dtype, tuple(shape), stride_order=order, assumed_align=spec.align)
 
 
 def _fake_tensor(make, role: str, spec: EntrySpec, cutlass):
