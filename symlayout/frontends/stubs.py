@@ -81,6 +81,18 @@ class Stub:
 
     __ror__ = __or__
 
+    def _false(self, other) -> bool:   # torch version / config comparisons at import time
+        return False
+
+    __instancecheck__ = __subclasscheck__ = _false   # isinstance(x, torch.Tensor): no object is a stub's
+
+    __lt__ = __le__ = __gt__ = __ge__ = _false
+
+    def _same(self, *other) -> "Stub":
+        return self
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __floordiv__ = _same
+
     def __repr__(self) -> str:
         return f"<symlayout stub {self._name}>"
 
