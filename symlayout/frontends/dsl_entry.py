@@ -746,7 +746,8 @@ _IMPORT = re.compile(r"^\s*(?:from\s+([A-Za-z_][\w.]*)\s+import|import\s+([A-Za-
 
 def package_roots(path: str, text: str) -> list:
     """The directories the kernel's own absolute imports of its package need on ``sys.path``: a file
-    ``ROOT/flash_attn/cute/flash_fwd.py`` that says ``from flash_attn.cute import utils`` needs ``ROOT``.
+    ``ROOT/flash_attn/cute/flash_fwd.py`` that says ``from flash_attn.cute import utils`` needs ``ROOT``
+    (the parent of the nearest ancestor directory named as the imported top-level package).
 
     >>> package_roots("/x/fa/flash_attn/cute/k.py", "from flash_attn.cute import utils\nimport os")
     ['/x/fa']
@@ -754,13 +755,12 @@ def package_roots(path: str, text: str) -> list:
     parts = os.path.dirname(os.path.abspath(path)).split(os.sep)
     roots = []
     for m in _IMPORT.finditer(text):
-        dotted = (m.group(1) or m.group(2)).split(".")
-        for n in range(len(dotted), 0, -1):
-            if len(parts) > n and parts[-n:] == dotted[:n]:
-                root = os.sep.join(parts[:-n]) or os.sep
-                if root not in roots:
-                    roots.append(root)
-                break
+        top = (m.group(1) or m.group(2)).split(".")[0]
+        hits = [i for i in range(1, len(parts)) if parts[i] == top]   # the package is an ancestor directory
+        if hits:
+            root = os.sep.join(parts[:hits[-1]]) or os.sep
+            if root not in roots:
+                roots.append(root)
     return roots
 
 
