@@ -748,14 +748,17 @@ def package_roots(path: str, text: str) -> list:
     """The directories the kernel's own absolute imports of its package need on ``sys.path``: a file
     ``ROOT/flash_attn/cute/flash_fwd.py`` that says ``from flash_attn.cute import utils`` needs ``ROOT``
     (the parent of the nearest ancestor directory named as the imported top-level package).
-
-    >>> package_roots("/x/fa/flash_attn/cute/k.py", "from flash_attn.cute import utils\nimport os")
-    ['/x/fa']
+    Only for a file inside a package (its directory has ``__init__.py``).
     """
-    parts = os.path.dirname(os.path.abspath(path)).split(os.sep)
+    here = os.path.dirname(os.path.abspath(path))
+    if not os.path.isfile(os.path.join(here, "__init__.py")):
+        return []                      # not in a package (a script such as CUTLASS's examples)
+    parts = here.split(os.sep)
     roots = []
     for m in _IMPORT.finditer(text):
         top = (m.group(1) or m.group(2)).split(".")[0]
+        if top in sys.modules and top not in parts[-1:]:
+            continue                   # imported already from elsewhere (cutlass under a checkout named cutlass)
         hits = [i for i in range(1, len(parts)) if parts[i] == top]   # the package is an ancestor directory
         if hits:
             root = os.sep.join(parts[:hits[-1]]) or os.sep

@@ -23,11 +23,16 @@ def run(capsys, *argv):
     return rc, out, err
 
 
-def test_package_root_from_the_kernels_own_imports():
-    assert package_roots("/x/fa/flash_attn/cute/k.py", "from flash_attn.cute import utils\nimport os\n") == ["/x/fa"]
-    assert package_roots("/x/quack/quack/gemm.py", "import quack.copy_utils as cu\nfrom quack.x import y\n") == \
-        ["/x/quack"]
-    assert package_roots("/x/k/kernel.py", "import cutlass\nfrom helpers import h\n") == []
+def test_package_root_from_the_kernels_own_imports(tmp_path):
+    fa, quack, script = tmp_path / "fa/flash_attn_t/cute", tmp_path / "quack_t/quack_t", tmp_path / "cutlass/examples"
+    for d in (fa, quack, script):
+        d.mkdir(parents=True)
+    (fa / "__init__.py").write_text("")
+    (quack / "__init__.py").write_text("")
+    assert package_roots(fa / "k.py", "from flash_attn_t.cute import utils\nimport os\n") == [str(tmp_path / "fa")]
+    assert package_roots(quack / "g.py", "import quack_t.copy_utils as cu\nfrom quack_t.x import y\n") == \
+        [str(tmp_path / "quack_t")]
+    assert package_roots(script / "k.py", "import cutlass\nfrom helpers import h\n") == []   # not a package
 
 
 def test_stubs_survive_import_time_torch_use(tmp_path, monkeypatch):
