@@ -75,9 +75,10 @@ def add_arguments(sp) -> None:
                          "default f16)")
     sp.add_argument("--major", default=None, metavar="A=K|M,B=K|N,C=N|M",
                     help="--entry: the contiguous mode of each tensor (default A=K,B=K,C=N)")
-    sp.add_argument("--tensor", action="append", default=[], metavar="NAME=DIM,DIM,...[:TYPE]",
-                    help="--entry: a tensor parameter's modes (names of --shape or numbers), row-major, and its "
-                         "element type if not --dtype's, e.g. mQ=B,S,H,D or mLSE=B,H,S:f32 (repeatable; default by name: A (M,K,L), B (N,K,L), C (M,N,L))")
+    sp.add_argument("--tensor", action="append", default=[], metavar="NAME=DIM,...[:TYPE][@ORDER]",
+                    help="--entry: a tensor parameter's modes (names of --shape or numbers), row-major or in CuTe's "
+                         "stride_order ORDER (0 = contiguous), and its element type if not --dtype's, e.g. "
+                         "mQ=B,S,H,D, mLSE=B,H,S:f32 or q=S,D,HR,HK,B@3,0,1,2,4 (repeatable; default by name: A (M,K,L), B (N,K,L), C (M,N,L))")
     sp.add_argument("--init", default=None, metavar="K=V,...", help="--entry: constructor keyword arguments")
     sp.add_argument("--arg", default=None, metavar="K=V,...", help="--entry: other entry arguments")
     sp.add_argument("--path", action="append", default=[], metavar="DIR",

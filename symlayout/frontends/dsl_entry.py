@@ -709,9 +709,13 @@ def _dtype(spec: EntrySpec, key: str, cutlass):
 
 
 def _named_tensor(make, pname: str, spec: EntrySpec, cutlass):
-    """``--tensor mQ=B,S,H,D[:TYPE]``: a compact row-major fake tensor (the last mode contiguous) of those
-    extents, of element type TYPE (default: ``--dtype``)."""
-    text, _, tname = spec.tensors[pname].partition(":")
+    """``--tensor mQ=B,S,H,D[:TYPE][@ORDER]``: a compact fake tensor of those extents, of element type TYPE
+    (default: ``--dtype``), row-major (the last mode contiguous) or in CuTe's ``stride_order`` ORDER
+    (``q=S,D,HR,HK,B@3,0,1,2,4``: D contiguous, then HR, HK, S, B; a permuted torch tensor)."""
+    text, _, order_text = spec.tensors[pname].partition("@")
+    text, _, tname = text.partition(":")
+    if ":" in order_text:
+        order_text, _, tname = order_text.partition(":")
     modes = [m.strip() for m in text.split(",") if m.strip()]
     shape = []
     for m in modes:
@@ -722,6 +726,14 @@ def _named_tensor(make, pname: str, spec: EntrySpec, cutlass):
         else:
             raise DslError(f"--tensor {pname}={spec.tensors[pname]}: {m} is neither a number nor a --shape name")
     order = tuple(reversed(range(len(shape))))
+    if order_text.strip():
+        try:
+            order = tuple(int(o) for o in order_text.split(","))
+        except ValueError:
+            order = ()
+        if sorted(order) != list(range(len(shape))):
+            raise DslError(f"--tensor {pname}={spec.tensors[pname]}: @{order_text} is not a stride order of "
+                           f"{len(shape)} modes (a permutation of 0..{len(shape) - 1}, 0 = the contiguous mode)")
     dtype = _dtype(EntrySpec("", dtypes={"*": tname.strip()}), "*", cutlass) if tname.strip() else \
         _dtype(spec, pname.upper(), cutlass)
     return make(dtype, tuple(shape), stride_order=order, assumed_align=spec.align)
