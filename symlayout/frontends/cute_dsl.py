@@ -411,7 +411,8 @@ class DslConfig:
     def _stages(self, smem):
         clash = record_stages(self.doc, smem)
         if clash is not None:
-            raise DslError(f"smem layouts with {clash[0]} and {clash[1]} stages")
+            raise DslError(f"not supported: smem layouts with {clash[0]} and {clash[1]} stages in one GEMM "
+                           "(a configuration has one [stages] count)")
         if self.doc.stages is not None:
             self.doc.table_comments["stages"] = ["the PIPE mode of the smem layouts"]
 

@@ -163,6 +163,7 @@ class _Seen:
     trait_tiled: dict = dataclasses.field(default_factory=dict)     # id(TiledCopy trait) -> the TiledCopy
     parts: list = dataclasses.field(default_factory=list)           # (TiledCopy, "S"/"D", tensor partitioned)
     derived: dict = dataclasses.field(default_factory=dict)         # id(composition(tensor, L)) -> tensor
+    mma_parts: list = dataclasses.field(default_factory=list)       # (TiledMma key, "A"/"B", smem tensor)
     body_error: str | None = None
 
     def smem_tensors(self, tiled, side: str) -> list:
@@ -200,7 +201,7 @@ def _patch(obj, name, make):
 
 def _watch(seen: _Seen, cute, cpasync, launcher, build):
     """Install the interceptors; returns the undo functions."""
-    from cutlass.cute.atom import ThrCopy, TiledCopy
+    from cutlass.cute.atom import ThrCopy, ThrMma, TiledCopy
     undo = []
 
     def tiled_copy_for(x):
@@ -256,6 +257,18 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build):
                 return orig(self, tensor, *a, **k)
             return wrapper
         return make
+    def mma_partition(x):
+        def make(orig):
+            def wrapper(self, tensor, *a, **k):
+                if "smem" in _memspace(tensor):
+                    seen.mma_parts.append((_mma_key(self), x, tensor))
+                    seen.keep.append(tensor)
+                    seen.line()
+                return orig(self, tensor, *a, **k)
+            return wrapper
+        return make
+    undo.append(_patch(ThrMma, "partition_A", mma_partition("A")))
+    undo.append(_patch(ThrMma, "partition_B", mma_partition("B")))
     undo.append(_patch(ThrCopy, "partition_S", partition("S")))
     undo.append(_patch(ThrCopy, "partition_D", partition("D")))
 
@@ -388,7 +401,7 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
             raise DslError(f"{e} ({name(tm)} at {at(tm)})") from None
         layouts = {x: [o for o in pool if _kind(o) == "layout" and operand_letter(name(o)) == x] for x in "ABC"}
         if is_warpgroup(tm.op):
-            _hopper(cfg, tm, seen, layouts, names, spec, fakes)
+            _hopper(cfg, tm, seen, layouts, names, spec, fakes, pool)
             cfgs = [cfg]
         else:
             groups = _gemms(seen, tm)
@@ -560,13 +573,33 @@ def _g2s_by_name(cfg: DslConfig, c, layouts: dict, names: dict, name, single: bo
     return True
 
 
-def _hopper(cfg: DslConfig, tm, seen: _Seen, layouts: dict, names: dict, spec: EntrySpec, fakes: dict) -> None:
+def _partitioned_layout(tm, x: str, seen: _Seen, pool: list, names: dict):
+    """The staged smem layout (a swizzled ComposedLayout the kernel built) of the smem tensor the
+    kernel partitions as operand ``x`` of ``tm`` (``thr_mma.partition_A(sQ)``), or ``None``.  The
+    tensor carries the swizzle on its pointer, so its layout is matched to the layouts' outer part."""
+    key = _mma_key(tm)
+    for k, y, t in seen.mma_parts:
+        if k != key or y != x:
+            continue
+        base = seen.derived.get(id(t))        # a transposed view: composition(sV, ordered layout)
+        text = str((base if base is not None else t).layout)
+        made = [o for o in pool if _kind(o) == "layout" and hasattr(o, "outer") and str(o.outer) == text]
+        named = [o for o in made if "staged" in names.get(id(o), "")] or made
+        if named and base is None:
+            return named[0]
+        if named:   # the view in the operand's coordinates, with the layout's swizzle
+            return import_dsl().make_composed_layout(named[0].inner, 0, t.layout)
+    return None
+
+
+def _hopper(cfg: DslConfig, tm, seen: _Seen, layouts: dict, names: dict, spec: EntrySpec, fakes: dict,
+            pool: list = ()) -> None:
     name = lambda o: names.get(id(o), type(o).__name__)   # noqa: E731
     op = tm.op
     for x, dt in (("A", op.a_dtype), ("B", op.b_dtype)):
         if x == "A" and "rmem" in str(op.a_src).lower():
             continue
-        sm = _pick(layouts[x], names, x)
+        sm = _partitioned_layout(tm, x, seen, pool, names) or _pick(layouts[x], names, x)
         if sm is not None:
             cfg.smem(x, sm, dt, label=name(sm))
     for top, gmem, smem_layout, box, mc, atom, line in seen.tma:

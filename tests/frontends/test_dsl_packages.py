@@ -146,3 +146,33 @@ def test_a_coordinate_tensor_has_no_memspace(cute):
         got.append(_memspace(cute.make_identity_tensor((128, 128))))
     trace(build)
     assert got == [""]
+
+
+HOPPER = Path(__file__).resolve().parents[1] / "data" / "dsl_kernels" / "hopper_dense_gemm.py"
+_BODY = """        tidx, _, _ = cute.arch.thread_idx()
+        smem = cutlass.utils.SmemAllocator()
+        sQ = smem.allocate_tensor(cutlass.Float16, q_smem_layout_staged.outer, byte_alignment=1024,
+                                  swizzle=q_smem_layout_staged.inner)
+        sK = smem.allocate_tensor(cutlass.Float16, k_smem_layout_staged.outer, byte_alignment=1024,
+                                  swizzle=k_smem_layout_staged.inner)
+        thr_mma = tiled_mma.get_slice(tidx)
+        tCsQ = thr_mma.partition_A(sQ)
+        tCsK = thr_mma.partition_B(sK)
+"""
+
+
+@needs_dsl
+def test_warpgroup_smem_from_the_tensors_the_mma_partitions(capsys, tmp_path):
+    """Attention kernels name their smem layouts after Q, K, V (no operand letter): [smem.A/B] come from
+    the smem tensors the kernel partitions with thr_mma.partition_A/B (was an error: 'needs an [smem.A]')."""
+    text = HOPPER.read_text().replace("a_smem_layout", "q_smem_layout").replace("b_smem_layout", "k_smem_layout")
+    text = text.replace("        tidx, _, _ = cute.arch.thread_idx()\n", _BODY, 1)
+    k = tmp_path / "hopper_qk.py"
+    k.write_text(text)
+    rc, out, err = run(capsys, "dsl", k, "--entry", "HopperGemm.__call__", "--shape", "M=4096,N=4096,K=4096",
+                       "--dtype", "f16", "-q")
+    assert rc == 0, out + err
+    assert "0 errors" in out and " 0 proved" not in out
+    rc, out, err = run(capsys, "dsl", k, "--entry", "HopperGemm.__call__", "--shape", "M=4096,N=4096,K=4096",
+                       "--dtype", "f16", "--toml")
+    assert "[smem.A]" in out and "[smem.B]" in out and "q_smem_layout_staged" in out

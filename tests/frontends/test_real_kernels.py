@@ -48,6 +48,17 @@ CASES = {   # name: (file, arguments, exit code, configurations or the error's w
                                              for a in ("--tensor", f"{t}=B,S,H,D")],
                                            "--tensor", "mLSE=B,H,S:f32", "--tensor", "mdPsum=B,H,S:f32",
                                            "--tensor", "mdQaccum=B,H,524288:f32", *FA4], 0, 3),
+    "fa4_fwd_sm90": (FA / "flash_fwd_sm90.py", ["--entry", "FlashAttentionForwardSm90.__call__", "--init",
+                                                "dtype=bf16,head_dim=128,tile_m=128,tile_n=128,num_stages=2,"
+                                                "num_threads=384", *ATTN, "--tensor", "mLSE=B,H,S:f32", *FA4], 0, 2),
+    "hopper_fmha": (CUTE / "hopper/kernel/attention/fmha.py",
+                    ["--path", "{root}/cutlass/examples/python/CuTeDSL", "--entry",
+                     "HopperFusedMultiHeadAttentionForward.__call__", "--init",
+                     "qk_acc_dtype=f32,pv_acc_dtype=f32,mma_tiler=(64,128,128),is_persistent=False,"
+                     "mask_type=fmha_utils.MaskEnum.RESIDUAL_MASK", "--shape", "S=4096,D=128,B=2,H=16",
+                     *[a for t in "qkvo" for a in ("--tensor", f"{t}=S,D,1,H,B@3,0,1,2,4")],
+                     "--tensor", "lse=S,1,1,H,B:f32@0,1,2,3,4", "--dtype", "f16"], 2,
+                    "not supported: smem layouts with"),
     "blackwell_dense_gemm": (CUTE / "blackwell/kernel/dense_gemm/dense_gemm.py",
                              ["--entry", "DenseGemmKernel.__call__", "--init", "use_2cta_instrs=False,"
                               "mma_tiler_mn=(128,128),cluster_shape_mn=(1,1),use_tma_store=True", *GEMM], 2,
