@@ -54,6 +54,7 @@ from ..atoms import value_type_bits
 from ..config import loads_config
 from ..errors import ConfigError, SymlayoutError
 from ..prove.engine import prove_config
+from .assumptions import under_stronger
 from .document import ConfigDoc, strip_static
 from .recover import bytes_swizzle_to_elements, same_function, tiler_extents
 from .tables import OPERAND_MODES, check_tiled_mma, gmem_side, in_catalog, record_stages, tiled_copy_keys, vector_mode
@@ -602,26 +603,13 @@ class DslConfig:
 
     def _under_assumption(self, r, cfg_text: str, properties, method, timeout_s):
         """The result ``r`` (refuted at a front-end default of a parameter) proved again under the
-        weakest stronger ``multiple_of`` that makes it hold, ``None`` if none does (up to 128 bytes)."""
-        msg = r.counterexample.message if r.counterexample is not None else ""
-        for p, bits in self.assumed.items():
-            if not re.search(rf"\b{re.escape(p)} = ", msg):
-                continue
-            base = int(self.doc.params[p]["multiple_of"])
-            m = base * 2
-            while m * bits <= 1024:
-                doc = dataclasses.replace(self._named_doc(), params={**self.doc.params,
-                                                                      p: dict(self.doc.params[p], multiple_of=m)})
-                rep = prove_config(loads_config(doc.to_toml(), path="<cute_dsl>"), properties=[r.property],
-                                   method=method, timeout_s=timeout_s)
-                again = [q for q in rep.results if q.operand == r.operand and q.via == r.via]
-                if again and again[0].status == "proved":
-                    note = (f"depends on an assumption: holds only if {p} % {m} == 0 (state it: --assume {p}%{m}==0); "
-                            f"under the front end's default {p} % {base} == 0 it is refuted: {msg}")
-                    self.depends.append(f"{r.property}[{r.operand}]: {p} % {m} == 0 (--assume {p}%{m}==0)")
-                    return dataclasses.replace(again[0], detail=note)
-                m *= 2
-        return None
+        weakest stronger ``multiple_of`` that makes it hold, ``None`` if none does
+        (:func:`~symlayout.frontends.assumptions.under_stronger`)."""
+        found = under_stronger(self._named_doc(), self.assumed, r, [r.property], method, timeout_s)
+        if found is None:
+            return None
+        self.depends.append(found[1])
+        return found[0]
 
     # ---- output
     def _named_doc(self) -> ConfigDoc:
