@@ -108,8 +108,11 @@ def _name_dependencies(docs, type_expr) -> None:
     the traits say: ``symlayout prove`` of it refutes the property until the assumption is stated)."""
     # lazy: the front end and the prover only for 'symlayout extract'
     from ..config import loads_config
+    # lazy: as above
     from ..errors import SymlayoutError
+    # lazy: as above
     from ..frontends.assumptions import default_assumptions, under_stronger
+    # lazy: as above
     from ..prove.engine import prove_config
     for d in docs:
         assumed = {p: b for p, b in default_assumptions(d).items()
