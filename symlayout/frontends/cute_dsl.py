@@ -231,6 +231,8 @@ def mma_name(op) -> str:
         ab, acc = _FP8.get(op.ab_dtype.__name__), {"Float16": "F16", "Float32": "F32"}.get(op.acc_dtype.__name__)
         if ab and acc:
             name = f"SM89_{shape[0]}x{shape[1]}x{shape[2]}_{acc}{ab}{ab}{acc}_TN"
+    elif n == "MmaUniversalOp":      # CuTe's UniversalFMA<T> (sgemm): one thread, 1x1x1
+        name = f"UniversalFMA<{dtype_name(op.abacc_dtype)}>"
     if name is None or not in_catalog("mma", name):
         raise DslError(f"not supported: {_op_desc(op) if n.startswith('Mma') else n}")
     return name

@@ -176,3 +176,17 @@ def test_warpgroup_smem_from_the_tensors_the_mma_partitions(capsys, tmp_path):
     rc, out, err = run(capsys, "dsl", k, "--entry", "HopperGemm.__call__", "--shape", "M=4096,N=4096,K=4096",
                        "--dtype", "f16", "--toml")
     assert "[smem.A]" in out and "[smem.B]" in out and "q_smem_layout_staged" in out
+
+
+@needs_dsl
+def test_universal_fma_is_read(cute):
+    """CUTLASS's sgemm example builds MmaUniversalOp(Float32): CuTe's UniversalFMA<float> (was 'not supported')."""
+    import cutlass
+    from symlayout.frontends.cute_dsl import mma_name, trace
+    got = []
+
+    @cute.jit
+    def build():
+        got.append(mma_name(cute.nvgpu.MmaUniversalOp(cutlass.Float32)))
+    trace(build)
+    assert got == ["UniversalFMA<float>"]
