@@ -86,8 +86,8 @@ def add_arguments(sp) -> None:
                          "checkout that holds a package the kernel imports (quack); the root of the kernel's own "
                          "package is found from its imports")
     sp.add_argument("--arch", default=None, choices=sorted(ARCHS),
-                    help="the DSL's target (CUTE_DSL_ARCH; default: from the source: tcgen05 -> sm_100a, "
-                         "warpgroup/TMA -> sm_90a, else sm_80)")
+                    help="the DSL's target (CUTE_DSL_ARCH; default: from the entry's name (GemmSm90 -> sm_90a), else "
+                         "from the source: tcgen05 -> sm_100a, warpgroup/TMA -> sm_90a, else sm_80)")
     sp.add_argument("--stub-module", action="append", default=None, metavar="NAME",
                     help="answer 'import NAME' with a stub module (repeatable; default: torch when it is not "
                          "installed); 'none' turns the default off")
@@ -261,12 +261,12 @@ def load_entry_configs(path: str, args) -> list:
     # lazy: the DSL front-end only for 'symlayout dsl'; other commands start without it
     from ..frontends.cute_dsl import DslError, import_dsl
     # lazy: as above
-    from ..frontends.dsl_entry import guess_arch, set_arch
+    from ..frontends.dsl_entry import entry_arch, guess_arch, set_arch
     shown, path = path, os.path.abspath(path)
     if not os.path.isfile(path):
         raise UsageError(f"{shown}: no such file")
     with open(path, encoding="utf-8", errors="replace") as f:
-        arch = args.arch or guess_arch(f.read())
+        arch = args.arch or entry_arch(args.entry) or guess_arch(f.read())
     try:
         import_dsl()   # before the stubs: the DSL's own optional imports (torch) see what is installed
     except DslError as e:

@@ -31,9 +31,11 @@ import os
 import re
 import sys
 
+from ..algebra.notation import parse_layout
 from .cute_dsl import DslConfig, DslError, import_dsl, is_tcgen05, is_warpgroup
+from .document import strip_static
 
-__all__ = ["EntrySpec", "trace_entry", "parse_assignments", "ARCHS", "guess_arch", "DTYPE_ALIASES"]
+__all__ = ["EntrySpec", "trace_entry", "parse_assignments", "ARCHS", "guess_arch", "entry_arch", "DTYPE_ALIASES"]
 
 #: --arch -> CUTE_DSL_ARCH
 ARCHS = {"sm_80": "sm_80", "sm_86": "sm_86", "sm_89": "sm_89", "sm_90a": "sm_90a", "sm_100a": "sm_100a"}
@@ -85,6 +87,18 @@ def guess_arch(text: str) -> str:
     return "sm_80"
 
 
+def entry_arch(entry: str | None) -> str | None:
+    """The architecture an entry's name says (``GemmDefaultSm90.__call__`` -> ``sm_90a``), or ``None``.
+
+    >>> entry_arch("GemmDefaultSm90.__call__"), entry_arch("FlashAttentionForwardSm80.__call__"), entry_arch("f")
+    ('sm_90a', 'sm_80', None)
+    """
+    m = re.search(r"[Ss]m_?(\d{2,3})", (entry or "").partition(".")[0])
+    if m is None:
+        return None
+    return {"80": "sm_80", "86": "sm_86", "89": "sm_89", "90": "sm_90a", "100": "sm_100a"}.get(m.group(1))
+
+
 def set_arch(arch: str | None) -> str | None:
     """Select the DSL's target (``CUTE_DSL_ARCH``), also when the DSL is already imported; returns the
     previous value of the variable (``set_arch(previous)`` restores it; ``None`` unsets it)."""
@@ -129,7 +143,8 @@ def parse_assignments(text: str | None, what: str) -> dict:
 
 
 def _value(text: str, mod, cutlass):
-    """A ``--init`` / ``--arg`` value: a Python literal, a DSL type (``Float16``, ``f16``) or a module name."""
+    """A ``--init`` / ``--arg`` value: a Python literal, a DSL type (``Float16``, ``f16``), a name of the
+    kernel's module, or an expression evaluated in the module's namespace (``EpilogueArguments()``)."""
     import ast
     try:
         return ast.literal_eval(text)
@@ -142,7 +157,11 @@ def _value(text: str, mod, cutlass):
             obj = getattr(obj, part, None)
         if obj is not None:
             return obj
-    raise DslError(f"value {text!r}: not a Python literal, a DSL type or a name of the kernel's module")
+    try:   # an expression of the kernel's module, e.g. TileSchedulerOptions(132) (the user's own command line)
+        return eval(text, {"cutlass": cutlass, **vars(mod)})   # noqa: S307
+    except Exception as e:  # noqa: BLE001 - reported as the value's error
+        raise DslError(f"value {text!r}: not a Python literal, a DSL type or an expression of the kernel's module "
+                       f"({type(e).__name__}: {e})") from None
 
 
 # ---------------------------------------------------------------- what the trace sees
@@ -608,8 +627,24 @@ def _hopper(cfg: DslConfig, tm, seen: _Seen, layouts: dict, names: dict, spec: E
             continue
         if is_tcgen05(top):
             raise DslError(f"not supported: {type(top).__name__} at {os.path.basename(seen.path)}:{line}")
-        cfg.tma(role, top, _gmem_text(role, spec), box, multicast=int(mc),
+        cfg.tma(role, top, _tma_gmem(gmem, box) or _gmem_text(role, spec), box, multicast=int(mc),
                 label=names.get(id(atom), f"tma_atom_{role.lower()}"))
+
+
+def _tma_gmem(gmem, box) -> str | None:
+    """The global tensor a TMA atom was made with, its modes the box covers (``(4096,4096):(4096,1)``),
+    as the kernel passed it (a kernel may permute its parameter first); ``None`` if not static."""
+    text = strip_static(str(getattr(gmem, "layout", "")))
+    if not text or "?" in text:
+        return None
+    try:
+        lay = parse_layout(text)
+    except Exception:  # noqa: BLE001 - a form the parser does not read: the fake tensor's own text
+        return None
+    r = len(tuple(box)) if isinstance(box, tuple) else 2
+    shape, stride = tuple(lay.shape)[:r], tuple(lay.stride)[:r]
+    fmt = lambda t: "(" + ",".join(str(e) for e in t) + ")"   # noqa: E731
+    return f"{fmt(shape)}:{fmt(stride)}"
 
 
 def _gmem_text(role: str, spec: EntrySpec) -> str:

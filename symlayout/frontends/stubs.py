@@ -84,7 +84,10 @@ class Stub:
     def _false(self, other) -> bool:   # torch version / config comparisons at import time
         return False
 
-    __instancecheck__ = __subclasscheck__ = _false   # isinstance(x, torch.Tensor): no object is a stub's
+    def __instancecheck__(self, obj) -> bool:   # isinstance(torch.float16, torch.dtype): stubs are stubs'
+        return isinstance(obj, Stub)
+
+    __subclasscheck__ = _false
 
     __lt__ = __le__ = __gt__ = __ge__ = _false
 

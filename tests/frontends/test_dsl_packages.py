@@ -190,3 +190,34 @@ def test_universal_fma_is_read(cute):
         got.append(mma_name(cute.nvgpu.MmaUniversalOp(cutlass.Float32)))
     trace(build)
     assert got == ["UniversalFMA<float>"]
+
+
+def test_doctests():
+    import doctest
+    from symlayout.frontends import assumptions, dsl_entry
+    for mod in (dsl_entry, assumptions):
+        res = doctest.testmod(mod)
+        assert res.attempted > 0 and res.failed == 0
+
+
+def test_tma_gmem_is_the_tensor_the_kernel_passed():
+    """QuACK permutes its (L,M,K) parameter to (M,K,L) before make_tiled_tma_atom: [tma.X] gmem is that
+    tensor's first modes (the box covers them), not the fake parameter's (was refuted: 'Majorness of smem
+    doesn't match majorness of gmem')."""
+    from types import SimpleNamespace
+    from symlayout.frontends.dsl_entry import _tma_gmem
+    assert _tma_gmem(SimpleNamespace(layout="(4096,4096,1):(4096,1,16777216)"), (128, 64)) == "(4096,4096):(4096,1)"
+    assert _tma_gmem(SimpleNamespace(layout="(?,4096,1):(4096,1,?)"), (128, 64)) is None
+
+
+@needs_dsl
+def test_arg_is_an_expression_of_the_kernels_module(cute):
+    """--arg scheduler_args=TileSchedulerOptions(132): evaluated in the kernel module's namespace."""
+    import cutlass
+    from types import SimpleNamespace
+    from symlayout.frontends.cute_dsl import DslError
+    from symlayout.frontends.dsl_entry import _value
+    mod = SimpleNamespace(Options=lambda n: ("opts", n))
+    assert _value("Options(132)", mod, cutlass) == ("opts", 132) and _value("f16", mod, cutlass) is cutlass.Float16
+    with pytest.raises(DslError, match="NameError"):
+        _value("Nope(1)", mod, cutlass)
