@@ -58,3 +58,23 @@ def test_assume_states_it_and_the_file_is_proved(capsys):
 def test_bad_assume_is_a_usage_error(bad, words):
     with pytest.raises(UsageError, match=words):
         _apply_assumptions(docs(), [bad])
+
+
+@pytest.mark.slow
+def test_cli_names_it_and_assume_makes_the_file_prove(cute_headers, tmp_path, capsys):
+    """Through the command line (a g++ compile of CUTLASS's SM80 collective): DEPENDS on stderr without
+    --assume; with it, 'symlayout prove' of the written file exits 0."""
+    from symlayout.cli import main
+    from test_extract_cpp import COLLECTIVE
+    h = tmp_path / "my_mainloop.h"
+    h.write_text(COLLECTIVE)
+    out = tmp_path / "m.toml"
+    assert main(["extract", str(h), "--type", "mykernel::Mainloop<4>", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "DEPENDS" in err and "(--assume ldA%16==0)" in err and "(--assume ldB%16==0)" in err
+    assert main(["prove", str(out), "-q"]) == 1
+    capsys.readouterr()
+    assert main(["extract", str(h), "--type", "mykernel::Mainloop<4>", "--assume", "ldA%16==0",
+                 "--assume", "ldB%16==0", "-o", str(out)]) == 0
+    assert "DEPENDS" not in capsys.readouterr().err
+    assert main(["prove", str(out), "-q"]) == 0
