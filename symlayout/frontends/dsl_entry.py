@@ -614,21 +614,57 @@ def _partitioned_layout(tm, x: str, seen: _Seen, pool: list, names: dict):
 def _hopper(cfg: DslConfig, tm, seen: _Seen, layouts: dict, names: dict, spec: EntrySpec, fakes: dict,
             pool: list = ()) -> None:
     name = lambda o: names.get(id(o), type(o).__name__)   # noqa: E731
-    op = tm.op
+    op, chosen = tm.op, {}
     for x, dt in (("A", op.a_dtype), ("B", op.b_dtype)):
         if x == "A" and "rmem" in str(op.a_src).lower():
             continue
         sm = _partitioned_layout(tm, x, seen, pool, names) or _pick(layouts[x], names, x)
         if sm is not None:
             cfg.smem(x, sm, dt, label=name(sm))
+            chosen[x] = sm
     for top, gmem, smem_layout, box, mc, atom, line in seen.tma:
-        role = seen.tensors.get(id(gmem)) or operand_letter(names.get(id(atom), ""))
+        role = seen.tensors.get(id(gmem)) or operand_letter(names.get(id(atom), "")) or \
+            (_tma_operand(smem_layout, chosen, _stem(names.get(id(gmem), "")), _operand_stems(tm, seen, names))
+             if "G2S" in type(top).__name__ else None)
         if role not in ("A", "B"):
             continue
         if is_tcgen05(top):
             raise DslError(f"not supported: {type(top).__name__} at {os.path.basename(seen.path)}:{line}")
         cfg.tma(role, top, _tma_gmem(gmem, box) or _gmem_text(role, spec), box, multicast=int(mc),
                 label=names.get(id(atom), f"tma_atom_{role.lower()}"))
+
+
+def _stem(name: str) -> str | None:
+    """The tensor a variable names: ``mQ`` (gmem), ``sQ`` (smem), ``gQ`` -> ``Q``; else ``None``.
+
+    >>> _stem("mQ"), _stem("sKV"), _stem("tiled_mma")
+    ('Q', 'KV', None)
+    """
+    m = re.fullmatch(r"[msg]([A-Z][A-Za-z0-9]*)", name or "")
+    return m.group(1) if m else None
+
+
+def _operand_stems(tm, seen: _Seen, names: dict) -> dict:
+    """Operand -> the stem of the smem tensor the kernel partitions as that operand of ``tm`` (untransposed)."""
+    key = _mma_key(tm)
+    return {x: _stem(names.get(id(t), "")) for k, x, t in seen.mma_parts if k == key and id(t) not in seen.derived}
+
+
+def _tma_operand(smem_layout, chosen: dict, gmem_stem: str | None, stems: dict) -> str | None:
+    """The operand a TMA load fills: its gmem tensor is named as the operand's smem tensor (``mQ`` and
+    ``sQ``) and its smem layout is one stage of the operand's, in the operand's own coordinates (a
+    V^T operand, whose V is filled untransposed, is not matched); ``None`` if none."""
+    text = str(smem_layout)
+    for x, sm in chosen.items():
+        if gmem_stem is None or stems.get(x) != gmem_stem:
+            continue
+        try:
+            stage = import_dsl().slice_(sm, (None, None, 0)) if len(tuple(sm.outer.shape)) == 3 else sm
+        except Exception:  # noqa: BLE001 - a layout the DSL does not slice so: not matched
+            continue
+        if str(stage) == text or str(sm) == text:
+            return x
+    return None
 
 
 def _tma_gmem(gmem, box) -> str | None:

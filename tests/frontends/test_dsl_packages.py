@@ -221,3 +221,19 @@ def test_arg_is_an_expression_of_the_kernels_module(cute):
     assert _value("Options(132)", mod, cutlass) == ("opts", 132) and _value("f16", mod, cutlass) is cutlass.Float16
     with pytest.raises(DslError, match="NameError"):
         _value("Nope(1)", mod, cutlass)
+
+
+def test_a_tma_load_is_matched_to_its_operand_by_name_and_layout():
+    """flash-attention 4 names its TMA atoms tma_atom_Q/K/V: a load is [tma.X] when its gmem tensor is named
+    as the operand's smem tensor (mK, sK) and it fills that layout; V (same layout as Q) is not Q's."""
+    from types import SimpleNamespace
+    from symlayout.frontends.dsl_entry import _tma_operand
+
+    class Lay(SimpleNamespace):
+        def __str__(self):
+            return self.text
+    q = Lay(text="Sw<3,4,3> o 0 o (128,128):(128,1)", outer=SimpleNamespace(shape=(128, 128)))
+    chosen, stems = {"A": q}, {"A": "Q"}
+    assert _tma_operand("Sw<3,4,3> o 0 o (128,128):(128,1)", chosen, "Q", stems) == "A"
+    assert _tma_operand("Sw<3,4,3> o 0 o (128,128):(128,1)", chosen, "V", stems) is None
+    assert _tma_operand("Sw<3,4,3> o 0 o (64,128):(128,1)", chosen, "Q", stems) is None
