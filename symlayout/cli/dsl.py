@@ -271,11 +271,12 @@ def load_entry_configs(path: str, args) -> list:
         import_dsl()   # before the stubs: the DSL's own optional imports (torch) see what is installed
     except DslError as e:
         raise UsageError(str(e)) from None
-    before = set_arch(arch)
+    before, path_before = set_arch(arch), list(sys.path)
     try:
         return _trace_entry_file(path, shown, args)
     finally:
         set_arch(before)
+        sys.path[:] = path_before     # the kernel's package roots and --path (they stay while it traces)
 
 
 def _trace_entry_file(path: str, shown: str, args) -> list:
