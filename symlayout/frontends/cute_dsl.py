@@ -352,6 +352,7 @@ class DslConfig:
         self.names: dict[str, _Names] = {}
         self._mma = tiled_mma
         self._mma_label = label
+        self._mixed_stages = False            # operands with different PIPE sizes: no [stages] count
         self.assumed: dict[str, int] = {}     # [params] symbol -> element bits: multiple_of is the front end's default
         self.depends: list[str] = []          # results that hold only under a stronger assumption (after prove)
         self.unchecked: list[str] = []        # what the kernel does that no table states (listed as not proved here)
@@ -412,11 +413,19 @@ class DslConfig:
                 f"element offsets when the base is {align}-byte aligned)", align)
 
     def _stages(self, smem):
+        """``[stages] count`` from the PIPE mode of a rank-3 smem layout; absent where the operands'
+        counts differ (flash attention's Q and K): each layout then carries its own PIPE mode (the contract
+        allows either)."""
+        if self._mixed_stages:
+            return
         clash = record_stages(self.doc, smem)
         if clash is not None:
-            raise DslError(f"not supported: smem layouts with {clash[0]} and {clash[1]} stages in one GEMM "
-                           "(a configuration has one [stages] count)")
-        if self.doc.stages is not None:
+            self._mixed_stages = True
+            self.doc.stages = None
+            self.doc.notes.append(f"no [stages]: the smem layouts have {clash[0]} and "
+                                  f"{clash[1]} stages, each its own PIPE mode")
+            self.doc.table_comments.pop("stages", None)
+        elif self.doc.stages is not None:
             self.doc.table_comments["stages"] = ["the PIPE mode of the smem layouts"]
 
     def copy(self, operand: str, copy, smem, *, swizzle=None, label: str | None = None, smem_label: str | None = None,

@@ -237,3 +237,20 @@ def test_a_tma_load_is_matched_to_its_operand_by_name_and_layout():
     assert _tma_operand("Sw<3,4,3> o 0 o (128,128):(128,1)", chosen, "Q", stems) == "A"
     assert _tma_operand("Sw<3,4,3> o 0 o (128,128):(128,1)", chosen, "V", stems) is None
     assert _tma_operand("Sw<3,4,3> o 0 o (64,128):(128,1)", chosen, "Q", stems) is None
+
+
+@needs_dsl
+def test_operands_with_different_stage_counts(capsys, tmp_path):
+    """Hopper FMHA stages Q and K differently: no [stages] count, each smem layout its own PIPE mode
+    (the contract allows it); was the error 'smem layouts with 4 and 2 stages'."""
+    text = HOPPER.read_text()
+    old = "self.b_dtype,\n                                                             self.ab_stage)"
+    assert old in text
+    k = tmp_path / "hopper_stages.py"
+    k.write_text(text.replace(old, "self.b_dtype, 2)"))
+    args = ["dsl", k, "--entry", "HopperGemm.__call__", "--shape", "M=4096,N=4096,K=4096", "--dtype", "f16"]
+    rc, out, err = run(capsys, *args, "--toml")
+    assert rc == 0, err
+    assert "\n[stages]" not in out and "have 4 and 2 stages, each its own PIPE mode" in out
+    rc, out, err = run(capsys, *args, "-q")
+    assert rc == 0 and "0 errors" in out and " 0 proved" not in out, out + err
