@@ -80,7 +80,9 @@ def add_arguments(sp) -> None:
                          "stride_order ORDER (0 = contiguous), and its element type if not --dtype's, e.g. "
                          "mQ=B,S,H,D, mLSE=B,H,S:f32 or q=S,D,HR,HK,B@3,0,1,2,4 (repeatable; default by name: A (M,K,L), B (N,K,L), C (M,N,L))")
     sp.add_argument("--init", default=None, metavar="K=V,...", help="--entry: constructor keyword arguments")
-    sp.add_argument("--arg", default=None, metavar="K=V,...", help="--entry: other entry arguments")
+    sp.add_argument("--arg", default=None, metavar="K=V,...",
+                    help="--entry: other entry arguments (as --init: Python literals, DSL types, names or "
+                         "expressions of the kernel's module)")
     sp.add_argument("--path", action="append", default=[], metavar="DIR",
                     help="--entry: a directory to put on sys.path for the kernel's imports (repeatable), e.g. the "
                          "checkout that holds a package the kernel imports (quack); the root of the kernel's own "
