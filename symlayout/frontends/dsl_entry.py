@@ -142,6 +142,16 @@ def parse_assignments(text: str | None, what: str) -> dict:
     return out
 
 
+class _Namespace(dict):
+    """The kernel module's names, and any other module by its name (``quack.tile_scheduler.X(132)``)."""
+
+    def __missing__(self, name: str):
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            raise KeyError(name) from None
+
+
 def _value(text: str, mod, cutlass):
     """A ``--init`` / ``--arg`` value: a Python literal, a DSL type (``Float16``, ``f16``), a name of the
     kernel's module, or an expression evaluated in the module's namespace (``EpilogueArguments()``)."""
@@ -158,7 +168,7 @@ def _value(text: str, mod, cutlass):
         if obj is not None:
             return obj
     try:   # an expression of the kernel's module, e.g. TileSchedulerOptions(132) (the user's own command line)
-        return eval(text, {"cutlass": cutlass, **vars(mod)})   # noqa: S307
+        return eval(text, {"cutlass": cutlass}, _Namespace(vars(mod)))   # noqa: S307
     except Exception as e:  # noqa: BLE001 - reported as the value's error
         raise DslError(f"value {text!r}: not a Python literal, a DSL type or an expression of the kernel's module "
                        f"({type(e).__name__}: {e})") from None

@@ -219,6 +219,7 @@ def test_arg_is_an_expression_of_the_kernels_module(cute):
     from symlayout.frontends.dsl_entry import _value
     mod = SimpleNamespace(Options=lambda n: ("opts", n))
     assert _value("Options(132)", mod, cutlass) == ("opts", 132) and _value("f16", mod, cutlass) is cutlass.Float16
+    assert _value("json.dumps([1])", mod, cutlass) == "[1]"      # a module by its name, imported
     with pytest.raises(DslError, match="NameError"):
         _value("Nope(1)", mod, cutlass)
 

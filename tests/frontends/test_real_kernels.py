@@ -61,8 +61,8 @@ CASES = {   # name: (file, arguments, exit code, configurations or the error's w
     "quack_gemm_sm90": (Path("quack/quack/gemm_default_epi.py"),
                         ["--entry", "GemmDefaultSm90.__call__", "--init", "acc_dtype=f32,a_dtype=f16,"
                          "tile_shape_mnk=(128,128,64),cluster_shape_mnk=(1,1,1)", "--arg",
-                         "epilogue_args=GemmDefaultSm90.EpilogueArguments(),scheduler_args=__import__("
-                         "'quack.tile_scheduler').tile_scheduler.TileSchedulerOptions(132)",
+                         "epilogue_args=GemmDefaultSm90.EpilogueArguments(),"
+                         "scheduler_args=quack.tile_scheduler.TileSchedulerOptions(132)",
                          "--shape", "L=1,M=4096,N=4096,K=4096", "--tensor", "mA=L,M,K", "--tensor", "mB=L,N,K",
                          "--tensor", "mD=L,M,N", "--dtype", "f16", "--stub-missing"], 0, 1),
     "blackwell_dense_gemm": (CUTE / "blackwell/kernel/dense_gemm/dense_gemm.py",
