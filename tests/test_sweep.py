@@ -218,3 +218,67 @@ def test_bundled_spaces_load_and_their_first_candidate_proves(path):
     assert len(spec) > 100
     row = prove_candidate(spec, 0)
     assert row["status"] == "legal" and row["proved"] > 0, row
+
+
+def _sm80():
+    from symlayout.sweep import load_spec
+    return load_spec(ROOT / "examples" / "sweep" / "sm80_gemm.toml")
+
+
+def _shared_equals_unshared(spec, ids, order_seed=1):
+    """Every candidate of ``ids`` proved on its own and with pieces shared (in a shuffled order): the same
+    rows; returns (pieces proved, pieces answered) of the shared run."""
+    import random
+    from symlayout.sweep.prover import prove_candidate
+    alone = {i: prove_candidate(spec, i) for i in ids}
+    memo, shuffled = {}, list(ids)
+    random.Random(order_seed).shuffle(shuffled)
+    shared = {i: prove_candidate(spec, i, memo) for i in shuffled}
+    assert shared == alone
+    pieces = sum(r["status"] not in ("pruned", "invalid") for r in alone.values()) * len(spec.template.get("copy", {}))
+    return len(memo), pieces
+
+
+def test_shared_copy_proofs_give_the_rows_of_unshared_ones():
+    """The first TiledMMA of the SM80 space (720 candidates, 60 distinct copies of each operand): 160 of them
+    proved alone and with their copies shared give the same rows, and most copies came from the memo."""
+    import random
+    spec = _sm80()
+    ids = sorted(random.Random(32).sample(range(720), 160))
+    proved, pieces = _shared_equals_unshared(spec, ids)
+    assert proved <= 2 * 60 < pieces
+
+
+def test_the_shared_key_holds_what_a_copy_depends_on_and_not_its_stages():
+    from symlayout.config import loads_config
+    from symlayout.prove.engine import config_parts, part_key
+    spec = _sm80()
+    base = to_toml_of(spec, 1)
+    other_stages = to_toml_of(spec, 2)                              # ids 1 and 2: stages 3 and 4
+
+    def key(text, op="A"):
+        cfg = loads_config(text)
+        part = next(p for p in config_parts(cfg, ["coverage", "alignment"]) if p[:2] == ("copy", op))
+        return part_key(cfg, part)
+    assert key(base) == key(other_stages)
+    assert key(base) != key(base + '[expect]\nrefuted = ["alignment"]\n')
+    assert key(base) != key(base.replace("Sw<2,3,3>", "Sw<3,3,3>"))
+    assert key(base) != key(base.replace('type = "half_t"', 'type = "half_t"\nelement = "half_t"', 1))
+    assert key(base) != key("# a line before\n" + base)          # (a too-few-values fix names the copy's line)
+    assert key(base, "A") != key(base, "B")
+
+
+def to_toml_of(spec, i):
+    from symlayout.sweep.toml import to_toml
+    return to_toml(spec.config(i))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["sm80_gemm.toml", "attention.toml"])
+def test_shared_equals_unshared_on_thousands_of_random_candidates(name):
+    import random
+    from symlayout.sweep import load_spec
+    spec = load_spec(ROOT / "examples" / "sweep" / name)
+    ids = sorted(random.Random(7).sample(range(len(spec)), min(3000, len(spec))))
+    proved, pieces = _shared_equals_unshared(spec, ids)
+    assert proved < pieces

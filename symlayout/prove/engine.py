@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import pickle
 import signal
 import time
 from dataclasses import dataclass, field
@@ -556,16 +557,49 @@ def assemble(cfg, parts, done) -> ConfigReport:
     return rep
 
 
+def part_key(cfg, part, method="auto", timeout_s=None):
+    """Everything the answer of one piece (:func:`config_parts`) depends on, as a hashable key, for the
+    pieces shared between configurations (a sweep's candidates): two configurations whose pieces have the
+    same key get the same answer.  A ``[copy.X]`` piece reads the TiledMMA (atom, layout, permutation), that
+    copy's table except its stages (``smem`` is stage 0), ``[params]``, the refuted ``[expect]`` names and
+    the copy's line (the too-few-values fix names it); None for every other piece (not shared)."""
+    kind, op, props = part
+    if kind != "copy":
+        return None
+    m, cc = cfg.mma, cfg.copies[op]
+    return ("copy", m.atom, repr(m.layout), repr(m.permutation), op, cc.atom, cc.type, cc.element,
+            cc.raw_smem, repr(cc.smem), cc.align, cc.convert, repr(cc.tiled), cfg.line("copy", op), tuple(props),
+            tuple(sorted(cfg.expect.refuted)), repr(sorted(cfg.params.items())), method, timeout_s)
+
+
+def shared_part(cfg, part, method, timeout_s, memo: dict):
+    """:func:`prove_part`, answered from ``memo`` (``part_key -> answer``, pickled) when a configuration
+    before proved the same piece; a fresh copy every time (the report's assembly marks its results)."""
+    key = part_key(cfg, part, method, timeout_s)
+    if key is None:
+        return prove_part(cfg, part, method, timeout_s)
+    if key not in memo:
+        ans = prove_part(cfg, part, method, timeout_s)
+        if ans[2] is not None:               # (an error names this configuration's file: not shared)
+            return ans
+        memo[key] = pickle.dumps(ans[:2], pickle.HIGHEST_PROTOCOL)
+    results, rejected = pickle.loads(memo[key])
+    return results, rejected, None, 0.0
+
+
 @serialized
-def prove_config(cfg, properties=None, method: str = "auto", timeout_s: float | None = None) -> ConfigReport:
+def prove_config(cfg, properties=None, method: str = "auto", timeout_s: float | None = None,
+                 memo: dict | None = None) -> ConfigReport:
     """Prove every requested property of a loaded :class:`~symlayout.config.Config` (from any thread:
-    one at a time, :mod:`symlayout.algebra.z3lock`)."""
+    one at a time, :mod:`symlayout.algebra.z3lock`).  ``memo``: a dict shared by many calls, in which
+    the pieces :func:`part_key` names are proved once (:func:`shared_part`)."""
     props = list(properties or cfg.prove.properties or PROPERTIES)
     timeout_s = timeout_s if timeout_s is not None else cfg.prove.timeout_s
     parts = config_parts(cfg, props, properties=properties)
     done = []
     for part in parts:
-        done.append(prove_part(cfg, part, method, timeout_s))
+        done.append(prove_part(cfg, part, method, timeout_s) if memo is None
+                    else shared_part(cfg, part, method, timeout_s, memo))
         if done[-1][2] is not None:
             break
     return assemble(cfg, parts[:len(done)], done)
