@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import pickle
 import signal
 import time
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from .hopper.obligations import HOPPER_PROPERTIES, is_gmma_atom, prove_hopper
 from .datapath.path import prove_datapath, width_refutation
 from .verdict.expect import apply_expectations
 from .copy.suggest import TOO_FEW_VALS, too_few_vals_fix
+from .verdict.shared import shared
 from .verdict.result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
 
 #: properties that apply to a TiledMMA with copies (``coalescing`` is for thread maps)
@@ -493,8 +493,9 @@ def config_parts(cfg, props, split: bool = False, properties=None) -> list:
 
 
 @serialized
-def prove_part(cfg, part, method="auto", timeout_s=None):
-    """``(results, rejected operands, error or None, seconds)`` of one piece (:func:`config_parts`)."""
+def prove_part(cfg, part, method="auto", timeout_s=None, memo: dict | None = None):
+    """``(results, rejected operands, error or None, seconds)`` of one piece (:func:`config_parts`);
+    ``memo``: the data path's global-memory copies shared with other configurations."""
     t0 = time.perf_counter()
     kind, op, props = part
     refuted = cfg.expect.refuted
@@ -507,7 +508,7 @@ def prove_part(cfg, part, method="auto", timeout_s=None):
         else:
             mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
             if kind == "datapath":
-                results = prove_datapath(cfg, props)
+                results = prove_datapath(cfg, props, memo)
             elif kind == "hopper":
                 results = prove_hopper(cfg, mma, props, refuted)
             elif kind == "mma":
@@ -572,34 +573,20 @@ def part_key(cfg, part, method="auto", timeout_s=None):
             tuple(sorted(cfg.expect.refuted)), repr(sorted(cfg.params.items())), method, timeout_s)
 
 
-def shared_part(cfg, part, method, timeout_s, memo: dict):
-    """:func:`prove_part`, answered from ``memo`` (``part_key -> answer``, pickled) when a configuration
-    before proved the same piece; a fresh copy every time (the report's assembly marks its results)."""
-    key = part_key(cfg, part, method, timeout_s)
-    if key is None:
-        return prove_part(cfg, part, method, timeout_s)
-    if key not in memo:
-        ans = prove_part(cfg, part, method, timeout_s)
-        if ans[2] is not None:               # (an error names this configuration's file: not shared)
-            return ans
-        memo[key] = pickle.dumps(ans[:2], pickle.HIGHEST_PROTOCOL)
-    results, rejected = pickle.loads(memo[key])
-    return results, rejected, None, 0.0
-
-
 @serialized
 def prove_config(cfg, properties=None, method: str = "auto", timeout_s: float | None = None,
                  memo: dict | None = None) -> ConfigReport:
     """Prove every requested property of a loaded :class:`~symlayout.config.Config` (from any thread:
     one at a time, :mod:`symlayout.algebra.z3lock`).  ``memo``: a dict shared by many calls, in which
-    the pieces :func:`part_key` names are proved once (:func:`shared_part`)."""
+    the pieces :func:`part_key` names, and the data path's global-memory copies, are proved once
+    (:mod:`symlayout.prove.verdict.shared`; an answer with an error names its file: not shared)."""
     props = list(properties or cfg.prove.properties or PROPERTIES)
     timeout_s = timeout_s if timeout_s is not None else cfg.prove.timeout_s
     parts = config_parts(cfg, props, properties=properties)
     done = []
     for part in parts:
-        done.append(prove_part(cfg, part, method, timeout_s) if memo is None
-                    else shared_part(cfg, part, method, timeout_s, memo))
+        done.append(shared(memo, part_key(cfg, part, method, timeout_s),
+                           lambda part=part: prove_part(cfg, part, method, timeout_s, memo), keep=lambda a: a[2] is None))
         if done[-1][2] is not None:
             break
     return assemble(cfg, parts[:len(done)], done)
