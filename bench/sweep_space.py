@@ -54,11 +54,12 @@ def sample(spec, n: int, seed: int = 32) -> list:
     return sorted(i for s in starts[:math.ceil(n / BLOCK)] for i in range(s, s + BLOCK))[:n]
 
 
-def in_process(spec, ids, share: bool = True) -> tuple[float, list]:
+def in_process(spec, ids, share: bool = True) -> tuple[float, float, list]:
+    """(wall seconds, CPU seconds, rows) of a sweep of ``ids`` in this process."""
     prover._MEMO.clear()
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     rows = [r for b in batches_of(ids, 1) for r in prover.prove_batch(spec.text, spec.path, b, share=share)]
-    return time.perf_counter() - t, rows
+    return time.perf_counter() - t, time.process_time() - c, rows
 
 
 def on_dask(spec, ids, workers: int) -> tuple[float, float, list]:
@@ -105,6 +106,10 @@ def row(run, workers, ids, rows, secs, note=""):
             f"{len(ids) / secs / workers:.1f}", note]
 
 
+def cpu_rate(ids, cpu: float) -> str:
+    return f"(CPU {cpu:.1f} s: {len(ids) / cpu:.0f} candidates per CPU second)"
+
+
 def efficiency(rates: dict, w: int, base: int) -> str:
     return f"{(rates[w] / rates[base]) / (w / base):.0%} vs {base}"
 
@@ -121,12 +126,13 @@ def main() -> None:
     a = ap.parse_args()
     spec = load_spec(a.spec)
     ids = sample(spec, a.n)
-    secs, ref = in_process(spec, ids)
-    table = [row("sweep, in process (no Dask), proofs shared", 1, ids, ref, secs)]
+    secs, cpu, ref = in_process(spec, ids)
+    table = [row("sweep, in process (no Dask), proofs shared", 1, ids, ref, secs, cpu_rate(ids, cpu))]
     if a.unshared:
-        secs, rows = in_process(spec, ids, share=False)
+        secs, cpu, rows = in_process(spec, ids, share=False)
         assert rows == ref, "the rows without sharing differ from the rows with sharing"
-        table.append(row("sweep, in process (no Dask), every candidate on its own (before)", 1, ids, rows, secs))
+        table.append(row("sweep, in process (no Dask), every candidate on its own (before)", 1, ids, rows, secs,
+                         cpu_rate(ids, cpu)))
     rates, starts = {}, []
     for w in map(int, a.workers.split(",")):
         start, secs, rows = on_dask(spec, ids, w)
@@ -142,7 +148,7 @@ def main() -> None:
                       len(within), len(within), common.fmt_s(secs), f"{len(within) / secs:.1f}",
                       f"{len(within) / secs:.1f}", ""])
     md = common.md_table(["run", "workers", "candidates", "proved (not pruned)", "wall", "candidates/s",
-                          "per worker", "scaling efficiency"], table)
+                          "per worker", "scaling efficiency / note"], table)
     top = max(rates) if rates else None
     if top:
         est = 1e6 / rates[top] + max(starts)
