@@ -1,6 +1,6 @@
 """``symlayout sweep`` (issue 32) by hand, never in CI: candidates/s for 1..16 workers vs the serial ``prove``.
 
-    python bench/sweep_space.py [--spec bench/sweep_1m.toml] [--n 40000] [--workers 1,2,4,8,16] [--serial 1000]
+    python bench/sweep_space.py [--spec bench/sweep_1m.toml] [--n 20000] [--workers 1,2,4,8,16] [--serial 1000]
                                 [--unshared] [--full] [--no-append]
 
 The same ``--n`` candidates -- runs of 512 consecutive ids (one batch's worth, as a sweep hands them out) at
@@ -19,8 +19,8 @@ runs it (``symlayout sweep SPEC --workers MAX -q``: start-up, cluster, table and
 from W1 to W2 is ``(rate(W2) / rate(W1)) / (W2 / W1)``; the table ends with the time 10^6 candidates take at the
 largest worker count's rate.
 
-The measurement of issue 32 on a 16-core machine (about 4-6 minutes there):
-``python bench/sweep_space.py --n 40000 --workers 1,2,4,8,16 --full``.
+The measurement of issue 32 on a 16-core machine (estimated 6-8 minutes there, most of it the 10^6 sweep):
+``python bench/sweep_space.py --n 20000 --workers 1,2,4,8,16 --full``.
 """
 from __future__ import annotations
 
@@ -117,7 +117,7 @@ def efficiency(rates: dict, w: int, base: int) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--spec", default=str(common.REPO / "bench" / "sweep_1m.toml"))
-    ap.add_argument("--n", type=int, default=40000)
+    ap.add_argument("--n", type=int, default=20000)
     ap.add_argument("--workers", default="1,2,4,8,16")
     ap.add_argument("--serial", type=int, default=1000, metavar="N", help="candidates for the serial prove (0: none)")
     ap.add_argument("--unshared", action="store_true", help="also sweep in process without sharing proofs")

@@ -15,6 +15,7 @@ bundled spaces have no compile-time rejects.
 """
 import random
 import re
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -107,7 +108,6 @@ def _failing_cases(gxx, cases) -> set:
     text, spans = _program(cases, show=False)
     d = Path(tempfile.mkdtemp(dir=gxx.dir))
     (d / "p.cpp").write_text(text)
-    import subprocess
     p = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-fmax-errors=0", f"-I{gxx.dir}", *gxx._flags(),
                         str(d / "p.cpp")], capture_output=True, text=True)
     failing, line = set(), None
