@@ -8,7 +8,7 @@ without them), all cases of a space in one program.
 * The first :data:`SHOWN` survivors' copies give CuTe's layouts: the TiledCopy's ``get_layoutS_TV()`` and, for
   a few threads, the smem offsets of ``partition_S`` -- printed by the compiled program, computed by symlayout.
 
-Slow (``-m slow``): about 10 minutes a space on the shared 2-core machine, most of it g++.
+Slow (``-m slow``): 10 and 4 minutes for the two spaces on the shared 2-core machine, most of it g++.
 
 The SM90 spaces (GMMA descriptors and TMA) are checked by their own oracles (tests/test_hopper.py); their
 bundled spaces have no compile-time rejects.
