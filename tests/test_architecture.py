@@ -30,7 +30,7 @@ LAYERS = [
 
 
 #: ``symlayout/prove/``'s subpackages (and top-level modules), bottom first
-PATH_MODELS = {"copy", "datapath", "hopper", "threadmaps", "blackwell"}
+PATH_MODELS = {"copy", "datapath", "hopper", "threadmaps", "blackwell", "kernel"}   # kernel: issue 31
 PROVE_LAYERS = [
     {"verdict"},
     {"decide"},
@@ -45,6 +45,8 @@ PATH_LINKS = {
     ("threadmaps", "copy"): "the copy properties tell the engine's default list from a chosen one",
     ("blackwell", "copy"): "the TiledMMA's C ownership (copy.obligations.tv_coverage)",
     ("blackwell", "hopper"): "SM100 TMA reuses the Version-2 TMA model (hopper.obligations.tma_results)",
+    ("kernel", "hopper"): "the epilogue's TMA store is the TMA load's model read backwards (hopper.tma_results)",
+    ("kernel", "datapath"): "a register copy of a copy-only kernel is the global-copy model with registers for smem",
 }
 
 

@@ -193,7 +193,7 @@ def test_json_carries_via():
      "reads A from shared memory through a GMMA descriptor"),
     ('[mma]\natom = "SM80_16x8x16_F16F16F16F16_TN"\n' + _SMEM.split("[smem.B]")[0], "is not an SM90 GMMA atom"),
     (_MMA + _SMEM.replace("smem_ptr[16b]", "smem_ptr[32b]", 1), "32-bit elements"),
-    (_MMA + _SMEM + '[tma.C]\ngmem = "(64,64):(64,1)"\nbox = "(64,64)"\n', "unknown operand 'C'"),
+    (_MMA + _SMEM + '[tma.C]\ngmem = "(64,64):(64,1)"\nbox = "(64,64)"\n', "[tma.C] stores the epilogue's subtiles: it needs an [epilogue] table"),   # issue 31
     (_MMA + _SMEM + '[tma.A]\natom = "SM90_TMA_LOAD_MULTICAST_X"\ngmem = "(64,64):(64,1)"\nbox = "(64,64)"\n',
      "expected one of"),
     (_MMA + _SMEM + '[tma.A]\nmulticast = 2\ngmem = "(64,64):(64,1)"\nbox = "(64,64)"\n', "needs atom"),

@@ -218,3 +218,105 @@ def test_bundled_spaces_load_and_their_first_candidate_proves(path):
     assert len(spec) > 100
     row = prove_candidate(spec, 0)
     assert row["status"] == "legal" and row["proved"] > 0, row
+
+
+def _sm80():
+    from symlayout.sweep import load_spec
+    return load_spec(ROOT / "examples" / "sweep" / "sm80_gemm.toml")
+
+
+def _report(spec, i, memo=None):
+    """Every result of candidate ``i`` as JSON (counts, methods, messages, details; not the seconds)."""
+    from symlayout.prove.engine import prove_config
+    from symlayout.sweep.prover import load_candidate
+    rep = prove_config(load_candidate(spec, i), memo=memo)
+    return rep.error, [{k: v for k, v in r.to_json().items() if k != "seconds"} for r in rep.results]
+
+
+def _shared_equals_unshared(spec, ids, order_seed=1):
+    """Every candidate of ``ids`` proved on its own and with pieces shared (in a shuffled order): the same
+    rows and the same results to the last message; returns (copies proved, copies answered) of the shared run."""
+    import random
+    from symlayout.sweep.prover import prove_candidate
+    alone = {i: prove_candidate(spec, i) for i in ids}
+    memo, shuffled = {}, list(ids)
+    random.Random(order_seed).shuffle(shuffled)
+    shared = {i: prove_candidate(spec, i, memo) for i in shuffled}
+    assert shared == alone
+    proved = [i for i in ids if alone[i]["status"] not in ("pruned", "invalid")]
+    assert {i: _report(spec, i, memo) for i in proved} == {i: _report(spec, i) for i in proved}
+    pieces = len(proved) * len(spec.template.get("copy", {}))
+    return sum(k[0] == "copy" for k in memo), pieces
+
+
+def test_shared_copy_proofs_give_the_rows_of_unshared_ones():
+    """The SM80 space's first TiledMMA and 64-row block tile (240 candidates, 20 distinct copies of A and 60 of
+    B): 60 of them proved alone and with their copies shared give the same results, and copies came from
+    the memo."""
+    import random
+    spec = _sm80()
+    ids = sorted(random.Random(32).sample(range(240), 60))
+    proved, pieces = _shared_equals_unshared(spec, ids)
+    assert proved <= 20 + 60 and proved < pieces
+
+
+def test_shared_global_copies_give_the_rows_of_unshared_ones():
+    """The attention space's first head (64 candidates: [g2s.A] does not depend on kBlockN, [g2s.B] not on
+    kBlockM): 24 of them proved alone and with their copies and global-memory copies shared, the same results."""
+    import random
+    from symlayout.sweep import load_spec
+    from symlayout.sweep.prover import prove_candidate
+    spec = load_spec(ROOT / "examples" / "sweep" / "attention_sm80.toml")
+    ids = sorted(random.Random(5).sample(range(64), 24))
+    memo, alone = {}, {i: prove_candidate(spec, i) for i in ids}
+    assert {i: prove_candidate(spec, i, memo) for i in ids} == alone
+    loaded = [i for i in ids if alone[i]["status"] not in ("pruned", "invalid")]
+    assert {i: _report(spec, i, memo) for i in loaded} == {i: _report(spec, i) for i in loaded}
+    assert 0 < sum(k[0] == "global" for k in memo) < 2 * len(loaded)
+
+
+def test_the_shared_key_holds_what_a_copy_depends_on_and_not_its_stages():
+    from symlayout.config import loads_config
+    from symlayout.prove.engine import config_parts, part_key
+    spec = _sm80()
+    base = to_toml_of(spec, 1)
+    other_stages = to_toml_of(spec, 2)                              # ids 1 and 2: stages 3 and 4
+
+    def key(text, op="A"):
+        cfg = loads_config(text)
+        part = next(p for p in config_parts(cfg, ["coverage", "alignment"]) if p[:2] == ("copy", op))
+        return part_key(cfg, part)
+    assert key(base) == key(other_stages)
+    assert key(base) != key(base + '[expect]\nrefuted = ["alignment"]\n')
+    assert key(base) != key(base.replace("Sw<2,3,3>", "Sw<3,3,3>"))
+    assert key(base) != key(base.replace('type = "half_t"', 'type = "half_t"\nelement = "half_t"', 1))
+    assert key(base) != key("# a line before\n" + base)          # (a too-few-values fix names the copy's line)
+    assert key(base, "A") != key(base, "B")
+
+
+def test_the_stages_are_shared_between_candidates_with_the_same_staged_buffers():
+    from symlayout.config import loads_config
+    from symlayout.prove.datapath.stages import stages_key
+    spec = _sm80()
+
+    def key(i):
+        return stages_key(loads_config(to_toml_of(spec, i)), ["exactly_once", "in_bounds"])
+    assert spec.values(0)["ldsm"] != spec.values(4)["ldsm"] and key(0) == key(4)     # only the ldmatrix differs
+    assert key(0) != key(1)                                                           # 2 and 3 stages
+    assert key(0) != key(len(spec) - 1)
+
+
+def to_toml_of(spec, i):
+    from symlayout.sweep.toml import to_toml
+    return to_toml(spec.config(i))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["sm80_gemm.toml", "attention_sm80.toml"])
+def test_shared_equals_unshared_on_two_thousand_random_candidates(name):
+    import random
+    from symlayout.sweep import load_spec
+    spec = load_spec(ROOT / "examples" / "sweep" / name)
+    ids = sorted(random.Random(7).sample(range(len(spec)), min(2000, len(spec))))
+    proved, pieces = _shared_equals_unshared(spec, ids)
+    assert proved < pieces

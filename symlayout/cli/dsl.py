@@ -75,17 +75,27 @@ def add_arguments(sp) -> None:
                          "default f16)")
     sp.add_argument("--major", default=None, metavar="A=K|M,B=K|N,C=N|M",
                     help="--entry: the contiguous mode of each tensor (default A=K,B=K,C=N)")
-    sp.add_argument("--tensor", action="append", default=[], metavar="NAME=DIM,DIM,...",
-                    help="--entry: a tensor parameter's modes (names of --shape or numbers), row-major, e.g. "
-                         "mQ=B,S,H,D (repeatable; default by name: A (M,K,L), B (N,K,L), C (M,N,L))")
+    sp.add_argument("--tensor", action="append", default=[], metavar="NAME=DIM,...[:TYPE][@ORDER]",
+                    help="--entry: a tensor parameter's modes (names of --shape or numbers), row-major or in CuTe's "
+                         "stride_order ORDER (0 = contiguous), and its element type if not --dtype's, e.g. "
+                         "mQ=B,S,H,D, mLSE=B,H,S:f32 or q=S,D,HR,HK,B@3,0,1,2,4 (repeatable; default by name: A (M,K,L), B (N,K,L), C (M,N,L))")
     sp.add_argument("--init", default=None, metavar="K=V,...", help="--entry: constructor keyword arguments")
-    sp.add_argument("--arg", default=None, metavar="K=V,...", help="--entry: other entry arguments")
+    sp.add_argument("--arg", default=None, metavar="K=V,...",
+                    help="--entry: other entry arguments (as --init: Python literals, DSL types, names or "
+                         "expressions of the kernel's module)")
+    sp.add_argument("--path", action="append", default=[], metavar="DIR",
+                    help="--entry: a directory to put on sys.path for the kernel's imports (repeatable), e.g. the "
+                         "checkout that holds a package the kernel imports (quack); the root of the kernel's own "
+                         "package is found from its imports")
     sp.add_argument("--arch", default=None, choices=sorted(ARCHS),
-                    help="the DSL's target (CUTE_DSL_ARCH; default: from the source: tcgen05 -> sm_100a, "
-                         "warpgroup/TMA -> sm_90a, else sm_80)")
+                    help="the DSL's target (CUTE_DSL_ARCH; default: from the entry's name (GemmSm90 -> sm_90a), else "
+                         "from the source: tcgen05 -> sm_100a, warpgroup/TMA -> sm_90a, else sm_80)")
     sp.add_argument("--stub-module", action="append", default=None, metavar="NAME",
                     help="answer 'import NAME' with a stub module (repeatable; default: torch when it is not "
                          "installed); 'none' turns the default off")
+    sp.add_argument("--stub-missing", action="store_true",
+                    help="answer the import of every module that is not installed with a stub (a kernel "
+                         "package's host-side dependencies: einops, triton, tvm_ffi); a note names them")
     sp.add_argument("--assume", action="append", default=[], metavar="NAME%N==0",
                     help="state what the kernel's callers guarantee of a parameter, e.g. ldA%%16==0 (repeatable); a "
                          "result that holds only under such an unstated assumption is reported as 'depends on "
@@ -210,12 +220,13 @@ def _apply_assumptions(items, given) -> None:
 
 
 def _stub_names(given) -> list:
-    """The modules to stub: as given (``none``: none), else torch when it is not installed (with a note)."""
+    """The modules to stub: those given, and torch when it is not installed (``none``: none)."""
     # lazy: the DSL front-end only for 'symlayout dsl'; other commands start without it
     from ..frontends.stubs import missing
-    if given:
-        return [] if [g.lower() for g in given] == ["none"] else list(given)
-    return ["torch"] if missing("torch") else []
+    given = list(given or ())
+    if [g.lower() for g in given] == ["none"]:
+        return []
+    return given + (["torch"] if missing("torch") and "torch" not in given else [])
 
 
 def _note_stubs(names) -> None:
@@ -252,21 +263,22 @@ def load_entry_configs(path: str, args) -> list:
     # lazy: the DSL front-end only for 'symlayout dsl'; other commands start without it
     from ..frontends.cute_dsl import DslError, import_dsl
     # lazy: as above
-    from ..frontends.dsl_entry import guess_arch, set_arch
+    from ..frontends.dsl_entry import entry_arch, guess_arch, set_arch
     shown, path = path, os.path.abspath(path)
     if not os.path.isfile(path):
         raise UsageError(f"{shown}: no such file")
     with open(path, encoding="utf-8", errors="replace") as f:
-        arch = args.arch or guess_arch(f.read())
+        arch = args.arch or entry_arch(args.entry) or guess_arch(f.read())
     try:
         import_dsl()   # before the stubs: the DSL's own optional imports (torch) see what is installed
     except DslError as e:
         raise UsageError(str(e)) from None
-    before = set_arch(arch)
+    before, path_before = set_arch(arch), list(sys.path)
     try:
         return _trace_entry_file(path, shown, args)
     finally:
         set_arch(before)
+        sys.path[:] = path_before     # the kernel's package roots and --path (they stay while it traces)
 
 
 def _trace_entry_file(path: str, shown: str, args) -> list:
@@ -276,18 +288,22 @@ def _trace_entry_file(path: str, shown: str, args) -> list:
     # lazy: as above
     from ..frontends.dsl_entry import load_module, trace_entry
     # lazy: as above
-    from ..frontends.stubs import install
+    from ..frontends.stubs import install, install_missing, uninstall_missing
     stubs = _stub_names(args.stub_module)
     undo = install(stubs)
+    anything = install_missing() if args.stub_missing else None
     try:
         spec = _entry_spec(args)
         try:
-            mod = load_module(path, shown)
+            mod = load_module(path, shown, [p for d in args.path for p in d.split(os.pathsep) if p])
         except DslError:
             raise
         except Exception as e:  # noqa: BLE001 (the user's code: reported with its line)
             raise _user_error(path, shown, e) from None
         _note_stubs(stubs)
+        if anything is not None and anything.stubbed:
+            print(f"symlayout dsl: note: not installed, stubbed (--stub-missing): {', '.join(anything.stubbed)}",
+                  file=sys.stderr)
         try:
             return trace_entry(mod, path, spec, shown)
         except DslError:
@@ -301,6 +317,8 @@ def _trace_entry_file(path: str, shown: str, args) -> list:
         raise UsageError(one_line(str(e))) from None
     finally:
         undo()
+        if anything is not None:
+            uninstall_missing(anything)
 
 
 def _wrapped(exc, cls):

@@ -8,6 +8,7 @@ by convention (``--member`` overrides a role) and writes TOML ready for
 """
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -39,6 +40,12 @@ def add_arguments(ap) -> None:
     ap.add_argument("--cuda-arch", default="80", metavar="SM|none",
                     help="__CUDA_ARCH__/10 that the header's own text sees (default 80; 'none' leaves it unset)")
     ap.add_argument("--compiler", help="C++ compiler (default: $CXX, g++, clang++ or nvcc, whichever is present)")
+    ap.add_argument("--assume", action="append", default=[], metavar="NAME%N==0",
+                    help="state what the kernel's callers guarantee of a parameter, e.g. ldA%%16==0 (written as its "
+                         "multiple_of; repeatable)")
+    ap.add_argument("--no-check", action="store_true",
+                    help="skip the check that names results holding only under a stronger assumption than the "
+                         "extractor's default leading dimension (DEPENDS lines on stderr)")
     ap.add_argument("-o", "--output", help="output file (several documents: FILE_<doc>.toml) or directory")
 
 
@@ -76,6 +83,59 @@ def _target(out: str, i: int, n: int) -> Path:
     return p / f"type{i + 1}.toml" if p.is_dir() else p.with_name(f"{p.stem}_{i + 1}{p.suffix or '.toml'}")
 
 
+def _apply_assumptions(docs, given) -> None:
+    """``--assume NAME%N==0``: the parameter's ``multiple_of`` in every document that has it."""
+    # lazy: the front end only for 'symlayout extract'
+    from ..frontends.assumptions import parse_assume
+    for a in given:
+        parsed = parse_assume(a)
+        if parsed is None:
+            raise UsageError(f"--assume {a!r}: expected NAME%N==0, e.g. ldA%16==0")
+        name, n = parsed
+        having = [d for d in docs if name in d.params]
+        if not having:
+            known = sorted({p for d in docs for p in d.params})
+            raise UsageError(f"--assume {a}: no parameter {name} (the parameters: {', '.join(known) or 'none'})")
+        for d in having:
+            d.params[name] = dict(d.params[name], multiple_of=n)
+            d.table_comments.setdefault("params", []).append(f"{name} % {n} == 0: stated (--assume {a})")
+
+
+def _name_dependencies(docs, type_expr) -> None:
+    """Prove each document; a result refuted only under the extractor's default leading dimension
+    (a multiple of the copy's vector) but proved under a stronger one is named on stderr, with the
+    ``--assume`` that states it, and in a comment of ``[params]`` (the file itself states only what
+    the traits say: ``symlayout prove`` of it refutes the property until the assumption is stated)."""
+    # lazy: the front end and the prover only for 'symlayout extract'
+    from ..config import loads_config
+    # lazy: as above
+    from ..errors import SymlayoutError
+    # lazy: as above
+    from ..frontends.assumptions import default_assumptions, under_stronger
+    # lazy: as above
+    from ..prove.engine import prove_config
+    for d in docs:
+        assumed = {p: b for p, b in default_assumptions(d).items()
+                   if not any(c.startswith(f"{p} % ") for c in d.table_comments.get("params", []))}
+        if not assumed:
+            continue
+        try:
+            rep = prove_config(loads_config(d.to_toml(), path="<extract>"))
+        except SymlayoutError:
+            continue   # 'symlayout prove' of the file says what is wrong with it
+        for r in rep.results:
+            if r.status != "refuted" or r.expected == "refuted":
+                continue
+            found = under_stronger(d, assumed, r)
+            if found is not None:
+                where = f"{type_expr}: {d.key}" if type_expr else d.key
+                print(f"{PROG} extract: DEPENDS {where}: {found[1]}", file=sys.stderr)
+                prop, p, m = re.match(r"(.*?): (\w+) % (\d+) == 0", found[1]).groups()
+                d.table_comments.setdefault("params", []).append(
+                    f"{prop} holds only if {p} % {m} == 0: state it (multiple_of = {m} here, or symlayout extract "
+                    f"--assume {p}%{m}==0)")
+
+
 def run(args) -> int:
     # lazy: the C++ front-end only for 'symlayout extract'; other commands start without it
     from ..frontends.cute_cpp import ExtractError, extract
@@ -89,6 +149,9 @@ def run(args) -> int:
             ex = extract(args.header, type_expr, args.include, args.profile, members, arch, args.defines, args.compiler)
         except ExtractError as e:
             raise UsageError(str(e) if len(types) == 1 else f"--type {type_expr!r}: {e}") from None
+        _apply_assumptions(ex.docs, args.assume)
+        if not args.no_check:
+            _name_dependencies(ex.docs, type_expr if len(types) > 1 else None)
         for d in ex.docs:
             for n in d.notes:
                 if n.startswith("not supported"):

@@ -38,7 +38,7 @@ class LoaderBase:
         keys = tuple(keys)
         if len(keys) == 1:
             return f"[{keys[0]}]" if keys[0] in TOP.names[1:] else keys[0]
-        if keys[0] in ("copy", "g2s", "s2g") and len(keys) >= 2:
+        if keys[0] in ("copy", "g2s", "s2g", "g2r", "r2g", "reuse") and len(keys) >= 2:   # (g2r, r2g, reuse: issue 31)
             t, rest = f"[{keys[0]}.{keys[1]}]", keys[2:]
         else:
             t, rest = f"[{keys[0]}]", keys[1:]
@@ -78,6 +78,19 @@ class LoaderBase:
         if form == "pair":
             return self.get_pair(d, at, key.required, key.maximum)
         raise ValueError(f"{key.name}: no generic reader for the form {form!r}")
+
+    def load_predicate(self, spec, keys, names, residue):
+        """issue 31: ``predicate``, the modes (of ``names``) the kernel's predicate tests; None: every residue mode."""
+        if "predicate" not in spec:
+            return None
+        v = spec["predicate"]
+        w = self.where(keys)
+        if not isinstance(v, list) or any(x not in names for x in v) or len(set(v)) != len(v):
+            self.fail(keys + ("predicate",), f"{w} predicate must name modes of the tile {list(names)}, each at most "
+                                             f"once, got {_short(v)}")
+        if not residue:
+            self.fail(keys + ("predicate",), f"{w} predicate without residue: nothing cuts the tile")
+        return tuple(v)
 
     # -- scalar getters
     def absent(self, d, keys, required) -> bool:

@@ -138,7 +138,7 @@ class CopySection:
         if rank == 3 and staged:
             pass                       # (M,K,PIPE): a pipelined buffer, as tile_to_shape prints it
         elif rank != 2:
-            dims = {"A": "(M,K)", "B": "(N,K)", "C": "(M,N)"}[op]
+            dims = {"A": "(M,K)", "B": "(N,K)", "C": "(M,N)"}.get(op, "(M,N)")
             self.fail(keys, f"{w} {raw!r} has rank {rank}; the {op} tile is {dims}, rank 2"
                             + (" (or (M,K,PIPE) with stages)" if op != "C" else ""))
         inner = smem.inner if getattr(smem, "is_composed", False) else smem

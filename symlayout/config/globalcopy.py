@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import re
+
 from ..algebra.int_tuple import flatten_leaves, product
 from ..atoms.copy import get_copy_op
 from .keys import G2S, MAX_GMEM_BYTES, OPERAND_MODES
 from .model import GlobalCopyConfig
 from .stages import staged_layout
 
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
 
 class GlobalCopySection:
     """``[g2s.X]`` / ``[s2g.C]``."""
 
-    def load_global_copies(self, data, symbols, copies, stages):
+    def load_global_copies(self, data, symbols, copies, stages, copy_only=False):
+        """``copy_only`` (issue 31: no ``[mma]``): a tensor of any name, its tile's modes M and N, smem given here."""
         out = {"g2s": {}, "s2g": {}}
         for kind in ("g2s", "s2g"):
             if kind not in data:
@@ -21,7 +26,9 @@ class GlobalCopySection:
             for op, spec in t.items():
                 keys = (kind, op)
                 allowed = ("A", "B") if kind == "g2s" else ("C",)
-                if op not in allowed:
+                if copy_only and not _NAME.match(op):
+                    self.fail(keys, f"[{kind}.{op}]: the tensor's name must be an identifier (letters, digits, _)")
+                if op not in allowed and not copy_only:
                     self.fail(keys, f"[{kind}.{op}]: {'global -> shared copies are [g2s.A] or [g2s.B]' if kind == 'g2s' else 'the shared -> global copy is [s2g.C]'}")
                 self.operand_table(spec, keys, G2S)
                 w = f"[{kind}.{op}]"
@@ -36,7 +43,7 @@ class GlobalCopySection:
                 if "smem" in spec:
                     raw_smem = self.value(spec, keys, G2S["smem"])
                     smem = self.notation(raw_smem, keys + ("smem",), symbols, "a layout")
-                    self.check_smem(smem, raw_smem, keys + ("smem",), op, bits, staged=op != "C")
+                    self.check_smem(smem, raw_smem, keys + ("smem",), op, bits, staged=op in ("A", "B") and not copy_only)
                     smem, staged, nst = self.split_stages(smem, keys + ("smem",))
                     if staged is not None and getattr(self, "stages_family", None):
                         self.fail(keys + ("smem",), f"{w} smem has a PIPE mode of {nst}, but [stages] count = "
@@ -59,7 +66,7 @@ class GlobalCopySection:
                 if galign is None:
                     galign = max(1, (bits or 8) // 8)
                 residue = spec.get("residue", [])
-                names = OPERAND_MODES[op]
+                names = ("M", "N") if copy_only else OPERAND_MODES[op]
                 if not isinstance(residue, list) or any(not isinstance(r, str) for r in residue):
                     self.fail(keys + ("residue",), f"{w} residue must be an array of mode names like {list(names)}")
                 for r in residue:
@@ -68,8 +75,10 @@ class GlobalCopySection:
                                                        f"{'(' + ','.join(names) + ')'}")
                 if len(set(residue)) != len(residue):
                     self.fail(keys + ("residue",), f"{w} residue names a mode twice")
+                pred = self.load_predicate(spec, keys, names, residue)          # issue 31
                 out[kind][op] = GlobalCopyConfig(kind, op, atom, typ, tiled, gmem, raw_g, galign, smem, raw_smem,
-                                                 align, tuple(residue), staged, nst, self.lines.line(*keys))
+                                                 align, tuple(residue), staged, nst, self.lines.line(*keys),
+                                                 predicate=pred)
         return out["g2s"], out["s2g"]
 
     def check_global_direction(self, atom, kind, op, keys):

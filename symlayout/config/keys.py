@@ -24,6 +24,8 @@ PROPERTIES = PROPERTIES + ("descriptor", "tma")
 # --- Version 3: TMEM (Blackwell Tensor Memory; the tables are at the end of this module) ---
 PROPERTIES = PROPERTIES + ("tmem_alloc", "tmem_access")
 # --- end Version 3: TMEM ---
+#: issue 31: ``contributions`` (an atomic accumulation: every address receives every contribution once)
+PROPERTIES = PROPERTIES + ("contributions",)
 
 #: operands a ``[copy.X]`` table may name
 OPERANDS = ("A", "B", "C")
@@ -59,6 +61,8 @@ MAX_BANK_DEGREE = 32
 
 #: the TMA copy atoms of ``[tma.X] atom``
 TMA_ATOMS = ("SM90_TMA_LOAD", "SM90_TMA_LOAD_MULTICAST")
+#: issue 31: the TMA store of ``[tma.C]`` (the epilogue's subtiles, smem -> gmem)
+TMA_STORE_ATOMS = ("SM90_TMA_STORE",)
 
 # CUTLASS thread-map kinds and the keys each takes (required, optional); type/align always optional
 TM_PLAIN = ("PitchLinearStripminedThreadMap", "PitchLinearTilePolicyStripminedThreadContiguous",
@@ -169,6 +173,8 @@ _GLOBAL_KEYS = (
     Key("residue", "strings", "the modes (M, N, K) along which the problem may cut the tile (the copy is then "
                               "predicated)", enum=("M", "N", "K")),
     _ELEMENT,
+    Key("predicate", "strings", "issue 31: the modes the kernel's predicate tests (default: every residue mode); a "
+                                "residue mode left out is not predicated", enum=("M", "N", "K")),
 )
 G2S = Table("g2s", "version 2: a TiledCopy from global to shared memory", _GLOBAL_KEYS, ("A", "B"))
 S2G = Table("s2g", "version 2: the TiledCopy of C from shared to global memory", _GLOBAL_KEYS, ("C",))
@@ -187,14 +193,18 @@ SMEM = Table("smem", "version 2 (Hopper): the smem tile a GMMA atom reads an ope
 ), ("A", "B"))
 
 TMA = Table("tma", "version 2 (Hopper): make_tma_copy(atom, gmem, smem layout of one stage, box, multicast)", (
-    Key("atom", "string", "the TMA atom", default="SM90_TMA_LOAD", max_length=100, enum=TMA_ATOMS),
+    Key("atom", "string", "the TMA atom ([tma.C]: SM90_TMA_STORE, issue 31)", default="SM90_TMA_LOAD", max_length=100,
+        enum=TMA_ATOMS + TMA_STORE_ATOMS),
     Key("multicast", "integer", "CTAs receiving each box (needs SM90_TMA_LOAD_MULTICAST when > 1)", default=1,
         minimum=1, maximum=MAX_MULTICAST),
     Key("gmem", "string", "the global tensor's layout 'shape:stride' (symbols allowed)", required=True),
     Key("box", "string", "the CTA tile, a tuple of positive integers like \"(128,64)\"", required=True),
     Key("swizzle", "string", "a hand-encoded TMA swizzle 'Sw<B,M,S>' (default: the [smem.X] layout's)"),
     _ELEMENT,
-), ("A", "B"))
+    Key("residue", "strings", "issue 31: the modes the problem may cut (A: M,K; B: N,K; C: M,N); each needs a "
+                              "[params] symbol of that name, the problem's extent, which TMA's bounds check uses",
+        enum=("M", "N", "K")),
+), ("A", "B", "C"))
 
 # --- Version 3 (Blackwell, issue 28): [mma] cluster, [smem.X] desc, the SM100 TMA atoms, cta_pair --------
 #: Version 3 properties of the MMA side (UMMA descriptors, CTA pairs)
@@ -260,6 +270,47 @@ EXPECT = Table("expect", "results that must come out REFUTED (all others PROVED)
         maximum=MAX_BANK_DEGREE),
 ))
 
+# --- issue 31 (kernelrest): the rest of the kernel ---------------------------------------------------
+REUSE = Table("reuse", "issue 31: the accumulator of [mma] converted and re-viewed as the A operand of a second "
+                       "TiledMMA in registers (flash-attention's P)", (
+    Key("from", "string", "the operand of [mma] reused: \"C\" (its accumulator)", required=True, enum=("C",)),
+    Key("tile", "string", "the accumulator tile (M,N) given to partition_fragment_C, e.g. \"(64,128)\"",
+        required=True),
+    Key("convert", "string", "convert_type<convert>(accumulator) before the re-view (default: kept)", max_length=100),
+    Key("view", "string", "the register re-view: \"acc_Aregs\" (flash-attention's convert_layout_acc_Aregs), "
+                          "\"none\", or a layout (A fragment coordinate -> register)", default="acc_Aregs"),
+    Key("mma", "string", "the second TiledMMA's atom (default: [mma]'s)", max_length=200),
+    Key("layout", "string", "the second TiledMMA's AtomLayoutMNK (default: [mma]'s)"),
+    Key("permutation", "extents", "the second TiledMMA's PermutationMNK (default: [mma]'s)", min_items=1,
+        max_items=3),
+))
+REGCOPY = Table("g2r", "issue 31: a TiledCopy between global memory and registers, no MMA needed (copy-only "
+                       "kernels): [g2r.X] loads the tensor X, [r2g.X] stores it", (
+    _atom("the copy atom, e.g. UniversalCopy<uint128_t> or AutoVectorizingCopy"),
+    _type(),
+    *_TILED,
+    Key("gmem", "string", "the gmem tile (M,N), a layout; strides may be [params] symbols", required=True),
+    Key("gmem_align", "align", "byte alignment of the gmem tile's first element (default: one element)"),
+    Key("residue", "strings", "the modes (M, N) along which the problem may cut the tile (the copy is then "
+                              "predicated)", enum=("M", "N")),
+    _ELEMENT,
+    Key("predicate", "strings", "the modes the kernel's predicate tests (default: every residue mode); a residue "
+                                "mode left out is not predicated", enum=("M", "N")),
+    Key("reduce", "string", "[r2g.X] only: \"add\", each value added atomically (atomicAdd / red.add) instead of "
+                            "stored", enum=("add",)),
+    Key("contributors", "count", "with reduce: the CTAs adding into the same tile (an integer or a [params] name), "
+                                 "default 1", minimum=1, maximum=1 << 20, pattern=r"^(\s*[0-9]+\s*|[A-Za-z][A-Za-z0-9_]*)$"),
+    Key("fragment", "string", "with reduce: \"C\", the registers are [mma]'s accumulator, value i added at the "
+                              "copy's value i (size(acc) == size(partition) as a static_assert)", enum=("C",)),
+))
+R2G = Table("r2g", REGCOPY.doc, REGCOPY.keys)
+EPILOGUE = Table("epilogue", "issue 31: the C tile stored subtile by subtile (CUTLASS 3's EpilogueTile): [copy.C] "
+                             "describes one subtile, [tma.C] its TMA store", (
+    Key("tile", "string", "the subtile (M,N), e.g. \"(128,32)\"; [copy.C] smem is one subtile's buffer", required=True),
+    Key("cta_tile", "string", "the C tile (M,N) the subtiles cover (default: the TiledMMA's C tile)"),
+))
+# --- end issue 31 -------------------------------------------------------------------------------------
+
 THREADMAP = Table("threadmap", "a CUTLASS 2.x thread map, or a custom offset formula (kind = \"offset\")", (
     Key("kind", "string", "the thread map", required=True, max_length=200, enum=tuple(TM_KIND_KEYS)),
     Key("shape", "pair", "the tile [contiguous, strided]", maximum=MAX_EXTENT),
@@ -283,10 +334,14 @@ TOP = Table("", "a configuration file", (
     Key("params", "table", "integer symbols with ranges, used in layouts"), Key("prove", "table", PROVE.doc),
     Key("expect", "table", EXPECT.doc), Key("smem", "table", SMEM.doc), Key("tma", "table", TMA.doc),
     Key("sf", "table", SF.doc),
+    Key("reuse", "table", REUSE.doc),                                   # issue 31
+    Key("g2r", "table", REGCOPY.doc), Key("r2g", "table", REGCOPY.doc),  # issue 31
+    Key("epilogue", "table", EPILOGUE.doc),                             # issue 31
 ))
 
 #: every table below the top level, by name
-TABLES = {t.name: t for t in (MMA, COPY, G2S, S2G, STAGES, SMEM, TMA, PARAM, PROVE, EXPECT, THREADMAP, SF)}
+TABLES = {t.name: t for t in (MMA, COPY, G2S, S2G, STAGES, SMEM, TMA, PARAM, PROVE, EXPECT, THREADMAP, SF,
+                              REUSE, REGCOPY, R2G, EPILOGUE)}
 
 # --- Version 3: TMEM ([tmem], [tmem_copy.C]; config/tmem.py) ---
 #: largest column a [tmem] value may name (the 16-bit column field of a TMEM address)

@@ -10,6 +10,7 @@ from ..errors import ConfigError
 from .base import LoaderBase
 from .copy import CopySection
 from .elements import ElementsSection
+from .epilogue import EpilogueSection
 from .globalcopy import GlobalCopySection
 from .keys import TOP
 from .messages import _one_line
@@ -17,6 +18,8 @@ from .mma import MmaSection
 from .model import Config
 from .params import ParamsSection
 from .prove_expect import ProveExpectSection
+from .regcopy import RegisterCopySection
+from .reuse import ReuseSection
 from .sf import SfSection
 from .smem import SmemSection
 from .stages import StagesSection
@@ -26,8 +29,8 @@ from .tmem import TmemSection
 
 
 class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection, GlobalCopySection, SmemSection,
-              TmaSection, ProveExpectSection, ThreadMapSection, ElementsSection, TmemSection,
-              SfSection):
+              TmaSection, ProveExpectSection, ThreadMapSection, ElementsSection, TmemSection, SfSection,
+              ReuseSection, RegisterCopySection, EpilogueSection):
     """Reads one configuration text (``_Loader(path, text).load()``)."""
 
     def load(self) -> Config:
@@ -54,18 +57,19 @@ class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection,
         self.stages_family = stages_param
         copies = self.load_copies(data, symbols, mma)
         stages = self.apply_stages(copies, stages, stages_param)
-        g2s, s2g = self.load_global_copies(data, symbols, copies, stages)
+        g2s, s2g = self.load_global_copies(data, symbols, copies, stages, copy_only=mma is None)   # (issue 31)
         if (g2s or s2g) and mma is not None and mma.is_sm100:          # Version 3: TMA loads an SM100 buffer
             self.fail(("g2s",) if g2s else ("s2g",), "[g2s.X] / [s2g.C]: not supported with an SM100 (SM100_MMA_*) "
                                                      "atom: describe the loads of an [smem.X] buffer in [tma.X]")
-        if (g2s or s2g) and mma is None:
-            self.fail(("g2s",) if g2s else ("s2g",), "[g2s.X] / [s2g.C] need an [mma] table (the TiledMMA whose "
-                                                     "operands they load or store)")
         threadmap = self.load_threadmap(data["threadmap"], ("threadmap",)) if "threadmap" in data else None
-        if mma is None and threadmap is None:
+        regcopies = self.load_register_copies(data, symbols, mma)           # issue 31: copy-only kernels
+        if mma is None and threadmap is None and not (regcopies or g2s or s2g):   # (issue 31: copy-only kernels)
             if copies:
                 self.fail(("copy",), "[copy.*] needs an [mma] table (make_tiled_copy_A/B/C are built from the TiledMMA)")
-            self.fail((), "nothing to prove: a configuration needs an [mma] or a [threadmap] table")
+            self.fail((), "nothing to prove: a configuration needs an [mma], a [threadmap] or a [g2r.X] / [r2g.X] table")
+        if (regcopies or g2s or s2g) and threadmap is not None:
+            self.fail(("threadmap",), "a configuration describes either TiledCopies ([g2r.X], [r2g.X]) or a thread "
+                                      "map ([threadmap]), not both: split it into two files")
         if mma is not None and threadmap is not None:
             self.fail(("threadmap",), "a configuration describes either a TiledMMA ([mma], [copy.*]) or a thread "
                                       "map ([threadmap]), not both: split it into two files")
@@ -74,13 +78,20 @@ class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection,
         smem = self.load_smem_tables(data, symbols, mma, stages)
         tma = self.load_tma_tables(data, symbols, smem)
         copies, g2s, s2g, smem = self.apply_elements(data, copies, g2s, s2g, smem)
+        reuse = self.load_reuse(data, symbols, mma)                      # issue 31
+        epilogue, copies = self.load_epilogue(data, symbols, mma, copies)  # issue 31
         tmem, tmem_copies = self.load_tmem(data), self.load_tmem_copies(data, None, mma)     # Version 3: TMEM
         self.check_tmem_mma(tmem, tmem_copies, mma)
         sf = self.load_sf_tables(data, symbols, mma)            # Version 3: block-scale factors (issue 29)
         cfg = Config(path=self.path, name=name, mma=mma, copies=copies, threadmap=threadmap, params=params,
                      prove=prove, expect=expect, text=self.text, data=data, lines=self.lines,
                      g2s=g2s, s2g=s2g, stages=stages, smem=smem, tma=tma, stages_param=stages_param,
-                     tmem=tmem, tmem_copies=tmem_copies, sf=sf)
+                     tmem=tmem, tmem_copies=tmem_copies, reuse=reuse, regcopies=regcopies, epilogue=epilogue,
+                     sf=sf)
+        if mma is not None and mma.is_sm100 and cfg.kernel_tables:      # Version 3 x issue 31: not modelled yet
+            self.fail(next(((k,) for k in ("reuse", "epilogue", "g2r", "r2g", "tma") if k in data), ("mma",)),
+                      "[reuse.X] / [epilogue] / [g2r.X] / [r2g.X] / a [tma.X] residue: not supported with an SM100 "
+                      "(SM100_MMA_*) atom yet")
         if mma is not None:
             self.check_tiles(cfg)
         if threadmap is not None:

@@ -180,6 +180,10 @@ class GlobalCopyConfig:
     stages: int = 1
     line: int = 0
     element: str = ""             # version 2.1: the element type of the operand's tensors ("" = ``type``)
+    predicate: tuple | None = None  # issue 31: the modes the kernel's predicate tests (None: every residue mode)
+    reduce: str = ""              # issue 31, [r2g.X]: "add" (atomic accumulation)
+    contributors: Any = 1         # issue 31: CTAs adding into the tile (int or a [params] name)
+    fragment: str = ""            # issue 31: "C": the values are [mma]'s accumulator fragment
 
     @property
     def table(self) -> str:
@@ -228,6 +232,7 @@ class TmaConfig:
     swizzle: Any
     raw_gmem: str
     line: int = 0
+    residue: tuple = ()           # issue 31: the modes the problem may cut (TMA's bounds check: zeros / dropped)
 
 
 @dataclass(frozen=True)
@@ -372,12 +377,25 @@ class Config:
     tmem: Any = None                                  # Version 3: [tmem] -> config.tmem.TmemConfig
     tmem_copies: dict = field(default_factory=dict)   # Version 3: [tmem_copy.C] -> config.tmem.TmemCopyConfig
     sf: dict = field(default_factory=dict)            # [sf.A|B] -> SfConfig (Version 3, block-scaled)
+    # --- issue 31 (kernelrest): the rest of the kernel
+    reuse: dict = field(default_factory=dict, compare=False)   # [reuse.X] -> config.reuse.ReuseConfig
+    regcopies: dict = field(default_factory=dict, compare=False)   # "g2r.X" / "r2g.X" -> GlobalCopyConfig
+    epilogue: Any = field(default=None, compare=False)            # [epilogue] -> config.epilogue.EpilogueConfig
+
+    @property
+    def kernel_tables(self) -> bool:
+        """Whether the configuration has tables of issue 31 (``[reuse.X]``, ``[g2r.X]``, ``[r2g.X]``,
+        ``[epilogue]``)."""
+        return bool(self.reuse or self.regcopies or self.epilogue is not None
+                    or any(t.residue for t in self.tma.values()) or (self.mma is None and (self.g2s or self.s2g)))
 
     @property
     def kind(self) -> str:
-        """``"mma"`` (a TiledMMA with copies), ``"threadmap"`` or ``"empty"``."""
+        """``"mma"`` (a TiledMMA with copies), ``"threadmap"``, ``"copies"`` (copy-only: issue 31) or ``"empty"``."""
         if self.mma is not None:
             return "mma"
+        if self.regcopies or self.g2s or self.s2g:
+            return "copies"
         if self.threadmap is not None:
             return "threadmap"
         return "empty"

@@ -143,6 +143,13 @@ def section_schema(name: str) -> dict:
     if name == "params":
         return {"type": "object", "description": "integer symbols with ranges, used in layouts",
                 "propertyNames": {"pattern": PARAM_NAME}, "additionalProperties": table_schema(table)}
+    if name in ("g2s", "s2g"):                # issue 31: a copy-only kernel names its tensors (any identifier)
+        out = operand_tables(table)
+        out["additionalProperties"] = table_schema(table)
+        out["propertyNames"] = {"pattern": "^[A-Za-z][A-Za-z0-9_]*$"}
+        return out
+    if name in ("reuse", "g2r", "r2g"):                     # issue 31: [reuse.NAME], any name (the kernel's tensor, e.g. P)
+        return {"type": "object", "description": table.doc, "additionalProperties": table_schema(table)}
     return operand_tables(table) if table.operands else table_schema(table)
 
 

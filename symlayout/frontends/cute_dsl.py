@@ -54,6 +54,7 @@ from ..atoms import value_type_bits
 from ..config import loads_config
 from ..errors import ConfigError, SymlayoutError
 from ..prove.engine import prove_config
+from .assumptions import under_stronger
 from .document import ConfigDoc, strip_static
 from .recover import bytes_swizzle_to_elements, same_function, tiler_extents
 from .tables import OPERAND_MODES, check_tiled_mma, gmem_side, in_catalog, record_stages, tiled_copy_keys, vector_mode
@@ -230,6 +231,8 @@ def mma_name(op) -> str:
         ab, acc = _FP8.get(op.ab_dtype.__name__), {"Float16": "F16", "Float32": "F32"}.get(op.acc_dtype.__name__)
         if ab and acc:
             name = f"SM89_{shape[0]}x{shape[1]}x{shape[2]}_{acc}{ab}{ab}{acc}_TN"
+    elif n == "MmaUniversalOp":      # CuTe's UniversalFMA<T> (sgemm): one thread, 1x1x1
+        name = f"UniversalFMA<{dtype_name(op.abacc_dtype)}>"
     if name is None or not in_catalog("mma", name):
         raise DslError(f"not supported: {_op_desc(op) if n.startswith('Mma') else n}")
     return name
@@ -349,6 +352,7 @@ class DslConfig:
         self.names: dict[str, _Names] = {}
         self._mma = tiled_mma
         self._mma_label = label
+        self._mixed_stages = False            # operands with different PIPE sizes: no [stages] count
         self.assumed: dict[str, int] = {}     # [params] symbol -> element bits: multiple_of is the front end's default
         self.depends: list[str] = []          # results that hold only under a stronger assumption (after prove)
         self.unchecked: list[str] = []        # what the kernel does that no table states (listed as not proved here)
@@ -409,10 +413,19 @@ class DslConfig:
                 f"element offsets when the base is {align}-byte aligned)", align)
 
     def _stages(self, smem):
+        """``[stages] count`` from the PIPE mode of a rank-3 smem layout; absent where the operands'
+        counts differ (flash attention's Q and K): each layout then carries its own PIPE mode (the contract
+        allows either)."""
+        if self._mixed_stages:
+            return
         clash = record_stages(self.doc, smem)
         if clash is not None:
-            raise DslError(f"smem layouts with {clash[0]} and {clash[1]} stages")
-        if self.doc.stages is not None:
+            self._mixed_stages = True
+            self.doc.stages = None
+            self.doc.notes.append(f"no [stages]: the smem layouts have {clash[0]} and "
+                                  f"{clash[1]} stages, each its own PIPE mode")
+            self.doc.table_comments.pop("stages", None)
+        elif self.doc.stages is not None:
             self.doc.table_comments["stages"] = ["the PIPE mode of the smem layouts"]
 
     def copy(self, operand: str, copy, smem, *, swizzle=None, label: str | None = None, smem_label: str | None = None,
@@ -601,26 +614,13 @@ class DslConfig:
 
     def _under_assumption(self, r, cfg_text: str, properties, method, timeout_s):
         """The result ``r`` (refuted at a front-end default of a parameter) proved again under the
-        weakest stronger ``multiple_of`` that makes it hold, ``None`` if none does (up to 128 bytes)."""
-        msg = r.counterexample.message if r.counterexample is not None else ""
-        for p, bits in self.assumed.items():
-            if not re.search(rf"\b{re.escape(p)} = ", msg):
-                continue
-            base = int(self.doc.params[p]["multiple_of"])
-            m = base * 2
-            while m * bits <= 1024:
-                doc = dataclasses.replace(self._named_doc(), params={**self.doc.params,
-                                                                      p: dict(self.doc.params[p], multiple_of=m)})
-                rep = prove_config(loads_config(doc.to_toml(), path="<cute_dsl>"), properties=[r.property],
-                                   method=method, timeout_s=timeout_s)
-                again = [q for q in rep.results if q.operand == r.operand and q.via == r.via]
-                if again and again[0].status == "proved":
-                    note = (f"depends on an assumption: holds only if {p} % {m} == 0 (state it: --assume {p}%{m}==0); "
-                            f"under the front end's default {p} % {base} == 0 it is refuted: {msg}")
-                    self.depends.append(f"{r.property}[{r.operand}]: {p} % {m} == 0 (--assume {p}%{m}==0)")
-                    return dataclasses.replace(again[0], detail=note)
-                m *= 2
-        return None
+        weakest stronger ``multiple_of`` that makes it hold, ``None`` if none does
+        (:func:`~symlayout.frontends.assumptions.under_stronger`)."""
+        found = under_stronger(self._named_doc(), self.assumed, r, [r.property], method, timeout_s)
+        if found is None:
+            return None
+        self.depends.append(found[1])
+        return found[0]
 
     # ---- output
     def _named_doc(self) -> ConfigDoc:

@@ -31,9 +31,11 @@ import os
 import re
 import sys
 
+from ..algebra.notation import parse_layout
 from .cute_dsl import DslConfig, DslError, import_dsl, is_tcgen05, is_warpgroup
+from .document import strip_static
 
-__all__ = ["EntrySpec", "trace_entry", "parse_assignments", "ARCHS", "guess_arch", "DTYPE_ALIASES"]
+__all__ = ["EntrySpec", "trace_entry", "parse_assignments", "ARCHS", "guess_arch", "entry_arch", "DTYPE_ALIASES"]
 
 #: --arch -> CUTE_DSL_ARCH
 ARCHS = {"sm_80": "sm_80", "sm_86": "sm_86", "sm_89": "sm_89", "sm_90a": "sm_90a", "sm_100a": "sm_100a"}
@@ -85,6 +87,18 @@ def guess_arch(text: str) -> str:
     return "sm_80"
 
 
+def entry_arch(entry: str | None) -> str | None:
+    """The architecture an entry's name says (``GemmDefaultSm90.__call__`` -> ``sm_90a``), or ``None``.
+
+    >>> entry_arch("GemmDefaultSm90.__call__"), entry_arch("FlashAttentionForwardSm80.__call__"), entry_arch("f")
+    ('sm_90a', 'sm_80', None)
+    """
+    m = re.search(r"[Ss]m_?(\d{2,3})", (entry or "").partition(".")[0])
+    if m is None:
+        return None
+    return {"80": "sm_80", "86": "sm_86", "89": "sm_89", "90": "sm_90a", "100": "sm_100a"}.get(m.group(1))
+
+
 def set_arch(arch: str | None) -> str | None:
     """Select the DSL's target (``CUTE_DSL_ARCH``), also when the DSL is already imported; returns the
     previous value of the variable (``set_arch(previous)`` restores it; ``None`` unsets it)."""
@@ -128,8 +142,19 @@ def parse_assignments(text: str | None, what: str) -> dict:
     return out
 
 
+class _Namespace(dict):
+    """The kernel module's names, and any other module by its name (``quack.tile_scheduler.X(132)``)."""
+
+    def __missing__(self, name: str):
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            raise KeyError(name) from None
+
+
 def _value(text: str, mod, cutlass):
-    """A ``--init`` / ``--arg`` value: a Python literal, a DSL type (``Float16``, ``f16``) or a module name."""
+    """A ``--init`` / ``--arg`` value: a Python literal, a DSL type (``Float16``, ``f16``), a name of the
+    kernel's module, or an expression evaluated in the module's namespace (``EpilogueArguments()``)."""
     import ast
     try:
         return ast.literal_eval(text)
@@ -142,7 +167,11 @@ def _value(text: str, mod, cutlass):
             obj = getattr(obj, part, None)
         if obj is not None:
             return obj
-    raise DslError(f"value {text!r}: not a Python literal, a DSL type or a name of the kernel's module")
+    try:   # an expression of the kernel's module, e.g. TileSchedulerOptions(132) (the user's own command line)
+        return eval(text, {"cutlass": cutlass}, _Namespace(vars(mod)))   # noqa: S307
+    except Exception as e:  # noqa: BLE001 - reported as the value's error
+        raise DslError(f"value {text!r}: not a Python literal, a DSL type or an expression of the kernel's module "
+                       f"({type(e).__name__}: {e})") from None
 
 
 # ---------------------------------------------------------------- what the trace sees
@@ -163,11 +192,12 @@ class _Seen:
     trait_tiled: dict = dataclasses.field(default_factory=dict)     # id(TiledCopy trait) -> the TiledCopy
     parts: list = dataclasses.field(default_factory=list)           # (TiledCopy, "S"/"D", tensor partitioned)
     derived: dict = dataclasses.field(default_factory=dict)         # id(composition(tensor, L)) -> tensor
+    mma_parts: list = dataclasses.field(default_factory=list)       # (TiledMma key, "A"/"B", smem tensor)
     body_error: str | None = None
 
     def smem_tensors(self, tiled, side: str) -> list:
         """The shared-memory tensors ``tiled`` partitions as source (``"S"``) or destination (``"D"``)."""
-        return [t for c, s, t in self.parts if c is tiled and s == side and "smem" in str(t.memspace).lower()]
+        return [t for c, s, t in self.parts if c is tiled and s == side and "smem" in _memspace(t)]
 
     def line(self) -> int | None:
         """The line of the kernel's file the current DSL call came from (and remember its frame)."""
@@ -182,6 +212,15 @@ class _Seen:
         return line
 
 
+def _memspace(t) -> str:
+    """A tensor's memory space (``"smem"``, ``"gmem"``, ...), ``""`` for a coordinate tensor or a layout
+    (the DSL raises ValueError, not AttributeError, for a tensor without one)."""
+    try:
+        return str(t.memspace).lower()
+    except (AttributeError, ValueError):
+        return ""
+
+
 def _patch(obj, name, make):
     """Replace ``obj.name`` with ``make(original)``; returns the undo."""
     orig = getattr(obj, name)
@@ -191,7 +230,7 @@ def _patch(obj, name, make):
 
 def _watch(seen: _Seen, cute, cpasync, launcher, build):
     """Install the interceptors; returns the undo functions."""
-    from cutlass.cute.atom import ThrCopy, TiledCopy
+    from cutlass.cute.atom import ThrCopy, ThrMma, TiledCopy
     undo = []
 
     def tiled_copy_for(x):
@@ -247,13 +286,25 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build):
                 return orig(self, tensor, *a, **k)
             return wrapper
         return make
+    def mma_partition(x):
+        def make(orig):
+            def wrapper(self, tensor, *a, **k):
+                if "smem" in _memspace(tensor):
+                    seen.mma_parts.append((_mma_key(self), x, tensor))
+                    seen.keep.append(tensor)
+                    seen.line()
+                return orig(self, tensor, *a, **k)
+            return wrapper
+        return make
+    undo.append(_patch(ThrMma, "partition_A", mma_partition("A")))
+    undo.append(_patch(ThrMma, "partition_B", mma_partition("B")))
     undo.append(_patch(ThrCopy, "partition_S", partition("S")))
     undo.append(_patch(ThrCopy, "partition_D", partition("D")))
 
     def composition(orig):
         def wrapper(a, b, *rest, **k):
             r = orig(a, b, *rest, **k)
-            if hasattr(a, "memspace"):
+            if _memspace(a):
                 seen.derived[id(r)] = a
                 seen.keep.extend((a, r))
             return r
@@ -379,7 +430,7 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
             raise DslError(f"{e} ({name(tm)} at {at(tm)})") from None
         layouts = {x: [o for o in pool if _kind(o) == "layout" and operand_letter(name(o)) == x] for x in "ABC"}
         if is_warpgroup(tm.op):
-            _hopper(cfg, tm, seen, layouts, names, spec, fakes)
+            _hopper(cfg, tm, seen, layouts, names, spec, fakes, pool)
             cfgs = [cfg]
         else:
             groups = _gemms(seen, tm)
@@ -551,23 +602,95 @@ def _g2s_by_name(cfg: DslConfig, c, layouts: dict, names: dict, name, single: bo
     return True
 
 
-def _hopper(cfg: DslConfig, tm, seen: _Seen, layouts: dict, names: dict, spec: EntrySpec, fakes: dict) -> None:
+def _partitioned_layout(tm, x: str, seen: _Seen, pool: list, names: dict):
+    """The staged smem layout (a swizzled ComposedLayout the kernel built) of the smem tensor the
+    kernel partitions as operand ``x`` of ``tm`` (``thr_mma.partition_A(sQ)``), or ``None``.  The
+    tensor carries the swizzle on its pointer, so its layout is matched to the layouts' outer part."""
+    key = _mma_key(tm)
+    for k, y, t in seen.mma_parts:
+        if k != key or y != x:
+            continue
+        base = seen.derived.get(id(t))        # a transposed view: composition(sV, ordered layout)
+        text = str((base if base is not None else t).layout)
+        made = [o for o in pool if _kind(o) == "layout" and hasattr(o, "outer") and str(o.outer) == text]
+        named = [o for o in made if "staged" in names.get(id(o), "")] or made
+        if named and base is None:
+            return named[0]
+        if named:   # the view in the operand's coordinates, with the layout's swizzle
+            return import_dsl().make_composed_layout(named[0].inner, 0, t.layout)
+    return None
+
+
+def _hopper(cfg: DslConfig, tm, seen: _Seen, layouts: dict, names: dict, spec: EntrySpec, fakes: dict,
+            pool: list = ()) -> None:
     name = lambda o: names.get(id(o), type(o).__name__)   # noqa: E731
-    op = tm.op
+    op, chosen = tm.op, {}
     for x, dt in (("A", op.a_dtype), ("B", op.b_dtype)):
         if x == "A" and "rmem" in str(op.a_src).lower():
             continue
-        sm = _pick(layouts[x], names, x)
+        sm = _partitioned_layout(tm, x, seen, pool, names) or _pick(layouts[x], names, x)
         if sm is not None:
             cfg.smem(x, sm, dt, label=name(sm))
+            chosen[x] = sm
     for top, gmem, smem_layout, box, mc, atom, line in seen.tma:
-        role = seen.tensors.get(id(gmem)) or operand_letter(names.get(id(atom), ""))
+        role = seen.tensors.get(id(gmem)) or operand_letter(names.get(id(atom), "")) or \
+            (_tma_operand(smem_layout, chosen, _stem(names.get(id(gmem), "")), _operand_stems(tm, seen, names))
+             if "G2S" in type(top).__name__ else None)
         if role not in ("A", "B"):
             continue
         if is_tcgen05(top):
             raise DslError(f"not supported: {type(top).__name__} at {os.path.basename(seen.path)}:{line}")
-        cfg.tma(role, top, _gmem_text(role, spec), box, multicast=int(mc),
+        cfg.tma(role, top, _tma_gmem(gmem, box) or _gmem_text(role, spec), box, multicast=int(mc),
                 label=names.get(id(atom), f"tma_atom_{role.lower()}"))
+
+
+def _stem(name: str) -> str | None:
+    """The tensor a variable names: ``mQ`` (gmem), ``sQ`` (smem), ``gQ`` -> ``Q``; else ``None``.
+
+    >>> _stem("mQ"), _stem("sKV"), _stem("tiled_mma")
+    ('Q', 'KV', None)
+    """
+    m = re.fullmatch(r"[msg]([A-Z][A-Za-z0-9]*)", name or "")
+    return m.group(1) if m else None
+
+
+def _operand_stems(tm, seen: _Seen, names: dict) -> dict:
+    """Operand -> the stem of the smem tensor the kernel partitions as that operand of ``tm`` (untransposed)."""
+    key = _mma_key(tm)
+    return {x: _stem(names.get(id(t), "")) for k, x, t in seen.mma_parts if k == key and id(t) not in seen.derived}
+
+
+def _tma_operand(smem_layout, chosen: dict, gmem_stem: str | None, stems: dict) -> str | None:
+    """The operand a TMA load fills: its gmem tensor is named as the operand's smem tensor (``mQ`` and
+    ``sQ``) and its smem layout is one stage of the operand's, in the operand's own coordinates (a
+    V^T operand, whose V is filled untransposed, is not matched); ``None`` if none."""
+    text = str(smem_layout)
+    for x, sm in chosen.items():
+        if gmem_stem is None or stems.get(x) != gmem_stem:
+            continue
+        try:
+            stage = import_dsl().slice_(sm, (None, None, 0)) if len(tuple(sm.outer.shape)) == 3 else sm
+        except Exception:  # noqa: BLE001 - a layout the DSL does not slice so: not matched
+            continue
+        if str(stage) == text or str(sm) == text:
+            return x
+    return None
+
+
+def _tma_gmem(gmem, box) -> str | None:
+    """The global tensor a TMA atom was made with, its modes the box covers (``(4096,4096):(4096,1)``),
+    as the kernel passed it (a kernel may permute its parameter first); ``None`` if not static."""
+    text = strip_static(str(getattr(gmem, "layout", "")))
+    if not text or "?" in text:
+        return None
+    try:
+        lay = parse_layout(text)
+    except Exception:  # noqa: BLE001 - a form the parser does not read: the fake tensor's own text
+        return None
+    r = len(tuple(box)) if isinstance(box, tuple) else 2
+    shape, stride = tuple(lay.shape)[:r], tuple(lay.stride)[:r]
+    fmt = lambda t: "(" + ",".join(str(e) for e in t) + ")"   # noqa: E731
+    return f"{fmt(shape)}:{fmt(stride)}"
 
 
 def _gmem_text(role: str, spec: EntrySpec) -> str:
@@ -646,6 +769,8 @@ def _fake_args(fn, spec: EntrySpec, mod, cutlass, seen: _Seen, shown: str) -> tu
             t = _named_tensor(make_fake_compact_tensor, p.name, spec, cutlass)
             seen.keep.append(t)
             out.append(t)
+        elif _optional(p.annotation):      # an optional tensor (mLSE, mCuSeqlensQ): absent
+            out.append(None if p.default is p.empty else p.default)
         elif "Tensor" in ann or (p.default is p.empty and operand_letter(p.name)):
             role = operand_letter(p.name)
             if role is None:
@@ -660,9 +785,33 @@ def _fake_args(fn, spec: EntrySpec, mod, cutlass, seen: _Seen, shown: str) -> tu
             out.append(make_fake_stream())
         elif p.default is not p.empty:
             out.append(p.default)
+        elif _scalar(ann) is not None:
+            out.append(_scalar(ann))
         else:
             raise DslError(f"{shown}: entry parameter {p.name} ({ann}): give it with --arg {p.name}=VALUE")
     return out, fakes
+
+
+def _optional(annotation) -> bool:
+    """Whether a parameter's annotation admits ``None`` (``Optional[cute.Tensor]``, ``Int32 | None``)."""
+    return "Optional" in str(annotation) or "None" in str(annotation) or annotation is None
+
+
+def _scalar(ann: str):
+    """A value for a scalar parameter the tiling does not depend on (``softmax_scale: Float32`` -> 1.0,
+    ``Int32`` -> 1), or ``None`` for any other annotation.
+
+    >>> _scalar("<class 'cutlass.base_dsl.typing.Float32'>"), _scalar("Int32"), _scalar("cute.Tensor")
+    (1.0, 1, None)
+    """
+    name = re.sub(r"^.*[.']", "", ann.strip("<>' ").removeprefix("class "))
+    if re.fullmatch(r"(Float|BFloat|TFloat)\d*|float", name):
+        return 1.0
+    if re.fullmatch(r"U?[Ii]nt\d*|int", name):
+        return 1
+    if name in ("Boolean", "bool"):
+        return False
+    return None
 
 
 def _dtype(spec: EntrySpec, key: str, cutlass):
@@ -674,8 +823,14 @@ def _dtype(spec: EntrySpec, key: str, cutlass):
 
 
 def _named_tensor(make, pname: str, spec: EntrySpec, cutlass):
-    """``--tensor mQ=B,S,H,D``: a compact row-major fake tensor (the last mode contiguous) of those extents."""
-    modes = [m.strip() for m in spec.tensors[pname].split(",") if m.strip()]
+    """``--tensor mQ=B,S,H,D[:TYPE][@ORDER]``: a compact fake tensor of those extents, of element type TYPE
+    (default: ``--dtype``), row-major (the last mode contiguous) or in CuTe's ``stride_order`` ORDER
+    (``q=S,D,HR,HK,B@3,0,1,2,4``: D contiguous, then HR, HK, S, B; a permuted torch tensor)."""
+    text, _, order_text = spec.tensors[pname].partition("@")
+    text, _, tname = text.partition(":")
+    if ":" in order_text:
+        order_text, _, tname = order_text.partition(":")
+    modes = [m.strip() for m in text.split(",") if m.strip()]
     shape = []
     for m in modes:
         if m.isdigit():
@@ -685,7 +840,17 @@ def _named_tensor(make, pname: str, spec: EntrySpec, cutlass):
         else:
             raise DslError(f"--tensor {pname}={spec.tensors[pname]}: {m} is neither a number nor a --shape name")
     order = tuple(reversed(range(len(shape))))
-    return make(_dtype(spec, pname.upper(), cutlass), tuple(shape), stride_order=order, assumed_align=spec.align)
+    if order_text.strip():
+        try:
+            order = tuple(int(o) for o in order_text.split(","))
+        except ValueError:
+            order = ()
+        if sorted(order) != list(range(len(shape))):
+            raise DslError(f"--tensor {pname}={spec.tensors[pname]}: @{order_text} is not a stride order of "
+                           f"{len(shape)} modes (a permutation of 0..{len(shape) - 1}, 0 = the contiguous mode)")
+    dtype = _dtype(EntrySpec("", dtypes={"*": tname.strip()}), "*", cutlass) if tname.strip() else \
+        _dtype(spec, pname.upper(), cutlass)
+    return make(dtype, tuple(shape), stride_order=order, assumed_align=spec.align)
 
 
 def _fake_tensor(make, role: str, spec: EntrySpec, cutlass):
@@ -702,20 +867,73 @@ def _fake_tensor(make, role: str, spec: EntrySpec, cutlass):
     return make(dtype, shape, stride_order=order, assumed_align=spec.align)
 
 
-def load_module(path: str, shown: str):
-    """The kernel's module (its directory first on ``sys.path``, as for a script)."""
+_IMPORT = re.compile(r"^\s*(?:from\s+([A-Za-z_][\w.]*)\s+import|import\s+([A-Za-z_][\w.]*))", re.M)
+
+
+def package_roots(path: str, text: str) -> list:
+    """The directories the kernel's own absolute imports of its package need on ``sys.path``: a file
+    ``ROOT/flash_attn/cute/flash_fwd.py`` that says ``from flash_attn.cute import utils`` needs ``ROOT``
+    (the parent of the nearest ancestor directory named as the imported top-level package).
+    Only for a file inside a package (its directory has ``__init__.py``).
+    """
+    here = os.path.dirname(os.path.abspath(path))
+    if not os.path.isfile(os.path.join(here, "__init__.py")):
+        return []                      # not in a package (a script such as CUTLASS's examples)
+    parts = here.split(os.sep)
+    roots = []
+    for m in _IMPORT.finditer(text):
+        top = (m.group(1) or m.group(2)).split(".")[0]
+        if top in sys.modules and top not in parts[-1:]:
+            continue                   # imported already from elsewhere (cutlass under a checkout named cutlass)
+        hits = [i for i in range(1, len(parts)) if parts[i] == top]   # the package is an ancestor directory
+        if hits:
+            root = os.sep.join(parts[:hits[-1]]) or os.sep
+            if root not in roots:
+                roots.append(root)
+    return roots
+
+
+def _module_name(path: str, roots: list) -> str | None:
+    """The dotted name of ``path`` under one of ``roots`` (``flash_attn.cute.flash_fwd``), if it is in a package."""
+    for root in roots:
+        rel = os.path.relpath(os.path.abspath(path), root)
+        if not rel.startswith(".."):
+            return os.path.splitext(rel)[0].replace(os.sep, ".")
+    return None
+
+
+def _missing_hint(name: str) -> str:
+    return (f" (install it, put the directory that holds {name!r} on the path with --path DIR, or answer its "
+            f"import with a stub: --stub-module {name})")
+
+
+def load_module(path: str, shown: str, paths: list | tuple = ()):
+    """The kernel's module: its directory, ``paths`` (``--path``) and the roots of the packages it
+    imports itself from (:func:`package_roots`) put first on ``sys.path``; a file inside such a
+    package is imported by its dotted name (so its package's ``__init__`` and siblings load as the
+    package's own code expects).  The directories stay on ``sys.path``: kernels import lazily while
+    they trace."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        roots = package_roots(path, f.read())
+    for d in [os.path.dirname(os.path.abspath(path)), *roots, *reversed([os.path.abspath(p) for p in paths])]:
+        if d not in sys.path:
+            sys.path.insert(0, d)
+    dotted = _module_name(path, roots)
+    if dotted is not None:
+        try:
+            return importlib.import_module(dotted)
+        except ModuleNotFoundError as e:
+            raise DslError(f"{shown}: {e}{_missing_hint(e.name)}") from None
     name = "symlayout_dsl_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise DslError(f"{shown}: not a Python file")
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
-    sys.path.insert(0, os.path.dirname(path))
     try:
         spec.loader.exec_module(mod)
-    finally:
-        if os.path.dirname(path) in sys.path:
-            sys.path.remove(os.path.dirname(path))
+    except ModuleNotFoundError as e:
+        raise DslError(f"{shown}: {e}{_missing_hint(e.name)}") from None
     return mod
 
 

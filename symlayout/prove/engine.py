@@ -32,8 +32,10 @@ from .hopper.obligations import HOPPER_PROPERTIES, is_gmma_atom, prove_hopper
 from .blackwell.obligations import BLACKWELL_PROPERTIES, prove_blackwell      # Version 3: SM100 (issue 28)
 from .blackwell.tmem import TMEM_PROPERTIES, prove_tmem                         # Version 3: TMEM (issue 28)
 from .datapath.path import prove_datapath, width_refutation
+from .kernel.parts import prove_kernel                     # issue 31: [reuse.X] and the rest of the kernel
 from .verdict.expect import apply_expectations
 from .copy.suggest import TOO_FEW_VALS, too_few_vals_fix
+from .verdict.shared import shared
 from .verdict.result import ERROR, PROVED, REFUTED, UNKNOWN, VACUOUS, Counterexample, Result, verdict
 
 #: properties that apply to a TiledMMA with copies (``coalescing`` is for thread maps)
@@ -478,8 +480,8 @@ def config_parts(cfg, props, split: bool = False, properties=None) -> list:
     ``properties``)."""
     if cfg.threadmap is not None:
         return [("threadmap", None, props)]
-    if cfg.mma is None:
-        return []
+    if cfg.mma is None:                          # issue 31: a copy-only kernel ([g2r.X], [r2g.X])
+        return [("kernel", None, properties)] if cfg.kernel_tables else []
     if cfg.mma.is_sm100 and (cfg.tmem is not None or cfg.tmem_copies):   # Version 3: TMEM (prove/blackwell/tmem.py)
         return [("blackwell", None, list(properties or cfg.prove.properties or BLACKWELL_PROPERTIES)),
                 ("tmem", None, list(properties or cfg.prove.properties or TMEM_PROPERTIES))]
@@ -496,12 +498,15 @@ def config_parts(cfg, props, split: bool = False, properties=None) -> list:
         else:
             out.append(("copy", op, props))
     out.append(("datapath", None, properties))
+    if cfg.kernel_tables:                        # issue 31: the rest of the kernel
+        out.append(("kernel", None, properties))
     return out
 
 
 @serialized
-def prove_part(cfg, part, method="auto", timeout_s=None):
-    """``(results, rejected operands, error or None, seconds)`` of one piece (:func:`config_parts`)."""
+def prove_part(cfg, part, method="auto", timeout_s=None, memo: dict | None = None):
+    """``(results, rejected operands, error or None, seconds)`` of one piece (:func:`config_parts`);
+    ``memo``: the data path's global-memory copies shared with other configurations."""
     t0 = time.perf_counter()
     kind, op, props = part
     refuted = cfg.expect.refuted
@@ -516,10 +521,12 @@ def prove_part(cfg, part, method="auto", timeout_s=None):
         elif kind == "tmem":                  # (nothing of TMEM is checked over an atom CuTe rejects)
             results = [] if cfg.mma.cute_rejections else \
                 prove_tmem(cfg, make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation), props, refuted)
+        elif kind == "kernel":                   # issue 31
+            results = prove_kernel(cfg, props)
         else:
             mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
             if kind == "datapath":
-                results = prove_datapath(cfg, props)
+                results = prove_datapath(cfg, props, memo)
             elif kind == "hopper":
                 results = prove_hopper(cfg, mma, props, refuted)
             elif kind == "mma":
@@ -569,16 +576,35 @@ def assemble(cfg, parts, done) -> ConfigReport:
     return rep
 
 
+def part_key(cfg, part, method="auto", timeout_s=None):
+    """Everything the answer of one piece (:func:`config_parts`) depends on, as a hashable key, for the
+    pieces shared between configurations (a sweep's candidates): two configurations whose pieces have the
+    same key get the same answer.  A ``[copy.X]`` piece reads the TiledMMA (atom, layout, permutation), that
+    copy's table except its stages (``smem`` is stage 0), ``[params]``, the refuted ``[expect]`` names and
+    the copy's line (the too-few-values fix names it); None for every other piece (not shared)."""
+    kind, op, props = part
+    if kind != "copy":
+        return None
+    m, cc = cfg.mma, cfg.copies[op]
+    return ("copy", m.atom, repr(m.layout), repr(m.permutation), op, cc.atom, cc.type, cc.element,
+            cc.raw_smem, repr(cc.smem), cc.align, cc.convert, repr(cc.tiled), cfg.line("copy", op), tuple(props),
+            tuple(sorted(cfg.expect.refuted)), repr(sorted(cfg.params.items())), method, timeout_s)
+
+
 @serialized
-def prove_config(cfg, properties=None, method: str = "auto", timeout_s: float | None = None) -> ConfigReport:
+def prove_config(cfg, properties=None, method: str = "auto", timeout_s: float | None = None,
+                 memo: dict | None = None) -> ConfigReport:
     """Prove every requested property of a loaded :class:`~symlayout.config.Config` (from any thread:
-    one at a time, :mod:`symlayout.algebra.z3lock`)."""
+    one at a time, :mod:`symlayout.algebra.z3lock`).  ``memo``: a dict shared by many calls, in which
+    the pieces :func:`part_key` names, and the data path's global-memory copies, are proved once
+    (:mod:`symlayout.prove.verdict.shared`; an answer with an error names its file: not shared)."""
     props = list(properties or cfg.prove.properties or PROPERTIES)
     timeout_s = timeout_s if timeout_s is not None else cfg.prove.timeout_s
     parts = config_parts(cfg, props, properties=properties)
     done = []
     for part in parts:
-        done.append(prove_part(cfg, part, method, timeout_s))
+        done.append(shared(memo, part_key(cfg, part, method, timeout_s),
+                           lambda part=part: prove_part(cfg, part, method, timeout_s, memo), keep=lambda a: a[2] is None))
         if done[-1][2] is not None:
             break
     return assemble(cfg, parts[:len(done)], done)

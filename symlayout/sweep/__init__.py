@@ -14,7 +14,7 @@ import time
 
 from .prover import cute_snippet, load_candidate, prove_batch
 from .spec import Spec, SpecError, load_spec, loads_spec
-from .table import append_rows, read_done, summary, typed, write_sorted
+from .table import append_rows, columns, read_done, summary, typed, write_sorted
 from .toml import to_toml
 
 __all__ = ["Spec", "SpecError", "load_spec", "loads_spec", "sweep", "batches_of", "emit", "summary"]
@@ -45,7 +45,8 @@ def sweep(spec: Spec, out: str, workers: int = 1, scheduler: str | None = None, 
         if progress is not None:
             progress(len(done), len(spec), count / max(time.perf_counter() - start, 1e-9))
     write_sorted(out, spec, done)
-    return [typed(spec, {k: str(v) for k, v in done[i].items()}) for i in sorted(done)]
+    cols = columns(spec)
+    return [typed(spec, {k: str(v) for k, v in done[i].items()}, cols) for i in sorted(done)]
 
 
 def _run(spec, batches, workers, scheduler):

@@ -27,6 +27,10 @@ __all__ = ["prove_candidate", "prove_batch", "load_candidate", "cute_snippet", "
 STATS = ["status", "proved", "refuted", "vacuous", "unknown", "errors", "bank_degree", "coalescing", "reason"]
 
 _SPECS: dict = {}
+#: the pieces of proofs shared between the candidates this process proves (``engine.part_key -> answer``),
+#: emptied when the spec changes or it holds :data:`MEMO_LIMIT` pieces
+_MEMO: dict = {}
+MEMO_LIMIT = 200_000
 
 
 def load_candidate(spec, i: int, env: dict | None = None):
@@ -38,8 +42,10 @@ def cute_snippet(cfg) -> str:
     return snippet(cfg)
 
 
-def prove_candidate(spec, i: int) -> dict:
-    """The table row of candidate ``i``."""
+def prove_candidate(spec, i: int, memo: dict | None = None) -> dict:
+    """The table row of candidate ``i``; ``memo``: pieces of proofs shared with other candidates
+    (:func:`~symlayout.prove.engine.part_key`: a copy proved once for every candidate with the same TiledMMA
+    and copy table), None to prove it on its own."""
     env = spec.scope(i)
     row = {"id": i, **{n: env[n] for n in spec.names}}
     reason, amounts = spec.over_budget(env)
@@ -50,7 +56,7 @@ def prove_candidate(spec, i: int) -> dict:
         cfg = load_candidate(spec, i, env)
     except ConfigError as e:
         return _row(row, "invalid", reason=str(e))
-    rep = prove_config(cfg)
+    rep = prove_config(cfg, memo=memo)
     if rep.error:
         return _row(row, "invalid", reason=rep.error)
     return _row(row, _status(rep.results), reason=_first_unmet(rep.results), **_counts(rep.results))
@@ -113,8 +119,9 @@ def _worst(statuses) -> str:
 
 
 @serialized
-def prove_batch(spec_text: str, spec_path: str, ids) -> list:
-    """The rows of candidates ``ids`` (a worker's task: the spec travels as text, parsed once per process).
+def prove_batch(spec_text: str, spec_path: str, ids, share: bool = True) -> list:
+    """The rows of candidates ``ids`` (a worker's task: the spec travels as text, parsed once per process);
+    ``share``: pieces of proofs shared with the candidates this process proved before (the same rows).
 
     The whole batch holds the Z3 lock: in a Dask worker (a process with several threads) the lock pauses the
     cyclic collector and collects once when released, so once per batch rather than once per candidate
@@ -122,6 +129,9 @@ def prove_batch(spec_text: str, spec_path: str, ids) -> list:
     key = (spec_path, spec_text)
     if key not in _SPECS:
         _SPECS.clear()
+        _MEMO.clear()
         _SPECS[key] = Spec(spec_text, spec_path)
     spec = _SPECS[key]
-    return [prove_candidate(spec, i) for i in ids]
+    if len(_MEMO) > MEMO_LIMIT:
+        _MEMO.clear()
+    return [prove_candidate(spec, i, _MEMO if share else None) for i in ids]

@@ -26,12 +26,6 @@ def columns(spec) -> list:
     return ["id", *spec.names, *[k for k in AMOUNTS if k in spec.constraints], *STATS, "spec"]
 
 
-def _csv_line(cols: list, row: dict) -> str:
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerow([row.get(c, "") for c in cols])
-    return buf.getvalue()
-
-
 def read_done(path: str, spec) -> dict:
     """id -> row (strings) of the candidates already in ``path``; a last line cut by a kill is dropped."""
     if not os.path.exists(path):
@@ -58,14 +52,23 @@ def read_done(path: str, spec) -> dict:
     return done
 
 
+def _cells(cols: list, spec, rows):
+    """The CSV cells of ``rows``, in the order of ``cols`` (the ``spec`` column: this spec's hash)."""
+    data = cols[:-1]
+    return ([r.get(c, "") for c in data] + [spec.hash] for r in rows)
+
+
 def append_rows(path: str, spec, rows: list) -> None:
     """Append one batch's rows (the header first, into a new file), flushed to the OS."""
     cols = columns(spec)
     new = not os.path.exists(path) or os.path.getsize(path) == 0
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    if new:
+        w.writerow(cols)
+    w.writerows(_cells(cols, spec, rows))
     with open(path, "a", encoding="utf-8", newline="") as f:
-        if new:
-            f.write(_csv_line(cols, dict(zip(cols, cols))))
-        f.write("".join(_csv_line(cols, {**r, "spec": spec.hash}) for r in rows))
+        f.write(buf.getvalue())
 
 
 def write_sorted(path: str, spec, rows: dict) -> None:
@@ -73,17 +76,18 @@ def write_sorted(path: str, spec, rows: dict) -> None:
     cols = columns(spec)
     tmp = f"{path}.tmp"
     with open(tmp, "w", encoding="utf-8", newline="") as f:
-        f.write(_csv_line(cols, dict(zip(cols, cols))))
-        for i in sorted(rows):
-            f.write(_csv_line(cols, {**rows[i], "spec": spec.hash}))
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(cols)
+        w.writerows(_cells(cols, spec, (rows[i] for i in sorted(rows))))
     os.replace(tmp, path)
 
 
-def typed(spec, row: dict) -> dict:
-    """A row with its values typed (the variables as the spec gives them, counts as ints)."""
+def typed(spec, row: dict, cols: list | None = None) -> dict:
+    """A row with its values typed (the variables as the spec gives them, counts as ints); ``cols``:
+    :func:`columns` of ``spec``, when the caller types many rows."""
     out = {}
     values = spec.values(int(row["id"]))
-    for c in columns(spec):
+    for c in cols or columns(spec):
         v = row.get(c, "")
         if c in values:
             v = values[c]

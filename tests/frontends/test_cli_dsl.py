@@ -128,8 +128,9 @@ def test_function_option_and_module_level_configs(tmp_path, capsys):
     ("def symlayout_configs():\n    return 42\n", "mine.py: symlayout_configs() returned int: expected DslConfig"),
     ("import cutlass, cutlass.cute as cute\nfrom symlayout.cute_dsl import DslConfig\n"
      "def symlayout_configs():\n"
-     "    return DslConfig(cute.make_tiled_mma(cute.nvgpu.MmaUniversalOp(cutlass.Float32), cute.make_layout((4, 8, 1))))\n",
-     "mine.py:4: not supported: MmaUniversalOp("),
+     "    c = DslConfig(cute.make_tiled_mma(cute.nvgpu.MmaUniversalOp(cutlass.Float32), cute.make_layout((4, 8, 1))))\n"
+     "    return c.copy('A', 'MyCopy', cute.make_layout((4, 4)))\n",
+     "mine.py:5: not supported: MyCopy"),
     ("import cutlass.cute as cute\nL = cute.make_layout((4, 8))\n",
      "mine.py:2: DSLUserCodeTypeError: DSL objects exist only at trace time: build them in symlayout_configs()"),
     ("def symlayout_configs(:\n", "mine.py:1: SyntaxError: "),

@@ -179,6 +179,7 @@ class GlobalCopyModel:
     notes: list = field(default_factory=list)
     past: tuple = ()               # (row, col) of element indices n, n+1, ...: past the tile (a tiler that does
                                    # not divide it; CuTe's partitions round up and reach them)
+    unpredicated: tuple = ()       # issue 31: residue modes (indices) the kernel's predicate does not test
 
     @property
     def n(self) -> int:
@@ -411,8 +412,10 @@ def build_global_model(gc, params=None) -> GlobalCopyModel:
         for t in range(T):
             o = thr_s[t]
             acc[t] = [[i + o for i in a] for a in base]
-    names = {"A": "MK", "B": "NK", "C": "MN"}[gc.operand]
+    names = {"A": "MK", "B": "NK", "C": "MN"}.get(gc.operand, "MN")      # (issue 31: a tensor X of a register copy)
     residue = tuple(names.index(r) for r in gc.residue)
+    pred = getattr(gc, "predicate", None)                                  # issue 31: a hand-written predicate
+    unpredicated = () if pred is None else tuple(d for d in residue if names[d] not in pred)
     gmem, past = GmemTile.of(gc.gmem, M, N), ()
     if (Mx, Nx) != (M, N):
         remap, past, sext, gmem = _past_the_tile(gc, tc, M, N, Mx, Nx)
@@ -421,7 +424,8 @@ def build_global_model(gc, params=None) -> GlobalCopyModel:
     m = GlobalCopyModel(cfg=gc, kind=gc.kind, operand=gc.operand, atom=atom, tiled_copy=tc, value_type=gc.element_type,
                         value_bits=vbits, shape=(M, N), smem=smem, smem_align=gc.align,
                         gmem=gmem, gmem_align=gc.gmem_align, params=dict(params),
-                        residue=residue, k=k, accesses=acc, vector_width=width, past=past)
+                        residue=residue, k=k, accesses=acc, vector_width=width, past=past,
+                        unpredicated=unpredicated)
     if past:
         m.__dict__["smem_array"] = sext
         m.notes.append(f"the {M}x{N} tile is not a whole number of the TiledCopy's {tm}x{tn} tiles "
@@ -935,7 +939,7 @@ def residues(m: GlobalCopyModel, mode: int) -> list:
     """The residues (1..extent; the extent is a full tile) the problem size can leave along ``mode``:
     from a ``[params]`` symbol named after the mode, else every one."""
     T = m.shape[mode]
-    names = {"A": "MK", "B": "NK", "C": "MN"}[m.operand]
+    names = {"A": "MK", "B": "NK", "C": "MN"}.get(m.operand, "MN")      # (issue 31: a register copy's tensor)
     p = m.params.get(names[mode])
     if p is None:
         return list(range(1, T + 1))
@@ -997,9 +1001,14 @@ def in_bounds(m: GlobalCopyModel) -> Result:
                 first = m.coord(a[0])
                 for d, rs in res.items():
                     hi = max(m.coord(i)[d] for i in els)
+                    if d in m.unpredicated:             # issue 31: runs whatever its coordinate along d
+                        bad = next((r for r in rs if r <= hi), None)
+                        if bad is not None:
+                            return _result("in_bounds", m, t0, _unpredicated_cex(m, t, c, a, d, bad, hi, asg), checked)
+                        continue
                     bad = next((r for r in rs if first[d] < r <= hi), None)
                     if bad is not None:
-                        mode = {"A": "MK", "B": "NK", "C": "MN"}[m.operand][d]
+                        mode = {"A": "MK", "B": "NK", "C": "MN"}.get(m.operand, "MN")[d]
                         cex = Counterexample(
                             f"{mode} residue {bad}: thread {t} access {c} starts at {m.el(a[0])}, inside the problem "
                             f"(its predicate is true), and its {m.k}-element vector reaches "
@@ -1008,6 +1017,17 @@ def in_bounds(m: GlobalCopyModel) -> Result:
                             extra={"residue": {mode: bad}, "first_element": list(first)})
                         return _result("in_bounds", m, t0, cex, checked)
     return _result("in_bounds", m, t0, None, checked, detail=_in_bounds_detail(m, res))
+
+
+def _unpredicated_cex(m, t, c, a, d, bad, hi, asg) -> Counterexample:
+    """issue 31: an access along a residue mode the kernel's predicate does not test."""
+    mode = {"A": "MK", "B": "NK", "C": "MN"}.get(m.operand, "MN")[d]
+    i = next(i for i in a if m.coord(i)[d] == hi)
+    pred = ", ".join(getattr(m.cfg, "predicate", None) or ()) or "nothing"
+    return Counterexample(f"{mode} residue {bad}: the predicate tests {pred}, not {mode}, so thread {t} access {c} "
+                          f"({m.el(a[0])}) runs and moves {m.el(i)}, whose {mode.lower()} = {hi} >= {bad} is outside "
+                          f"the problem{_at(asg)}", thread=t, element=m.coord(i), params=asg or None,
+                          extra={"residue": {mode: bad}, "first_element": list(m.coord(a[0]))})
 
 
 def _why_past(m, i) -> str:
@@ -1044,6 +1064,8 @@ def _in_bounds_holds(m, limit) -> bool:
             return False
         for d, rs in res.items():
             hi = xy[els][..., d].max(axis=1)
+            if d in m.unpredicated and len(rs) and np.any(hi >= rs[0]):
+                return False                                                # (issue 31: an unpredicated mode)
             # a residue r with first[d] < r <= hi cuts the vector
             if np.any(np.searchsorted(rs, hi, "right") > np.searchsorted(rs, first[:, d], "right")):
                 return False

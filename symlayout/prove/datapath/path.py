@@ -32,7 +32,8 @@ from ...atoms.copy import width_mismatch
 from ..copy.model import build_operand_model
 from .g2s import GLOBAL_PROPERTIES, NotModelled, build_global_model, prove_global, rejection
 from ..verdict.result import ERROR, PROVED, REFUTED, Counterexample, Result
-from .stages import prove_stages
+from ..verdict.shared import shared
+from .stages import prove_stages, stages_key
 
 
 def width_refutation(why: str, name: str, refuted) -> Result:
@@ -56,34 +57,51 @@ def _operand_model(cfg, op):
         return None
 
 
-def prove_datapath(cfg, properties=None) -> list:
+def prove_datapath(cfg, properties=None, memo: dict | None = None) -> list:
     """Results of the global-memory copies and the stages of ``cfg`` (``properties``: default
-    ``[prove] properties`` or all)."""
+    ``[prove] properties`` or all); ``memo``: each global-memory copy proved once for every configuration
+    with the same :func:`global_key`, the stages once per :func:`~.stages.stages_key`
+    (:mod:`symlayout.prove.verdict.shared`)."""
     props = list(properties or cfg.prove.properties or GLOBAL_PROPERTIES)
     refuted = cfg.expect.refuted
     out = []
     for table in (cfg.g2s, cfg.s2g):
         for op, gc in sorted(table.items()):
-            name = f"{gc.kind}.{op}"
-            why = width_mismatch(gc.atom, gc.type, gc.element_type)
-            if why is not None:
-                out.append(width_refutation(why, name, refuted))
-                continue
-            try:
-                m = build_global_model(gc, cfg.params)
-            except CuteStaticAssert as e:
-                out.append(rejection(e, gc, refuted))
-                continue
-            except (NotModelled, SymlayoutError) as e:
-                out.append(Result(props[0] if props else "coverage", ERROR, operand=name, detail=str(e),
-                                  expected=REFUTED if props and props[0] in refuted else PROVED))
-                continue
-            memo = {}
-
-            def route(op=op, memo=memo):
-                if "m" not in memo:
-                    memo["m"] = _operand_model(cfg, op)
-                return memo["m"]
-            out.extend(prove_global(m, props, partner=cfg.copies.get(op), operand_model=route, refuted=refuted))
-    out.extend(prove_stages(cfg, props, refuted))
+            out.extend(shared(memo, global_key(cfg, op, gc, props),
+                              lambda op=op, gc=gc: prove_global_copy(cfg, op, gc, props),
+                              keep=lambda rs: all(r.status != ERROR for r in rs)))
+    out.extend(shared(memo, stages_key(cfg, props, refuted), lambda: prove_stages(cfg, props, refuted)))
     return out
+
+
+def global_key(cfg, op, gc, props) -> tuple:
+    """Everything :func:`prove_global_copy` reads: the ``[g2s.X]`` / ``[s2g.C]`` table, ``[params]``, the
+    properties and the refuted ``[expect]`` names, and the operand's ``[copy.X]`` with the TiledMMA (the
+    route and the partner's checks)."""
+    cc, m = cfg.copies.get(op), cfg.mma
+    mma = None if m is None else (m.atom, repr(m.layout), repr(m.permutation))
+    return ("global", op, repr(gc), repr(sorted(cfg.params.items())), tuple(props), tuple(sorted(cfg.expect.refuted)),
+            repr(cc), mma)
+
+
+def prove_global_copy(cfg, op, gc, props) -> list:
+    """The results of one ``[g2s.X]`` or ``[s2g.C]``."""
+    refuted = cfg.expect.refuted
+    name = f"{gc.kind}.{op}"
+    why = width_mismatch(gc.atom, gc.type, gc.element_type)
+    if why is not None:
+        return [width_refutation(why, name, refuted)]
+    try:
+        m = build_global_model(gc, cfg.params)
+    except CuteStaticAssert as e:
+        return [rejection(e, gc, refuted)]
+    except (NotModelled, SymlayoutError) as e:
+        return [Result(props[0] if props else "coverage", ERROR, operand=name, detail=str(e),
+                       expected=REFUTED if props and props[0] in refuted else PROVED)]
+    memo = {}
+
+    def route():
+        if "m" not in memo:
+            memo["m"] = _operand_model(cfg, op)
+        return memo["m"]
+    return prove_global(m, props, partner=cfg.copies.get(op), operand_model=route, refuted=refuted)

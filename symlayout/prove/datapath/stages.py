@@ -156,6 +156,16 @@ def prove_stage_family(cfg, props, refuted=frozenset()) -> list:
     return out
 
 
+def stages_key(cfg, props, refuted=frozenset()):
+    """Everything :func:`prove_stages` reads, as a hashable key (the staged buffers, the block's shared-memory
+    capacity, the properties and the refuted names), for configurations that share it
+    (:mod:`symlayout.prove.verdict.shared`); None for a family of stage counts (not shared)."""
+    if getattr(cfg, "stages_param", None):
+        return None
+    return ("stages", repr(sorted(staged_buffers(cfg).items())), _capacity(cfg.mma.atom if cfg.mma else ""),
+            tuple(props), tuple(sorted(refuted)))
+
+
 def prove_stages(cfg, props, refuted=frozenset()) -> list:
     """The stage results of a configuration (nothing when it has no stages)."""
     if getattr(cfg, "stages_param", None):

@@ -150,7 +150,9 @@ def snippet(cfg) -> str:
     if sm100:
         out.insert(out.index("#include <cstdio>"), "#include <cute/atom/mma_traits_sm100.hpp>")
     if cfg.mma is None:
-        out.append("// (a thread-map configuration: see CUTLASS's pitch_linear_thread_map.h)")
+        out.append("// (a copy-only configuration, [g2r.X] / [r2g.X]: not written as C++ by this version)"
+                   if getattr(cfg, "kind", "") == "copies" else
+                   "// (a thread-map configuration: see CUTLASS's pitch_linear_thread_map.h)")
         out.append("int main() { return 0; }")
         return "\n".join(out)
     params = list(getattr(cfg, "params", {}) or {})

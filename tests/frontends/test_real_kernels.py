@@ -1,0 +1,89 @@
+"""``symlayout dsl --entry`` on real kernels, read (never copied) from ``$SYMLAYOUT_KERNELS``: a directory
+with CUTLASS's examples (``cutlass/examples/python/CuTeDSL``, commit 7107b0553), flash-attention 4
+(``fa/flash_attn/cute``, 0251105a) and QuACK (``quack/quack``, c8ec317).  Skipped without it (and
+without the DSL).  The verdicts are the ones of docs/frontends.md "Tried on real kernels"."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from symlayout.cli import main
+
+ROOT = Path(os.environ["SYMLAYOUT_KERNELS"]) if os.environ.get("SYMLAYOUT_KERNELS") else None
+pytestmark = [pytest.mark.skipif(ROOT is None, reason="SYMLAYOUT_KERNELS (real kernels' checkouts) not set"),
+              pytest.mark.usefixtures("cute")]
+CUTE = Path("cutlass/examples/python/CuTeDSL/cute")
+FA = Path("fa/flash_attn/cute")
+GEMM = ["--shape", "M=4096,N=4096,K=4096", "--dtype", "f16"]
+ATTN = ["--shape", "B=2,S=4096,H=16,D=128", "--dtype", "bf16", *[a for t in ("mQ", "mK", "mV", "mO")
+                                                                 for a in ("--tensor", f"{t}=B,S,H,D")]]
+FA4 = ["--path", "{root}/quack", "--stub-missing"]
+
+CASES = {   # name: (file, arguments, exit code, configurations or the error's words)
+    "tensorop_gemm": (CUTE / "ampere/kernel/dense_gemm/tensorop_gemm.py",
+                      ["--entry", "TensorOpGemm.__call__", "--init", "atom_layout_mnk=(2,2,1)", *GEMM], 0, 1),
+    "tensorop_gemm_fp8": (CUTE / "ampere/kernel/dense_gemm/tensorop_gemm.py",
+                          ["--entry", "TensorOpGemm.__call__", "--init", "atom_layout_mnk=(2,2,1)",
+                           "--shape", "M=4096,N=4096,K=4096", "--dtype", "A=e4m3,B=e4m3,C=f16"], 2,
+                          "not supported: LdMatrix8x16x8bOp"),
+    "sgemm": (CUTE / "ampere/kernel/dense_gemm/sgemm.py", ["--entry", "SGemm.__call__", *GEMM[:2], "--dtype", "f32"],
+              2, "[params] ldA: 1048569 values are too many to list"),   # UniversalFMA read; the engine's limit
+    "flash_attention_v2": (CUTE / "ampere/kernel/attention/flash_attention_v2.py",
+                           ["--entry", "FlashAttentionForwardAmpere.__call__", "--init", "head_dim=128,n_block_size=64",
+                            *ATTN], 0, 2),
+    "hopper_dense_gemm": (CUTE / "hopper/kernel/dense_gemm/dense_gemm.py",
+                          ["--entry", "HopperWgmmaGemmKernel.__call__",
+                           "--init", "tile_shape_mn=(128,128),cluster_shape_mn=(1,1)", *GEMM], 0, 1),
+    "hopper_dense_gemm_persistent": (CUTE / "hopper/kernel/dense_gemm/dense_gemm_persistent.py",
+                                     ["--entry", "HopperWgmmaGemmPersistentKernel.__call__", "--init",
+                                      "tile_shape_mn=(128,128),cluster_shape_mn=(1,1),swizzle_size=1,"
+                                      "raster_along_m=True", "--arg", "max_active_clusters=132", *GEMM], 0, 1),
+    "fa4_fwd_sm80": (FA / "flash_fwd.py", ["--entry", "FlashAttentionForwardSm80.__call__",
+                                           "--init", "dtype=bf16,head_dim=128", *ATTN, *FA4], 0, 2),
+    "fa4_bwd_sm80": (FA / "flash_bwd.py", ["--entry", "FlashAttentionBackwardSm80.__call__",
+                                           "--init", "dtype=bf16,head_dim=128", *ATTN[:4],
+                                           *[a for t in ("mQ", "mK", "mV", "mdO", "mdK", "mdV")
+                                             for a in ("--tensor", f"{t}=B,S,H,D")],
+                                           "--tensor", "mLSE=B,H,S:f32", "--tensor", "mdPsum=B,H,S:f32",
+                                           "--tensor", "mdQaccum=B,H,524288:f32", *FA4], 0, 3),
+    "fa4_fwd_sm90": (FA / "flash_fwd_sm90.py", ["--entry", "FlashAttentionForwardSm90.__call__", "--init",
+                                                "dtype=bf16,head_dim=128,tile_m=128,tile_n=128,num_stages=2,"
+                                                "num_threads=384", *ATTN, "--tensor", "mLSE=B,H,S:f32", *FA4], 0, 2),
+    "hopper_fmha": (CUTE / "hopper/kernel/attention/fmha.py",
+                    ["--path", "{root}/cutlass/examples/python/CuTeDSL", "--entry",
+                     "HopperFusedMultiHeadAttentionForward.__call__", "--init",
+                     "qk_acc_dtype=f32,pv_acc_dtype=f32,mma_tiler=(64,128,128),is_persistent=False,"
+                     "mask_type=fmha_utils.MaskEnum.RESIDUAL_MASK", "--shape", "S=4096,D=128,B=2,H=16",
+                     *[a for t in "qkvo" for a in ("--tensor", f"{t}=S,D,1,H,B@3,0,1,2,4")],
+                     "--tensor", "lse=S,1,1,H,B:f32@0,1,2,3,4", "--dtype", "f16"], 0, 2),
+    "quack_gemm_sm90": (Path("quack/quack/gemm_default_epi.py"),
+                        ["--entry", "GemmDefaultSm90.__call__", "--init", "acc_dtype=f32,a_dtype=f16,"
+                         "tile_shape_mnk=(128,128,64),cluster_shape_mnk=(1,1,1)", "--arg",
+                         "epilogue_args=GemmDefaultSm90.EpilogueArguments(),"
+                         "scheduler_args=quack.tile_scheduler.TileSchedulerOptions(132)",
+                         "--shape", "L=1,M=4096,N=4096,K=4096", "--tensor", "mA=L,M,K", "--tensor", "mB=L,N,K",
+                         "--tensor", "mD=L,M,N", "--dtype", "f16", "--stub-missing"], 0, 1),
+    "blackwell_dense_gemm": (CUTE / "blackwell/kernel/dense_gemm/dense_gemm.py",
+                             ["--entry", "DenseGemmKernel.__call__", "--init", "use_2cta_instrs=False,"
+                              "mma_tiler_mn=(128,128),cluster_shape_mn=(1,1),use_tma_store=True", *GEMM], 2,
+                             "not supported: tcgen05"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_real_kernel(capsys, name):
+    path, args, code, expect = CASES[name]
+    if not (ROOT / path).is_file():
+        pytest.skip(f"{ROOT / path} not found")
+    args = [a.format(root=ROOT) for a in args]
+    rc = main(["dsl", str(ROOT / path), *args, "-q"])
+    out, err = capsys.readouterr()
+    assert rc == code, out + err
+    if code == 0:
+        assert f"# {expect} configuration(s) from" in out and " 0 refuted," in out
+    elif "error:" in err:
+        assert expect in err and len([ln for ln in err.splitlines() if "error" in ln]) == 1
+    else:
+        assert expect in out
