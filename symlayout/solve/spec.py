@@ -87,7 +87,7 @@ MAX_COMBOS = 256
 
 _TOP_KEYS = ("name", "mma", "copy", "unknowns", "prove", "solve", "params", "expect")
 # the keys of the configuration's description a solve file takes (a hand-built TiledCopy, convert: proved, not solved)
-_MMA_KEYS = MMA.names
+_MMA_KEYS = tuple(k for k in MMA.names if k != "cluster")   # (a solve file is an mma.sync TiledMMA: no SM100 cluster)
 _COPY_KEYS = tuple(k for k in COPY.names if k in ("atom", "type", "smem", "align", "element"))
 _UNK_KEYS = PARAM.names                    # (an unknown's range: the keys of a [params] symbol)
 _SOLVE_KEYS = ("minimize", "timeout_s", "max_solutions")
