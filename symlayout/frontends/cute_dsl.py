@@ -51,6 +51,7 @@ from ..algebra import int_tuple as it
 from ..algebra.layout import Layout, composition, function_table
 from ..algebra.notation import parse, parse_layout
 from ..atoms import value_type_bits
+from ..atoms.umma import UmmaAtomError, parse_umma_name
 from ..config import loads_config
 from ..errors import ConfigError, SymlayoutError
 from ..prove.engine import prove_config
@@ -200,6 +201,34 @@ def gmma_name(op) -> str:
     return name
 
 
+#: DSL tcgen05 MMA operation -> the family of CuTe's SM100_MMA_<family> atoms
+_UMMA_FAMILIES = {"MmaF16BF16Op": "F16BF16", "MmaTF32Op": "TF32", "MmaI8Op": "S8", "MmaFP8Op": "F8F6F4",
+                  "MmaF8Op": "F8F6F4", "MmaF8F6F4Op": "F8F6F4"}
+
+
+def umma_name(op) -> str:
+    """CuTe's name of a DSL tcgen05 MMA: ``MmaF16BF16Op(Float16, Float16, Float32, (128,256,16), ONE, SMEM, K,
+    K)`` -> ``SM100_MMA_F16BF16_SS<half_t,half_t,float,128,256,UMMA::Major::K,UMMA::Major::K>`` (``_2x1SM`` for
+    ``CtaGroup.TWO``, ``_TS`` for A in Tensor Memory); the name the config loader parses, else "not supported"."""
+    family = _UMMA_FAMILIES.get(type(op).__name__)
+    try:
+        m, n = (int(x) for x in tuple(op.shape_mnk)[:2])
+        types = [dtype_name(t) for t in (op.a_dtype, op.b_dtype, op.acc_dtype)]
+        pair = "_2x1SM" if str(getattr(op.cta_group, "name", op.cta_group)).upper().endswith("TWO") else ""
+        src = "TS" if "tmem" in str(op.a_src).lower() else "SS"
+        ma, mb = (f"UMMA::Major::{_major(x)}" for x in (op.a_major_mode, op.b_major_mode))
+    except (AttributeError, TypeError, ValueError, DslError):
+        family = None
+    if family is None:
+        raise DslError(f"not supported: {_op_desc(op)}")
+    name = f"SM100_MMA_{family}{pair}_{src}<{','.join(types)},{m},{n},{ma},{mb}>"
+    try:
+        parse_umma_name(name)
+    except UmmaAtomError as e:
+        raise DslError(f"not supported: {_op_desc(op)} (as {name}: {e})") from None
+    return name
+
+
 def _major(mode) -> str:
     """``K`` or ``MN`` of an ``OperandMajorMode``."""
     return "K" if str(getattr(mode, "name", mode)).upper().endswith("K") else "MN"
@@ -215,8 +244,7 @@ def mma_name(op) -> str:
     if is_warpgroup(op):
         return gmma_name(op)
     if is_tcgen05(op):
-        # hook: the SM100 [mma] keys (issue 31, branch bwumma) give this a name; until then, refused
-        raise DslError(f"not supported: tcgen05.{n} (Blackwell tcgen05 MMAs are not read by the DSL front end yet)")
+        return umma_name(op)
     name = None
     shape = tuple(int(x) for x in getattr(op, "shape_mnk", ()) or ())
     if n == "MmaF16BF16Op" and len(shape) == 3:
@@ -362,6 +390,9 @@ class DslConfig:
     def _read_mma(self, tm, label):
         op = tm.op
         atom = mma_name(op)
+        if is_tcgen05(op):
+            self._read_umma(tm, atom, label)
+            return
         vmnk = parse_layout(strip_static(_static(tm.thr_layout_vmnk, "thr_layout_vmnk")))
         nthr = vmnk[0].size()
         modes = [vmnk[i] for i in (1, 2, 3)]
@@ -384,6 +415,29 @@ class DslConfig:
         self._model, problem = check_tiled_mma(self.doc.mma, theirs)
         if problem:
             raise DslError(f"{label}: {problem}")
+
+    def _read_umma(self, tm, atom, label):
+        """An SM100 TiledMma: one atom issued by one thread for the CTA (pair), no AtomLayoutMNK (the
+        DSL's ``make_trivial_tiled_mma``); its TV layouts are the prover's (``prove/blackwell``)."""
+        vmnk = parse_layout(strip_static(_static(tm.thr_layout_vmnk, "thr_layout_vmnk")))
+        if vmnk.size() != int(getattr(tm.op.cta_group, "value", 1) or 1) or \
+                any(p is not None for p in (tm.permutation_mnk or ())):
+            raise DslError(f"not supported: {label} = a TiledMma of {vmnk} over {_op_desc(tm.op)} "
+                           "(an SM100 atom is tiled by the CTA cluster, not by an atom layout)")
+        self.doc.mma = {"atom": atom}
+        self.doc.table_comments["mma"] = [f"{label} = make_trivial_tiled_mma: {_op_desc(tm.op)}"]
+        self.acc_type = dtype_name(tm.op.acc_dtype)
+        self._model = None
+
+    def cluster(self, shape, label: str = "cluster_layout_vmnk") -> "DslConfig":
+        """``[mma] cluster = "(x,y,z)"``: the CTA cluster an SM100 MMA runs in."""
+        if self.doc.mma is None or not self.doc.mma["atom"].startswith("SM100_"):
+            raise DslError(f"{label}: a CTA cluster belongs to an SM100 MMA")
+        x, y, z = (int(e) for e in shape)
+        if (x, y, z) != (1, 1, 1) or "2x1SM" in self.doc.mma["atom"]:
+            self.doc.mma["cluster"] = f"({x},{y},{z})"
+            self.doc.table_comments["mma"].append(f"cluster ({x},{y},{z}) from {label}")
+        return self
 
     def _tile(self, x):
         m = self._model
@@ -589,6 +643,8 @@ class DslConfig:
         n = type(op).__name__
         atom = {"CopyBulkTensorTileG2SOp": "SM90_TMA_LOAD",
                 "CopyBulkTensorTileG2SMulticastOp": "SM90_TMA_LOAD_MULTICAST"}.get(n)
+        if atom and str(getattr(getattr(op, "cta_group", None), "name", "")).upper() == "TWO":
+            atom = atom.replace("SM90_TMA_", "SM100_TMA_2SM_")     # the CTA pair's box, each peer its half
         if atom is None or x == "C":
             raise DslError(f"not supported: TMA {_op_desc(op)} of {x}")
         box = "(" + ",".join(str(int(e)) for e in _flat(tuple(box))) + ")"

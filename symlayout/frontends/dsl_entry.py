@@ -32,7 +32,7 @@ import re
 import sys
 
 from ..algebra.notation import parse_layout
-from .cute_dsl import DslConfig, DslError, import_dsl, is_tcgen05, is_warpgroup
+from .cute_dsl import DslConfig, DslError, _flat, import_dsl, is_tcgen05, is_warpgroup
 from .document import strip_static
 
 __all__ = ["EntrySpec", "trace_entry", "parse_assignments", "ARCHS", "guess_arch", "entry_arch", "DTYPE_ALIASES"]
@@ -185,6 +185,8 @@ class _Seen:
     mma_of: dict = dataclasses.field(default_factory=dict)          # id(obj) -> the TiledMma it was built for
     where: dict = dataclasses.field(default_factory=dict)           # id(obj) -> line
     tma: list = dataclasses.field(default_factory=list)     # (op, gmem tensor, smem, box, multicast, atom, line)
+    tma_mma: list = dataclasses.field(default_factory=list)  # SM100: (X, op, gmem, mma tiler, cluster vmnk, atom, line)
+    tmem_alloc: list = dataclasses.field(default_factory=list)  # (TmemAllocator.allocate's columns, line)
     autovec: list = dataclasses.field(default_factory=list)         # (source element type, line)
     frames: list = dataclasses.field(default_factory=list)
     keep: list = dataclasses.field(default_factory=list)            # the objects, alive while ids are used
@@ -228,7 +230,7 @@ def _patch(obj, name, make):
     return lambda: setattr(obj, name, orig)
 
 
-def _watch(seen: _Seen, cute, cpasync, launcher, build):
+def _watch(seen: _Seen, cute, cpasync, launcher, build, nvgpu=None, tmem_allocator=None):
     """Install the interceptors; returns the undo functions."""
     from cutlass.cute.atom import ThrCopy, ThrMma, TiledCopy
     undo = []
@@ -266,6 +268,26 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build):
             return r
         return wrapper
     undo.append(_patch(cpasync, "make_tiled_tma_atom", tma))
+
+    def tma_mma(x):      # SM100: make_tiled_tma_atom_A/B(op, gmem, smem layout, mma tiler, tiled mma, cluster vmnk)
+        def make(orig):
+            def wrapper(op, gmem_tensor, smem_layout, mma_tiler, tiled_mma, cluster_vmnk=None, *a, **k):
+                r = orig(op, gmem_tensor, smem_layout, mma_tiler, tiled_mma, cluster_vmnk, *a, **k)
+                seen.tma_mma.append((x, op, gmem_tensor, mma_tiler, cluster_vmnk, r[0], seen.line()))
+                seen.keep.append(r)
+                return r
+            return wrapper
+        return make
+    for x in "AB":
+        undo.append(_patch(nvgpu, f"make_tiled_tma_atom_{x}", tma_mma(x)))
+
+    def tmem_alloc(orig):
+        def wrapper(self, num_columns, *a, **k):
+            seen.tmem_alloc.append((num_columns, seen.line()))
+            return orig(self, num_columns, *a, **k)
+        return wrapper
+    if tmem_allocator is not None:
+        undo.append(_patch(tmem_allocator, "allocate", tmem_alloc))
 
     def get_slice(orig):
         def wrapper(self, *a, **k):
@@ -431,6 +453,9 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
         layouts = {x: [o for o in pool if _kind(o) == "layout" and operand_letter(name(o)) == x] for x in "ABC"}
         if is_warpgroup(tm.op):
             _hopper(cfg, tm, seen, layouts, names, spec, fakes, pool)
+            cfgs = [cfg]
+        elif is_tcgen05(tm.op):
+            _blackwell(cfg, tm, seen, layouts, names, spec, pool)
             cfgs = [cfg]
         else:
             groups = _gemms(seen, tm)
@@ -642,6 +667,43 @@ def _hopper(cfg: DslConfig, tm, seen: _Seen, layouts: dict, names: dict, spec: E
             raise DslError(f"not supported: {type(top).__name__} at {os.path.basename(seen.path)}:{line}")
         cfg.tma(role, top, _tma_gmem(gmem, box) or _gmem_text(role, spec), box, multicast=int(mc),
                 label=names.get(id(atom), f"tma_atom_{role.lower()}"))
+
+
+def _blackwell(cfg: DslConfig, tm, seen: _Seen, layouts: dict, names: dict, spec: EntrySpec, pool: list) -> None:
+    """An SM100 TiledMma's ``[smem.X]`` (the staged UMMA layouts), ``[tma.X]`` from
+    ``make_tiled_tma_atom_A/B`` (box: the MMA tiler's (M|N, K); multicast over the cluster's N (A) or M
+    (B) mode) and the cluster, from their ``cluster_shape_vmnk``."""
+    name = lambda o: names.get(id(o), type(o).__name__)   # noqa: E731
+    op, chosen = tm.op, {}
+    for x, dt in (("A", op.a_dtype), ("B", op.b_dtype)):
+        if x == "A" and "tmem" in str(op.a_src).lower():
+            continue
+        sm = _partitioned_layout(tm, x, seen, pool, names) or _pick(layouts[x], names, x)
+        if sm is not None:
+            cfg.smem(x, sm, dt, label=name(sm))
+            chosen[x] = sm
+    for x, top, gmem, tiler, vmnk, atom, line in seen.tma_mma:
+        if x in cfg.doc.tma:
+            continue
+        tiler = [int(e) for e in _flat(tuple(tiler))]
+        box = (tiler[0] if x == "A" else tiler[1], tiler[2])
+        modes = [_size(m) for m in tuple(vmnk)] if vmnk is not None else [1, 1, 1, 1]
+        mc = (modes[2] if x == "A" else modes[1]) if "Multicast" in type(top).__name__ else 1
+        try:
+            cfg.tma(x, top, _tma_gmem(gmem, box) or _gmem_text(x, spec), box, multicast=mc,
+                    label=names.get(id(atom), f"tma_atom_{x.lower()}"))
+        except DslError as e:
+            raise DslError(f"{e} at {os.path.basename(seen.path)}:{line}") from None
+        if vmnk is not None and "cluster" not in cfg.doc.mma:
+            cfg.cluster((modes[0] * modes[1], modes[2], modes[3]), label=f"cluster_shape_vmnk {vmnk}")
+
+
+def _size(mode) -> int:
+    """The number of elements of a static (nested) shape mode."""
+    n = 1
+    for e in _flat(mode if isinstance(mode, tuple) else (mode,)):
+        n *= int(e)
+    return n
 
 
 def _stem(name: str) -> str | None:
@@ -937,17 +999,27 @@ def load_module(path: str, shown: str, paths: list | tuple = ()):
     return mod
 
 
+def _tmem_allocator():
+    """The DSL's ``TmemAllocator`` class (``tcgen05.alloc``), ``None`` in a DSL without it."""
+    try:
+        from cutlass.memory.tmem import TmemAllocator
+    except ImportError:
+        return None
+    return TmemAllocator
+
+
 def trace_entry(mod, path: str, spec: EntrySpec, shown: str) -> list:
     """``[(key, DslConfig)]`` of the kernel ``spec.entry`` of the loaded module ``mod`` builds."""
     cute = import_dsl()
     import cutlass
+    from cutlass.cute import nvgpu
     from cutlass.cute.nvgpu import cpasync
     from cutlass.cutlass_dsl import cutlass as cutlass_dsl
     fn, inst = _entry(mod, spec, cutlass, shown)
     seen = _Seen(os.path.abspath(path))
     args, fakes = _fake_args(fn, spec, mod, cutlass, seen, shown)
     undo = _watch(seen, cute, cpasync, cutlass_dsl.KernelLauncher,
-                  lambda launch_args: _build(seen, spec, inst, fakes, launch_args))
+                  lambda launch_args: _build(seen, spec, inst, fakes, launch_args), nvgpu, _tmem_allocator())
     try:
         cute.compile(fn, *args)
     except _Stop as stop:
