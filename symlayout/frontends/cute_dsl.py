@@ -51,6 +51,7 @@ from ..algebra import int_tuple as it
 from ..algebra.layout import Layout, composition, function_table
 from ..algebra.notation import parse, parse_layout
 from ..atoms import value_type_bits
+from ..atoms.tmem import tmem_copy_op
 from ..atoms.umma import UmmaAtomError, parse_umma_name
 from ..config import loads_config
 from ..errors import ConfigError, SymlayoutError
@@ -226,6 +227,28 @@ def umma_name(op) -> str:
         parse_umma_name(name)
     except UmmaAtomError as e:
         raise DslError(f"not supported: {_op_desc(op)} (as {name}: {e})") from None
+    return name
+
+
+#: DSL tcgen05 copy operation -> the shape of CuTe's SM100_TMEM_{LOAD,STORE}_<shape><N>x atoms
+_TMEM_SHAPES = {"32x32b": "32dp32b", "16x64b": "16dp64b", "16x128b": "16dp128b", "16x256b": "16dp256b",
+                "16x32bx2": "16dp32b"}
+
+
+def tmem_copy_name(op) -> str:
+    """CuTe's name of a DSL tcgen05.ld/st: ``Ld32x32bOp(repeat=x16)`` -> ``SM100_TMEM_LOAD_32dp32b16x``
+    (``_16b`` with ``Pack.PACK_16b_IN_32b`` / ``Unpack.UNPACK_32b_IN_16b``)."""
+    m = re.fullmatch(r"(Ld|St)(\d+x\d+b(?:x2)?)Op", type(op).__name__)
+    shape = _TMEM_SHAPES.get(m.group(2)) if m else None
+    if shape is None:
+        raise DslError(f"not supported: tcgen05.{type(op).__name__}")
+    kind = "LOAD" if m.group(1) == "Ld" else "STORE"
+    packed = "16b" in str(getattr(op, "pack", None) or getattr(op, "unpack", ""))
+    name = f"SM100_TMEM_{kind}_{shape}{int(op.repeat.value)}x" + ("_16b" if packed else "")
+    try:
+        tmem_copy_op(name)
+    except SymlayoutError as e:
+        raise DslError(f"not supported: tcgen05.{type(op).__name__} ({e})") from None
     return name
 
 
@@ -656,6 +679,23 @@ class DslConfig:
         self.doc.table_comments[f"tma.{x}"] = [f"DSL: {label} = make_tiled_tma_atom({n}(), gmem, smem, {box}"
                                                f"{', ' + str(multicast) if int(multicast) != 1 else ''})"]
         self.names.setdefault(f"tma.{x}", _Names(copy=label, op=f"{n}()", atom=atom, smem=f"the smem tile of {x}"))
+        return self
+
+    # ---- Blackwell: the accumulator in Tensor Memory
+    def tmem(self, columns: int, stages: int = 1, *, label: str = "tmem") -> "DslConfig":
+        """``[tmem]``: the columns the CTA allocates (``tcgen05.alloc``) and the accumulator's stages."""
+        self.doc.tmem = {"columns": int(columns), "accumulator_stages": int(stages)}
+        self.doc.table_comments["tmem"] = [f"DSL: {label}"]
+        return self
+
+    def tmem_copy(self, op, tile, warps, *, label: str = "tiled_copy_t2r") -> "DslConfig":
+        """``[tmem_copy.C]``: ``make_tmem_copy(op, accumulator subtile)`` run by the hardware warps ``warps``."""
+        atom = tmem_copy_name(op)
+        tile = "(" + ",".join(str(int(e)) for e in _flat(tuple(tile))) + ")"
+        self.doc.tmem_copy["C"] = {"atom": atom, "tile": tile, "warps": [int(w) for w in warps]}
+        self.doc.table_comments["tmem_copy.C"] = [f"DSL: {label} = make_tmem_copy({_op_desc(op)}, {tile} of the "
+                                                  f"accumulator), warps {', '.join(str(int(w)) for w in warps)}"]
+        self.names.setdefault("tmem_copy.C", _Names(copy=label, op=_op_desc(op), atom=atom, smem="the accumulator"))
         return self
 
     # ---- assumptions

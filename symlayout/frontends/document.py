@@ -68,6 +68,8 @@ _ORDER = {
     "s2g": ("atom", "type", "smem", "thr", "val", "tv", "tiler", "gmem", "gmem_align", "residue"),
     "smem": ("type", "layout", "align"),
     "tma": ("atom", "multicast", "gmem", "box"),
+    "tmem": ("columns", "accumulator_stages"),
+    "tmem_copy": ("atom", "tile", "warps"),
 }
 _V2_COPY_KEYS = ("thr", "val", "tv", "tiler", "convert")
 
@@ -189,6 +191,8 @@ class ConfigDoc:
     smem: dict = field(default_factory=dict)              # [smem.X]: an operand a GMMA atom reads from smem
     tma: dict = field(default_factory=dict)               # [tma.X]: its TMA load
     stages: int | None = None
+    tmem: dict | None = None                              # [tmem]: the Tensor Memory allocation (SM100)
+    tmem_copy: dict = field(default_factory=dict)         # [tmem_copy.C]: tcgen05.ld of the accumulator
     prove: dict | None = None                             # [prove] (properties, timeout_s)
     expect: dict | None = None                            # [expect] (refuted, ...)
     table_comments: dict = field(default_factory=dict)   # "copy.A" -> [comment lines]
@@ -207,6 +211,10 @@ class ConfigDoc:
                     yield f"{kind}.{op}", t
         if self.stages is not None:
             yield "stages", {"count": self.stages}
+        if self.tmem is not None:
+            yield "tmem", self.tmem
+        if "C" in self.tmem_copy:
+            yield "tmem_copy.C", self.tmem_copy["C"]
         if self.prove:
             yield "prove", self.prove
         if self.expect:

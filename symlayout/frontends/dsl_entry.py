@@ -187,6 +187,7 @@ class _Seen:
     tma: list = dataclasses.field(default_factory=list)     # (op, gmem tensor, smem, box, multicast, atom, line)
     tma_mma: list = dataclasses.field(default_factory=list)  # SM100: (X, op, gmem, mma tiler, cluster vmnk, atom, line)
     tmem_alloc: list = dataclasses.field(default_factory=list)  # (TmemAllocator.allocate's columns, line)
+    tmem_copy: list = dataclasses.field(default_factory=list)   # (copy atom, TMEM tensor, TiledCopy, line)
     autovec: list = dataclasses.field(default_factory=list)         # (source element type, line)
     frames: list = dataclasses.field(default_factory=list)
     keep: list = dataclasses.field(default_factory=list)            # the objects, alive while ids are used
@@ -288,6 +289,16 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build, nvgpu=None, tmem_allocat
         return wrapper
     if tmem_allocator is not None:
         undo.append(_patch(tmem_allocator, "allocate", tmem_alloc))
+
+    def tmem_copy(orig):
+        def wrapper(atom, tmem_tensor, *a, **k):
+            r = orig(atom, tmem_tensor, *a, **k)
+            seen.tmem_copy.append((atom, tmem_tensor, r, seen.line()))
+            seen.keep.append(r)
+            return r
+        return wrapper
+    if nvgpu is not None:
+        undo.append(_patch(nvgpu.tcgen05, "make_tmem_copy", tmem_copy))
 
     def get_slice(orig):
         def wrapper(self, *a, **k):
@@ -456,6 +467,7 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
             cfgs = [cfg]
         elif is_tcgen05(tm.op):
             _blackwell(cfg, tm, seen, layouts, names, spec, pool)
+            _tensor_memory(cfg, seen, names, instance)
             cfgs = [cfg]
         else:
             groups = _gemms(seen, tm)
@@ -696,6 +708,39 @@ def _blackwell(cfg: DslConfig, tm, seen: _Seen, layouts: dict, names: dict, spec
             raise DslError(f"{e} at {os.path.basename(seen.path)}:{line}") from None
         if vmnk is not None and "cluster" not in cfg.doc.mma:
             cfg.cluster((modes[0] * modes[1], modes[2], modes[3]), label=f"cluster_shape_vmnk {vmnk}")
+
+
+def _tensor_memory(cfg: DslConfig, seen: _Seen, names: dict, instance) -> None:
+    """``[tmem]`` from the kernel's ``TmemAllocator.allocate(columns)`` (accumulator stages: its
+    ``num_acc_stage``, else 1) and ``[tmem_copy.C]`` from its first ``tcgen05.make_tmem_copy`` of a load
+    (tile: the TMEM tensor it was made for; warps: its ``epilogue_warp_id`` / ``epilog_warp_id``, else warps 0-3 of a 128-thread CTA;
+    else not written)."""
+    base = os.path.basename(seen.path)
+    for cols, line in seen.tmem_alloc[:1]:
+        try:
+            cols = int(cols)
+        except (TypeError, ValueError):
+            cfg.unchecked.append(f"TmemAllocator.allocate({cols}) at line {line}: a dynamic column count is not read")
+            break
+        stages = getattr(instance, "num_acc_stage", 1)
+        cfg.tmem(cols, int(stages), label=f"tmem.allocate({cols}) at {base}:{line}, accumulator stages: "
+                 + ("num_acc_stage" if hasattr(instance, "num_acc_stage") else "1 (the kernel has no num_acc_stage)"))
+    warps = next((getattr(instance, a) for a in ("epilogue_warp_id", "epilog_warp_id") if hasattr(instance, a)), None)
+    if warps is None and getattr(instance, "threads_per_cta", None) == 128:
+        warps = (0, 1, 2, 3)
+    for atom, tensor, tiled, line in seen.tmem_copy:
+        if not type(atom.op).__name__.startswith("Ld"):
+            continue
+        if warps is None:
+            cfg.unchecked.append(f"{names.get(id(tiled), 'make_tmem_copy')} at line {line}: the epilogue warps "
+                                 "are not known (no epilogue_warp_id): [tmem_copy.C] not written")
+            break
+        try:
+            cfg.tmem_copy(atom.op, tuple(tensor.shape), list(_flat(tuple(warps))),
+                          label=names.get(id(tiled), "tiled_copy_t2r"))
+        except DslError as e:
+            raise DslError(f"{e} at {base}:{line}") from None
+        break
 
 
 def _size(mode) -> int:
