@@ -67,8 +67,14 @@ CASES = {   # name: (file, arguments, exit code, configurations or the error's w
                          "--tensor", "mD=L,M,N", "--dtype", "f16", "--stub-missing"], 0, 1),
     "blackwell_dense_gemm": (CUTE / "blackwell/kernel/dense_gemm/dense_gemm.py",
                              ["--entry", "DenseGemmKernel.__call__", "--init", "use_2cta_instrs=False,"
-                              "mma_tiler_mn=(128,128),cluster_shape_mn=(1,1),use_tma_store=True", *GEMM], 2,
-                             "not supported: tcgen05"),
+                              "mma_tiler_mn=(128,128),cluster_shape_mn=(1,1),use_tma_store=True", *GEMM], 0, 1),
+    "blackwell_dense_gemm_2sm": (CUTE / "blackwell/kernel/dense_gemm/dense_gemm.py",
+                                 ["--entry", "DenseGemmKernel.__call__", "--init", "use_2cta_instrs=True,"
+                                  "mma_tiler_mn=(256,128),cluster_shape_mn=(2,2),use_tma_store=True", *GEMM], 0, 1),
+    "blackwell_dense_gemm_persistent": (CUTE / "blackwell/kernel/dense_gemm/dense_gemm_persistent.py",
+                                        ["--entry", "PersistentDenseGemmKernel.__call__", "--init",
+                                         "use_2cta_instrs=True,mma_tiler_mn=(256,256),cluster_shape_mn=(2,1),"
+                                         "use_tma_store=True", "--arg", "max_active_clusters=74", *GEMM], 0, 1),
 }
 
 
