@@ -274,7 +274,8 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build, nvgpu=None, tmem_allocat
         def make(orig):
             def wrapper(op, gmem_tensor, smem_layout, mma_tiler, tiled_mma, cluster_vmnk=None, *a, **k):
                 r = orig(op, gmem_tensor, smem_layout, mma_tiler, tiled_mma, cluster_vmnk, *a, **k)
-                seen.tma_mma.append((x, op, gmem_tensor, mma_tiler, cluster_vmnk, r[0], seen.line()))
+                seen.tma_mma.append((x, op, gmem_tensor, mma_tiler, cluster_vmnk, r[0], seen.line(),
+                                     _mma_key(tiled_mma), smem_layout))
                 seen.keep.append(r)
                 return r
             return wrapper
@@ -467,7 +468,10 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
             cfgs = [cfg]
         elif is_tcgen05(tm.op):
             _blackwell(cfg, tm, seen, layouts, names, spec, pool)
-            _tensor_memory(cfg, seen, names, instance)
+            if len(mmas) == 1:
+                _tensor_memory(cfg, seen, names, instance)
+            else:
+                cfg.unchecked.extend(_tmem_unread(seen, names, len(mmas)))
             cfgs = [cfg]
         else:
             groups = _gemms(seen, tm)
@@ -690,20 +694,26 @@ def _blackwell(cfg: DslConfig, tm, seen: _Seen, layouts: dict, names: dict, spec
     for x, dt in (("A", op.a_dtype), ("B", op.b_dtype)):
         if x == "A" and "tmem" in str(op.a_src).lower():
             continue
-        sm = _partitioned_layout(tm, x, seen, pool, names) or _pick(layouts[x], names, x)
+        sm = _partitioned_layout(tm, x, seen, pool, names) or _tma_staged(tm, x, seen, pool, names) or \
+            _pick(layouts[x], names, x)
         if sm is not None:
             cfg.smem(x, sm, dt, label=name(sm))
             chosen[x] = sm
-    for x, top, gmem, tiler, vmnk, atom, line in seen.tma_mma:
-        if x in cfg.doc.tma:
+    for x, top, gmem, tiler, vmnk, atom, line, key, _ in seen.tma_mma:
+        if x in cfg.doc.tma or key != _mma_key(tm) or x not in chosen:
             continue
         tiler = [int(e) for e in _flat(tuple(tiler))]
         box = (tiler[0] if x == "A" else tiler[1], tiler[2])
         modes = [_size(m) for m in tuple(vmnk)] if vmnk is not None else [1, 1, 1, 1]
         mc = (modes[2] if x == "A" else modes[1]) if "Multicast" in type(top).__name__ else 1
+        label = names.get(id(atom), f"tma_atom_{x.lower()}")
+        gtext = _tma_gmem(gmem, box) or (_gmem_text(x, spec) if seen.tensors.get(id(gmem)) == x else None)
+        if gtext is None:
+            cfg.unchecked.append(f"{label} = make_tiled_tma_atom_{x} at line {line}: its global tensor "
+                                 f"{getattr(gmem, 'layout', gmem)} is not static: [tma.{x}] not written")
+            continue
         try:
-            cfg.tma(x, top, _tma_gmem(gmem, box) or _gmem_text(x, spec), box, multicast=mc,
-                    label=names.get(id(atom), f"tma_atom_{x.lower()}"))
+            cfg.tma(x, top, gtext, box, multicast=mc, label=label)
         except DslError as e:
             raise DslError(f"{e} at {os.path.basename(seen.path)}:{line}") from None
         if vmnk is not None and "cluster" not in cfg.doc.mma:
@@ -731,6 +741,8 @@ def _tensor_memory(cfg: DslConfig, seen: _Seen, names: dict, instance) -> None:
     for atom, tensor, tiled, line in seen.tmem_copy:
         if not type(atom.op).__name__.startswith("Ld"):
             continue
+        if isinstance(warps, int):
+            warps = (warps,)
         if warps is None:
             cfg.unchecked.append(f"{names.get(id(tiled), 'make_tmem_copy')} at line {line}: the epilogue warps "
                                  "are not known (no epilogue_warp_id): [tmem_copy.C] not written")
@@ -741,6 +753,41 @@ def _tensor_memory(cfg: DslConfig, seen: _Seen, names: dict, instance) -> None:
         except DslError as e:
             raise DslError(f"{e} at {base}:{line}") from None
         break
+
+
+def _tma_staged(tm, x: str, seen: _Seen, pool: list, names: dict):
+    """The staged smem layout of operand ``x`` whose first stage is the layout the kernel gave
+    ``make_tiled_tma_atom_A/B`` for ``tm`` (FMHA's ``q_smem_layout_staged``), or ``None``."""
+    key = _mma_key(tm)
+    for y, _, _, _, _, atom, _, k, stage in seen.tma_mma:
+        if y != x or k != key:
+            continue
+        made = [o for o in pool if _kind(o) == "layout" and hasattr(o, "outer")
+                and len(tuple(o.outer.shape)) == 4 and str(_first_stage(o)) == str(stage)]
+        named = [o for o in made if "staged" in names.get(id(o), "")] or made
+        m = re.fullmatch(r"tma_atom_([A-Za-z0-9]+)", names.get(id(atom), ""))    # tma_atom_k -> k_smem_layout_staged
+        same = [o for o in named if m and names.get(id(o), "").lower().startswith(m.group(1).lower() + "_")]
+        if same or named:
+            return (same or named)[0]
+    return None
+
+
+def _first_stage(layout):
+    try:
+        return import_dsl().slice_(layout, (None, None, None, 0))
+    except Exception:  # noqa: BLE001 - a layout the DSL does not slice so: not matched
+        return None
+
+
+def _tmem_unread(seen: _Seen, names: dict, n_mma: int) -> list:
+    """The TMEM allocation and copies of a kernel with several TiledMmas (FMHA): which accumulator a
+    copy reads is not known, so no [tmem]/[tmem_copy.C] is written."""
+    out = [f"TmemAllocator.allocate({cols}) at line {line}: {n_mma} TiledMmas share the Tensor Memory "
+           "(a plan with regions is not read): [tmem] not written" for cols, line in seen.tmem_alloc[:1]]
+    out += [f"{names.get(id(tiled), 'make_tmem_copy')} = make_tmem_copy({type(atom.op).__name__}) at line {line}: "
+            "which accumulator it reads is not known: [tmem_copy.C] not written"
+            for atom, _, tiled, line in seen.tmem_copy]
+    return list(dict.fromkeys(out))
 
 
 def _size(mode) -> int:

@@ -71,6 +71,15 @@ CASES = {   # name: (file, arguments, exit code, configurations or the error's w
     "blackwell_dense_gemm_2sm": (CUTE / "blackwell/kernel/dense_gemm/dense_gemm.py",
                                  ["--entry", "DenseGemmKernel.__call__", "--init", "use_2cta_instrs=True,"
                                   "mma_tiler_mn=(256,128),cluster_shape_mn=(2,2),use_tma_store=True", *GEMM], 0, 1),
+    "blackwell_fmha": (CUTE / "blackwell/kernel/attention/fmha/fmha.py",
+                       ["--path", "{root}/cutlass/examples/python/CuTeDSL", "--entry",
+                        "BlackwellFusedMultiHeadAttentionForward.__call__", "--init",
+                        "qk_acc_dtype=f32,pv_acc_dtype=f32,mma_tiler=(128,128),head_dim=128,is_persistent=False,"
+                        "mask_type=fmha_utils.MaskEnum.RESIDUAL_MASK,enable_ex2_emulation=False,"
+                        "enable_skip_correction=False", "--shape", "B=2,S=4096,H=16,D=128",
+                        *[a for t in "qkvo" for a in ("--tensor", f"{t}_tensor=B,S,H,1,D")],
+                        "--arg", "problem_size=(2,4096,4096,4096,16,16,128,128),use_pdl=False", "--dtype", "f16"],
+                       0, 2),   # S = Q K^T and O = P V (P from TMEM); TMA and TMEM plan listed as not proved here
     "blackwell_dense_gemm_persistent": (CUTE / "blackwell/kernel/dense_gemm/dense_gemm_persistent.py",
                                         ["--entry", "PersistentDenseGemmKernel.__call__", "--init",
                                          "use_2cta_instrs=True,mma_tiler_mn=(256,256),cluster_shape_mn=(2,1),"
