@@ -258,10 +258,10 @@ def _major(mode) -> str:
 
 
 def mma_name(op) -> str:
-    """CuTe's name of a DSL MMA operation (warp-level SM80/SM89, or an SM90 warpgroup one).
+    """CuTe's name of a DSL MMA operation (warp-level SM80/SM89, an SM90 warpgroup one, an SM100 tcgen05 one).
 
     Raises :class:`DslError` ``"not supported: <op>"`` for operations without an equivalent
-    in symlayout's atom catalog (tcgen05 MMAs among them until the Blackwell tables land).
+    in symlayout's atom catalog.
     """
     n = type(op).__name__
     if is_warpgroup(op):

@@ -11,11 +11,13 @@ kernel's tiling are watched:
   frame of the kernel's file, and the instance's attributes give each object its name;
 * ``make_tiled_copy_A/B/C`` tell which operand a copy feeds, ``make_tiled_tma_atom`` records a TMA
   atom's op, gmem tensor, smem layout and box, ``autovec_copy`` an epilogue's vectorised store
-  (recorded, not emitted).
+  (recorded, not emitted); for SM100, ``make_tiled_tma_atom_A/B`` (with the TiledMma and the cluster
+  shape), ``TmemAllocator.allocate`` and ``tcgen05.make_tmem_copy``.
 
 One configuration per TiledMma (:class:`~symlayout.frontends.cute_dsl.DslConfig`): ``[mma]``, per
 operand the smem->register copy (``[copy.X]``), the global->shared copy (``[g2s.X]``), the C store
-(``[s2g.C]``), and for an SM90 warpgroup MMA ``[smem.X]`` and ``[tma.X]``; ``[stages]`` from the
+(``[s2g.C]``), for an SM90 warpgroup MMA ``[smem.X]`` and ``[tma.X]``, for an SM100 tcgen05 MMA
+``[mma] cluster``, ``[smem.X]``, ``[tma.X]``, ``[tmem]`` and ``[tmem_copy.C]``; ``[stages]`` from the
 PIPE mode.  Which operand an object belongs to: the operand it was built for (``make_tiled_copy_A``,
 the fake tensor a TMA atom reads), else the letter in its name (``sA_layout``, ``a_smem_layout_staged``,
 ``tiled_copy_B``).  An object the prover does not model is ``not supported: <object> at FILE:LINE``.
