@@ -296,6 +296,14 @@ def _atom_bits(atom) -> int:
     return int(vals) * int(atom.value_type.width)
 
 
+def _auto_vectorizing(atom) -> bool:
+    """Whether a ``CopyUniversalOp`` atom was made without ``num_bits_per_copy`` (``universal_copy<f16>``,
+    not ``universal_copy<f16, 128 b>``): the DSL then vectorises as far as the layouts and the pointers'
+    alignment allow, CuTe's ``AutoVectorizingCopyWithAssumedAlignment<128>``."""
+    m = re.search(r"universal_copy<([^<>]*)>", str(getattr(atom, "type", "")))
+    return m is not None and not re.search(r",\s*\d+\s*b$", m.group(1).strip())
+
+
 def copy_name(atom) -> str:
     """CuTe's name of a DSL copy atom's operation (``atom.op``, the bits it moves)."""
     op = atom.op
@@ -312,6 +320,8 @@ def copy_name(atom) -> str:
         which = "GLOBAL" if "GLOBAL" in mode else "ALWAYS" if "ALWAYS" in mode else None
         if which:
             name = f"SM80_CP_ASYNC_CACHE{which}<uint{_atom_bits(atom)}_t>"
+    elif n == "CopyUniversalOp" and _auto_vectorizing(atom):
+        name = "AutoVectorizingCopy"
     elif n == "CopyUniversalOp":
         name = f"UniversalCopy<uint{_atom_bits(atom)}_t>"
     if name is None or not in_catalog("copy", name):
@@ -407,7 +417,8 @@ class DslConfig:
         self.assumed: dict[str, int] = {}     # [params] symbol -> element bits: multiple_of is the front end's default
         self.depends: list[str] = []          # results that hold only under a stronger assumption (after prove)
         self.unchecked: list[str] = []        # what the kernel does that no table states (listed as not proved here)
-        self._read_mma(tiled_mma, label)
+        if tiled_mma is not None:             # None: a copy-only kernel ([g2r.X], [r2g.X])
+            self._read_mma(tiled_mma, label)
 
     # ---- the TiledMma
     def _read_mma(self, tm, label):
@@ -679,6 +690,24 @@ class DslConfig:
         self.doc.table_comments[f"tma.{x}"] = [f"DSL: {label} = make_tiled_tma_atom({n}(), gmem, smem, {box}"
                                                f"{', ' + str(multicast) if int(multicast) != 1 else ''})"]
         self.names.setdefault(f"tma.{x}", _Names(copy=label, op=f"{n}()", atom=atom, smem=f"the smem tile of {x}"))
+        return self
+
+    # ---- copy-only kernels: global memory <-> registers
+    def reg_copy(self, kind: str, x: str, tiled_copy, gmem, *, label: str, gmem_label: str,
+                 gmem_align: int = 16) -> "DslConfig":
+        """``[g2r.X]`` (``kind="g2r"``) or ``[r2g.X]``: ``tiled_copy`` between the registers and the gmem tile
+        ``gmem`` (the tensor the kernel partitions, its layout static) of the tensor ``x`` (an identifier).
+        ``gmem_align``: the tile's base alignment in bytes."""
+        atom, typ = copy_name(tiled_copy), dtype_name(tiled_copy.value_type)
+        layout, _ = tiled_copy_keys(_static(tiled_copy.layout_tv_tiled, f"{label}.layout_tv_tiled"),
+                                    _static(tiled_copy.tiler_mn, f"{label}.tiler_mn"))
+        g = strip_static(_static(gmem, f"{gmem_label} (the gmem tile {label} partitions)"))
+        getattr(self.doc, kind)[x] = {"atom": atom, "type": typ, **layout, "gmem": g, "gmem_align": int(gmem_align)}
+        desc = _op_desc(tiled_copy.op)
+        self.doc.table_comments[f"{kind}.{x}"] = [
+            f"DSL: {label} = TiledCopy of {desc}, {typ}; gmem: {gmem_label}, the tile it partitions",
+            f"gmem_align {gmem_align} B: the fake tensors' assumed_align (the kernel's own alignment is not read)"]
+        self.names.setdefault(f"{kind}.{x}", _Names(copy=label, op=desc, atom=atom, smem=gmem_label))
         return self
 
     # ---- Blackwell: the accumulator in Tensor Memory

@@ -190,6 +190,8 @@ class _Seen:
     tma_mma: list = dataclasses.field(default_factory=list)  # SM100: (X, op, gmem, mma tiler, cluster vmnk, atom, line)
     tmem_alloc: list = dataclasses.field(default_factory=list)  # (TmemAllocator.allocate's columns, line)
     tmem_copy: list = dataclasses.field(default_factory=list)   # (copy atom, TMEM tensor, TiledCopy, line)
+    part_of: dict = dataclasses.field(default_factory=dict)     # id(partition_S/D result) -> (TiledCopy, tensor)
+    copies: list = dataclasses.field(default_factory=list)      # cute.copy(atom, src, dst): (src, dst, line)
     autovec: list = dataclasses.field(default_factory=list)         # (source element type, line)
     frames: list = dataclasses.field(default_factory=list)
     keep: list = dataclasses.field(default_factory=list)            # the objects, alive while ids are used
@@ -315,11 +317,13 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build, nvgpu=None, tmem_allocat
         def make(orig):
             def wrapper(self, tensor, *a, **k):
                 tiled = seen.trait_tiled.get(id(self._trait))
+                r = orig(self, tensor, *a, **k)
                 if tiled is not None:
                     seen.parts.append((tiled, side, tensor))
-                    seen.keep.append(tensor)
+                    seen.part_of[id(r)] = (tiled, tensor)
+                    seen.keep.extend((tensor, r))
                     seen.line()
-                return orig(self, tensor, *a, **k)
+                return r
             return wrapper
         return make
     def mma_partition(x):
@@ -346,6 +350,14 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build, nvgpu=None, tmem_allocat
             return r
         return wrapper
     undo.append(_patch(cute, "composition", composition))
+
+    def copy(orig):
+        def wrapper(atom, src, dst, *a, **k):
+            seen.copies.append((src, dst, seen.line()))
+            seen.keep.extend((src, dst))
+            return orig(atom, src, dst, *a, **k)
+        return wrapper
+    undo.append(_patch(cute, "copy", copy))
 
     def autovec(orig):
         def wrapper(src, dst, *a, **k):   # recorded, not emitted: no code is generated for the device
@@ -455,6 +467,11 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
     base = os.path.basename(seen.path)
     at = lambda o: f"{base}:{seen.where[id(o)]}" if seen.where.get(id(o)) else seen.path  # noqa: E731
     mmas = _distinct([o for o in pool if _kind(o) == "mma"])
+    if not mmas and seen.copies:
+        cfg = _copy_only(seen, names)
+        if cfg is not None:
+            cfg.unchecked.extend(_unchecked(None, seen, pool, names, {n.copy for n in cfg.names.values()}))
+            return [("", cfg)]
     if not mmas:
         raise DslError(f"{seen.path}: the entry launched a kernel without a TiledMma symlayout could see"
                        + (f" (the kernel body stopped: {seen.body_error})" if seen.body_error else ""))
@@ -493,6 +510,25 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
             key = "_".join(parts)
             out.append((key, c))
     return out
+
+
+def _copy_only(seen: _Seen, names: dict):
+    """A kernel without a TiledMma: ``[g2r.X]`` for every ``cute.copy`` from a partitioned gmem tile to
+    registers, ``[r2g.X]`` for every copy back (``X``: the gmem tile's variable name); ``None`` if none."""
+    cfg = DslConfig(None, label="copies")
+    for src, dst, line in seen.copies:
+        for kind, part, other in (("g2r", src, dst), ("r2g", dst, src)):
+            tiled, tile = seen.part_of.get(id(part), (None, None))
+            if tiled is None or "gmem" not in _memspace(tile) or "rmem" not in _memspace(other):
+                continue
+            x = re.sub(r"\W", "_", names.get(id(tile), "") or f"tensor{len(cfg.doc.g2r) + len(cfg.doc.r2g)}")
+            if x in getattr(cfg.doc, kind):
+                continue
+            try:
+                cfg.reg_copy(kind, x, tiled, tile.layout, label=names.get(id(tiled), "a TiledCopy"), gmem_label=x)
+            except DslError as e:
+                raise DslError(f"{e} (cute.copy at {os.path.basename(seen.path)}:{line})") from None
+    return cfg if cfg.doc.g2r or cfg.doc.r2g else None
 
 
 def _mma_key(tm) -> tuple:
@@ -537,7 +573,7 @@ def _unchecked(tm, seen: _Seen, pool: list, names: dict, read: set) -> list:
         if n not in read:
             out.append(f"{n} = make_tiled_tma_atom({type(top).__name__}) at line {line}: not modelled "
                        f"(e.g. an epilogue TMA store)")
-    if is_warpgroup(tm.op) and "rmem" in str(tm.op.a_src).lower():
+    if tm is not None and is_warpgroup(tm.op) and "rmem" in str(tm.op.a_src).lower():
         out.append("A from registers (RS GMMA): the register fragment's producer is not checked")
     return out + list(ALWAYS_UNCHECKED)
 
