@@ -470,6 +470,8 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
     if not mmas and seen.copies:
         cfg = _copy_only(seen, names)
         if cfg is not None:
+            if seen.body_error:
+                cfg.doc.notes.append(f"the kernel body was traced up to an error: {seen.body_error}")
             cfg.unchecked.extend(_unchecked(None, seen, pool, names, {n.copy for n in cfg.names.values()}))
             return [("", cfg)]
     if not mmas:

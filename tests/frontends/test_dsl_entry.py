@@ -372,3 +372,32 @@ def test_hopper_fp8(capsys):
     (d,) = toml_docs(out)
     assert d["mma"]["atom"] == "SM90_64x128x32_F32E4M3E4M3_SS_TN" and d["smem"]["B"]["type"] == "float_e4m3_t"
     assert d["smem"]["A"]["layout"].startswith("Sw<2,4,3> o smem_ptr[8b](unset) o ")   # 64-byte rows: SW64
+
+
+COPY_ONLY = KERNELS / "copy_only.py"
+COPY_ARGS = ["--entry", "scale_rows", "--shape", "M=1024,N=1024", "--tensor", "mX=M,N", "--tensor", "mY=M,N",
+             "--dtype", "f16"]
+
+
+@needs_dsl
+def test_copy_only_kernel_writes_g2r_r2g_and_proves(capsys):
+    rc, out, _ = run(capsys, "dsl", COPY_ONLY, *COPY_ARGS, "--toml")
+    assert rc == 0
+    (d,) = toml_docs(out)
+    assert "mma" not in d
+    assert d["g2r"]["tile_x"] == {"atom": "UniversalCopy<uint128_t>", "type": "half_t", "thr": "(8,32):(32,1)",
+                                  "val": "(1,8)", "gmem": "(8,256):(1024,1)", "gmem_align": 16}
+    # a CopyUniversalOp atom without num_bits_per_copy vectorises as the layouts allow: CuTe's AutoVectorizingCopy
+    assert d["r2g"]["tile_y"]["atom"] == "AutoVectorizingCopy"
+    rc, out, _ = run(capsys, "dsl", COPY_ONLY, *COPY_ARGS, "--json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["summary"]["refuted"] == 0
+    props = {(r["property"], r["operand"]) for r in doc["configs"][0]["results"]}
+    assert {("coverage", "g2r.tile_x"), ("coalescing", "g2r.tile_x"), ("alignment", "r2g.tile_y")} <= props
+
+
+@needs_dsl
+def test_copy_only_threads_down_columns_refuted(capsys):
+    rc, out, _ = run(capsys, "dsl", COPY_ONLY, *COPY_ARGS, "--arg", "threads_down_columns=True", "-q")
+    assert rc == 1
+    assert "REFUTED  coalescing[g2r.tile_x]" in out and "32 32-byte sectors" in out

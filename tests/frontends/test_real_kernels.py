@@ -30,6 +30,9 @@ CASES = {   # name: (file, arguments, exit code, configurations or the error's w
                           "not supported: LdMatrix8x16x8bOp"),
     "sgemm": (CUTE / "ampere/kernel/dense_gemm/sgemm.py", ["--entry", "SGemm.__call__", *GEMM[:2], "--dtype", "f32"],
               2, "[params] ldA: 1048569 values are too many to list"),   # UniversalFMA read; the engine's limit
+    "elementwise_add": (CUTE / "ampere/kernel/elementwise/elementwise_add.py",
+                        ["--entry", "elementwise_add", "--shape", "M=4096,N=4096", "--tensor", "mA=M,N", "--tensor",
+                         "mB=M,N", "--tensor", "mC=M,N", "--dtype", "f16"], 0, 1),     # copy-only: [g2r.X], [r2g.X]
     "flash_attention_v2": (CUTE / "ampere/kernel/attention/flash_attention_v2.py",
                            ["--entry", "FlashAttentionForwardAmpere.__call__", "--init", "head_dim=128,n_block_size=64",
                             *ATTN], 0, 2),
