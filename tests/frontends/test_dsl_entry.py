@@ -253,6 +253,18 @@ def test_blackwell_cta_pair(capsys):
 
 
 @needs_dsl
+def test_blackwell_smem_layout_of_each_tma_atom(capsys):
+    """A and B of a 128x128 tile have the same one-stage layout; B's staged layout (3 stages) is the one
+    named after B's TMA atom (tma_atom_b -> b_smem_layout_staged), not the first that matches."""
+    rc, out, _ = run(capsys, "dsl", BLACKWELL, *BLACKWELL_ARGS, "--init", "mma_tiler_mn=(128,128),b_stages=3",
+                     "--toml")
+    assert rc == 0
+    (d,) = toml_docs(out)
+    assert d["smem"]["A"]["layout"].endswith("o ((128,16),1,4,4):((64,1),0,16,8192)")
+    assert d["smem"]["B"]["layout"].endswith("o ((128,16),1,4,3):((64,1),0,16,8192)")
+
+
+@needs_dsl
 def test_blackwell_epilogue_warps_are_the_kernels(capsys, tmp_path):
     """The warps of [tmem_copy.C] are the kernel's epilogue_warp_id: warps 5-8 reach the TMEM lanes in the
     wrong order (warp w reaches lanes 32*(w%4)..), which the proof refutes."""

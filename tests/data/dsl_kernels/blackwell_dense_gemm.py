@@ -22,12 +22,13 @@ from cutlass.tensor_utils import LayoutEnum
 
 class BlackwellGemm:
     def __init__(self, acc_dtype=cutlass.Float32, mma_tiler_mn=(128, 256), cluster_shape_mn=(2, 1), pair=False,
-                 stages=4, acc_stages=2, epi_n=32):
+                 stages=4, acc_stages=2, epi_n=32, b_stages=None):
         self.acc_dtype = acc_dtype
         self.mma_tiler_mn = mma_tiler_mn
         self.cluster_shape_mn = cluster_shape_mn
         self.cta_group = tcgen05.CtaGroup.TWO if pair else tcgen05.CtaGroup.ONE
         self.ab_stage = stages
+        self.b_stage = b_stages or stages
         self.num_acc_stage = acc_stages
         self.epi_tile_n = epi_n
         self.epilogue_warp_id = (4, 5, 6, 7)
@@ -42,7 +43,7 @@ class BlackwellGemm:
         k_tile = 4 * cute.size(tiled_mma.shape_mnk, mode=[2])
         mma_tiler = (*self.mma_tiler_mn, k_tile)
         a_smem_layout_staged = sm100_utils.make_smem_layout_a(tiled_mma, mma_tiler, a.element_type, self.ab_stage)
-        b_smem_layout_staged = sm100_utils.make_smem_layout_b(tiled_mma, mma_tiler, b.element_type, self.ab_stage)
+        b_smem_layout_staged = sm100_utils.make_smem_layout_b(tiled_mma, mma_tiler, b.element_type, self.b_stage)
         cluster_layout_vmnk = cute.tiled_divide(cute.make_layout((*self.cluster_shape_mn, 1)),
                                                 (tiled_mma.thr_id.shape,))
         one_stage = (None, None, None, 0)
