@@ -517,20 +517,41 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
 def _copy_only(seen: _Seen, names: dict):
     """A kernel without a TiledMma: ``[g2r.X]`` for every ``cute.copy`` from a partitioned gmem tile to
     registers, ``[r2g.X]`` for every copy back (``X``: the gmem tile's variable name); ``None`` if none."""
-    cfg = DslConfig(None, label="copies")
+    cfg, skipped = DslConfig(None, label="copies"), []
     for src, dst, line in seen.copies:
+        read = False
         for kind, part, other in (("g2r", src, dst), ("r2g", dst, src)):
             tiled, tile = seen.part_of.get(id(part), (None, None))
             if tiled is None or "gmem" not in _memspace(tile) or "rmem" not in _memspace(other):
                 continue
-            x = re.sub(r"\W", "_", names.get(id(tile), "") or f"tensor{len(cfg.doc.g2r) + len(cfg.doc.r2g)}")
+            read = True
+            x = re.sub(r"\W", "_", names.get(id(tile)) or names.get(id(part))     # the tile, else its partition
+                       or f"tensor{len(cfg.doc.g2r) + len(cfg.doc.r2g)}")
             if x in getattr(cfg.doc, kind):
+                continue
+            if _broadcast(tile.layout):
+                skipped.append(f"cute.copy at line {line}: {x} {tile.layout} is broadcast (a stride-0 mode: each "
+                               f"element is read by several threads on purpose): [{kind}.{x}] not written")
                 continue
             try:
                 cfg.reg_copy(kind, x, tiled, tile.layout, label=names.get(id(tiled), "a TiledCopy"), gmem_label=x)
             except DslError as e:
                 raise DslError(f"{e} (cute.copy at {os.path.basename(seen.path)}:{line})") from None
+        if not read and any(id(t) in seen.part_of for t in (src, dst)):
+            skipped.append(f"cute.copy at line {line}: {_memspace(src) or '?'} -> {_memspace(dst) or '?'} "
+                           f"({names.get(id(src), 'a tensor')} -> {names.get(id(dst), 'a tensor')}): not read "
+                           "(only gmem <-> register copies are, in a kernel without a TiledMma)")
+    cfg.unchecked.extend(dict.fromkeys(skipped))
     return cfg if cfg.doc.g2r or cfg.doc.r2g else None
+
+
+def _broadcast(layout) -> bool:
+    """Whether a static gmem tile has a stride-0 mode of extent > 1 (a broadcast operand)."""
+    try:
+        lay = parse_layout(strip_static(str(layout)))
+    except Exception:  # noqa: BLE001 - a form the parser does not read: not a broadcast we can tell
+        return False
+    return any(d == 0 and n > 1 for d, n in zip(_flat(lay.stride), _flat(lay.shape)))
 
 
 def _mma_key(tm) -> tuple:

@@ -413,3 +413,17 @@ def test_copy_only_threads_down_columns_refuted(capsys):
     rc, out, _ = run(capsys, "dsl", COPY_ONLY, *COPY_ARGS, "--arg", "threads_down_columns=True", "-q")
     assert rc == 1
     assert "REFUTED  coalescing[g2r.tile_x]" in out and "32 32-byte sectors" in out
+
+
+@needs_dsl
+def test_copy_only_broadcast_tile_is_listed_not_refuted(capsys):
+    """W (N,) added to every row is read by every row's threads on purpose: no [g2r] table (its exactly_once
+    would be refuted), a line under "not proved here"."""
+    rc, out, _ = run(capsys, "dsl", COPY_ONLY, "--entry", "add_row", "--shape", "M=1024,N=1024", "--tensor",
+                     "mX=M,N", "--tensor", "mW=N", "--tensor", "mY=M,N", "--dtype", "f16", "--json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["summary"]["refuted"] == 0
+    operands = {r["operand"] for r in doc["configs"][0]["results"]}
+    assert {"g2r.tile_x", "r2g.tile_y"} <= operands and "g2r.tile_w" not in operands
+    left = doc["configs"][0]["dsl"]["not_proved_here"]
+    assert any("tile_w (8,256):(0,1) is broadcast" in x for x in left)

@@ -33,6 +33,10 @@ CASES = {   # name: (file, arguments, exit code, configurations or the error's w
     "elementwise_add": (CUTE / "ampere/kernel/elementwise/elementwise_add.py",
                         ["--entry", "elementwise_add", "--shape", "M=4096,N=4096", "--tensor", "mA=M,N", "--tensor",
                          "mB=M,N", "--tensor", "mC=M,N", "--dtype", "f16"], 0, 1),     # copy-only: [g2r.X], [r2g.X]
+    "quack_rmsnorm": (Path("quack/quack/rmsnorm.py"),
+                      ["--path", "{root}/quack", "--stub-missing", "--entry", "RMSNorm.__call__", "--init",
+                       "dtype=bf16,N=4096", "--shape", "M=4096,N=4096", "--tensor", "mX=M,N", "--tensor", "mW=N",
+                       "--tensor", "mO=M,N", "--dtype", "bf16"], 0, 1),   # [r2g.gO]; X through smem, W: listed
     "flash_attention_v2": (CUTE / "ampere/kernel/attention/flash_attention_v2.py",
                            ["--entry", "FlashAttentionForwardAmpere.__call__", "--init", "head_dim=128,n_block_size=64",
                             *ATTN], 0, 2),
