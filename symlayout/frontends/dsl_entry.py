@@ -715,7 +715,8 @@ def _partitioned_layout(tm, x: str, seen: _Seen, pool: list, names: dict):
         base = seen.derived.get(id(t))        # a transposed view: composition(sV, ordered layout)
         text = str((base if base is not None else t).layout)
         made = [o for o in pool if _kind(o) == "layout" and hasattr(o, "outer") and str(o.outer) == text]
-        named = [o for o in made if "staged" in names.get(id(o), "")] or made
+        named = _prefer_stem([o for o in made if "staged" in names.get(id(o), "")] or made, names,
+                             _stem(names.get(id(base if base is not None else t), "")))
         if named and base is None:
             return named[0]
         if named:   # the view in the operand's coordinates, with the layout's swizzle
@@ -827,10 +828,20 @@ def _tma_staged(tm, x: str, seen: _Seen, pool: list, names: dict):
                 and len(tuple(o.outer.shape)) == 4 and str(_first_stage(o)) == str(stage)]
         named = [o for o in made if "staged" in names.get(id(o), "")] or made
         m = re.fullmatch(r"tma_atom_([A-Za-z0-9]+)", names.get(id(atom), ""))    # tma_atom_k -> k_smem_layout_staged
-        same = [o for o in named if m and names.get(id(o), "").lower().startswith(m.group(1).lower() + "_")]
-        if same or named:
-            return (same or named)[0]
+        named = _prefer_stem(named, names, m.group(1) if m else None)
+        if named:
+            return named[0]
     return None
+
+
+def _prefer_stem(layouts: list, names: dict, stem: str | None) -> list:
+    """``layouts`` with those named after the tensor ``stem`` first: ``K`` -> ``k_smem_layout_staged``,
+    ``sK_layout`` (several layouts may print the same: the label should be the operand's own)."""
+    if not stem:
+        return layouts
+    own = {stem.lower(), "s" + stem.lower()}
+    same = [o for o in layouts if own & set(names.get(id(o), "").lower().split("_"))]
+    return same + [o for o in layouts if all(o is not x for x in same)]
 
 
 def _first_stage(layout):

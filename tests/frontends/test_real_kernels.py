@@ -58,6 +58,9 @@ CASES = {   # name: (file, arguments, exit code, configurations or the error's w
     "fa4_fwd_sm90": (FA / "flash_fwd_sm90.py", ["--entry", "FlashAttentionForwardSm90.__call__", "--init",
                                                 "dtype=bf16,head_dim=128,tile_m=128,tile_n=128,num_stages=2,"
                                                 "num_threads=384", *ATTN, "--tensor", "mLSE=B,H,S:f32", *FA4], 0, 2),
+    "fa4_fwd_sm100": (FA / "flash_fwd_sm100.py", ["--entry", "FlashAttentionForwardSm100.__call__", "--init",
+                                                  "head_dim=128,is_static_persistent=False", *ATTN,
+                                                  "--tensor", "mLSE=B,H,S:f32", *FA4], 0, 2),
     "hopper_fmha": (CUTE / "hopper/kernel/attention/fmha.py",
                     ["--path", "{root}/cutlass/examples/python/CuTeDSL", "--entry",
                      "HopperFusedMultiHeadAttentionForward.__call__", "--init",
