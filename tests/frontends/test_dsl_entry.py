@@ -427,3 +427,11 @@ def test_copy_only_broadcast_tile_is_listed_not_refuted(capsys):
     assert {"g2r.tile_x", "r2g.tile_y"} <= operands and "g2r.tile_w" not in operands
     left = doc["configs"][0]["dsl"]["not_proved_here"]
     assert any("tile_w (8,256):(0,1) is broadcast" in x for x in left)
+
+
+def test_layouts_named_after_the_operands_tensor_first():
+    q, k, kk = object(), object(), object()
+    names = {id(q): "sQ_layout", id(k): "sK_layout", id(kk): "k_smem_layout_staged"}
+    assert dsl_entry._prefer_stem([q, k], names, "K") == [k, q]
+    assert dsl_entry._prefer_stem([q, kk], names, "k") == [kk, q]
+    assert dsl_entry._prefer_stem([q, k], names, None) == [q, k]
