@@ -785,8 +785,8 @@ def _blackwell(cfg: DslConfig, tm, seen: _Seen, layouts: dict, names: dict, spec
 def _tensor_memory(cfg: DslConfig, seen: _Seen, names: dict, instance) -> None:
     """``[tmem]`` from the kernel's ``TmemAllocator.allocate(columns)`` (accumulator stages: its
     ``num_acc_stage``, else 1) and ``[tmem_copy.C]`` from its first ``tcgen05.make_tmem_copy`` of a load
-    (tile: the TMEM tensor it was made for; warps: its ``epilogue_warp_id`` / ``epilog_warp_id``, else warps 0-3 of a 128-thread CTA;
-    else not written)."""
+    (tile: the TMEM tensor it was made for; warps: its ``epilogue_warp_id`` / ``epilog_warp_id``, else
+    warps 0-3 of a 128-thread CTA; else not written)."""
     base = os.path.basename(seen.path)
     for cols, line in seen.tmem_alloc[:1]:
         try:
