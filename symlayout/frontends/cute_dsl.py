@@ -51,6 +51,8 @@ from ..algebra import int_tuple as it
 from ..algebra.layout import Layout, composition, function_table
 from ..algebra.notation import parse, parse_layout
 from ..atoms import value_type_bits
+from ..atoms.tmem import tmem_copy_op
+from ..atoms.umma import UmmaAtomError, parse_umma_name
 from ..config import loads_config
 from ..errors import ConfigError, SymlayoutError
 from ..prove.engine import prove_config
@@ -200,23 +202,72 @@ def gmma_name(op) -> str:
     return name
 
 
+#: DSL tcgen05 MMA operation -> the family of CuTe's SM100_MMA_<family> atoms
+_UMMA_FAMILIES = {"MmaF16BF16Op": "F16BF16", "MmaTF32Op": "TF32", "MmaI8Op": "S8", "MmaFP8Op": "F8F6F4",
+                  "MmaF8Op": "F8F6F4", "MmaF8F6F4Op": "F8F6F4"}
+
+
+def umma_name(op) -> str:
+    """CuTe's name of a DSL tcgen05 MMA: ``MmaF16BF16Op(Float16, Float16, Float32, (128,256,16), ONE, SMEM, K,
+    K)`` -> ``SM100_MMA_F16BF16_SS<half_t,half_t,float,128,256,UMMA::Major::K,UMMA::Major::K>`` (``_2x1SM`` for
+    ``CtaGroup.TWO``, ``_TS`` for A in Tensor Memory); the name the config loader parses, else "not supported"."""
+    family = _UMMA_FAMILIES.get(type(op).__name__)
+    try:
+        m, n = (int(x) for x in tuple(op.shape_mnk)[:2])
+        types = [dtype_name(t) for t in (op.a_dtype, op.b_dtype, op.acc_dtype)]
+        pair = "_2x1SM" if str(getattr(op.cta_group, "name", op.cta_group)).upper().endswith("TWO") else ""
+        src = "TS" if "tmem" in str(op.a_src).lower() else "SS"
+        ma, mb = (f"UMMA::Major::{_major(x)}" for x in (op.a_major_mode, op.b_major_mode))
+    except (AttributeError, TypeError, ValueError, DslError):
+        family = None
+    if family is None:
+        raise DslError(f"not supported: {_op_desc(op)}")
+    name = f"SM100_MMA_{family}{pair}_{src}<{','.join(types)},{m},{n},{ma},{mb}>"
+    try:
+        parse_umma_name(name)
+    except UmmaAtomError as e:
+        raise DslError(f"not supported: {_op_desc(op)} (as {name}: {e})") from None
+    return name
+
+
+#: DSL tcgen05 copy operation -> the shape of CuTe's SM100_TMEM_{LOAD,STORE}_<shape><N>x atoms
+_TMEM_SHAPES = {"32x32b": "32dp32b", "16x64b": "16dp64b", "16x128b": "16dp128b", "16x256b": "16dp256b",
+                "16x32bx2": "16dp32b"}
+
+
+def tmem_copy_name(op) -> str:
+    """CuTe's name of a DSL tcgen05.ld/st: ``Ld32x32bOp(repeat=x16)`` -> ``SM100_TMEM_LOAD_32dp32b16x``
+    (``_16b`` with ``Pack.PACK_16b_IN_32b`` / ``Unpack.UNPACK_32b_IN_16b``)."""
+    m = re.fullmatch(r"(Ld|St)(\d+x\d+b(?:x2)?)Op", type(op).__name__)
+    shape = _TMEM_SHAPES.get(m.group(2)) if m else None
+    if shape is None:
+        raise DslError(f"not supported: tcgen05.{type(op).__name__}")
+    kind = "LOAD" if m.group(1) == "Ld" else "STORE"
+    packed = "16b" in str(getattr(op, "pack", None) or getattr(op, "unpack", ""))
+    name = f"SM100_TMEM_{kind}_{shape}{int(op.repeat.value)}x" + ("_16b" if packed else "")
+    try:
+        tmem_copy_op(name)
+    except SymlayoutError as e:
+        raise DslError(f"not supported: tcgen05.{type(op).__name__} ({e})") from None
+    return name
+
+
 def _major(mode) -> str:
     """``K`` or ``MN`` of an ``OperandMajorMode``."""
     return "K" if str(getattr(mode, "name", mode)).upper().endswith("K") else "MN"
 
 
 def mma_name(op) -> str:
-    """CuTe's name of a DSL MMA operation (warp-level SM80/SM89, or an SM90 warpgroup one).
+    """CuTe's name of a DSL MMA operation (warp-level SM80/SM89, an SM90 warpgroup one, an SM100 tcgen05 one).
 
     Raises :class:`DslError` ``"not supported: <op>"`` for operations without an equivalent
-    in symlayout's atom catalog (tcgen05 MMAs among them until the Blackwell tables land).
+    in symlayout's atom catalog.
     """
     n = type(op).__name__
     if is_warpgroup(op):
         return gmma_name(op)
     if is_tcgen05(op):
-        # hook: the SM100 [mma] keys (issue 31, branch bwumma) give this a name; until then, refused
-        raise DslError(f"not supported: tcgen05.{n} (Blackwell tcgen05 MMAs are not read by the DSL front end yet)")
+        return umma_name(op)
     name = None
     shape = tuple(int(x) for x in getattr(op, "shape_mnk", ()) or ())
     if n == "MmaF16BF16Op" and len(shape) == 3:
@@ -245,6 +296,14 @@ def _atom_bits(atom) -> int:
     return int(vals) * int(atom.value_type.width)
 
 
+def _auto_vectorizing(atom) -> bool:
+    """Whether a ``CopyUniversalOp`` atom was made without ``num_bits_per_copy`` (``universal_copy<f16>``,
+    not ``universal_copy<f16, 128 b>``): the DSL then vectorises as far as the layouts and the pointers'
+    alignment allow, CuTe's ``AutoVectorizingCopyWithAssumedAlignment<128>``."""
+    m = re.search(r"universal_copy<([^<>]*)>", str(getattr(atom, "type", "")))
+    return m is not None and not re.search(r",\s*\d+\s*b$", m.group(1).strip())
+
+
 def copy_name(atom) -> str:
     """CuTe's name of a DSL copy atom's operation (``atom.op``, the bits it moves)."""
     op = atom.op
@@ -261,6 +320,8 @@ def copy_name(atom) -> str:
         which = "GLOBAL" if "GLOBAL" in mode else "ALWAYS" if "ALWAYS" in mode else None
         if which:
             name = f"SM80_CP_ASYNC_CACHE{which}<uint{_atom_bits(atom)}_t>"
+    elif n == "CopyUniversalOp" and _auto_vectorizing(atom):
+        name = "AutoVectorizingCopy"
     elif n == "CopyUniversalOp":
         name = f"UniversalCopy<uint{_atom_bits(atom)}_t>"
     if name is None or not in_catalog("copy", name):
@@ -356,12 +417,16 @@ class DslConfig:
         self.assumed: dict[str, int] = {}     # [params] symbol -> element bits: multiple_of is the front end's default
         self.depends: list[str] = []          # results that hold only under a stronger assumption (after prove)
         self.unchecked: list[str] = []        # what the kernel does that no table states (listed as not proved here)
-        self._read_mma(tiled_mma, label)
+        if tiled_mma is not None:             # None: a copy-only kernel ([g2r.X], [r2g.X])
+            self._read_mma(tiled_mma, label)
 
     # ---- the TiledMma
     def _read_mma(self, tm, label):
         op = tm.op
         atom = mma_name(op)
+        if is_tcgen05(op):
+            self._read_umma(tm, atom, label)
+            return
         vmnk = parse_layout(strip_static(_static(tm.thr_layout_vmnk, "thr_layout_vmnk")))
         nthr = vmnk[0].size()
         modes = [vmnk[i] for i in (1, 2, 3)]
@@ -384,6 +449,29 @@ class DslConfig:
         self._model, problem = check_tiled_mma(self.doc.mma, theirs)
         if problem:
             raise DslError(f"{label}: {problem}")
+
+    def _read_umma(self, tm, atom, label):
+        """An SM100 TiledMma: one atom issued by one thread for the CTA (pair), no AtomLayoutMNK (the
+        DSL's ``make_trivial_tiled_mma``); its TV layouts are the prover's (``prove/blackwell``)."""
+        vmnk = parse_layout(strip_static(_static(tm.thr_layout_vmnk, "thr_layout_vmnk")))
+        if vmnk.size() != int(getattr(tm.op.cta_group, "value", 1) or 1) or \
+                any(p is not None for p in (tm.permutation_mnk or ())):
+            raise DslError(f"not supported: {label} = a TiledMma of {vmnk} over {_op_desc(tm.op)} "
+                           "(an SM100 atom is tiled by the CTA cluster, not by an atom layout)")
+        self.doc.mma = {"atom": atom}
+        self.doc.table_comments["mma"] = [f"{label} = make_trivial_tiled_mma: {_op_desc(tm.op)}"]
+        self.acc_type = dtype_name(tm.op.acc_dtype)
+        self._model = None
+
+    def cluster(self, shape, label: str = "cluster_layout_vmnk") -> "DslConfig":
+        """``[mma] cluster = "(x,y,z)"``: the CTA cluster an SM100 MMA runs in."""
+        if self.doc.mma is None or not self.doc.mma["atom"].startswith("SM100_"):
+            raise DslError(f"{label}: a CTA cluster belongs to an SM100 MMA")
+        x, y, z = (int(e) for e in shape)
+        if (x, y, z) != (1, 1, 1) or "2x1SM" in self.doc.mma["atom"]:
+            self.doc.mma["cluster"] = f"({x},{y},{z})"
+            self.doc.table_comments["mma"].append(f"cluster ({x},{y},{z}) from {label}")
+        return self
 
     def _tile(self, x):
         m = self._model
@@ -589,6 +677,8 @@ class DslConfig:
         n = type(op).__name__
         atom = {"CopyBulkTensorTileG2SOp": "SM90_TMA_LOAD",
                 "CopyBulkTensorTileG2SMulticastOp": "SM90_TMA_LOAD_MULTICAST"}.get(n)
+        if atom and str(getattr(getattr(op, "cta_group", None), "name", "")).upper() == "TWO":
+            atom = atom.replace("SM90_TMA_", "SM100_TMA_2SM_")     # the CTA pair's box, each peer its half
         if atom is None or x == "C":
             raise DslError(f"not supported: TMA {_op_desc(op)} of {x}")
         box = "(" + ",".join(str(int(e)) for e in _flat(tuple(box))) + ")"
@@ -600,6 +690,41 @@ class DslConfig:
         self.doc.table_comments[f"tma.{x}"] = [f"DSL: {label} = make_tiled_tma_atom({n}(), gmem, smem, {box}"
                                                f"{', ' + str(multicast) if int(multicast) != 1 else ''})"]
         self.names.setdefault(f"tma.{x}", _Names(copy=label, op=f"{n}()", atom=atom, smem=f"the smem tile of {x}"))
+        return self
+
+    # ---- copy-only kernels: global memory <-> registers
+    def reg_copy(self, kind: str, x: str, tiled_copy, gmem, *, label: str, gmem_label: str,
+                 gmem_align: int = 16) -> "DslConfig":
+        """``[g2r.X]`` (``kind="g2r"``) or ``[r2g.X]``: ``tiled_copy`` between the registers and the gmem tile
+        ``gmem`` (the tensor the kernel partitions, its layout static) of the tensor ``x`` (an identifier).
+        ``gmem_align``: the tile's base alignment in bytes."""
+        atom, typ = copy_name(tiled_copy), dtype_name(tiled_copy.value_type)
+        layout, _ = tiled_copy_keys(_static(tiled_copy.layout_tv_tiled, f"{label}.layout_tv_tiled"),
+                                    _static(tiled_copy.tiler_mn, f"{label}.tiler_mn"))
+        g = strip_static(_static(gmem, f"{gmem_label} (the gmem tile {label} partitions)"))
+        getattr(self.doc, kind)[x] = {"atom": atom, "type": typ, **layout, "gmem": g, "gmem_align": int(gmem_align)}
+        desc = _op_desc(tiled_copy.op)
+        self.doc.table_comments[f"{kind}.{x}"] = [
+            f"DSL: {label} = TiledCopy of {desc}, {typ}; gmem: {gmem_label}, the tile it partitions",
+            f"gmem_align {gmem_align} B: the fake tensors' assumed_align (the kernel's own alignment is not read)"]
+        self.names.setdefault(f"{kind}.{x}", _Names(copy=label, op=desc, atom=atom, smem=gmem_label))
+        return self
+
+    # ---- Blackwell: the accumulator in Tensor Memory
+    def tmem(self, columns: int, stages: int = 1, *, label: str = "tmem") -> "DslConfig":
+        """``[tmem]``: the columns the CTA allocates (``tcgen05.alloc``) and the accumulator's stages."""
+        self.doc.tmem = {"columns": int(columns), "accumulator_stages": int(stages)}
+        self.doc.table_comments["tmem"] = [f"DSL: {label}"]
+        return self
+
+    def tmem_copy(self, op, tile, warps, *, label: str = "tiled_copy_t2r") -> "DslConfig":
+        """``[tmem_copy.C]``: ``make_tmem_copy(op, accumulator subtile)`` run by the hardware warps ``warps``."""
+        atom = tmem_copy_name(op)
+        tile = "(" + ",".join(str(int(e)) for e in _flat(tuple(tile))) + ")"
+        self.doc.tmem_copy["C"] = {"atom": atom, "tile": tile, "warps": [int(w) for w in warps]}
+        self.doc.table_comments["tmem_copy.C"] = [f"DSL: {label} = make_tmem_copy({_op_desc(op)}, {tile} of the "
+                                                  f"accumulator), warps {', '.join(str(int(w)) for w in warps)}"]
+        self.names.setdefault("tmem_copy.C", _Names(copy=label, op=_op_desc(op), atom=atom, smem="the accumulator"))
         return self
 
     # ---- assumptions

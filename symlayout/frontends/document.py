@@ -68,6 +68,10 @@ _ORDER = {
     "s2g": ("atom", "type", "smem", "thr", "val", "tv", "tiler", "gmem", "gmem_align", "residue"),
     "smem": ("type", "layout", "align"),
     "tma": ("atom", "multicast", "gmem", "box"),
+    "g2r": ("atom", "type", "thr", "val", "tv", "tiler", "gmem", "gmem_align", "residue"),
+    "r2g": ("atom", "type", "thr", "val", "tv", "tiler", "gmem", "gmem_align", "residue"),
+    "tmem": ("columns", "accumulator_stages"),
+    "tmem_copy": ("atom", "tile", "warps"),
 }
 _V2_COPY_KEYS = ("thr", "val", "tv", "tiler", "convert")
 
@@ -189,6 +193,10 @@ class ConfigDoc:
     smem: dict = field(default_factory=dict)              # [smem.X]: an operand a GMMA atom reads from smem
     tma: dict = field(default_factory=dict)               # [tma.X]: its TMA load
     stages: int | None = None
+    g2r: dict = field(default_factory=dict)               # [g2r.X]: copy-only kernels, gmem -> registers of X
+    r2g: dict = field(default_factory=dict)               # [r2g.X]: registers -> gmem of X
+    tmem: dict | None = None                              # [tmem]: the Tensor Memory allocation (SM100)
+    tmem_copy: dict = field(default_factory=dict)         # [tmem_copy.C]: tcgen05.ld of the accumulator
     prove: dict | None = None                             # [prove] (properties, timeout_s)
     expect: dict | None = None                            # [expect] (refuted, ...)
     table_comments: dict = field(default_factory=dict)   # "copy.A" -> [comment lines]
@@ -205,8 +213,15 @@ class ConfigDoc:
                 t = getattr(self, kind).get(op)
                 if t is not None:
                     yield f"{kind}.{op}", t
+        for kind in ("g2r", "r2g"):
+            for x, t in getattr(self, kind).items():
+                yield f"{kind}.{x}", t
         if self.stages is not None:
             yield "stages", {"count": self.stages}
+        if self.tmem is not None:
+            yield "tmem", self.tmem
+        if "C" in self.tmem_copy:
+            yield "tmem_copy.C", self.tmem_copy["C"]
         if self.prove:
             yield "prove", self.prove
         if self.expect:

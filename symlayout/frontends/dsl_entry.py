@@ -11,11 +11,13 @@ kernel's tiling are watched:
   frame of the kernel's file, and the instance's attributes give each object its name;
 * ``make_tiled_copy_A/B/C`` tell which operand a copy feeds, ``make_tiled_tma_atom`` records a TMA
   atom's op, gmem tensor, smem layout and box, ``autovec_copy`` an epilogue's vectorised store
-  (recorded, not emitted).
+  (recorded, not emitted); for SM100, ``make_tiled_tma_atom_A/B`` (with the TiledMma and the cluster
+  shape), ``TmemAllocator.allocate`` and ``tcgen05.make_tmem_copy``.
 
 One configuration per TiledMma (:class:`~symlayout.frontends.cute_dsl.DslConfig`): ``[mma]``, per
 operand the smem->register copy (``[copy.X]``), the global->shared copy (``[g2s.X]``), the C store
-(``[s2g.C]``), and for an SM90 warpgroup MMA ``[smem.X]`` and ``[tma.X]``; ``[stages]`` from the
+(``[s2g.C]``), for an SM90 warpgroup MMA ``[smem.X]`` and ``[tma.X]``, for an SM100 tcgen05 MMA
+``[mma] cluster``, ``[smem.X]``, ``[tma.X]``, ``[tmem]`` and ``[tmem_copy.C]``; ``[stages]`` from the
 PIPE mode.  Which operand an object belongs to: the operand it was built for (``make_tiled_copy_A``,
 the fake tensor a TMA atom reads), else the letter in its name (``sA_layout``, ``a_smem_layout_staged``,
 ``tiled_copy_B``).  An object the prover does not model is ``not supported: <object> at FILE:LINE``.
@@ -32,7 +34,7 @@ import re
 import sys
 
 from ..algebra.notation import parse_layout
-from .cute_dsl import DslConfig, DslError, import_dsl, is_tcgen05, is_warpgroup
+from .cute_dsl import DslConfig, DslError, _flat, import_dsl, is_tcgen05, is_warpgroup
 from .document import strip_static
 
 __all__ = ["EntrySpec", "trace_entry", "parse_assignments", "ARCHS", "guess_arch", "entry_arch", "DTYPE_ALIASES"]
@@ -185,6 +187,11 @@ class _Seen:
     mma_of: dict = dataclasses.field(default_factory=dict)          # id(obj) -> the TiledMma it was built for
     where: dict = dataclasses.field(default_factory=dict)           # id(obj) -> line
     tma: list = dataclasses.field(default_factory=list)     # (op, gmem tensor, smem, box, multicast, atom, line)
+    tma_mma: list = dataclasses.field(default_factory=list)  # SM100: (X, op, gmem, mma tiler, cluster vmnk, atom, line)
+    tmem_alloc: list = dataclasses.field(default_factory=list)  # (TmemAllocator.allocate's columns, line)
+    tmem_copy: list = dataclasses.field(default_factory=list)   # (copy atom, TMEM tensor, TiledCopy, line)
+    part_of: dict = dataclasses.field(default_factory=dict)     # id(partition_S/D result) -> (TiledCopy, tensor)
+    copies: list = dataclasses.field(default_factory=list)      # cute.copy(atom, src, dst): (src, dst, line)
     autovec: list = dataclasses.field(default_factory=list)         # (source element type, line)
     frames: list = dataclasses.field(default_factory=list)
     keep: list = dataclasses.field(default_factory=list)            # the objects, alive while ids are used
@@ -228,7 +235,7 @@ def _patch(obj, name, make):
     return lambda: setattr(obj, name, orig)
 
 
-def _watch(seen: _Seen, cute, cpasync, launcher, build):
+def _watch(seen: _Seen, cute, cpasync, launcher, build, nvgpu=None, tmem_allocator=None):
     """Install the interceptors; returns the undo functions."""
     from cutlass.cute.atom import ThrCopy, ThrMma, TiledCopy
     undo = []
@@ -267,6 +274,37 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build):
         return wrapper
     undo.append(_patch(cpasync, "make_tiled_tma_atom", tma))
 
+    def tma_mma(x):      # SM100: make_tiled_tma_atom_A/B(op, gmem, smem layout, mma tiler, tiled mma, cluster vmnk)
+        def make(orig):
+            def wrapper(op, gmem_tensor, smem_layout, mma_tiler, tiled_mma, cluster_vmnk=None, *a, **k):
+                r = orig(op, gmem_tensor, smem_layout, mma_tiler, tiled_mma, cluster_vmnk, *a, **k)
+                seen.tma_mma.append((x, op, gmem_tensor, mma_tiler, cluster_vmnk, r[0], seen.line(),
+                                     _mma_key(tiled_mma), smem_layout))
+                seen.keep.append(r)
+                return r
+            return wrapper
+        return make
+    for x in "AB":
+        undo.append(_patch(nvgpu, f"make_tiled_tma_atom_{x}", tma_mma(x)))
+
+    def tmem_alloc(orig):
+        def wrapper(self, num_columns, *a, **k):
+            seen.tmem_alloc.append((num_columns, seen.line()))
+            return orig(self, num_columns, *a, **k)
+        return wrapper
+    if tmem_allocator is not None:
+        undo.append(_patch(tmem_allocator, "allocate", tmem_alloc))
+
+    def tmem_copy(orig):
+        def wrapper(atom, tmem_tensor, *a, **k):
+            r = orig(atom, tmem_tensor, *a, **k)
+            seen.tmem_copy.append((atom, tmem_tensor, r, seen.line()))
+            seen.keep.append(r)
+            return r
+        return wrapper
+    if nvgpu is not None:
+        undo.append(_patch(nvgpu.tcgen05, "make_tmem_copy", tmem_copy))
+
     def get_slice(orig):
         def wrapper(self, *a, **k):
             seen.trait_tiled[id(self._trait)] = self
@@ -279,11 +317,13 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build):
         def make(orig):
             def wrapper(self, tensor, *a, **k):
                 tiled = seen.trait_tiled.get(id(self._trait))
+                r = orig(self, tensor, *a, **k)
                 if tiled is not None:
                     seen.parts.append((tiled, side, tensor))
-                    seen.keep.append(tensor)
+                    seen.part_of[id(r)] = (tiled, tensor)
+                    seen.keep.extend((tensor, r))
                     seen.line()
-                return orig(self, tensor, *a, **k)
+                return r
             return wrapper
         return make
     def mma_partition(x):
@@ -310,6 +350,14 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build):
             return r
         return wrapper
     undo.append(_patch(cute, "composition", composition))
+
+    def copy(orig):
+        def wrapper(atom, src, dst, *a, **k):
+            seen.copies.append((src, dst, seen.line()))
+            seen.keep.extend((src, dst))
+            return orig(atom, src, dst, *a, **k)
+        return wrapper
+    undo.append(_patch(cute, "copy", copy))
 
     def autovec(orig):
         def wrapper(src, dst, *a, **k):   # recorded, not emitted: no code is generated for the device
@@ -419,6 +467,13 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
     base = os.path.basename(seen.path)
     at = lambda o: f"{base}:{seen.where[id(o)]}" if seen.where.get(id(o)) else seen.path  # noqa: E731
     mmas = _distinct([o for o in pool if _kind(o) == "mma"])
+    if not mmas and seen.copies:
+        cfg = _copy_only(seen, names)
+        if cfg is not None:
+            if seen.body_error:
+                cfg.doc.notes.append(f"the kernel body was traced up to an error: {seen.body_error}")
+            cfg.unchecked.extend(_unchecked(None, seen, pool, names, {n.copy for n in cfg.names.values()}))
+            return [("", cfg)]
     if not mmas:
         raise DslError(f"{seen.path}: the entry launched a kernel without a TiledMma symlayout could see"
                        + (f" (the kernel body stopped: {seen.body_error})" if seen.body_error else ""))
@@ -431,6 +486,13 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
         layouts = {x: [o for o in pool if _kind(o) == "layout" and operand_letter(name(o)) == x] for x in "ABC"}
         if is_warpgroup(tm.op):
             _hopper(cfg, tm, seen, layouts, names, spec, fakes, pool)
+            cfgs = [cfg]
+        elif is_tcgen05(tm.op):
+            _blackwell(cfg, tm, seen, layouts, names, spec, pool)
+            if len(mmas) == 1:
+                _tensor_memory(cfg, seen, names, instance)
+            else:
+                cfg.unchecked.extend(_tmem_unread(seen, names, len(mmas)))
             cfgs = [cfg]
         else:
             groups = _gemms(seen, tm)
@@ -450,6 +512,46 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
             key = "_".join(parts)
             out.append((key, c))
     return out
+
+
+def _copy_only(seen: _Seen, names: dict):
+    """A kernel without a TiledMma: ``[g2r.X]`` for every ``cute.copy`` from a partitioned gmem tile to
+    registers, ``[r2g.X]`` for every copy back (``X``: the gmem tile's variable name); ``None`` if none."""
+    cfg, skipped = DslConfig(None, label="copies"), []
+    for src, dst, line in seen.copies:
+        read = False
+        for kind, part, other in (("g2r", src, dst), ("r2g", dst, src)):
+            tiled, tile = seen.part_of.get(id(part), (None, None))
+            if tiled is None or "gmem" not in _memspace(tile) or "rmem" not in _memspace(other):
+                continue
+            read = True
+            x = re.sub(r"\W", "_", names.get(id(tile)) or names.get(id(part))     # the tile, else its partition
+                       or f"tensor{len(cfg.doc.g2r) + len(cfg.doc.r2g)}")
+            if x in getattr(cfg.doc, kind):
+                continue
+            if _broadcast(tile.layout):
+                skipped.append(f"cute.copy at line {line}: {x} {tile.layout} is broadcast (a stride-0 mode: each "
+                               f"element is read by several threads on purpose): [{kind}.{x}] not written")
+                continue
+            try:
+                cfg.reg_copy(kind, x, tiled, tile.layout, label=names.get(id(tiled), "a TiledCopy"), gmem_label=x)
+            except DslError as e:
+                raise DslError(f"{e} (cute.copy at {os.path.basename(seen.path)}:{line})") from None
+        if not read and any(id(t) in seen.part_of for t in (src, dst)):
+            skipped.append(f"cute.copy at line {line}: {_memspace(src) or '?'} -> {_memspace(dst) or '?'} "
+                           f"({names.get(id(src), 'a tensor')} -> {names.get(id(dst), 'a tensor')}): not read "
+                           "(only gmem <-> register copies are, in a kernel without a TiledMma)")
+    cfg.unchecked.extend(dict.fromkeys(skipped))
+    return cfg if cfg.doc.g2r or cfg.doc.r2g else None
+
+
+def _broadcast(layout) -> bool:
+    """Whether a static gmem tile has a stride-0 mode of extent > 1 (a broadcast operand)."""
+    try:
+        lay = parse_layout(strip_static(str(layout)))
+    except Exception:  # noqa: BLE001 - a form the parser does not read: not a broadcast we can tell
+        return False
+    return any(d == 0 and n > 1 for d, n in zip(_flat(lay.stride), _flat(lay.shape)))
 
 
 def _mma_key(tm) -> tuple:
@@ -494,7 +596,7 @@ def _unchecked(tm, seen: _Seen, pool: list, names: dict, read: set) -> list:
         if n not in read:
             out.append(f"{n} = make_tiled_tma_atom({type(top).__name__}) at line {line}: not modelled "
                        f"(e.g. an epilogue TMA store)")
-    if is_warpgroup(tm.op) and "rmem" in str(tm.op.a_src).lower():
+    if tm is not None and is_warpgroup(tm.op) and "rmem" in str(tm.op.a_src).lower():
         out.append("A from registers (RS GMMA): the register fragment's producer is not checked")
     return out + list(ALWAYS_UNCHECKED)
 
@@ -613,7 +715,8 @@ def _partitioned_layout(tm, x: str, seen: _Seen, pool: list, names: dict):
         base = seen.derived.get(id(t))        # a transposed view: composition(sV, ordered layout)
         text = str((base if base is not None else t).layout)
         made = [o for o in pool if _kind(o) == "layout" and hasattr(o, "outer") and str(o.outer) == text]
-        named = [o for o in made if "staged" in names.get(id(o), "")] or made
+        named = _prefer_stem([o for o in made if "staged" in names.get(id(o), "")] or made, names,
+                             _stem(names.get(id(base if base is not None else t), "")))
         if named and base is None:
             return named[0]
         if named:   # the view in the operand's coordinates, with the layout's swizzle
@@ -642,6 +745,129 @@ def _hopper(cfg: DslConfig, tm, seen: _Seen, layouts: dict, names: dict, spec: E
             raise DslError(f"not supported: {type(top).__name__} at {os.path.basename(seen.path)}:{line}")
         cfg.tma(role, top, _tma_gmem(gmem, box) or _gmem_text(role, spec), box, multicast=int(mc),
                 label=names.get(id(atom), f"tma_atom_{role.lower()}"))
+
+
+def _blackwell(cfg: DslConfig, tm, seen: _Seen, layouts: dict, names: dict, spec: EntrySpec, pool: list) -> None:
+    """An SM100 TiledMma's ``[smem.X]`` (the staged UMMA layouts), ``[tma.X]`` from
+    ``make_tiled_tma_atom_A/B`` (box: the MMA tiler's (M|N, K); multicast over the cluster's N (A) or M
+    (B) mode) and the cluster, from their ``cluster_shape_vmnk``."""
+    name = lambda o: names.get(id(o), type(o).__name__)   # noqa: E731
+    op, chosen = tm.op, {}
+    for x, dt in (("A", op.a_dtype), ("B", op.b_dtype)):
+        if x == "A" and "tmem" in str(op.a_src).lower():
+            continue
+        sm = _partitioned_layout(tm, x, seen, pool, names) or _tma_staged(tm, x, seen, pool, names) or \
+            _pick(layouts[x], names, x)
+        if sm is not None:
+            cfg.smem(x, sm, dt, label=name(sm))
+            chosen[x] = sm
+    for x, top, gmem, tiler, vmnk, atom, line, key, _ in seen.tma_mma:
+        if x in cfg.doc.tma or key != _mma_key(tm) or x not in chosen:
+            continue
+        tiler = [int(e) for e in _flat(tuple(tiler))]
+        box = (tiler[0] if x == "A" else tiler[1], tiler[2])
+        modes = [_size(m) for m in tuple(vmnk)] if vmnk is not None else [1, 1, 1, 1]
+        mc = (modes[2] if x == "A" else modes[1]) if "Multicast" in type(top).__name__ else 1
+        label = names.get(id(atom), f"tma_atom_{x.lower()}")
+        gtext = _tma_gmem(gmem, box) or (_gmem_text(x, spec) if seen.tensors.get(id(gmem)) == x else None)
+        if gtext is None:
+            cfg.unchecked.append(f"{label} = make_tiled_tma_atom_{x} at line {line}: its global tensor "
+                                 f"{getattr(gmem, 'layout', gmem)} is not static: [tma.{x}] not written")
+            continue
+        try:
+            cfg.tma(x, top, gtext, box, multicast=mc, label=label)
+        except DslError as e:
+            raise DslError(f"{e} at {os.path.basename(seen.path)}:{line}") from None
+        if vmnk is not None and "cluster" not in cfg.doc.mma:
+            cfg.cluster((modes[0] * modes[1], modes[2], modes[3]), label=f"cluster_shape_vmnk {vmnk}")
+
+
+def _tensor_memory(cfg: DslConfig, seen: _Seen, names: dict, instance) -> None:
+    """``[tmem]`` from the kernel's ``TmemAllocator.allocate(columns)`` (accumulator stages: its
+    ``num_acc_stage``, else 1) and ``[tmem_copy.C]`` from its first ``tcgen05.make_tmem_copy`` of a load
+    (tile: the TMEM tensor it was made for; warps: its ``epilogue_warp_id`` / ``epilog_warp_id``, else
+    warps 0-3 of a 128-thread CTA; else not written)."""
+    base = os.path.basename(seen.path)
+    for cols, line in seen.tmem_alloc[:1]:
+        try:
+            cols = int(cols)
+        except (TypeError, ValueError):
+            cfg.unchecked.append(f"TmemAllocator.allocate({cols}) at line {line}: a dynamic column count is not read")
+            break
+        stages = getattr(instance, "num_acc_stage", 1)
+        cfg.tmem(cols, int(stages), label=f"tmem.allocate({cols}) at {base}:{line}, accumulator stages: "
+                 + ("num_acc_stage" if hasattr(instance, "num_acc_stage") else "1 (the kernel has no num_acc_stage)"))
+    warps = next((getattr(instance, a) for a in ("epilogue_warp_id", "epilog_warp_id") if hasattr(instance, a)), None)
+    if warps is None and getattr(instance, "threads_per_cta", None) == 128:
+        warps = (0, 1, 2, 3)
+    for atom, tensor, tiled, line in seen.tmem_copy:
+        if not type(atom.op).__name__.startswith("Ld"):
+            continue
+        if isinstance(warps, int):
+            warps = (warps,)
+        if warps is None:
+            cfg.unchecked.append(f"{names.get(id(tiled), 'make_tmem_copy')} at line {line}: the epilogue warps "
+                                 "are not known (no epilogue_warp_id): [tmem_copy.C] not written")
+            break
+        try:
+            cfg.tmem_copy(atom.op, tuple(tensor.shape), list(_flat(tuple(warps))),
+                          label=names.get(id(tiled), "tiled_copy_t2r"))
+        except DslError as e:
+            raise DslError(f"{e} at {base}:{line}") from None
+        break
+
+
+def _tma_staged(tm, x: str, seen: _Seen, pool: list, names: dict):
+    """The staged smem layout of operand ``x`` whose first stage is the layout the kernel gave
+    ``make_tiled_tma_atom_A/B`` for ``tm`` (FMHA's ``q_smem_layout_staged``), or ``None``."""
+    key = _mma_key(tm)
+    for y, _, _, _, _, atom, _, k, stage in seen.tma_mma:
+        if y != x or k != key:
+            continue
+        made = [o for o in pool if _kind(o) == "layout" and hasattr(o, "outer")
+                and len(tuple(o.outer.shape)) == 4 and str(_first_stage(o)) == str(stage)]
+        named = [o for o in made if "staged" in names.get(id(o), "")] or made
+        m = re.fullmatch(r"tma_atom_([A-Za-z0-9]+)", names.get(id(atom), ""))    # tma_atom_k -> k_smem_layout_staged
+        named = _prefer_stem(named, names, m.group(1) if m else None)
+        if named:
+            return named[0]
+    return None
+
+
+def _prefer_stem(layouts: list, names: dict, stem: str | None) -> list:
+    """``layouts`` with those named after the tensor ``stem`` first: ``K`` -> ``k_smem_layout_staged``,
+    ``sK_layout`` (several layouts may print the same: the label should be the operand's own)."""
+    if not stem:
+        return layouts
+    own = {stem.lower(), "s" + stem.lower()}
+    same = [o for o in layouts if own & set(names.get(id(o), "").lower().split("_"))]
+    return same + [o for o in layouts if all(o is not x for x in same)]
+
+
+def _first_stage(layout):
+    try:
+        return import_dsl().slice_(layout, (None, None, None, 0))
+    except Exception:  # noqa: BLE001 - a layout the DSL does not slice so: not matched
+        return None
+
+
+def _tmem_unread(seen: _Seen, names: dict, n_mma: int) -> list:
+    """The TMEM allocation and copies of a kernel with several TiledMmas (FMHA): which accumulator a
+    copy reads is not known, so no [tmem]/[tmem_copy.C] is written."""
+    out = [f"TmemAllocator.allocate({cols}) at line {line}: {n_mma} TiledMmas share the Tensor Memory "
+           "(a plan with regions is not read): [tmem] not written" for cols, line in seen.tmem_alloc[:1]]
+    out += [f"{names.get(id(tiled), 'make_tmem_copy')} = make_tmem_copy({type(atom.op).__name__}) at line {line}: "
+            "which accumulator it reads is not known: [tmem_copy.C] not written"
+            for atom, _, tiled, line in seen.tmem_copy]
+    return list(dict.fromkeys(out))
+
+
+def _size(mode) -> int:
+    """The number of elements of a static (nested) shape mode."""
+    n = 1
+    for e in _flat(mode if isinstance(mode, tuple) else (mode,)):
+        n *= int(e)
+    return n
 
 
 def _stem(name: str) -> str | None:
@@ -937,17 +1163,27 @@ def load_module(path: str, shown: str, paths: list | tuple = ()):
     return mod
 
 
+def _tmem_allocator():
+    """The DSL's ``TmemAllocator`` class (``tcgen05.alloc``), ``None`` in a DSL without it."""
+    try:
+        from cutlass.memory.tmem import TmemAllocator
+    except ImportError:
+        return None
+    return TmemAllocator
+
+
 def trace_entry(mod, path: str, spec: EntrySpec, shown: str) -> list:
     """``[(key, DslConfig)]`` of the kernel ``spec.entry`` of the loaded module ``mod`` builds."""
     cute = import_dsl()
     import cutlass
+    from cutlass.cute import nvgpu
     from cutlass.cute.nvgpu import cpasync
     from cutlass.cutlass_dsl import cutlass as cutlass_dsl
     fn, inst = _entry(mod, spec, cutlass, shown)
     seen = _Seen(os.path.abspath(path))
     args, fakes = _fake_args(fn, spec, mod, cutlass, seen, shown)
     undo = _watch(seen, cute, cpasync, cutlass_dsl.KernelLauncher,
-                  lambda launch_args: _build(seen, spec, inst, fakes, launch_args))
+                  lambda launch_args: _build(seen, spec, inst, fakes, launch_args), nvgpu, _tmem_allocator())
     try:
         cute.compile(fn, *args)
     except _Stop as stop:

@@ -314,7 +314,8 @@ def test_flash_attention_v2_matches_the_example(fa2, dt, hd, bm, bn, nthr):
     g = pv["g2s"]["B"]
     assert (g["thr"], g["val"], g["gmem"]) == (f"(8,{nthr // 8}):(1,8)", "(8,1)", f"({hd},{bn}):(1,ldV)")
     c = pv["copy"]["C"]
-    assert (c["atom"], c["type"], c["convert"]) == ("UniversalCopy<uint16_t>", typ, True)
+    # the example's make_copy_atom(CopyUniversalOp(), dtype) has no num_bits_per_copy: the DSL auto-vectorises
+    assert (c["atom"], c["type"], c["convert"]) == ("AutoVectorizingCopy", typ, True)
     s = pv["s2g"]["C"]
     assert (s["atom"], s["thr"], s["val"], s["gmem"]) == ("UniversalCopy<uint128_t>", thr, "(1,8)", f"({bm},{hd}):(ldO,1)")
 
@@ -380,7 +381,7 @@ def test_hand_built_copies(cute):
         c = DslConfig(mma)
         c.copy("A", cute.make_tiled_copy_tv(u32, cute.make_layout((32, 4), stride=(4, 1)), cute.make_layout((1, 2))),
                cute.make_layout((32, 16), stride=(16, 1)), label="s2r_A")
-        u16 = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), cutlass.Float16)
+        u16 = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), cutlass.Float16, num_bits_per_copy=16)
         c.copy("B", cute.make_tiled_copy(u16, cute.make_layout(((2, 2), 2), stride=((1, 4), 2)), (8, 1)),
                cute.make_layout((16, 16), stride=(16, 1)), label="s2r_B")
         out["c"] = c

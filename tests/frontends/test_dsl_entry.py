@@ -194,18 +194,86 @@ def test_hopper_mn_major_b(capsys):
 
 
 @needs_dsl
-def test_tcgen05_mma_is_not_supported_one_line(capsys, tmp_path):
+def test_tcgen05_mma_tiled_by_an_atom_layout_is_not_supported_one_line(capsys, tmp_path):
     k = tmp_path / "bw.py"
     k.write_text(HOPPER.read_text().replace(
         "        tiled_mma = sm90_utils.make_trivial_tiled_mma(",
         "        from cutlass.cute.nvgpu import tcgen05\n"
         "        tiled_mma = cute.make_tiled_mma(tcgen05.MmaF16BF16Op(self.a_dtype, self.acc_dtype, (128, 128, 16),"
-        " tcgen05.CtaGroup.ONE, tcgen05.OperandSource.SMEM, tcgen05.OperandMajorMode.K, tcgen05.OperandMajorMode.K))\n"
+        " tcgen05.CtaGroup.ONE, tcgen05.OperandSource.SMEM, tcgen05.OperandMajorMode.K, tcgen05.OperandMajorMode.K),"
+        " (2, 1, 1))\n"
         "        _unused = (lambda *a, **k: None)(", 1))
     rc, _, err = run(capsys, "dsl", k, *HOPPER_ARGS, "--arch", "sm_100a")
     assert rc == 2
-    assert err.count("\n") <= 2 and "not supported: tcgen05.MmaF16BF16Op" in err and "Traceback" not in err
+    assert err.count("\n") <= 2 and "not supported: tiled_mma = a TiledMma of (1,2,1,1)" in err
+    assert "tcgen05.MmaF16BF16Op" in err and "Traceback" not in err
     assert "bw.py:36" in err   # the line that built it
+
+
+BLACKWELL = KERNELS / "blackwell_dense_gemm.py"
+BLACKWELL_ARGS = ["--entry", "BlackwellGemm.__call__", "--shape", "M=4096,N=4096,K=4096", "--dtype", "f16"]
+
+
+@needs_dsl
+def test_blackwell_kernel_writes_umma_tma_tmem_tables_and_proves(capsys):
+    rc, out, _ = run(capsys, "dsl", BLACKWELL, *BLACKWELL_ARGS, "--toml")
+    assert rc == 0
+    (d,) = toml_docs(out)
+    assert d["mma"] == {"atom": "SM100_MMA_F16BF16_SS<half_t,half_t,float,128,256,UMMA::Major::K,UMMA::Major::K>",
+                        "cluster": "(2,1,1)"}
+    assert d["smem"]["B"]["layout"] == \
+        "Sw<3,4,3> o smem_ptr[16b](unset) o ((256,16),1,4,4):((64,1),0,16,16384)"
+    # A is multicast over the cluster's N mode (1 CTA), B over its M mode (2 CTAs)
+    assert d["tma"]["A"] == {"atom": "SM90_TMA_LOAD", "gmem": "(4096,4096):(4096,1)", "box": "(128,64)"}
+    assert d["tma"]["B"] == {"atom": "SM90_TMA_LOAD_MULTICAST", "multicast": 2, "gmem": "(4096,4096):(4096,1)",
+                             "box": "(256,64)"}
+    assert d["tmem"] == {"columns": 512, "accumulator_stages": 2}
+    assert d["tmem_copy"]["C"]["warps"] == [4, 5, 6, 7] and d["tmem_copy"]["C"]["tile"] == "(128,32)"
+    assert d["tmem_copy"]["C"]["atom"].startswith("SM100_TMEM_LOAD_32dp32b")
+    rc, out, _ = run(capsys, "dsl", BLACKWELL, *BLACKWELL_ARGS, "--json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["summary"]["refuted"] == 0
+    props = {(r["property"], r["operand"]) for r in doc["configs"][0]["results"]}
+    assert {("descriptor", "A"), ("tma", "B"), ("tmem_alloc", "tmem"), ("tmem_access", "tmem_copy.C")} <= props
+
+
+@needs_dsl
+def test_blackwell_cta_pair(capsys):
+    rc, out, _ = run(capsys, "dsl", BLACKWELL, *BLACKWELL_ARGS, "--init", "pair=True,mma_tiler_mn=(256,128),"
+                     "cluster_shape_mn=(2,2)", "--toml")
+    assert rc == 0
+    (d,) = toml_docs(out)
+    assert d["mma"]["atom"].startswith("SM100_MMA_F16BF16_2x1SM_SS<half_t,half_t,float,256,128,")
+    assert d["mma"]["cluster"] == "(2,2,1)"
+    assert d["tma"]["A"]["atom"] == "SM100_TMA_2SM_LOAD_MULTICAST" and d["tma"]["A"]["multicast"] == 2
+    assert d["tma"]["B"]["atom"] == "SM100_TMA_2SM_LOAD" and "multicast" not in d["tma"]["B"]
+    rc, out, _ = run(capsys, "dsl", BLACKWELL, *BLACKWELL_ARGS, "--init", "pair=True,mma_tiler_mn=(256,128),"
+                     "cluster_shape_mn=(2,2)", "-q")
+    assert rc == 0 and " 0 refuted," in out
+
+
+@needs_dsl
+def test_blackwell_smem_layout_of_each_tma_atom(capsys):
+    """A and B of a 128x128 tile have the same one-stage layout; B's staged layout (3 stages) is the one
+    named after B's TMA atom (tma_atom_b -> b_smem_layout_staged), not the first that matches."""
+    rc, out, _ = run(capsys, "dsl", BLACKWELL, *BLACKWELL_ARGS, "--init", "mma_tiler_mn=(128,128),b_stages=3",
+                     "--toml")
+    assert rc == 0
+    (d,) = toml_docs(out)
+    assert d["smem"]["A"]["layout"].endswith("o ((128,16),1,4,4):((64,1),0,16,8192)")
+    assert d["smem"]["B"]["layout"].endswith("o ((128,16),1,4,3):((64,1),0,16,8192)")
+
+
+@needs_dsl
+def test_blackwell_epilogue_warps_are_the_kernels(capsys, tmp_path):
+    """The warps of [tmem_copy.C] are the kernel's epilogue_warp_id: warps 5-8 reach the TMEM lanes in the
+    wrong order (warp w reaches lanes 32*(w%4)..), which the proof refutes."""
+    k = tmp_path / "bw.py"
+    k.write_text(BLACKWELL.read_text().replace("self.epilogue_warp_id = (4, 5, 6, 7)",
+                                               "self.epilogue_warp_id = (5, 6, 7, 8)"))
+    rc, out, _ = run(capsys, "dsl", k, *BLACKWELL_ARGS, "-q")
+    assert rc == 1
+    assert "REFUTED  tmem_access[tmem_copy.C]" in out
 
 
 @needs_dsl
@@ -316,3 +384,54 @@ def test_hopper_fp8(capsys):
     (d,) = toml_docs(out)
     assert d["mma"]["atom"] == "SM90_64x128x32_F32E4M3E4M3_SS_TN" and d["smem"]["B"]["type"] == "float_e4m3_t"
     assert d["smem"]["A"]["layout"].startswith("Sw<2,4,3> o smem_ptr[8b](unset) o ")   # 64-byte rows: SW64
+
+
+COPY_ONLY = KERNELS / "copy_only.py"
+COPY_ARGS = ["--entry", "scale_rows", "--shape", "M=1024,N=1024", "--tensor", "mX=M,N", "--tensor", "mY=M,N",
+             "--dtype", "f16"]
+
+
+@needs_dsl
+def test_copy_only_kernel_writes_g2r_r2g_and_proves(capsys):
+    rc, out, _ = run(capsys, "dsl", COPY_ONLY, *COPY_ARGS, "--toml")
+    assert rc == 0
+    (d,) = toml_docs(out)
+    assert "mma" not in d
+    assert d["g2r"]["tile_x"] == {"atom": "UniversalCopy<uint128_t>", "type": "half_t", "thr": "(8,32):(32,1)",
+                                  "val": "(1,8)", "gmem": "(8,256):(1024,1)", "gmem_align": 16}
+    # a CopyUniversalOp atom without num_bits_per_copy vectorises as the layouts allow: CuTe's AutoVectorizingCopy
+    assert d["r2g"]["tile_y"]["atom"] == "AutoVectorizingCopy"
+    rc, out, _ = run(capsys, "dsl", COPY_ONLY, *COPY_ARGS, "--json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["summary"]["refuted"] == 0
+    props = {(r["property"], r["operand"]) for r in doc["configs"][0]["results"]}
+    assert {("coverage", "g2r.tile_x"), ("coalescing", "g2r.tile_x"), ("alignment", "r2g.tile_y")} <= props
+
+
+@needs_dsl
+def test_copy_only_threads_down_columns_refuted(capsys):
+    rc, out, _ = run(capsys, "dsl", COPY_ONLY, *COPY_ARGS, "--arg", "threads_down_columns=True", "-q")
+    assert rc == 1
+    assert "REFUTED  coalescing[g2r.tile_x]" in out and "32 32-byte sectors" in out
+
+
+@needs_dsl
+def test_copy_only_broadcast_tile_is_listed_not_refuted(capsys):
+    """W (N,) added to every row is read by every row's threads on purpose: no [g2r] table (its exactly_once
+    would be refuted), a line under "not proved here"."""
+    rc, out, _ = run(capsys, "dsl", COPY_ONLY, "--entry", "add_row", "--shape", "M=1024,N=1024", "--tensor",
+                     "mX=M,N", "--tensor", "mW=N", "--tensor", "mY=M,N", "--dtype", "f16", "--json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["summary"]["refuted"] == 0
+    operands = {r["operand"] for r in doc["configs"][0]["results"]}
+    assert {"g2r.tile_x", "r2g.tile_y"} <= operands and "g2r.tile_w" not in operands
+    left = doc["configs"][0]["dsl"]["not_proved_here"]
+    assert any("tile_w (8,256):(0,1) is broadcast" in x for x in left)
+
+
+def test_layouts_named_after_the_operands_tensor_first():
+    q, k, kk = object(), object(), object()
+    names = {id(q): "sQ_layout", id(k): "sK_layout", id(kk): "k_smem_layout_staged"}
+    assert dsl_entry._prefer_stem([q, k], names, "K") == [k, q]
+    assert dsl_entry._prefer_stem([q, kk], names, "k") == [kk, q]
+    assert dsl_entry._prefer_stem([q, k], names, None) == [q, k]

@@ -30,6 +30,13 @@ CASES = {   # name: (file, arguments, exit code, configurations or the error's w
                           "not supported: LdMatrix8x16x8bOp"),
     "sgemm": (CUTE / "ampere/kernel/dense_gemm/sgemm.py", ["--entry", "SGemm.__call__", *GEMM[:2], "--dtype", "f32"],
               2, "[params] ldA: 1048569 values are too many to list"),   # UniversalFMA read; the engine's limit
+    "elementwise_add": (CUTE / "ampere/kernel/elementwise/elementwise_add.py",
+                        ["--entry", "elementwise_add", "--shape", "M=4096,N=4096", "--tensor", "mA=M,N", "--tensor",
+                         "mB=M,N", "--tensor", "mC=M,N", "--dtype", "f16"], 0, 1),     # copy-only: [g2r.X], [r2g.X]
+    "quack_rmsnorm": (Path("quack/quack/rmsnorm.py"),
+                      ["--path", "{root}/quack", "--stub-missing", "--entry", "RMSNorm.__call__", "--init",
+                       "dtype=bf16,N=4096", "--shape", "M=4096,N=4096", "--tensor", "mX=M,N", "--tensor", "mW=N",
+                       "--tensor", "mO=M,N", "--dtype", "bf16"], 0, 1),   # [r2g.gO]; X through smem, W: listed
     "flash_attention_v2": (CUTE / "ampere/kernel/attention/flash_attention_v2.py",
                            ["--entry", "FlashAttentionForwardAmpere.__call__", "--init", "head_dim=128,n_block_size=64",
                             *ATTN], 0, 2),
@@ -51,6 +58,9 @@ CASES = {   # name: (file, arguments, exit code, configurations or the error's w
     "fa4_fwd_sm90": (FA / "flash_fwd_sm90.py", ["--entry", "FlashAttentionForwardSm90.__call__", "--init",
                                                 "dtype=bf16,head_dim=128,tile_m=128,tile_n=128,num_stages=2,"
                                                 "num_threads=384", *ATTN, "--tensor", "mLSE=B,H,S:f32", *FA4], 0, 2),
+    "fa4_fwd_sm100": (FA / "flash_fwd_sm100.py", ["--entry", "FlashAttentionForwardSm100.__call__", "--init",
+                                                  "head_dim=128,is_static_persistent=False", *ATTN,
+                                                  "--tensor", "mLSE=B,H,S:f32", *FA4], 0, 2),
     "hopper_fmha": (CUTE / "hopper/kernel/attention/fmha.py",
                     ["--path", "{root}/cutlass/examples/python/CuTeDSL", "--entry",
                      "HopperFusedMultiHeadAttentionForward.__call__", "--init",
@@ -67,8 +77,23 @@ CASES = {   # name: (file, arguments, exit code, configurations or the error's w
                          "--tensor", "mD=L,M,N", "--dtype", "f16", "--stub-missing"], 0, 1),
     "blackwell_dense_gemm": (CUTE / "blackwell/kernel/dense_gemm/dense_gemm.py",
                              ["--entry", "DenseGemmKernel.__call__", "--init", "use_2cta_instrs=False,"
-                              "mma_tiler_mn=(128,128),cluster_shape_mn=(1,1),use_tma_store=True", *GEMM], 2,
-                             "not supported: tcgen05"),
+                              "mma_tiler_mn=(128,128),cluster_shape_mn=(1,1),use_tma_store=True", *GEMM], 0, 1),
+    "blackwell_dense_gemm_2sm": (CUTE / "blackwell/kernel/dense_gemm/dense_gemm.py",
+                                 ["--entry", "DenseGemmKernel.__call__", "--init", "use_2cta_instrs=True,"
+                                  "mma_tiler_mn=(256,128),cluster_shape_mn=(2,2),use_tma_store=True", *GEMM], 0, 1),
+    "blackwell_fmha": (CUTE / "blackwell/kernel/attention/fmha/fmha.py",
+                       ["--path", "{root}/cutlass/examples/python/CuTeDSL", "--entry",
+                        "BlackwellFusedMultiHeadAttentionForward.__call__", "--init",
+                        "qk_acc_dtype=f32,pv_acc_dtype=f32,mma_tiler=(128,128),head_dim=128,is_persistent=False,"
+                        "mask_type=fmha_utils.MaskEnum.RESIDUAL_MASK,enable_ex2_emulation=False,"
+                        "enable_skip_correction=False", "--shape", "B=2,S=4096,H=16,D=128",
+                        *[a for t in "qkvo" for a in ("--tensor", f"{t}_tensor=B,S,H,1,D")],
+                        "--arg", "problem_size=(2,4096,4096,4096,16,16,128,128),use_pdl=False", "--dtype", "f16"],
+                       0, 2),   # S = Q K^T and O = P V (P from TMEM); TMA and TMEM plan listed as not proved here
+    "blackwell_dense_gemm_persistent": (CUTE / "blackwell/kernel/dense_gemm/dense_gemm_persistent.py",
+                                        ["--entry", "PersistentDenseGemmKernel.__call__", "--init",
+                                         "use_2cta_instrs=True,mma_tiler_mn=(256,256),cluster_shape_mn=(2,1),"
+                                         "use_tma_store=True", "--arg", "max_active_clusters=74", *GEMM], 0, 1),
 }
 
 
