@@ -380,12 +380,11 @@ def a_coverage(ap) -> list:
     fragment keeps no two elements in one cell, and per lane copy no element is read twice."""
     t0 = time.perf_counter()
     M, K = ap.tile_mk
-    mm = int(it.product(ap.shape[0][0]))
-    rows = M // int(ap.mma.atom.thr_id.size())             # (peer 0's rows; each peer reads its own)
     held = _a_held(ap)
     counts = np.bincount(np.where(held >= 0, held * 4 + ap.r_copy, 0), weights=(held >= 0),
                          minlength=M * K * 4).reshape(M * K, 4)
-    want = (np.arange(M * K) % M) < rows
+    want = np.zeros(M * K, dtype=bool)
+    want[ap.elements] = True                                # (peer 0's rows; each peer reads its own)
     cov_cex = once_cex = None
     missing = np.flatnonzero(want & (counts[:, 0] == 0))
     if missing.size:
@@ -446,12 +445,11 @@ def a_agreement(ap) -> Result:
     b, h_ = int(ap.r_block[i]), int(ap.r_copy[i])             # address and the PTX lane rule, and what CuTe's
     base = _block_base(ap, b)                                 # fragment keeps there
     lane, cell = base % 128 + a_lanes(ap.layout, m % mm, h_), base // 128 + k % kk
-    there_again = np.flatnonzero((ap.lane == lane) & (ap.cell == cell))
-    if (lane, cell) != (int(ap.r_lane[i]), int(ap.r_cell[i])) or any(
-            (int(ap.m[j]), int(ap.k[j])) == (m, k) for j in there_again):
+    kept_there = sorted({(int(ap.m[j]), int(ap.k[j])) for j in np.flatnonzero((ap.lane == lane) & (ap.cell == cell))})
+    if (lane, cell) != (int(ap.r_lane[i]), int(ap.r_cell[i])) or kept_there == [(m, k)]:
         return _unconfirmed("slot_agreement", "A", t0, "tcgen05.mma")
-    h = int(held[i])
-    there = f"A(m={h % M}, k={h // M})" if h >= 0 else "no element of A"
+    there = " and ".join(f"A(m={a}, k={b})" for a, b in kept_there[:2]) + (" and others" if len(kept_there) > 2
+                                                                           else "") or "no element of A"
     kept = f"; CuTe keeps A(m={m}, k={k}) at {ap.where(ap.lane[keep[0]], ap.cell[keep[0]])}" if keep.size else ""
     cex = Counterexample(f"A(m={m}, k={k}): tcgen05.mma reads it from {ap.where(ap.r_lane[i], ap.r_cell[i])}, "
                          f"where CuTe's make_fragment_A keeps {there}{kept}", element=(m, k),

@@ -273,6 +273,12 @@ class OperandAPlan:
     r_k: object
     r_block: object
     r_copy: object
+    named: object = None
+
+    @property
+    def elements(self):
+        """``m + M*k`` of every element partition_A names for this CTA (peer 0)."""
+        return self.named
 
     def column(self, cell):
         """The 32-bit TMEM column (absolute) of an element-unit cell."""
@@ -287,11 +293,13 @@ class OperandAPlan:
                 + (f" bits {int(b)}..{int(b) + self.value_bits - 1}" if self.value_bits < 32 else ""))
 
 
-def a_operand_plan(mma, k_total: int, first_column: int = 0, frg: Layout | None = None) -> OperandAPlan:
+def a_operand_plan(mma, k_total: int, first_column: int = 0, frg: Layout | None = None,
+                   m_total: int | None = None) -> OperandAPlan:
     """The :class:`OperandAPlan` of ``make_fragment_A(partition_shape_A(mma, (M, k_total)))`` placed at
-    ``first_column`` (``frg``: a layout to use instead of CuTe's, for tests that break it); raises
-    :class:`~symlayout.errors.CuteStaticAssert` where CuTe does not compile it."""
-    M = int(mma.tile_size(0))
+    ``first_column`` (``M``: ``m_total``, default the TiledMMA's M; ``frg``: a layout to use instead of
+    CuTe's, for tests that break it); raises :class:`~symlayout.errors.CuteStaticAssert` where CuTe does not
+    compile it."""
+    M = int(m_total) if m_total is not None else int(mma.tile_size(0))
     pl, off = mma.get_slice(0).partition("A", Layout((M, k_total)))
     shape = pl.shape
     used = frg if frg is not None else a_operand_layout(mma, shape)
@@ -312,4 +320,4 @@ def a_operand_plan(mma, k_total: int, first_column: int = 0, frg: Layout | None 
     re = e[rr + mm * (rq + kk * rb)]
     return OperandAPlan(mma, first_column, shape, used, value_type_bits(mma.atom.val_type_a), (M, k_total), letter,
                         v % 128, v // 128, el % M, el // M, base % 128 + a_lanes(letter, rr, rh),
-                        base // 128 + rq, re % M, re // M, rb, rh)
+                        base // 128 + rq, re % M, re // M, rb, rh, e)
