@@ -463,6 +463,29 @@ def datapath_cell(layout: str, cols: int, m: int, n: int) -> tuple[int, int]:
     return datapath_cells(layout, cols, m, n)
 
 
+#: The copies of a row of A each data-path layout reads (the lane groups D's columns are folded onto).
+A_ROW_COPIES = {"A": 1, "B": 2, "C": 1, "D": 1, "E": 2, "F": 1, "G": 4}
+
+
+def a_lanes(layout: str, m, copy=0):
+    """The lane (relative to the instruction's A address) from which ``tcgen05.mma`` with A in Tensor
+    Memory (``.kind::* [d], [a], b-desc``, the TS form) reads row ``m`` of A, for the ``copy``-th lane
+    group of the data-path layout: each data-path lane multiplies the row of A it holds into the row of
+    D it holds, so row ``m`` of A sits on every lane that holds a cell of row ``m`` of D (PTX ISA,
+    tcgen05 "Data Path Layout Organization": the layouts are drawn for A and D alike). Layouts B and E
+    fold D's two column halves onto the two 64-lane halves, so A's 64 rows are read from both halves
+    (CuTe: ``TmemAllocMode::Duplicated``); G from all four 32-lane chunks.
+
+    >>> a_lanes("D", 5), a_lanes("F", 17), a_lanes("B", 3, 1), a_lanes("G", 3, 2)
+    (5, 33, 67, 67)
+    """
+    if layout in ("A", "D"):
+        return m
+    if layout in ("C", "F"):
+        return m % 16 + 32 * (m // 16)
+    return m + (64 if layout in ("B", "E") else 32) * copy
+
+
 def datapath_cells(layout: str, cols: int, m, n):
     """:func:`datapath_cell` without the range check, on integers or element by element on integer arrays.
 

@@ -363,6 +363,8 @@ TMEM = Table("tmem", "version 3 (Blackwell): the Tensor Memory the CTA allocates
                               "on purpose (FMHA's P written over S); other overlaps are refuted"),
     Key("arch", "string", "symlayout extension: the architecture whose TMEM capacity applies", default="sm_100",
         max_length=20),
+    Key("a_region", "string", "symlayout extension: the region whose first column is the TMEM address of A of a TS "
+                              "atom (FMHA's P, e.g. \"P0\"); A must lie inside it", max_length=64),
 ))
 
 TMEM_COPY = Table("tmem_copy", "version 3 (Blackwell): make_tmem_copy(atom, tile of the accumulator), tcgen05.ld/st "

@@ -9,7 +9,8 @@ properties ``tmem_alloc``, ``tmem_access`` and ``slot_agreement`` decide.
 Extensions of the contract (documented in docs/configs.md): ``[tmem] arch`` (the capacity table's
 architecture, default ``sm_100``), ``accumulator_regions`` (the regions that hold the accumulator's
 stages, e.g. FMHA's ``["S0", "S1"]``) and ``aliases`` (``{P0 = "S0"}``: region P0 shares cells with S0
-on purpose, P written over S in place).
+on purpose, P written over S in place) and ``a_region`` (the region whose first column is the TMEM
+address of A for a TS atom: FMHA's P).
 """
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ class TmemConfig:
     aliases: dict = field(default_factory=dict)
     arch: str = "sm_100"
     line: int = 0
+    a_region: str | None = None
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,19 @@ class TmemSection:
             self.fail(keys + ("accumulator_regions",), f"[tmem] accumulator_regions names {len(acc_regions)} "
                                                        f"regions for {stages} accumulator stages (one per stage)")
         aliases = self.load_aliases(t.get("aliases"), keys + ("aliases",), regions) if "aliases" in t else {}
-        return TmemConfig(columns, stages, first, regions, acc_regions, aliases, arch, self.lines.line(*keys))
+        a_region = self.load_a_region(t, keys + ("a_region",), regions)
+        return TmemConfig(columns, stages, first, regions, acc_regions, aliases, arch, self.lines.line(*keys),
+                          a_region)
+
+    def load_a_region(self, t, keys, regions) -> str | None:
+        if "a_region" not in t:
+            return None
+        v = t["a_region"]
+        if not isinstance(v, str) or v not in regions:
+            known = _suggest(v, regions) if isinstance(v, str) and regions else " (no [tmem] regions are given)" \
+                if not regions else ""
+            self.fail(keys, f"[tmem] a_region: {_short(v)} is not one of the regions{known}")
+        return v
 
     def load_regions(self, v, keys) -> dict:
         if not isinstance(v, dict):
@@ -188,6 +202,10 @@ class TmemSection:
     def check_tmem_mma(self, tmem, copies, mma):
         """Tensor Memory belongs to an SM100 ``tcgen05.mma`` (UMMA) atom's accumulator."""
         if (tmem is None and not copies) or (mma is not None and getattr(mma, "is_sm100", False)):
+            if tmem is not None and tmem.a_region is not None and "_TS" not in mma.atom:
+                self.fail(("tmem", "a_region"), f"[tmem] a_region places A of a TS atom (SM100_MMA_*_TS: A read "
+                                                f"from Tensor Memory), but [mma] atom {mma.atom!r} reads A from "
+                                                "shared memory")
             return
         keys = ("tmem",) if tmem is not None else ("tmem_copy", "C")
         what = f"[mma] atom {mma.atom!r} is not" if mma is not None else "the configuration has no [mma] table with"

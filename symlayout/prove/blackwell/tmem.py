@@ -18,6 +18,12 @@ every cell, element and register (:mod:`.tmem_model`):
   each once.
 * ``tmem_access`` [tmem_copy.C]: slice ``i`` runs on warp ``warps[i]``, which reaches lanes
   ``32*(w%4) ..`` only; refuted with the warp, thread, register, lane and column.
+* A of a TS atom (read from Tensor Memory, :class:`.tmem_model.OperandAPlan`): ``slot_agreement`` [A]
+  via ``tcgen05.mma`` (the cell the MMA reads for ``A(m, k)``, every MMA block and lane copy, holds
+  ``A(m, k)`` in CuTe's ``make_fragment_A``), ``coverage`` / ``exactly_once`` [A] (every element is
+  read; no cell keeps two elements, no element is read twice by one lane copy); with ``[tmem] a_region``
+  ``tmem_alloc`` also owns A's cells: inside the allocation and its region, sharing cells only with its
+  region and the region that one aliases (P over S, never over O).
 
 Every refutation is re-derived on its own (one element's route computed again from the PTX maps and
 CuTe's layouts) before it is reported; 0 obligations is ``vacuous``.
@@ -26,13 +32,14 @@ from __future__ import annotations
 
 import time
 
-from ...arch.tcgen05 import LANES, alloc_problems, datapath_cell, ld_cell, warp_lanes
+from ...arch.tcgen05 import LANES, a_lanes, alloc_problems, datapath_cell, ld_cell, warp_lanes
+from ...algebra import int_tuple as it
 from ...errors import CuteStaticAssert
 from ..verdict.result import ERROR, REFUTED, Counterexample, Result, verdict
 from ..decide.tables import lazy_np as np
 from .obligations import cta_tile
 from .sf import sf_tmem_blocks
-from .tmem_model import accumulator_plan, copy_routes, mma_writes
+from .tmem_model import a_operand_plan, accumulator_plan, copy_routes, mma_writes
 
 #: the TMEM properties, in report order
 TMEM_PROPERTIES = ("tmem_alloc", "slot_agreement", "coverage", "exactly_once", "tmem_access")
@@ -91,9 +98,11 @@ def _first_shared(a, b):
 
 def _describe(name, owner, cell) -> str:
     kind, data = owner
-    if kind == "stage":
+    if kind in ("stage", "operand"):
         lane, col, m, n = data
         i = int(np.flatnonzero((lane == cell[0]) & (col == cell[1]))[0])
+        if kind == "operand":
+            return f"{name} (element A(m={int(m[i])}, k={int(n[i])}))"
         return f"{name} (element (m={int(m[i])}, n={int(n[i])}))"
     return f"{name} (columns {data[0]}..{data[1] - 1}, every lane)"
 
@@ -109,6 +118,11 @@ def _may_share(tm, a: str, b: str) -> bool:
     """Whether the configuration says owners ``a`` and ``b`` share cells on purpose."""
     acc = {f"accumulator stage {s}": f"region {r}" for s, r in enumerate(tm.accumulator_regions)}
     alias = {f"region {x}": f"region {y}" for x, y in tm.aliases.items()}
+    if tm.a_region is not None:                   # A of a TS atom: as its region (its own, what that aliases)
+        mine = f"region {tm.a_region}"
+        if a == "operand A" or b == "operand A":
+            other = b if a == "operand A" else a
+            return other == mine or _may_share(tm, mine, other)
     for x, y in ((a, b), (b, a)):
         if acc.get(x) == y or alias.get(x) == y:
             return True
@@ -137,9 +151,15 @@ def sf_blocks(cfg, plan) -> list:
     return out
 
 
-def tmem_alloc(tm, plan=None, sf=()) -> Result:
-    """``tmem_alloc`` of a :class:`~symlayout.config.tmem.TmemConfig`, the accumulator's plan and the
-    scale factors' column blocks ``sf`` (:func:`sf_blocks`)."""
+def _operand_arrays(ap):
+    """``(lane, column, m, k)`` arrays of A's cells in CuTe's fragment (32-bit columns, absolute)."""
+    return ap.lane, ap.column(ap.cell), ap.m, ap.k
+
+
+def tmem_alloc(tm, plan=None, sf=(), aplan=None) -> Result:
+    """``tmem_alloc`` of a :class:`~symlayout.config.tmem.TmemConfig`, the accumulator's plan, the scale
+    factors' column blocks ``sf`` (:func:`sf_blocks`) and the TS atom's A (``aplan``, an
+    :class:`~.tmem_model.OperandAPlan` at ``[tmem] a_region``)."""
     t0 = time.perf_counter()
     checked = 1
     bad = alloc_problems(tm.columns, tm.arch)
@@ -148,6 +168,8 @@ def tmem_alloc(tm, plan=None, sf=()) -> Result:
                              f"nCols is a power of two in [32, 512])", extra={"columns": tm.columns})
         return _res("tmem_alloc", "tmem", t0, cex, checked)
     owners = {}
+    if aplan is not None:                           # (first: a clash names A's element)
+        owners["operand A"] = ("operand", _operand_arrays(aplan))
     for s in range(plan.stages if plan is not None else 0):
         owners[f"accumulator stage {s}"] = ("stage", _stage_arrays(plan, s))
     for name, (first, n) in tm.regions.items():
@@ -169,8 +191,11 @@ def tmem_alloc(tm, plan=None, sf=()) -> Result:
             cell = (int(data[0][out[0]]), int(data[1][out[0]]))
             return _alloc_cex(t0, checked, f"{_describe(name, owner, cell)} is at TMEM lane {cell[0]}, column "
                               f"{cell[1]}, outside the {tm.columns} columns tcgen05.alloc gives", cell, owner=name)
-    for s, rname in enumerate(tm.accumulator_regions):   # each stage inside its region
-        name, owner = f"accumulator stage {s}", owners[f"accumulator stage {s}"]
+    inside = [(f"accumulator stage {s}", r) for s, r in enumerate(tm.accumulator_regions)]
+    if aplan is not None:
+        inside.insert(0, ("operand A", tm.a_region))
+    for name, rname in inside:                       # each stage (and A) inside its region
+        owner = owners[name]
         first, n = tm.regions[rname]
         lane, col = owner[1][:2]
         checked += int(col.size)
@@ -348,8 +373,128 @@ def tmem_access(cr, warps) -> Result:
 
 
 # ---------------------------------------------------------------------------
+# A of a TS atom: slot_agreement via tcgen05.mma, coverage, exactly_once
+# ---------------------------------------------------------------------------
+
+def _a_grid(ap):
+    """``(grid, clash)``: ``grid[lane, cell]`` = ``m + M*k`` of the element CuTe's fragment keeps there (-1:
+    none); ``clash``: the first fragment index whose cell already keeps another element, or None."""
+    M = ap.tile_mk[0]
+    e = ap.m + M * ap.k
+    grid = np.full((128, int(max(ap.cell.max(), ap.r_cell.max())) + 1), -1, dtype=np.int64)
+    grid[ap.lane, ap.cell] = e
+    bad = np.flatnonzero(grid[ap.lane, ap.cell] != e)
+    return grid, (int(bad[0]) if bad.size else None)
+
+
+def _a_held(ap):
+    """Per read: ``m + M*k`` of the element CuTe's fragment keeps in the cell ``tcgen05.mma`` reads (-1:
+    none, or a lane past 127)."""
+    grid, _ = _a_grid(ap)
+    ok = (ap.r_lane >= 0) & (ap.r_lane < LANES) & (ap.r_cell >= 0)
+    held = np.full(ap.r_lane.size, -1, dtype=np.int64)
+    held[ok] = grid[ap.r_lane[ok], ap.r_cell[ok]]
+    return held
+
+
+def a_coverage(ap) -> list:
+    """``coverage`` [A]: every element of A is in a cell ``tcgen05.mma`` reads; ``exactly_once`` [A]: CuTe's
+    fragment keeps no two elements in one cell, and per lane copy no element is read twice."""
+    t0 = time.perf_counter()
+    M, K = ap.tile_mk
+    held = _a_held(ap)
+    counts = np.bincount(np.where(held >= 0, held * 4 + ap.r_copy, 0), weights=(held >= 0),
+                         minlength=M * K * 4).reshape(M * K, 4)
+    want = np.zeros(M * K, dtype=bool)
+    want[ap.elements] = True                                # (peer 0's rows; each peer reads its own)
+    cov_cex = once_cex = None
+    missing = np.flatnonzero(want & (counts[:, 0] == 0))
+    if missing.size:
+        m, k = int(missing[0]) % M, int(missing[0]) // M
+        keep = np.flatnonzero((ap.m == m) & (ap.k == k))
+        at = f" (CuTe keeps it at {ap.where(ap.lane[keep[0]], ap.cell[keep[0]])})" if keep.size else ""
+        cov_cex = Counterexample(f"A(m={m}, k={k}){at} is read by no tcgen05.mma of the TiledMMA", element=(m, k))
+    _, clash = _a_grid(ap)
+    if clash is not None:
+        e = np.flatnonzero((ap.lane == ap.lane[clash]) & (ap.cell == ap.cell[clash]))   # (re-validated: every
+        kept = sorted({(int(ap.m[j]), int(ap.k[j])) for j in e})                          # index of that cell)
+        a, b = kept[0], kept[-1]
+        if a == b:
+            return [_unconfirmed("coverage", "A", t0), _unconfirmed("exactly_once", "A", t0)]
+        once_cex = Counterexample(f"CuTe's make_fragment_A keeps A(m={a[0]}, k={a[1]}) and A(m={b[0]}, k={b[1]}) in "
+                                  f"one cell, {ap.where(ap.lane[clash], ap.cell[clash])}", element=b)
+    else:
+        twice = np.flatnonzero(counts.ravel() > 1)
+        if twice.size:
+            e, h = divmod(int(twice[0]), 4)
+            reads = np.flatnonzero((held == e) & (ap.r_copy == h))[:2]
+            once_cex = Counterexample(f"A(m={e % M}, k={e // M}) is read twice: " + " and ".join(
+                _a_read_text(ap, int(i)) for i in reads), element=(e % M, e // M),
+                route=[_a_read_text(ap, int(i)) for i in reads])
+    n = int(want.sum())
+    return [_res("coverage", "A", t0, cov_cex, n, via="tcgen05.mma"),
+            _res("exactly_once", "A", t0, once_cex, int(held.size), via="tcgen05.mma")]
+
+
+def _block_base(ap, b: int) -> int:
+    """``lane + 128*cell`` of element (0, 0) of MMA block ``b`` in CuTe's fragment: the A address CuTe
+    issues that block's ``tcgen05.mma`` with."""
+    fm_kk = ap.lane.size // (int(ap.r_block.max()) + 1)
+    return int(ap.lane[b * fm_kk]) + 128 * int(ap.cell[b * fm_kk])
+
+
+def _a_read_text(ap, i) -> str:
+    m, k, b, h = int(ap.r_m[i]), int(ap.r_k[i]), int(ap.r_block[i]), int(ap.r_copy[i])
+    copy = f", lane copy {h}" if h else ""
+    return (f"A(m={m}, k={k}) -> MMA block {b} (row {m % ap.shape[0][0]}, k {k % ap.shape[0][1]}{copy}) -> "
+            f"tcgen05.mma (data-path layout {ap.layout}) reads {ap.where(ap.r_lane[i], ap.r_cell[i])}")
+
+
+def a_agreement(ap) -> Result:
+    """For every MMA block, ``(row, k)`` and lane copy of A: the cell ``tcgen05.mma`` reads holds that
+    element in CuTe's ``make_fragment_A``."""
+    t0 = time.perf_counter()
+    M = ap.tile_mk[0]
+    held = _a_held(ap)
+    bad = np.flatnonzero(held != ap.r_m + M * ap.r_k)
+    if not bad.size:
+        return _res("slot_agreement", "A", t0, None, int(held.size), via="tcgen05.mma",
+                    detail=f"A in Tensor Memory (TS), data-path layout {ap.layout}, columns from {ap.first_column}")
+    i = int(bad[0])
+    m, k = int(ap.r_m[i]), int(ap.r_k[i])
+    keep = np.flatnonzero((ap.m == m) & (ap.k == k))
+    mm, kk = (int(it.product(x)) for x in ap.shape[0])       # re-validated: the read again, from the block's
+    b, h_ = int(ap.r_block[i]), int(ap.r_copy[i])             # address and the PTX lane rule, and what CuTe's
+    base = _block_base(ap, b)                                 # fragment keeps there
+    lane, cell = base % 128 + a_lanes(ap.layout, m % mm, h_), base // 128 + k % kk
+    kept_there = sorted({(int(ap.m[j]), int(ap.k[j])) for j in np.flatnonzero((ap.lane == lane) & (ap.cell == cell))})
+    if (lane, cell) != (int(ap.r_lane[i]), int(ap.r_cell[i])) or kept_there == [(m, k)]:
+        return _unconfirmed("slot_agreement", "A", t0, "tcgen05.mma")
+    there = " and ".join(f"A(m={a}, k={b})" for a, b in kept_there[:2]) + (" and others" if len(kept_there) > 2
+                                                                           else "") or "no element of A"
+    kept = f"; CuTe keeps A(m={m}, k={k}) at {ap.where(ap.lane[keep[0]], ap.cell[keep[0]])}" if keep.size else ""
+    cex = Counterexample(f"A(m={m}, k={k}): tcgen05.mma reads it from {ap.where(ap.r_lane[i], ap.r_cell[i])}, "
+                         f"where CuTe's make_fragment_A keeps {there}{kept}", element=(m, k),
+                         route=[_a_read_text(ap, i)],
+                         extra={"lane": int(ap.r_lane[i]), "column": int(ap.column(ap.r_cell[i]))})
+    return _res("slot_agreement", "A", t0, cex, i + 1, via="tcgen05.mma")
+
+
+# ---------------------------------------------------------------------------
 # The entry: a configuration's TMEM results
 # ---------------------------------------------------------------------------
+
+def operand_a_plan(cfg, mma):
+    """A of a TS atom over the CTA's ``(M, K)`` (K: ``[smem.B]``'s, else one MMA's), placed at the first
+    column of ``[tmem] a_region`` (else column 0); None for an SS atom."""
+    if mma.atom.frg_type_a.startswith("UMMA::smem_desc"):
+        return None
+    sb = cfg.smem.get("B")
+    k = cta_tile(sb)[1] if sb is not None else int(mma.tile_size(2))
+    tm = cfg.tmem
+    first = tm.regions[tm.a_region][0] if tm is not None and tm.a_region is not None else 0
+    return a_operand_plan(mma, k, first)
+
 
 def prove_tmem(cfg, mma, props, refuted=frozenset()) -> list:
     """The TMEM results of a configuration with an SM100 ``[mma]``: ``slot_agreement`` [C] via
@@ -370,8 +515,13 @@ def prove_tmem(cfg, mma, props, refuted=frozenset()) -> list:
     out = []
     if "slot_agreement" in props:
         out.append(mma_agreement(plan))
+    aplan = operand_a_plan(cfg, mma)
     if tm is not None and "tmem_alloc" in props:
-        out.append(tmem_alloc(tm, plan, sf_blocks(cfg, plan)))
+        out.append(tmem_alloc(tm, plan, sf_blocks(cfg, plan), aplan if tm.a_region is not None else None))
+    if aplan is not None:
+        if "slot_agreement" in props:
+            out.append(a_agreement(aplan))
+        out.extend(r for r in a_coverage(aplan) if r.property in props)
     cc = cfg.tmem_copies.get("C")
     if cc is not None:
         t0 = time.perf_counter()

@@ -13,6 +13,11 @@
 A cell is ``(lane, column)``, columns absolute (``accumulator_column`` added).  Every CTA of a pair has
 the same plan; peers are modelled one by one where the element differs (rows ``p * M/2 ..``).  The
 tables are numpy arrays, one entry per element or register value.
+
+* :class:`OperandAPlan`: A of a TS atom (``SM100_MMA_*_TS``: A read from Tensor Memory), CuTe's side
+  (``make_fragment_A`` = ``tmem_frg<a_type, a_type, NonInterleaved | Duplicated>``,
+  :func:`symlayout.tiled.tmem.a_operand_layout`) and the cells ``tcgen05.mma`` reads for each ``A(m, k)``
+  (:func:`symlayout.arch.tcgen05.a_lanes` from the address CuTe issues each MMA block with).
 """
 from __future__ import annotations
 
@@ -21,11 +26,11 @@ from dataclasses import dataclass, field
 from ...algebra import int_tuple as it
 from ...algebra.int_tuple import _
 from ...algebra.layout import Layout, flat_divide, function_table, make_layout, slice_
-from ...arch.tcgen05 import datapath, datapath_cells, ld_cells
+from ...arch.tcgen05 import A_ROW_COPIES, a_lanes, datapath, datapath_cells, ld_cells
 from ...atoms import value_type_bits
 from ...atoms.tmem import tmem_copy_op
 from ...errors import CuteStaticAssert, SymlayoutError
-from ...tiled.tmem import accumulator_layout, make_tmem_copy, tmem_address_layout
+from ...tiled.tmem import a_operand_layout, accumulator_layout, make_tmem_copy, tmem_address_layout
 from ..decide.tables import lazy_np as np
 
 
@@ -235,3 +240,84 @@ def copy_routes(plan: AccumulatorPlan, atom: str, tile=None) -> CopyRoutes:
                           "lane": sl + lane, "col": sc + col, "bit": bit})
     out.arrays = {k: np.concatenate([d[k] for d in per_stage]).astype(np.int64) for k in ROUTE_FIELDS}
     return out
+
+
+# ---------------------------------------------------------------------------
+# A of a TS atom in Tensor Memory: what CuTe's fragment keeps, what tcgen05.mma reads
+# ---------------------------------------------------------------------------
+
+@dataclass
+class OperandAPlan:
+    """A (``M x K``, one CTA: peer 0's rows) of a TS TiledMMA in Tensor Memory from ``first_column``.
+
+    CuTe's side, per index of ``make_fragment_A`` (shape ``((M_frg, K_MMA), MMA_M, MMA_K)``; a
+    Duplicated fragment has ``M_frg = copies * M_MMA`` rows, row ``r`` a copy of row ``r % M_MMA``):
+    ``lane``, ``cell`` (element units: a 32-bit column holds ``32 / bits`` elements) and the element
+    ``m``, ``k`` it keeps.  The PTX side, per read (block, row, k, copy): ``r_lane``, ``r_cell`` and the
+    element ``r_m``, ``r_k`` the instruction multiplies there, ``r_block`` its MMA block.
+    """
+    mma: object
+    first_column: int
+    shape: tuple
+    frg: Layout
+    value_bits: int
+    tile_mk: tuple
+    layout: str
+    lane: object
+    cell: object
+    m: object
+    k: object
+    r_lane: object
+    r_cell: object
+    r_m: object
+    r_k: object
+    r_block: object
+    r_copy: object
+    named: object = None
+
+    @property
+    def elements(self):
+        """``m + M*k`` of every element partition_A names for this CTA (peer 0)."""
+        return self.named
+
+    def column(self, cell):
+        """The 32-bit TMEM column (absolute) of an element-unit cell."""
+        return self.first_column + cell * self.value_bits // 32
+
+    def bit(self, cell):
+        return cell * self.value_bits % 32
+
+    def where(self, lane, cell) -> str:
+        b = self.bit(cell)
+        return (f"TMEM lane {int(lane)}, column {int(self.column(cell))}"
+                + (f" bits {int(b)}..{int(b) + self.value_bits - 1}" if self.value_bits < 32 else ""))
+
+
+def a_operand_plan(mma, k_total: int, first_column: int = 0, frg: Layout | None = None,
+                   m_total: int | None = None) -> OperandAPlan:
+    """The :class:`OperandAPlan` of ``make_fragment_A(partition_shape_A(mma, (M, k_total)))`` placed at
+    ``first_column`` (``M``: ``m_total``, default the TiledMMA's M; ``frg``: a layout to use instead of
+    CuTe's, for tests that break it); raises :class:`~symlayout.errors.CuteStaticAssert` where CuTe does not
+    compile it."""
+    M = int(m_total) if m_total is not None else int(mma.tile_size(0))
+    pl, off = mma.get_slice(0).partition("A", Layout((M, k_total)))
+    shape = pl.shape
+    used = frg if frg is not None else a_operand_layout(mma, shape)
+    mm, kk = (int(it.product(x)) for x in shape[0])
+    fm = int(it.product(used.shape[0][0]))
+    blocks = int(it.product(shape)) // (mm * kk)
+    v = np.asarray(function_table(used), dtype=np.int64)
+    e = int(off) + np.asarray(function_table(pl), dtype=np.int64)
+    idx = np.arange(v.size)
+    r, q, blk = idx % fm, (idx // fm) % kk, idx // (fm * kk)
+    el = e[r % mm + mm * (q + kk * blk)]               # (row r of a Duplicated fragment: a copy of row r % M_MMA)
+    letter = datapath(int(it.product(mma.atom.shape_mnk[0])), int(mma.atom.thr_id.size()))
+    copies = A_ROW_COPIES[letter]
+    ri = np.arange(blocks * mm * kk * copies)
+    rr, rq = ri % mm, (ri // mm) % kk
+    rh, rb = (ri // (mm * kk)) % copies, ri // (mm * kk * copies)
+    base = v[rb * fm * kk]                              # the address CuTe issues block rb with: its (0, 0)
+    re = e[rr + mm * (rq + kk * rb)]
+    return OperandAPlan(mma, first_column, shape, used, value_type_bits(mma.atom.val_type_a), (M, k_total), letter,
+                        v % 128, v // 128, el % M, el // M, base % 128 + a_lanes(letter, rr, rh),
+                        base // 128 + rq, re % M, re // M, rb, rh, e)
