@@ -116,7 +116,7 @@ def _alloc(p0, a_region="P0"):
     mma = _mma(128, 128)
     tm = _tm(a_region=a_region)
     tm.regions["P0"] = p0
-    return tmem_alloc(tm, accumulator_plan(mma, 2, 256), a_operand_plan(mma, 128, p0[0]))
+    return tmem_alloc(tm, accumulator_plan(mma, 2, 256), aplan=a_operand_plan(mma, 128, p0[0]))
 
 
 def test_a_region_proved():
