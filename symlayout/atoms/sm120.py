@@ -127,6 +127,16 @@ def sm120_mma_atom(name) -> MMAAtom:
                    b_regs=Registers("uint32_t", 2), c_regs=c_regs, ptx=ptx, arch="sm_120a")
 
 
+def operand_element_type(name, operand: str, container: str) -> str:
+    """The element type an SM120 atom's ``operand`` (A or B) reads from its ``container`` fragment
+    (CuTe's ``ValTypeA/B`` ``uint8_t`` / ``uint4_t``: the bits of the PTX ``.e4m3`` ... type the name
+    gives); ``container`` itself for any other atom or operand."""
+    if operand not in ("A", "B") or not is_sm120_name(name):
+        return container
+    op = parse_sm120_name(name)
+    return op.a_type if operand == "A" else op.b_type
+
+
 def _ptx(t: str) -> str:
     return "f32" if t == "float" else "f16"
 
