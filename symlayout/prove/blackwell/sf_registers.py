@@ -103,12 +103,13 @@ def sf_result(op, sc) -> Result:
     if bad:
         return _res("sf", x, t0, Counterexample(f"[sf.{x}]: {op.name} issued with {sel}: {bad[0]}",
                                                 extra={"thread_id": sc.thread_id, "byte_id": sc.byte_id}), 1)
+    row = "row" if x == "A" else "column"
     checked = 0
     for j in range(op.k // hw):
         for r in range(mn):
             lane, byte = scale_factor_source(op, x, r, j, sc.thread_id, sc.byte_id)
             checked += 1
-            where = f"(row {r}, K-block {j}) of {x}: mma.sync ({sel}) reads its factor from thread {lane}, register byte {byte}"
+            where = f"({row} {r}, K-block {j}) of {x}: mma.sync ({sel}) reads its factor from thread {lane}, register byte {byte}"
             if byte >= nbytes:
                 return _res("sf", x, t0, Counterexample(
                     f"{where}, but that thread's scale register holds {nbytes} factor byte(s) (fragment {L}, one byte "
@@ -120,15 +121,15 @@ def sf_result(op, sc) -> Result:
             other = next((p for p in pts if p != (r, j)), None)
             if other is not None:
                 return _res("sf", x, t0, Counterexample(
-                    f"{where}, which holds the factor of (row {other[0]}, K-block {other[1]}) (fragment {L})",
+                    f"{where}, which holds the factor of ({row} {other[0]}, K-block {other[1]}) (fragment {L})",
                     thread=lane, element=(r, j * hw),
                     route=[f"logical {x}({'m' if x == 'A' else 'n'}={r},k={j * hw}..{j * hw + hw - 1}), K-block {j}",
                            f"mma.sync {sel} -> thread {lane}, byte {byte}",
-                           f"fragment {L}: thread {lane}, byte {byte} -> (row {other[0]}, K-block {other[1]})"],
+                           f"fragment {L}: thread {lane}, byte {byte} -> ({row} {other[0]}, K-block {other[1]})"],
                     extra={"byte": byte, "holds": list(other)}), checked)
     cex, more = _smem_check(sc) if sc.smem is not None else (None, 0)
     return _res("sf", x, t0, cex, checked + more,
-                detail=f"every (row, K-block) of the {mn}x{op.k // hw} factors of one atom: read by mma.sync ({sel}) "
+                detail=f"every ({row}, K-block) of the {mn}x{op.k // hw} factors of one atom: read by mma.sync ({sel}) "
                        f"from the thread and byte that hold it" + (", smem: one slot each" if sc.smem is not None else ""))
 
 
