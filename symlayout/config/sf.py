@@ -26,8 +26,9 @@ class SfSection:
         t = self.table(data["sf"], ("sf",))
         sm120 = mma is not None and is_sm120_name(mma.atom) and parse_sm120_name(mma.atom).scaled
         if mma is None or not (is_blockscaled_name(mma.atom) or sm120):
-            self.fail(("sf",), "[sf.X] scale factors need a block-scaled atom in [mma] (SM100_MMA_MXF8F6F4_SS, "
-                               "SM100_MMA_MXF4_SS, their _2x1SM forms; SM120::BLOCKSCALED::SM120_16x8x{32,64}_TN_VS)")
+            self.fail(("sf",), "[sf.X] scale factors need a block-scaled SM100 atom in [mma] (SM100_MMA_MXF8F6F4_SS, "
+                               "SM100_MMA_MXF4_SS, their _2x1SM forms) or a block-scaled SM120 mma.sync atom "
+                               "(SM120::BLOCKSCALED::SM120_16x8x{32,64}_TN_VS)")
         out = {}
         for op, spec in t.items():
             keys = ("sf", op)
