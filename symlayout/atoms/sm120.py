@@ -200,6 +200,23 @@ def selector_problems(op: Sm120Op, operand: str, thread_id: int, byte_id: int) -
     return out
 
 
+def smem_layout_sf(op: Sm120Op, mn: int, k: int, stages: int = 1) -> Layout:
+    """The staged factor buffer of CUTLASS's SM120 block-scaled collective (``CollectiveBuilder<Sm120,
+    OpClassBlockScaledTensorOp>``'s ``SmemLayoutSFA/SFB``: the 128x4 blocks of ``Sm1xxBlkScaledConfig``
+    over the CTA tile's ``(MN, K)`` coordinates, ``NSF = K_atom / VS`` factors of an atom adjacent, then
+    the stage mode): ``(((32,4),MN/128),((VS,NSF),(4/NSF,K/VS/4)),stages)``.
+
+    >>> op = parse_sm120_name("SM120::BLOCKSCALED::SM120_16x8x64_TN_VS<float_e2m1_t,float_e2m1_t,float,float_ue4m3_t,16>")
+    >>> print(smem_layout_sf(op, 128, 256, 3))
+    (((32,4),1),((16,4),(1,4)),3):(((16,4),512),((0,1),(4,512)),2048)
+    """
+    vs = op.vs
+    nsf = op.k // vs
+    blocks_mn, blocks_k = mn // 128, k // vs // 4
+    return Layout((((32, 4), blocks_mn), ((vs, nsf), (4 // nsf, blocks_k)), stages),
+                  (((16, 4), 512), ((0, 1), (nsf, blocks_mn * 512)), 512 * blocks_mn * blocks_k))
+
+
 def kind_problems(op: Sm120Op) -> list[str]:
     """What the hardware reads differently from the atom's ``SFVecSize``, though CuTe compiles it: CuTe's
     m16n8k64 atoms choose ``scale_vec::2X`` / ``4X`` by the factor type, and size the factor register by

@@ -49,7 +49,11 @@ class SfSection:
             if raw is not None:
                 raw = self.value(spec, keys, SF["smem"])
                 smem = self.plain_layout(raw, keys + ("smem",), symbols, f"[sf.{op}] smem")
-                if smem.rank() not in (3, 4) or not isinstance(smem.shape[0], tuple) or len(smem.shape[0]) != 2:
+                if sm120 and smem.rank() not in (2, 3):
+                    self.fail(keys + ("smem",), f"[sf.{op}] smem must be the SM120 collective's SmemLayoutSF{op} over "
+                                                f"(MN, K[, stages]), got rank {smem.rank()}: {raw!r}")
+                if not sm120 and (smem.rank() not in (3, 4) or not isinstance(smem.shape[0], tuple)
+                                  or len(smem.shape[0]) != 2):
                     self.fail(keys + ("smem",), f"[sf.{op}] smem must be MMA-partitioned as the collective prints "
                                                 f"it, ((MMA_MN,(vec,NSF)),MMAs_MN,MMAs_K[,stages]), got {raw!r}")
             raw_g = spec.get("gmem")

@@ -15,8 +15,8 @@ same atom with the same selectors):
   that row and K-block (the instruction's K-blocks: ``.scale_vec``'s elements per factor).
 
 So every (row, K-block) gets exactly one factor (the instruction reads one byte per point; the points are
-distinct), the one the thread and byte it reads hold.  ``smem``, when given, is checked for one slot per
-(row, K-block, stage), exactly once (the kernel's shared-to-register copy partitions that same layout).
+distinct), the one the thread and byte it reads hold.  ``smem`` (over (MN, K[, stages])), when given, is checked
+for one slot per (row, K-block, stage), exactly once, where the SM120 collective's ``SmemLayoutSFA/SFB`` puts it.
 
 ``sf_kind``: the factor type and vector size are the atom's (``ValTypeSF``, ``SFVecSize``), and the instruction
 CuTe issues reads one factor per ``vec`` elements (:func:`symlayout.atoms.sm120.kind_problems`).
@@ -29,10 +29,12 @@ from __future__ import annotations
 import time
 
 from ...algebra import int_tuple as it
+from ...algebra.layout import function_table
 from ...atoms.sm120 import (kind_problems, parse_sm120_name, scale_factor_source, scale_vec, selector_problems,
-                            sm120_sf_layouts)
+                            sm120_sf_layouts, smem_layout_sf)
+from ..decide.tables import lazy_np as np
 from ..verdict.result import Counterexample, Result, verdict
-from .sf import _decide, _smem_offsets, _mode_sizes
+from .sf import _decide
 
 #: the properties of a ``[sf.X]`` table
 SF_REGISTER_PROPERTIES = ("sf_kind", "sf")
@@ -127,20 +129,35 @@ def sf_result(op, sc) -> Result:
                            f"mma.sync {sel} -> thread {lane}, byte {byte}",
                            f"fragment {L}: thread {lane}, byte {byte} -> ({row} {other[0]}, K-block {other[1]})"],
                     extra={"byte": byte, "holds": list(other)}), checked)
-    cex, more = _smem_check(sc) if sc.smem is not None else (None, 0)
+    cex, more = _smem_check(op, sc) if sc.smem is not None else (None, 0)
     return _res("sf", x, t0, cex, checked + more,
                 detail=f"every ({row}, K-block) of the {mn}x{op.k // hw} factors of one atom: read by mma.sync ({sel}) "
-                       f"from the thread and byte that hold it" + (", smem: one slot each" if sc.smem is not None else ""))
+                       f"from the thread and byte that hold it" + (", smem: one slot each, where the collective's SmemLayoutSF puts it" if sc.smem is not None else ""))
 
 
-def _smem_check(sc):
-    """One slot per (row, K-block, stage) of ``[sf.X] smem``, exactly once, over its own extents."""
-    mmn, mk, nmn, nk, ns = _mode_sizes(sc.smem)
-    have, hidx = _smem_offsets(sc.smem, mmn * nmn, mk * nk, ns)
-
-    def at(p):
-        return int(it.crd2idx(int(hidx[p]), sc.smem.shape, sc.smem.stride))
-
+def _smem_check(op, sc):
+    """``[sf.X] smem`` over (MN, K[, stages]): one slot per (row, K-block, stage), exactly once, at the byte the
+    SM120 collective's ``SmemLayoutSF`` (:func:`symlayout.atoms.sm120.smem_layout_sf`) gives."""
+    L = sc.smem
+    mn, k = (int(it.product(m)) for m in L.shape[:2])
+    stages = int(it.product(L.shape[2])) if L.rank() == 3 else 1
+    want_l = smem_layout_sf(op, mn, k, stages)
+    have, hidx = _offsets(L, mn, k, stages)
+    want, widx = _offsets(want_l, mn, k, stages)
     x = sc.operand
-    return _decide(x, sc.vec, have, have, ("row" if x == "A" else "column", "stage"), f"[sf.{x}] smem",
-                   "the kernel's shared-to-register copy reads it", str(sc.smem), at, at)
+
+    def at(lay, idx):
+        return lambda p: int(it.crd2idx(int(idx[p]), lay.shape, lay.stride))
+
+    return _decide(x, sc.vec, have, want, ("row" if x == "A" else "column", "stage"), f"[sf.{x}] smem",
+                   "the kernel's shared-to-register copy reads it", f"the SM120 collective's SmemLayoutSF{x}: {want_l}",
+                   at(L, hidx), at(want_l, widx))
+
+
+def _offsets(L, mn: int, k: int, stages: int):
+    """``off[r, kk, s]`` through a layout over (MN, K, stages), and the 1-D index of each point."""
+    r = np.arange(mn)[:, None, None]
+    kk = np.arange(k)[None, :, None]
+    s = np.arange(stages)[None, None, :]
+    idx = r + mn * (kk + k * s)
+    return np.asarray(function_table(L), dtype=np.int64)[idx], idx
