@@ -4,12 +4,18 @@ K-block) from, PTX ISA selectors) and ``sf_kind``; the proofs of ``proofs/blocks
 each kind, and bad input as one-line errors."""
 from __future__ import annotations
 
+import math
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from symlayout.atoms.sm120 import parse_sm120_name, scale_factor_source, selector_problems, sm120_sf_layouts
+from cute_cpp import cute_site
+from symlayout.algebra.notation import parse
+from symlayout.atoms.sm120 import (parse_sm120_name, scale_factor_source, selector_problems, sm120_sf_layouts,
+                                   smem_layout_sf)
 from symlayout.algebra.layout import function_table
 from symlayout.config import load_config, loads_config
 from symlayout.errors import ConfigError
@@ -95,6 +101,15 @@ def test_isa_reader_is_one_of_the_threads_cutes_fragment_gives_the_factor(atom):
                 assert (idx % mn, idx // mn // vs) == (m, j)
 
 
+def test_smem_not_where_the_collective_puts_it_is_refuted():
+    # a row-major factor buffer (one factor per row per K-block, each once) read through the 128x4 blocks
+    text = MXFP8.replace('smem = "(((_32,_4),_1),((_32,_1),_4,_1),_3):(((_16,_4),_512),((_0,_1),_1,_512),_512)"\n\n[sf.B]',
+                         'smem = "(128,(32,4),3):(4,(0,1),512)"\n\n[sf.B]')
+    r = _prove(text)[("sf", "sf.A")]
+    assert r.status == REFUTED and "(row 1, K-block 0, stage 0) of A: [sf.A] smem keeps its factor at byte 4, but " \
+        "the kernel's shared-to-register copy reads it from byte 16" in r.counterexample.message
+
+
 def test_sf_kind_refutes_the_factor_type():
     text = NVFP4.replace('[sf.A]\ntype = "float_ue4m3_t"\nvec = 16', '[sf.A]\ntype = "float_ue8m0_t"\nvec = 32')
     r = _prove(text)[("sf_kind", "sf.A")]
@@ -123,3 +138,57 @@ def test_register_keys_need_an_sm120_atom():
     text = (REPO / "proofs" / "blockscaled" / "nvfp4_1sm_128x256x256.toml").read_text()
     with pytest.raises(ConfigError, match=re.escape("only with an SM120 block-scaled atom")):
         loads_config(text.replace("[sf.A]\n", "[sf.A]\nbyte_id = 1\n"), "t.toml")
+
+
+# --- CUTLASS's SM120 collective (host side of nvcc): the proofs' layouts are the ones it builds ---------------
+
+BUILDS = [("mx_float8_t<cutlass::float_e4m3_t>", 16, (128, 128, 128), MXFP8_ATOM, "mxfp8_128x128x128.toml"),
+          ("nv_float4_t<cutlass::float_e2m1_t>", 32, (128, 128, 256), NVFP4_ATOM, "nvfp4_128x128x256.toml")]
+
+
+def _collective_program():
+    out = ["#include <cutlass/cutlass.h>", "#include <cute/tensor.hpp>",
+           "#include <cutlass/gemm/collective/collective_builder.hpp>", "#include <cstdio>", "using namespace cute;",
+           "template <class E, int A, class TS> void show() {",
+           "  using C = typename cutlass::gemm::collective::CollectiveBuilder<cutlass::arch::Sm120, "
+           "cutlass::arch::OpClassBlockScaledTensorOp, E, cutlass::layout::RowMajor, A, E, "
+           "cutlass::layout::ColumnMajor, A, float, TS, Shape<_1,_1,_1>, cutlass::gemm::collective::StageCount<3>, "
+           "cutlass::gemm::collective::KernelScheduleAuto>::CollectiveOp;",
+           "  print(typename C::SmemLayoutSFA{}); printf(\"\\n\"); print(typename C::SmemLayoutSFB{}); printf(\"\\n\");",
+           "  print(typename C::SmemLayoutA{}); printf(\"\\n\"); }", "int main() {"]
+    for e, a, (m, n, k), _atom, _f in BUILDS:
+        out.append(f"  show<cutlass::{e}, {a}, Shape<Int<{m}>,Int<{n}>,Int<{k}>>>();")
+    return "\n".join(out) + "\n}\n"
+
+
+@pytest.fixture(scope="module")
+def collective_layouts(tmp_path_factory):
+    nvcc, inc = shutil.which("nvcc"), cute_site()
+    if nvcc is None or inc is None:
+        pytest.skip("nvcc / CUTLASS headers not available")
+    d = tmp_path_factory.mktemp("sm120_collective")
+    (d / "p.cu").write_text(_collective_program())
+    subprocess.run([nvcc, "-std=c++17", "-arch=sm_120a", f"-I{inc[0]}", str(d / "p.cu"), "-o", str(d / "p")],
+                   check=True, capture_output=True)
+    lines = subprocess.run([str(d / "p")], check=True, capture_output=True, text=True).stdout.splitlines()
+    return [lines[3 * i:3 * i + 3] for i in range(len(BUILDS))]
+
+
+@pytest.mark.parametrize("i", range(len(BUILDS)))
+def test_smem_layout_sf_and_the_proofs_are_the_sm120_collectives(collective_layouts, i):
+    sfa, sfb, smem_a = collective_layouts[i]
+    _e, _a, (m, n, k), atom, name = BUILDS[i]
+    cfg = load_config(str(PROOFS / name))
+    op = parse_sm120_name(atom)
+    for printed, mn, x in ((sfa, m, "A"), (sfb, n, "B")):
+        cute = parse(printed)
+        ours = smem_layout_sf(op, mn, k, 3)
+        assert function_table(ours) == function_table(cute)
+        assert [math.prod(_flat(s)) for s in cute.shape] == [mn, k, 3]
+        assert cfg.sf[x].raw_smem == printed
+    if "A" in cfg.copies:
+        assert cfg.copies["A"].raw_smem.split(" o ")[-1] == smem_a.split(" o ")[-1]
+
+
+def _flat(t):
+    return [v for e in t for v in _flat(e)] if isinstance(t, tuple) else [t]
