@@ -149,13 +149,15 @@ BUILDS = [("mx_float8_t<cutlass::float_e4m3_t>", 16, (128, 128, 128), MXFP8_ATOM
 def _collective_program():
     out = ["#include <cutlass/cutlass.h>", "#include <cute/tensor.hpp>",
            "#include <cutlass/gemm/collective/collective_builder.hpp>", "#include <cstdio>", "using namespace cute;",
+           "template <class A, class L, class P> void perm(TiledMMA<A, L, P>) { print(P{}); }",
            "template <class E, int A, class TS> void show() {",
            "  using C = typename cutlass::gemm::collective::CollectiveBuilder<cutlass::arch::Sm120, "
            "cutlass::arch::OpClassBlockScaledTensorOp, E, cutlass::layout::RowMajor, A, E, "
            "cutlass::layout::ColumnMajor, A, float, TS, Shape<_1,_1,_1>, cutlass::gemm::collective::StageCount<3>, "
            "cutlass::gemm::collective::KernelScheduleAuto>::CollectiveOp;",
            "  print(typename C::SmemLayoutSFA{}); printf(\"\\n\"); print(typename C::SmemLayoutSFB{}); printf(\"\\n\");",
-           "  print(typename C::SmemLayoutA{}); printf(\"\\n\"); }", "int main() {"]
+           "  print(typename C::SmemLayoutA{}); printf(\"\\n\"); print(typename C::TiledMma::ThrLayoutVMNK{});",
+           "  printf(\"\\n\"); perm(typename C::TiledMma{}); printf(\"\\n\"); }", "int main() {"]
     for e, a, (m, n, k), _atom, _f in BUILDS:
         out.append(f"  show<cutlass::{e}, {a}, Shape<Int<{m}>,Int<{n}>,Int<{k}>>>();")
     return "\n".join(out) + "\n}\n"
@@ -171,12 +173,12 @@ def collective_layouts(tmp_path_factory):
     subprocess.run([nvcc, "-std=c++17", "-arch=sm_120a", f"-I{inc[0]}", str(d / "p.cu"), "-o", str(d / "p")],
                    check=True, capture_output=True)
     lines = subprocess.run([str(d / "p")], check=True, capture_output=True, text=True).stdout.splitlines()
-    return [lines[3 * i:3 * i + 3] for i in range(len(BUILDS))]
+    return [lines[5 * i:5 * i + 5] for i in range(len(BUILDS))]
 
 
 @pytest.mark.parametrize("i", range(len(BUILDS)))
 def test_smem_layout_sf_and_the_proofs_are_the_sm120_collectives(collective_layouts, i):
-    sfa, sfb, smem_a = collective_layouts[i]
+    sfa, sfb, smem_a, thr_vmnk, perm = collective_layouts[i]
     _e, _a, (m, n, k), atom, name = BUILDS[i]
     cfg = load_config(str(PROOFS / name))
     op = parse_sm120_name(atom)
@@ -188,6 +190,9 @@ def test_smem_layout_sf_and_the_proofs_are_the_sm120_collectives(collective_layo
         assert cfg.sf[x].raw_smem == printed
     if "A" in cfg.copies:
         assert cfg.copies["A"].raw_smem.split(" o ")[-1] == smem_a.split(" o ")[-1]
+    # the TiledMMA: warps (V = the atom's 32 threads) and the permutation
+    assert parse(thr_vmnk).shape[1:] == tuple(int(v) for v in cfg.mma.raw_layout.strip("()").split(","))
+    assert perm.replace("_", "") == "(" + ",".join(cfg.mma.raw_permutation) + ")"
 
 
 def _flat(t):
