@@ -134,6 +134,15 @@ def test_bad_input_is_one_line(edit, msg):
     assert "\n" not in str(e.value) and str(e.value).startswith("t.toml:")
 
 
+def test_packed_fp4_through_ldmatrix_is_not_supported_rather_than_refuted():
+    # the byte-granular ldmatrix route would refute CUTLASS's own NVFP4 smem copy (two e2m1 per byte)
+    copy = ('[copy.A]\natom = "SM75_U32x4_LDSM_N"\ntype = "uint4_t"\nelement = "float_e2m1_t"\n'
+            'smem = "Sw<3,4,3> o 0 o ((_8,_16),(_256,_1)):((_256,_2048),(_1,_0))"\n\n')
+    with pytest.raises(ConfigError, match=re.escape("not supported: SM75_U32x4_LDSM_N of uint4_t")) as e:
+        loads_config(NVFP4.replace("[sf.A]\n", copy + "[sf.A]\n"), "t.toml")
+    assert "\n" not in str(e.value)
+
+
 def test_register_keys_need_an_sm120_atom():
     text = (REPO / "proofs" / "blockscaled" / "nvfp4_1sm_128x256x256.toml").read_text()
     with pytest.raises(ConfigError, match=re.escape("only with an SM120 block-scaled atom")):
