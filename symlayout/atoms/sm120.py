@@ -127,6 +127,16 @@ def sm120_mma_atom(name) -> MMAAtom:
                    b_regs=Registers("uint32_t", 2), c_regs=c_regs, ptx=ptx, arch="sm_120a")
 
 
+def operand_element_type(name, operand: str, container: str) -> str:
+    """The element type an SM120 atom's ``operand`` (A or B) reads from its ``container`` fragment
+    (CuTe's ``ValTypeA/B`` ``uint8_t`` / ``uint4_t``: the bits of the PTX ``.e4m3`` ... type the name
+    gives); ``container`` itself for any other atom or operand."""
+    if operand not in ("A", "B") or not is_sm120_name(name):
+        return container
+    op = parse_sm120_name(name)
+    return op.a_type if operand == "A" else op.b_type
+
+
 def _ptx(t: str) -> str:
     return "f32" if t == "float" else "f16"
 
@@ -150,6 +160,61 @@ def scale_vec(op: Sm120Op) -> int:
     if op.k == 32:
         return 32
     return 32 if op.sf_type == "float_ue8m0_t" else 16
+
+
+#: PTX ISA, ``mma`` with ``.block_scale`` (section "Warp-level Matrix Multiply-Accumulate Instructions", the
+#: scale-factor operands ``scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b, thread-id-b}``
+#: and the figures of the scale-factor layouts of A and B), as data: each of ``scale-a-data`` /
+#: ``scale-b-data`` is one 32-bit register per thread; the ``N`` factors of a row (``.scale_vec::NX``) are
+#: ``N`` consecutive bytes starting at ``byte-id``; thread-id-a picks the pair of each quad that supplies
+#: A's factors (lane ``4*(m%8) + 2*thread-id-a + m/8`` holds row ``m``), thread-id-b the one thread of each
+#: quad that supplies B's (lane ``4*n + thread-id-b`` holds column ``n``).
+SF_THREAD_IDS = {"A": 2, "B": 4}
+SF_REGISTER_BYTES = 4
+
+
+def scale_factor_source(op: Sm120Op, operand: str, mn: int, kblock: int, thread_id: int = 0,
+                        byte_id: int = 0) -> tuple:
+    """``(lane, register byte)`` the instruction reads the factor of (row ``mn``, K-block ``kblock``) of
+    ``operand`` from, under the selectors (PTX ISA; see :data:`SF_THREAD_IDS`).
+
+    >>> op = parse_sm120_name("SM120::BLOCKSCALED::SM120_16x8x64_TN_VS<float_e2m1_t,float_e2m1_t,float,float_ue4m3_t,16>")
+    >>> scale_factor_source(op, "A", 9, 3), scale_factor_source(op, "B", 2, 1, thread_id=3)
+    ((5, 3), (11, 1))
+    """
+    lane = 4 * (mn % 8) + 2 * thread_id + mn // 8 if operand == "A" else 4 * mn + thread_id
+    return lane, byte_id + kblock
+
+
+def selector_problems(op: Sm120Op, operand: str, thread_id: int, byte_id: int) -> list[str]:
+    """The selector values the PTX ISA does not allow for ``op``: thread-id-a below 2, thread-id-b below 4,
+    byte-id a multiple of the ``N`` of ``.scale_vec::NX`` whose ``N`` bytes fit the 32-bit register."""
+    n = op.k // scale_vec(op)
+    x = operand.lower()
+    out = []
+    if thread_id >= SF_THREAD_IDS[operand]:
+        out.append(f"thread-id-{x} {thread_id}: the PTX ISA allows 0..{SF_THREAD_IDS[operand] - 1}")
+    if byte_id % n or byte_id + n > SF_REGISTER_BYTES:
+        ok = ", ".join(str(b) for b in range(0, SF_REGISTER_BYTES, n))
+        out.append(f"byte-id-{x} {byte_id}: with .scale_vec::{n}X ({n} factor byte(s) per row) the PTX ISA allows {ok}")
+    return out
+
+
+def smem_layout_sf(op: Sm120Op, mn: int, k: int, stages: int = 1) -> Layout:
+    """The staged factor buffer of CUTLASS's SM120 block-scaled collective (``CollectiveBuilder<Sm120,
+    OpClassBlockScaledTensorOp>``'s ``SmemLayoutSFA/SFB``: the 128x4 blocks of ``Sm1xxBlkScaledConfig``
+    over the CTA tile's ``(MN, K)`` coordinates, ``NSF = K_atom / VS`` factors of an atom adjacent, then
+    the stage mode): ``(((32,4),MN/128),((VS,NSF),(4/NSF,K/VS/4)),stages)``.
+
+    >>> op = parse_sm120_name("SM120::BLOCKSCALED::SM120_16x8x64_TN_VS<float_e2m1_t,float_e2m1_t,float,float_ue4m3_t,16>")
+    >>> print(smem_layout_sf(op, 128, 256, 3))
+    (((32,4),1),((16,4),(1,4)),3):(((16,4),512),((0,1),(4,512)),2048)
+    """
+    vs = op.vs
+    nsf = op.k // vs
+    blocks_mn, blocks_k = mn // 128, k // vs // 4
+    return Layout((((32, 4), blocks_mn), ((vs, nsf), (4 // nsf, blocks_k)), stages),
+                  (((16, 4), 512), ((0, 1), (nsf, blocks_mn * 512)), 512 * blocks_mn * blocks_k))
 
 
 def kind_problems(op: Sm120Op) -> list[str]:

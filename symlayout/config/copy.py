@@ -128,6 +128,10 @@ class CopySection:
             self.fail(keys + ("type",), f"{self.where(keys + ('type',))}: not supported: {atom} of {typ} ({bits}-bit "
                                         "elements): an auto-vectorizing copy may move single sub-byte elements, and "
                                         "symlayout addresses whole bytes")
+        if getattr(ca.op, "kind", "") in ("ldsm", "stsm") and bits < 8:
+            self.fail(keys + ("type",), f"{self.where(keys + ('type',))}: not supported: {atom} of {typ} ({bits}-bit "
+                                        "elements, packed): symlayout's ldmatrix/stmatrix route addresses whole bytes "
+                                        "(packed fp4 through ldmatrix, SM120's kind::mxf4nvf4, is not modelled yet)")
 
     def check_smem(self, smem, raw, keys, op, bits, staged=False):
         w = self.where(keys)

@@ -241,12 +241,19 @@ SF = Table("sf", "version 3: the block-scale factors of an operand (Sm1xxBlockSc
     _type("the factor type: float_ue4m3_t or float_ue8m0_t"),
     Key("vec", "integer", "data elements (along K) per scale factor", required=True, minimum=1, maximum=1024),
     Key("smem", "string", "one CTA's staged factor buffer in shared memory as the collective prints SmemLayoutSF "
-                          "(deduce_smem_layoutSFA/SFB with a stage mode)", required=True),
+                          "(deduce_smem_layoutSFA/SFB with a stage mode); required with placement = \"tmem\""),
     Key("placement", "string", "tcgen05.cp into TMEM (SM100) or registers (SM120 mma.sync)", default="tmem",
         enum=SF_PLACEMENTS),
     Key("tmem_column", "integer", "the TMEM column the factors are copied to", minimum=0, maximum=1023),
     Key("gmem", "string", "extension: the layout over the data's (MN, K, L) coordinates the factor buffer in global "
                           "memory was written with (checked against tile_atom_to_shape_SFA/SFB)"),
+    Key("registers", "string", "placement = \"registers\" (SM120): the factors' per-thread fragment of one atom, a TV "
+                               "layout (T32,V) -> (MN,K) as CuTe's SFALayout/SFBLayout (register byte of value v: "
+                               "v / vec); default the atom's"),
+    Key("thread_id", "integer", "placement = \"registers\": the mma.sync thread-id-a/b selector (CuTe issues 0)",
+        default=0, minimum=0, maximum=3),
+    Key("byte_id", "integer", "placement = \"registers\": the mma.sync byte-id-a/b selector (CuTe issues 0)",
+        default=0, minimum=0, maximum=3),
 ), ("A", "B"))
 # --- end of Version 3, block-scaled formats --------------------------------------------------------------------
 

@@ -10,8 +10,9 @@ from ..algebra.layout import Layout
 from ..algebra.notation import parse
 from ..algebra.symbolic import decide
 from ..atoms.mma import get_mma_atom
+from ..atoms.sm120 import is_sm120_name, sm120_mma_atom
 from ..atoms.umma import cute_rejections, is_umma_name, parse_umma_name
-from ..errors import AtomError, SymlayoutError
+from ..errors import AtomError, CuteStaticAssert, SymlayoutError
 from ..tiled.mma import make_tiled_mma
 from .messages import _short, _type_name
 from .keys import MAX_CLUSTER, MAX_PERMUTATION, MAX_STRING, MAX_THREADS, MMA
@@ -30,6 +31,8 @@ class MmaSection:
         rejections = ()
         if sm100:                                 # Version 3: CuTe's static_asserts are refutations, not input errors
             atom, rejections, atom_threads = self.load_umma_atom(atom, keys + ("atom",))
+        elif is_sm120_name(atom):                 # issue 29: SM120 mma.sync, a Version-2 TiledMMA
+            atom, atom_threads = self.load_sm120_atom(atom, keys + ("atom",))
         else:
             self.check_atom(atom, keys + ("atom",), "mma")
             atom_threads = get_mma_atom(atom).num_threads
@@ -60,6 +63,15 @@ class MmaSection:
         except AtomError as e:
             self.fail(keys, f"{self.where(keys)}: {e}")
         return op.name, tuple(cute_rejections(op)), op.cta_group
+
+    def load_sm120_atom(self, atom, keys):
+        """``(CuTe's template-id name, 32)`` of an SM120 ``mma.sync`` atom; a name CuTe does not compile
+        (its ``static_assert``) is an input error naming the assertion."""
+        try:
+            a = sm120_mma_atom(atom)
+        except (AtomError, CuteStaticAssert) as e:
+            self.fail(keys, f"{self.where(keys)}: {e}")
+        return a.name, a.num_threads
 
     def load_cluster(self, raw, keys):
         """``cluster = "(x,y,z)"``: three positive integers, at most :data:`MAX_CLUSTER` CTAs."""

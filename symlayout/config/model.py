@@ -339,6 +339,10 @@ class SfConfig:
     gmem: Any = None              # Layout over the data's (MN, K, L) coordinates, or None
     raw_gmem: str | None = None
     line: int = 0
+    registers: Any = None         # placement = "registers" (SM120): TV layout (T32,V) -> (MN,K) of one atom, or None
+    raw_registers: str | None = None
+    thread_id: int = 0            # mma.sync's thread-id-a/b and byte-id-a/b selectors
+    byte_id: int = 0
 
 
 @dataclass(frozen=True)

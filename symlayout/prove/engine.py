@@ -31,6 +31,7 @@ from .copy.obligations import CHECKS, PROPERTIES, fragment_width_mismatch, oblig
 from .hopper.obligations import HOPPER_PROPERTIES, is_gmma_atom, prove_hopper
 from .blackwell.obligations import BLACKWELL_PROPERTIES, prove_blackwell      # Version 3: SM100 (issue 28)
 from .blackwell.tmem import TMEM_PROPERTIES, prove_tmem                         # Version 3: TMEM (issue 28)
+from .blackwell.sf_registers import SF_REGISTER_PROPERTIES, sf_register_results  # issue 29: SM120 [sf.X]
 from .datapath.path import prove_datapath, width_refutation
 from .kernel.parts import prove_kernel                     # issue 31: [reuse.X] and the rest of the kernel
 from .verdict.expect import apply_expectations
@@ -498,6 +499,9 @@ def config_parts(cfg, props, split: bool = False, properties=None) -> list:
         else:
             out.append(("copy", op, props))
     out.append(("datapath", None, properties))
+    if cfg.sf:                                   # issue 29: SM120's factors in registers (prove/blackwell/sf_registers.py)
+        out.append(("sf", None, [p for p in (properties or cfg.prove.properties or SF_REGISTER_PROPERTIES)
+                                 if p in SF_REGISTER_PROPERTIES]))
     if cfg.kernel_tables:                        # issue 31: the rest of the kernel
         out.append(("kernel", None, properties))
     return out
@@ -521,6 +525,10 @@ def prove_part(cfg, part, method="auto", timeout_s=None, memo: dict | None = Non
         elif kind == "tmem":                  # (nothing of TMEM is checked over an atom CuTe rejects)
             results = [] if cfg.mma.cute_rejections else \
                 prove_tmem(cfg, make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation), props, refuted)
+        elif kind == "sf":                       # issue 29: SM120
+            results = sf_register_results(cfg, props)
+            for r in results:
+                r.expected = REFUTED if r.property in refuted else PROVED
         elif kind == "kernel":                   # issue 31
             results = prove_kernel(cfg, props)
         else:

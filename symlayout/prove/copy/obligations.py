@@ -18,6 +18,7 @@ from ...algebra.layout import function_table
 from ...errors import AlgebraError
 from ...arch import ptx
 from ...atoms import canonical_type, exact_conversion, reinterpretation, value_type_info
+from ...atoms.sm120 import operand_element_type
 from .model import OperandModel
 from ..verdict.result import Counterexample, Result, verdict
 from . import story
@@ -586,6 +587,7 @@ def type_agreement(m: OperandModel) -> Result:
     if not V:
         return _result("type_agreement", m, t0, None, 1)
     op, mma = m.operand, m.mma.atom.name
+    V = operand_element_type(mma, op, V)               # SM120: uint8_t / uint4_t hold the PTX type the name gives
     extra = {"copy_type": T, "mma_type": V}
     if m.vector_width and T != V:                      # CuTe's element-by-element converting copy
         if m.direction == "store":
