@@ -17,7 +17,7 @@ from symlayout.prove.report.tmem_pictures import tmem_map, tmem_text
 from symlayout.prove.verdict.result import PROVED, REFUTED
 from symlayout.tiled.mma import make_tiled_mma
 
-PROOFS = Path(__file__).resolve().parents[1] / "proofs" / "blockscaled"
+PROOFS = Path(__file__).resolve().parents[1] / "proofs" / "blackwell" / "blockscaled"
 NVFP4 = (PROOFS / "nvfp4_1sm_128x128x256_tmem.toml").read_text()
 
 

@@ -125,7 +125,7 @@ WHOLE = {
                  '[smem.B]\ntype = "half_t"\n'
                  'layout = "Sw<3,4,3> o smem_ptr[16b](unset) o ((_64,_16),_1,_4):((_64,_1),_0,_16)"\n'
                  '[tmem]\ncolumns = 128\n[tmem_copy.C]\natom = "SM100_TMEM_LOAD_32dp32b16x"\n',
-    "sf": (REPO / "proofs" / "blockscaled" / "nvfp4_1sm_128x256x256.toml").read_text(),   # Version 3 (issue 29)
+    "sf": (REPO / "proofs" / "blackwell" / "blockscaled" / "nvfp4_1sm_128x256x256.toml").read_text(),   # Version 3 (issue 29)
 }
 
 

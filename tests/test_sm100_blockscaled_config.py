@@ -1,5 +1,5 @@
 """Contract Version 3, block-scaled formats (issue 29): ``[sf.A]`` / ``[sf.B]`` and the properties ``sf`` and
-``sf_kind``; the configurations of ``proofs/blockscaled`` (their factor layouts are CuTe's, checked in C++),
+``sf_kind``; the configurations of ``proofs/blackwell/blockscaled`` (their factor layouts are CuTe's, checked in C++),
 a refutation of every kind for each property, and bad input as one-line errors."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from symlayout.prove.engine import prove_config
 from symlayout.prove.verdict.result import PROVED, REFUTED
 
 REPO = Path(__file__).resolve().parents[1]
-PROOFS = REPO / "proofs" / "blockscaled"
+PROOFS = REPO / "proofs" / "blackwell" / "blockscaled"
 GOOD = sorted(PROOFS.glob("*.toml"))
 PITFALLS = sorted((PROOFS / "pitfalls").glob("*.toml"))
 NVFP4 = (PROOFS / "nvfp4_1sm_128x256x256.toml").read_text()

@@ -1,6 +1,6 @@
 """SM120 block-scaled configurations (issue 29): CuTe's ``SM120_*`` ``mma.sync`` atoms as a Version-2 TiledMMA,
 ``[sf.X] placement = "registers"`` with ``sf`` (the thread and register byte ``mma.sync`` reads each (row,
-K-block) from, PTX ISA selectors) and ``sf_kind``; the proofs of ``proofs/blockscaled/sm120``, a refutation of
+K-block) from, PTX ISA selectors) and ``sf_kind``; the proofs of ``proofs/blackwell/blockscaled/sm120``, a refutation of
 each kind, and bad input as one-line errors."""
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from symlayout.prove.engine import prove_config
 from symlayout.prove.verdict.result import PROVED, REFUTED
 
 REPO = Path(__file__).resolve().parents[1]
-PROOFS = REPO / "proofs" / "blockscaled" / "sm120"
+PROOFS = REPO / "proofs" / "blackwell" / "blockscaled" / "sm120"
 GOOD = sorted(PROOFS.glob("*.toml"))
 PITFALLS = sorted((PROOFS / "pitfalls").glob("*.toml"))
 MXFP8 = (PROOFS / "mxfp8_128x128x128.toml").read_text()
@@ -144,7 +144,7 @@ def test_packed_fp4_through_ldmatrix_is_not_supported_rather_than_refuted():
 
 
 def test_register_keys_need_an_sm120_atom():
-    text = (REPO / "proofs" / "blockscaled" / "nvfp4_1sm_128x256x256.toml").read_text()
+    text = (REPO / "proofs" / "blackwell" / "blockscaled" / "nvfp4_1sm_128x256x256.toml").read_text()
     with pytest.raises(ConfigError, match=re.escape("only with an SM120 block-scaled atom")):
         loads_config(text.replace("[sf.A]\n", "[sf.A]\nbyte_id = 1\n"), "t.toml")
 

@@ -1,4 +1,4 @@
-"""Writes the block-scaled configurations of this directory (python proofs/blockscaled/generate.py).
+"""Writes the block-scaled configurations of this directory (python proofs/blackwell/blockscaled/generate.py).
 
 The [smem.X] buffers are ``UMMA::tile_to_mma_shape`` of the SW128 K-major atom, the [sf.X] buffers
 ``Sm1xxBlockScaledConfig<vec>::deduce_smem_layoutSFA/SFB`` with the collective's stage mode, and the
