@@ -10,7 +10,8 @@ import pytest
 
 from cute_cpp import cute_site
 from sm100_cpp import compiler
-from symlayout.atoms.narrow_matrix import narrow_copy_names, narrow_copy_op
+from symlayout.atoms.copy import get_copy_op as narrow_copy_op
+from symlayout.atoms.narrow_matrix import narrow_copy_names
 
 
 def _program():

@@ -21,6 +21,7 @@ from ..errors import AlgebraError, AtomError, CuteStaticAssert
 from ..algebra.layout import Layout, recast_layout
 from ..algebra.notation import parse_layout
 from .catalog import Catalog
+from .narrow_matrix import narrow_entry
 from .types import Registers, canonical_type, value_type_bits
 
 
@@ -172,8 +173,11 @@ def get_copy_op(name: str) -> CopyOp:
     >>> get_copy_op("SM80_CP_ASYNC_CACHEGLOBAL<uint64_t>")
     Traceback (most recent call last):
     symlayout.errors.AtomError: SM80_CP_ASYNC_CACHEGLOBAL<uint64_t>: cp.async.cg copies only 16 bytes (CuTe static_assert sizeof(TS) == 16; use SM80_CP_ASYNC_CACHEALWAYS for 4 or 8)
+    >>> get_copy_op("SM100_U8x16_LDSM_T").ptx_model["route"]
+    'traits'
     """
-    return _build(_catalog().lookup(name))
+    narrow = narrow_entry(name)
+    return _build(narrow if narrow is not None else _catalog().lookup(name))
 
 
 def copy_op_names() -> list[str]:

@@ -7,27 +7,32 @@ bits of padding per 16-byte row, the source format kind::f8f6f4 reads).  Layouts
 
 These instructions need sm_100a / sm_120a (CuTe guards them with ``CUTE_ARCH_LDSM_SM100A_ENABLED``): none
 runs on the project's H200, so there is no atom-probe measurement; the lane maps here are CuTe's, not yet
-checked against an independent PTX-ISA model, and the atoms are not in the configuration catalog
-(``[copy.X] atom`` does not accept them).
+checked against an independent PTX-ISA model.  ``[copy.X] atom`` accepts them
+(:func:`~symlayout.atoms.copy.get_copy_op`); their ``ptx_model`` says ``"route": "traits"``: the prover's
+lane-to-lane route of the instruction is CuTe's Copy_Traits (the row a value comes from is the SrcLayout
+position holding the same reference coordinate), not the PTX-ISA model of the 16-bit forms.
 
->>> op = narrow_copy_op("SM100_SU4_DU8x16_x2_LDSM_N")
->>> str(op.src_layout), str(op.dst_layout), op.ptx
-('((16,2),128):((128,0),1)', '(32,(32,2)):(32,(1,1024))', 'ldmatrix.sync.aligned.m8n16.x2.shared.b8x16.b4x16_p64')
+>>> [e["name"] for e in ENTRIES][:2]
+['SM100_U8x8_LDSM_T', 'SM100_U8x16_LDSM_T']
 """
 from __future__ import annotations
 
-from .copy import CopyOp, _build
+
+def _model(ptx):
+    instr, _, _, shape, xn = ptx.split(".")[:5]
+    return {"instr": instr, "shape": shape, "type": "b8", "num": int(xn[1:]), "trans": ".trans." in ptx,
+            "route": "traits"}
 
 
 def _ld(name, src, dst, d_regs, ptx):
     return {"name": name, "kind": "ldsm", "thr_id": "32:1", "src": src, "dst": dst, "ref": "dst",
-            "regs": {"S": ["uint128_t", 1], "D": ["uint32_t", d_regs]}, "ptx": ptx, "ptx_model": None,
+            "regs": {"S": ["uint128_t", 1], "D": ["uint32_t", d_regs]}, "ptx": ptx, "ptx_model": _model(ptx),
             "arch": "sm_100a"}
 
 
 def _st(name, src, dst, s_regs, ptx):
     return {"name": name, "kind": "stsm", "thr_id": "32:1", "src": src, "dst": dst, "ref": "src",
-            "regs": {"S": ["uint32_t", s_regs], "D": ["uint128_t", 1]}, "ptx": ptx, "ptx_model": None,
+            "regs": {"S": ["uint32_t", s_regs], "D": ["uint128_t", 1]}, "ptx": ptx, "ptx_model": _model(ptx),
             "arch": "sm_100a"}
 
 
@@ -59,6 +64,7 @@ def narrow_copy_names() -> list[str]:
     return list(_BY_NAME)
 
 
-def narrow_copy_op(name: str) -> CopyOp:
-    """The :class:`~symlayout.atoms.copy.CopyOp` of one of these atoms (CuTe's name)."""
-    return _build(_BY_NAME[name.replace("cute::", "").strip()])
+def narrow_entry(name: str) -> dict | None:
+    """A fresh catalog entry of one of these atoms (CuTe's name), None for another name."""
+    e = _BY_NAME.get(name.replace("cute::", "").strip())
+    return None if e is None else dict(e)

@@ -26,6 +26,10 @@ DSL                                                   CuTe
 ``warp.MmaFP8Op(Float8E4M3FN, Float32, (16,8,32))``    ``SM89_16x8x32_F32E4M3E4M3F32_TN``
 ``warp.LdMatrix8x8x16bOp(transpose, n)``               ``SM75_U32x{n}_LDSM_N`` / ``SM75_U16x{2n}_LDSM_T``
 ``warp.StMatrix8x8x16bOp(transpose, n)``               ``SM90_U32x{n}_STSM_N`` / ``SM90_U16x{2n}_STSM_T``
+``warp.LdMatrix8x16x8bOp(False, n)``                   ``SM75_U32x{n}_LDSM_N`` (the DSL: "equivalent to 8x8x16b")
+``warp.LdMatrix8x16x8bOp(False, n, unpack_bits=b)``    ``SM100_SU{b}_DU8x16_x{n}_LDSM_N``
+``warp.LdMatrix16x16x8bOp(True, n)``                   ``SM100_U8x{8n}_LDSM_T``
+``warp.StMatrix16x8x8bOp(True, n)``                    ``SM100_U8x{4n}_STSM_T``
 ``cpasync.CopyG2SOp(cache_mode)`` (B bits per copy)    ``SM80_CP_ASYNC_CACHE{ALWAYS|GLOBAL}<uintB_t>``
 ``CopyUniversalOp()`` (B bits per copy)                ``UniversalCopy<uintB_t>``
 ``"AutoVectorizingCopy"`` (``cute.autovec_copy``)      ``AutoVectorizingCopy``
@@ -151,8 +155,10 @@ def _static(obj, what: str) -> str:
 def _op_desc(op) -> str:
     """The DSL operation as its constructor call (for comments and counterexamples)."""
     n = type(op).__name__
-    if n in ("LdMatrix8x8x16bOp", "StMatrix8x8x16bOp"):
-        return f"{n}(transpose={op.transpose}, num_matrices={op.num_matrices})"
+    if n in ("LdMatrix8x8x16bOp", "StMatrix8x8x16bOp", "LdMatrix16x8x8bOp") or n in _NARROW:
+        unpack = getattr(op, "unpack_bits", None)
+        return (f"{n}(transpose={op.transpose}, num_matrices={op.num_matrices}"
+                + (f", unpack_bits={unpack})" if unpack is not None else ")"))
     if n == "CopyG2SOp":
         return f"{n}(cache_mode={getattr(op.cache_mode, 'name', op.cache_mode)})"
     if is_warpgroup(op) or is_tcgen05(op):
@@ -304,6 +310,16 @@ def _auto_vectorizing(atom) -> bool:
     return m is not None and not re.search(r",\s*\d+\s*b$", m.group(1).strip())
 
 
+#: the narrow (8-bit) ldmatrix/stmatrix ops of ``cute.nvgpu.warp``: (matrices, unpack bits) -> CuTe's name
+#: (None: no CuTe C++ counterpart).  LdMatrix8x16x8bOp without unpacking is the 16-bit x{n} load (its trait
+#: uses the u16 pattern, the DSL's "equivalent to LdMatrix8x8x16b").
+_NARROW = {
+    "LdMatrix8x16x8bOp": lambda k, b: f"SM75_U32x{k}_LDSM_N" if b is None else f"SM100_SU{b}_DU8x16_x{k}_LDSM_N",
+    "LdMatrix16x16x8bOp": lambda k, b: f"SM100_U8x{8 * k}_LDSM_T" if b is None else None,
+    "StMatrix16x8x8bOp": lambda k, b: f"SM100_U8x{4 * k}_STSM_T" if b is None else None,
+}
+
+
 def copy_name(atom) -> str:
     """CuTe's name of a DSL copy atom's operation (``atom.op``, the bits it moves)."""
     op = atom.op
@@ -315,6 +331,8 @@ def copy_name(atom) -> str:
     elif n == "StMatrix8x8x16bOp" and getattr(op, "unpack_bits", None) is None:
         k = int(op.num_matrices)
         name = f"SM90_U16x{2 * k}_STSM_T" if op.transpose else f"SM90_U32x{k}_STSM_N"
+    elif n in _NARROW:
+        name = _NARROW[n](int(op.num_matrices), getattr(op, "unpack_bits", None))
     elif n == "CopyG2SOp":
         mode = getattr(op.cache_mode, "name", str(op.cache_mode)).upper()
         which = "GLOBAL" if "GLOBAL" in mode else "ALWAYS" if "ALWAYS" in mode else None

@@ -93,6 +93,9 @@ def plan_operand(model) -> OperandPlan:
         if not (op_kind == "ldsm") == load:
             raise HarnessError(f"{model.operand}: {model.atom.op.name} cannot move data in direction {model.direction}")
         kind = op_kind
+        if hw.traits is not None:
+            raise HarnessError(f"{model.operand}: {model.atom.op.name} ({hw.ptx}) needs sm_100a; the harness "
+                               "emits only the 16-bit ldmatrix/stmatrix forms")
         ptx = _ldst_ptx("ldmatrix" if kind == "ldsm" else "stmatrix", hw.num, hw.trans)
         if nvec != 1:
             raise HarnessError(f"{model.operand}: {kind} call with {nvec} row vectors")

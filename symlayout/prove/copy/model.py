@@ -107,6 +107,7 @@ class Hardware:
     num: int = 1         # matrices for ldmatrix/stmatrix
     trans: bool = False
     ptx: str = ""
+    traits: object = None  # a CopyOp whose route is CuTe's Copy_Traits (SM100's narrow atoms), None: PTX model
 
     def provider(self, lane: int, value: int, value_bits: int, reg_bits: int):
         """For register-side value ``value`` of ``lane``: ``(providing lane, smem-side value index)``."""
@@ -120,6 +121,8 @@ class Hardware:
         return hit
 
     def _provider(self, lane, value, value_bits, reg_bits):
+        if self.traits is not None:
+            return _traits_provider(self.traits, lane, value, value_bits)
         per_reg = max(1, reg_bits // value_bits)
         reg, pos = divmod(value, per_reg)
         b0 = pos * value_bits // 8           # first byte of the value inside the 32-bit register
@@ -133,16 +136,42 @@ class Hardware:
         """Lanes whose smem addresses the instruction dereferences (per warp)."""
         if self.kind == "vector":
             return list(range(32))
+        if self.traits is not None:
+            return sorted({t for t, b in _traits_rows(self.traits)[1].values() if b == 0})
         return [l for grp in ptx.ldmatrix_address_lanes(self.num) for l in grp]
 
 
+@lru_cache(maxsize=None)
+def _traits_rows(op):
+    """CuTe's Copy_Traits of an ldmatrix/stmatrix op as a route: ``(reg, smem)`` where ``reg`` maps a
+    register-side ``(lane, bit)`` to its reference coordinate and ``smem`` maps a coordinate to the first
+    ``(lane, bit)`` of the shared-memory side (a row's address lane) holding it."""
+    regs, rows = (op.dst_layout, op.src_layout) if op.kind == "ldsm" else (op.src_layout, op.dst_layout)
+    smem = {}
+    for b in range(rows[1].size()):
+        for t in range(32):
+            smem.setdefault(rows(t, b), (t, b))
+    return regs, smem
+
+
+def _traits_provider(op, lane, value, value_bits):
+    regs, smem = _traits_rows(op)
+    b0 = value * value_bits
+    t, sb = smem[regs(lane, b0)]
+    if sb % value_bits or any(smem[regs(lane, b0 + k)] != (t, sb + k) for k in range(value_bits)):
+        raise AtomError(f"{op.name}: a {value_bits}-bit value is not one contiguous piece of one shared-memory row")
+    return t, sb // value_bits
+
+
 def hardware_of(atom) -> Hardware:
-    """The PTX routing of a copy atom (data from the atom catalog's ``ptx_model``)."""
+    """The PTX routing of a copy atom (data from the atom catalog's ``ptx_model``; CuTe's traits for
+    an op whose model says ``"route": "traits"``)."""
     op = atom.op
     pm = getattr(op, "ptx_model", None) or {}
     kind = getattr(op, "kind", "")
     if kind in ("ldsm", "stsm"):
-        return Hardware(kind, int(pm.get("num", 1)), bool(pm.get("trans", False)), getattr(op, "ptx", ""))
+        return Hardware(kind, int(pm.get("num", 1)), bool(pm.get("trans", False)), getattr(op, "ptx", ""),
+                        traits=op if pm.get("route") == "traits" else None)
     return Hardware("vector", ptx=getattr(op, "ptx", ""))
 
 

@@ -397,7 +397,7 @@ def _providers(hw, R, vb, rb, k):
     """``(providing lane, row-start value, offset in the row)`` of register-side value ``a`` of every
     lane ``(32, R)`` (the PTX model's :meth:`~symlayout.prove.copy.model.Hardware.provider`), once per
     instruction and widths."""
-    key = (hw.kind, hw.num, hw.trans, R, vb, rb, k)
+    key = (hw.kind, hw.num, hw.trans, hw.ptx, R, vb, rb, k)
     hit = _PROVIDERS.get(key)
     if hit is None:
         P = np.empty((32, R), dtype=np.int64)
