@@ -473,11 +473,7 @@ def function_table(L) -> list:
     if np is not None and L.cosize() < 1 << 62:
         # the same table as whole arrays where numpy is loaded already (the prover loads it; the
         # algebra never imports it): |every entry| <= cosize - 1 fits int64; tolist gives Python ints
-        v = np.zeros(1, dtype=np.int64)
-        for (s, d) in f:
-            if s != 1:
-                v = (np.arange(s, dtype=np.int64)[:, None] * d + v).ravel()
-        return v.tolist()
+        return function_array(L, np).tolist()
     out = [0]
     # build table mode by mode (colex): entry k*len(out) + b is out[b] + k*d
     for (s, d) in f:
@@ -489,6 +485,27 @@ def function_table(L) -> list:
 
 #: function_table: tables of at least this many entries are built by numpy when it is loaded
 VECTOR_MIN = 2048
+
+
+def function_array(L, np):
+    """:func:`function_table` as an int64 array of ``np`` (the numpy module of a caller that has it: the
+    algebra never imports it), built mode by mode without the list in between.
+
+    >>> import numpy
+    >>> function_array(Layout((2, 2), (1, 6)), numpy).tolist() == function_table(Layout((2, 2), (1, 6)))
+    True
+    """
+    n = L.size()
+    f = None if L.is_composed or not isinstance(n, int) else \
+        (L._flat if L._flat is not None else _flat_eval_table(L))
+    if f is None or f is False or L.cosize() >= 1 << 62:
+        return np.asarray(function_table(L), dtype=np.int64)    # (swizzled, symbolic or huge: the list)
+    L._flat = f
+    v = np.zeros(1, dtype=np.int64)
+    for (s, d) in f:                                            # entry k*len(v) + b is v[b] + k*d (colex)
+        if s != 1:
+            v = (np.arange(s, dtype=np.int64)[:, None] * d + v).ravel()
+    return v
 
 
 # ---------------------------------------------------------------- constructors

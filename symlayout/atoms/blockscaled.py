@@ -30,8 +30,8 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..algebra.layout import Layout, filter_zeros, function_table, tile_to_shape, tiled_product
-from ..algebra.int_tuple import product
+from ..algebra.layout import Layout, filter_zeros, tile_to_shape, tiled_product
+from ..algebra.int_tuple import flatten, product
 from ..errors import AtomError, CuteStaticAssert
 from .mma import MMAAtom
 from .types import Registers, canonical_type, value_type_bits, value_type_info
@@ -414,5 +414,6 @@ def tmem_sf_columns(tile: Layout, peers: int = 1, operand: str = "A", duplicated
     """The 32-bit TMEM columns the factors take: CUTLASS's ``find_tmem_tensor_col_offset`` of the
     ``tmem_sf_frg`` tensor (where the collective places the next tensor: SFB after SFA after the
     accumulators)."""
-    tab = function_table(tmem_sf_layout(tile, peers, operand, duplicated_2by2))
-    return max(x // 128 for x in tab) // 4 + 1
+    frg = tmem_sf_layout(tile, peers, operand, duplicated_2by2)
+    assert all(d >= 0 for d in flatten(frg.stride))     # (so the largest offset is cosize - 1)
+    return (frg.cosize() - 1) // 128 // 4 + 1

@@ -27,7 +27,7 @@ from __future__ import annotations
 import time
 
 from ...algebra import int_tuple as it
-from ...algebra.layout import function_table
+from ...algebra.layout import function_array
 from ...atoms.blockscaled import (KINDS, BlockScaledOp, deduce_smem_layout_sf, staged_smem_layout_sf,
                                   tile_atom_to_shape_sf, tmem_sf_columns)
 from ...atoms.umma import parse_umma_name
@@ -117,7 +117,7 @@ def tmem_columns(op, x: str, tile: tuple) -> int:
 
 
 def _table(L):
-    return np.asarray(function_table(L), dtype=np.int64)
+    return function_array(L, np)
 
 
 def _mode_sizes(L) -> tuple:
