@@ -32,3 +32,15 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_configure(config):
+    """With ``$SYMLAYOUT_DSL_SITE`` and pytest-xdist, a worker sends a CuTe DSL warning (its category a class
+    of the ``cutlass`` package) to the controller, which imports that class to show it: make the DSL
+    importable in the controller too, or the run dies with an INTERNALERROR."""
+    if os.environ.get("SYMLAYOUT_DSL_SITE") and not hasattr(config, "workerinput"):
+        from symlayout.frontends.cute_dsl import DslError, import_dsl
+        try:
+            import_dsl()
+        except DslError:
+            pass
