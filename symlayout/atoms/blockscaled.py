@@ -125,17 +125,20 @@ class BlockScaledOp:
         return (self.m, self.n, self.k)
 
 
-def _major(text: str, name: str) -> str:
+def parse_major(text: str, name: str, error=None) -> str:
+    """``UMMA::Major::K|MN`` of an atom's template argument (``error``: the atom family's error class)."""
     m = text.strip().replace("cute::", "").replace("UMMA::Major::", "").replace("Major::", "")
     if m not in ("K", "MN"):
-        raise BlockScaledAtomError(f"{name}: a major must be UMMA::Major::K or UMMA::Major::MN, got {text.strip()!r}")
+        raise (error or BlockScaledAtomError)(f"{name}: a major must be UMMA::Major::K or UMMA::Major::MN, "
+                                              f"got {text.strip()!r}")
     return m
 
 
-def _int(text: str, what: str, name: str) -> int:
+def parse_int(text: str, what: str, name: str, error=None) -> int:
+    """An integer template argument of an atom (``error``: the atom family's error class)."""
     if not re.fullmatch(r"-?\d+", text.strip()):
-        raise BlockScaledAtomError(f"{name}: {what} must be an integer, got {text.strip()!r}")
-    return int(text)
+        raise (error or BlockScaledAtomError)(f"{name}: {what} must be an integer, got {text.strip()!r}")
+    return int(text.strip())
 
 
 def is_blockscaled_name(name: str) -> bool:
@@ -164,10 +167,11 @@ def parse_blockscaled_name(name: str) -> BlockScaledOp:
         types = [canonical_type(a) for a in args[:4]]
     except AtomError as e:
         raise BlockScaledAtomError(f"{name}: {e}") from None
-    vs = 32 if fam == "MXF8F6F4" else _int(args[6], "VS", name)
+    vs = 32 if fam == "MXF8F6F4" else parse_int(args[6], "VS", name)
     j = 6 if fam == "MXF8F6F4" else 7
-    return BlockScaledOp(fam, 2 if m.group(2) else 1, *types, _int(args[4], "M", name), _int(args[5], "N", name), vs,
-                         _major(args[j], name), _major(args[j + 1], name))
+    return BlockScaledOp(fam, 2 if m.group(2) else 1, *types, parse_int(args[4], "M", name),
+                         parse_int(args[5], "N", name), vs,
+                         parse_major(args[j], name), parse_major(args[j + 1], name))
 
 
 # ---------------------------------------------------------------------------- CuTe's static_asserts

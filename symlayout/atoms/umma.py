@@ -36,7 +36,7 @@ from ..algebra.layout import Layout, logical_divide, tile_to_shape, tiled_divide
 from ..arch import tcgen05 as arch_tcgen05
 from .gmma import GmmaSmemLayout, layout_atom as gmma_layout_atom
 from .blockscaled import (BlockScaledOp, blockscaled_mma_atom, cute_rejections as blockscaled_rejections,
-                          is_blockscaled_name, parse_blockscaled_name)
+                          is_blockscaled_name, parse_blockscaled_name, parse_int, parse_major)
 from .mma import MMAAtom, register_family
 from .types import Registers, canonical_type, value_type_bits
 
@@ -94,20 +94,6 @@ class UmmaOp:
     @property
     def shape_mnk(self) -> tuple:
         return (self.m, self.n, self.k)
-
-
-def _major(text: str, name: str) -> str:
-    m = text.strip().replace("cute::", "").replace("UMMA::Major::", "").replace("Major::", "")
-    if m not in ("K", "MN"):
-        raise UmmaAtomError(f"{name}: a major must be UMMA::Major::K or UMMA::Major::MN, got {text.strip()!r}")
-    return m
-
-
-def _int_arg(text: str, what: str, name: str) -> int:
-    t = text.strip()
-    if not re.fullmatch(r"-?\d+", t):
-        raise UmmaAtomError(f"{name}: {what} must be an integer, got {t!r}")
-    return int(t)
 
 
 #: CuTe's traits spelling ``MMA_Traits<SM100_MMA_X_SS, a, b, c, C<M>, C<N>,
@@ -193,8 +179,9 @@ def parse_umma_name(name: str) -> UmmaOp:
     except AtomError as e:
         raise UmmaAtomError(f"{name}: {e}") from None
     return UmmaOp(family=m.group(1), cta_group=2 if m.group(2) else 1, a_source="smem" if m.group(3) == "SS" else "tmem",
-                  a_type=types[0], b_type=types[1], c_type=types[2], m=_int_arg(args[3], "M", name),
-                  n=_int_arg(args[4], "N", name), a_major=_major(args[5], name), b_major=_major(args[6], name))
+                  a_type=types[0], b_type=types[1], c_type=types[2], m=parse_int(args[3], "M", name, UmmaAtomError),
+                  n=parse_int(args[4], "N", name, UmmaAtomError), a_major=parse_major(args[5], name, UmmaAtomError),
+                  b_major=parse_major(args[6], name, UmmaAtomError))
 
 
 # ---------------------------------------------------------------------------
