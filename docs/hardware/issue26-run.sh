@@ -6,7 +6,7 @@
 #   symlayout prove --json proofs > gpu_in/prove.json
 # On the GPU machine: OUT=<dir> bash docs/hardware/issue26-run.sh PART   (PART: 1 = e2e, issue-26 cases,
 # proofs/; 2 = the campaigns and the GPU tests; 0 = part 1 without proofs/)
-export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 PART=$1; R=/tmp/res$1; mkdir -p $R
+export PYTHONPATH=$PWD${EXTRA_PATH:+:$EXTRA_PATH} PYTHONUNBUFFERED=1 PART=$1; R=/tmp/res$1; mkdir -p $R
 G="python -m symlayout.cli.gpu --jobs 14 -v"
 (nvidia-smi -L; python -c "import cupy,numpy;print('cupy',cupy.__version__,'numpy',numpy.__version__)"; python -c "import z3" 2>&1 | tail -1) > $R/env.txt 2>&1
 step() { local name=$1 lim=$2; shift 2; SECONDS=0; timeout $lim "$@" > $R/$name.out 2> $R/$name.err; echo "$name rc=$? ${SECONDS} s" >> $R/env.txt; tar czf $OUT/results$PART.tgz -C $R . ; }
