@@ -37,7 +37,7 @@ def main(res_dir, *prove_files):
             out[f"gate {'proved' if gate else 'refuted'}: {st}"] += 1
             err = (r.get("error") or {}).get("message", "")
             if st == "error" and "cudaError" not in err:
-                alarms.append(("harness error", r["path"], err[:200]))
+                alarms.append(("harness error", r["path"], err[:200] + "  at " + (r.get("error") or {}).get("where", "?")))
             elif gate and st not in ("pass", "pass (marker only)"):
                 alarms.append(("false disagreement", r["path"], st + " " + err[:200]))
     for f in sorted(glob.glob(os.path.join(res_dir, "**", "hopper_configs.json"), recursive=True)):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
+import traceback
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -64,6 +65,17 @@ def compute_capability(device: int = 0) -> tuple[int, int]:
     cp = load_cupy()
     props = cp.cuda.runtime.getDeviceProperties(device)
     return int(props["major"]), int(props["minor"])
+
+
+def max_dynamic_shared_memory(device: int = 0) -> int:
+    """The most shared memory one block may opt in to on device ``device`` (bytes; 232448 on the
+    H100/H200): a kernel asking for more is refused at launch (CUDA_ERROR_INVALID_VALUE).
+
+    >>> max_dynamic_shared_memory()  # doctest: +SKIP
+    232448
+    """
+    cp = load_cupy()
+    return int(cp.cuda.runtime.getDeviceProperties(device)["sharedMemPerBlockOptin"])
 
 
 def device_info(device: int = 0) -> dict[str, Any]:
@@ -237,3 +249,29 @@ def is_sticky(msg: str) -> bool:
     """Whether a CUDA error message names an error that poisons the context."""
     low = msg.lower()
     return any(s in low for s in _STICKY)
+
+
+def error_site(e: BaseException) -> str:
+    """Where an exception that is not a CUDA fault was raised: the innermost frame of symlayout's code
+    and, when the error came from deeper (CuPy, NumPy), the innermost frame of all, so that a harness
+    error read from a GPU run's report can be found without the GPU.
+
+    >>> try:
+    ...     int("x")
+    ... except ValueError as e:
+    ...     print(error_site(e).split(":")[0].startswith("<doctest"))
+    True
+    """
+    frames = traceback.extract_tb(e.__traceback__)
+    if not frames:
+        return ""
+
+    def text(f):
+        path = f.filename.replace(os.sep, "/")
+        cut = path.rfind("symlayout/")
+        return f"{path[cut:] if cut >= 0 else os.path.basename(path)}:{f.lineno} ({f.name})"
+    ours = [f for f in frames if "symlayout" in f.filename.replace(os.sep, "/").split("/")]
+    last = frames[-1]
+    if ours and ours[-1] is not last:
+        return f"{text(ours[-1])} <- {text(last)}"
+    return text(last)

@@ -279,6 +279,10 @@ def _tma_loads(cuda, cp, mod, lib, ctypes, exp, land: dict) -> dict:
     status, mbar = set(), set()
     for q in range(passes):
         r = P._run_tma(cuda, cp, mod, lib, ctypes, exp, digit=q)
+        if r.get("rejected"):   # the driver's refusal is the answer: CuTe's landing cannot happen
+            return {"kind": "tma", "name": exp.name, "box": list(exp.box_dim), "swizzle": exp.swizzle,
+                    "global_dim": list(exp.global_dim), "loads": 0, "status": "fail", "rejected": True,
+                    "model": r["status"], "note": r["note"]}
         img = r.get("image")
         if img is None:
             raise RuntimeError(r.get("note", "no image"))

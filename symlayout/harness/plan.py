@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .codegen import generate_source
-from .values import HarnessError, reg_bits, round_up, type_bits, type_kind
+from .values import HarnessError, NeedsArch, reg_bits, round_up, type_bits, type_kind
 from ..algebra.layout import Layout, function_table
 from ..algebra import int_tuple as it
 from ..config import load_config, loads_config
@@ -94,7 +94,7 @@ def plan_operand(model) -> OperandPlan:
             raise HarnessError(f"{model.operand}: {model.atom.op.name} cannot move data in direction {model.direction}")
         kind = op_kind
         if hw.traits is not None:
-            raise HarnessError(f"{model.operand}: {model.atom.op.name} ({hw.ptx}) needs sm_100a; the harness "
+            raise NeedsArch(f"{model.operand}: {model.atom.op.name} ({hw.ptx}) needs sm_100a; the harness "
                                "emits only the 16-bit ldmatrix/stmatrix forms")
         ptx = _ldst_ptx("ldmatrix" if kind == "ldsm" else "stmatrix", hw.num, hw.trans)
         if nvec != 1:
@@ -458,13 +458,16 @@ def plan_config(cfg) -> ConfigPlan:
     if not cfg.copies:
         raise HarnessError("no [copy.*] table: nothing moves through shared memory")
     mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
-    operands, errors = {}, {}
+    operands, errors, elsewhere = {}, {}, []
     for op, cc in sorted(cfg.copies.items()):
         try:
             m = build_operand_model(mma, None, None, op, cc.atom, cc.element_type, cc.smem, cc.align)
             operands[op] = plan_operand(m)
         except (SymlayoutError, HarnessError) as e:
             errors[op] = str(e)
+            elsewhere += [str(e)] if isinstance(e, NeedsArch) else []
+    if not operands and errors and len(elsewhere) == len(errors):   # nothing of it runs on this GPU
+        raise NeedsArch("; ".join(elsewhere))
     plan = ConfigPlan(path=str(cfg.path), name=cfg.name or "", cfg=cfg, mma=mma, threads=mma.size(),
                       operands=operands, compute=None, compute_skip=None,
                       expect_refuted=tuple(sorted(cfg.expect.refuted_somewhere)), model_errors=errors)

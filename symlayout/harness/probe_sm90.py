@@ -828,6 +828,23 @@ def _desc_json(d: gmma.MatrixDescriptor | None):
             "base_offset": d.base_offset, "swizzle": d.swizzle, "value": hex(d.encode())}
 
 
+def rejected_tensor_map(exp: TmaExperiment, res: int, address: int = 0) -> dict:
+    """The record of a tensor map the driver would not encode (``cuTensorMapEncodeTiled`` returned ``res``).
+    The driver's refusal is the hardware's answer: the model agrees when :func:`tma.encode_tiled_problems`
+    names a rule these arguments break, and disagrees when it accepts them.
+
+    >>> e = TmaExperiment("x", "BFLOAT16", (512, 384), (1024,), (128, 128), "32B", origin=(0, 0))
+    >>> r = rejected_tensor_map(e, 1)
+    >>> r["status"], r["note"]
+    ('agree', 'the driver rejects the tensor map (cuTensorMapEncodeTiled returned 1): inner box dimension 256 bytes exceeds the 32B swizzle span')
+    """
+    why = tma.encode_tiled_problems(exp.dtype, exp.global_dim, exp.global_strides, exp.box_dim,
+                                    swizzle=exp.swizzle, global_address=address % 16)
+    note = f"the driver rejects the tensor map (cuTensorMapEncodeTiled returned {res})"
+    return {"name": exp.name, "kind": "tma", "status": "agree" if why else "disagree", "rejected": True,
+            "note": note + (": " + "; ".join(why) if why else ": the model accepts these arguments")}
+
+
 def _run_tma(cuda, cp, mod, lib, ctypes, exp: TmaExperiment, digit: int = 0) -> dict:
     """One load of ``exp`` (its global tensor holding the labels of load ``digit``), compared with the model."""
     import numpy as np
@@ -838,7 +855,7 @@ def _run_tma(cuda, cp, mod, lib, ctypes, exp: TmaExperiment, digit: int = 0) -> 
             "box_dim": exp.box_dim, "swizzle": exp.swizzle}
     res, tmap = _encode_tensor_map(lib, ctypes, args, int(g.data.ptr))
     if res != 0:
-        return {"name": exp.name, "kind": "tma", "status": "error", "note": f"cuTensorMapEncodeTiled returned {res}"}
+        return rejected_tensor_map(exp, res, int(g.data.ptr))
     dmap = cp.asarray(np.frombuffer(tmap, dtype=np.uint8))
     out = cp.zeros(exp.region, dtype=cp.uint8)
     status = cp.zeros(1, dtype=cp.int32)

@@ -198,7 +198,9 @@ def report_markdown(results: dict, prover: dict | None = None) -> str:
             L.append(f"- [copy.{op}]: the model could not be built: {msg}")
         if r.get("error"):
             e = r["error"]
-            L.append(f"- **CUDA error** at {e.get('stage', '?')}: {str(e.get('message', ''))[:600]}"
+            kind = "**harness error**" if e.get("where") else "**CUDA error**"
+            L.append(f"- {kind} at {e.get('stage', '?')}: {str(e.get('message', ''))[:600]}"
+                     + (f" (raised at {e['where']})" if e.get("where") else "")
                      + (" -- this error poisons the CUDA context, so nothing else ran in that process" if e.get("sticky") else ""))
         L.append("")
     skipped = [r for r in rs if r.get("status") == "skipped"]

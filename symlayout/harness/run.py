@@ -492,7 +492,7 @@ def run_config(cfg_or_path) -> dict:
         res["error"] = {"stage": stage, "message": str(e), "sticky": False}
     except Exception as e:       # e.g. a CuPy error raised outside cuda.launch: report it, never lose the run
         msg = f"{type(e).__name__}: " + " ".join(str(e).split())
-        res["error"] = {"stage": stage, "message": msg[:2000], "sticky": is_sticky(msg)}
+        res["error"] = {"stage": stage, "message": msg[:2000], "sticky": is_sticky(msg), "where": cuda.error_site(e)}
     res["launches"] = r.launches if r is not None else 0
     res["status"] = _status(res, plan)
     if not (res.get("error") or {}).get("sticky"):

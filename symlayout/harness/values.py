@@ -11,6 +11,11 @@ class HarnessError(RuntimeError):
     """A configuration the harness cannot run (the reason is the message)."""
 
 
+class NeedsArch(HarnessError):
+    """An instruction that runs only on another architecture than the GPU's (e.g. an sm_100a form
+    on the sm_90 H200): not run, never a disagreement."""
+
+
 
 #: the PTX element types (``types.json``'s ``ptx``) the value codec below encodes and decodes
 CODEC_KINDS = frozenset({"f16", "bf16", "tf32", "f32", "f64", "s8", "u8", "s16", "u16", "s32", "u32"})

@@ -1135,6 +1135,12 @@ def run_whole(spec, *, exact: bool = False, zclamp: bool = False, cases=None) ->
     except HarnessError as e:
         out.update(status="skipped", reason=str(e))
         return out
+    limit = cuda.max_dynamic_shared_memory()
+    if wp.smem_bytes > limit:       # a launch would be refused: the capacity is the prover's in_bounds[stages]
+        out.update(status="skipped", smem_bytes=wp.smem_bytes,
+                   reason=f"the whole path needs {wp.smem_bytes} bytes of shared memory; this GPU gives a block "
+                          f"at most {limit}")
+        return out
     a, b = wp.ops["A"], wp.ops["B"]
     out.update(stages=wp.stages, threads=wp.threads, smem_bytes=wp.smem_bytes, M=a.rows or wp.compute.M,
                N=b.rows or wp.compute.N, K=a.kt or b.kt or wp.compute.K, route=route_text(wp))
@@ -1174,6 +1180,8 @@ def run_whole(spec, *, exact: bool = False, zclamp: bool = False, cases=None) ->
     except Exception as e:  # noqa: BLE001 - a fault is a result (refutations that fault run in their own process)
         msg = f"{type(e).__name__}: " + " ".join(str(e).split())
         out["error"] = {"stage": stage, "message": msg[:1500], "sticky": is_sticky(msg)}
+        if not isinstance(e, cuda.CudaError):
+            out["error"]["where"] = cuda.error_site(e)
     out["status"] = ("error" if out.get("error") else
                      "pass" if parts and all(p["status"] == "pass" for p in parts) else "fail")
     out["seconds"] = round(time.perf_counter() - t0, 3)
