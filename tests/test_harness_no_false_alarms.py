@@ -92,3 +92,32 @@ def test_error_site_names_symlayout_code_and_the_innermost_frame():
         site = cuda.error_site(e)
     assert site.startswith("tests/") or "test_harness_no_false_alarms.py" in site
     assert ":" in site and "(deep)" in site
+
+
+F64 = """name = "f64 A through DefaultCopy (the campaign's datapath kmajor-028 without its global copy)"
+[mma]
+atom = "SM80_8x8x4_F64F64F64F64_TN"
+layout = "(4,1,1)"
+[copy.A]
+atom = "DefaultCopy"
+type = "double"
+smem = "Sw<2,2,3> o ((8,8),(16,2)):((16,128),(1,1024))"
+align = 128
+"""
+
+
+def test_64_bit_poison_is_read_as_the_int64_the_outputs_are(tmp_path):
+    """Every f64 whole path of the campaign stopped with "OverflowError: Python int too large to convert
+    to C long" (numpy 2.5 on the GPU machine: the 64-bit poison 2**64 - 1 met an int64 array); and a 64-bit
+    slot left unwritten was never counted (``o == 2**64 - 1`` is False for the int64 -1)."""
+    import numpy as np
+    from symlayout.harness.run import marker_check
+    from symlayout.harness.values import as_int64, uint_np
+    f = tmp_path / "f64.toml"
+    f.write_text(F64)
+    p = plan_config(str(f)).operands["A"]
+    assert p.bits == 64 and as_int64((1 << 64) - 1) == -1
+    nothing = np.full((p.threads, p.frag_size), (1 << 64) - 1, dtype=uint_np(64))
+    once = np.ones((p.threads, p.frag_size), dtype=np.int32)
+    r = marker_check(p, [nothing], [once])
+    assert r["unwritten"] == p.threads * p.frag_size

@@ -61,7 +61,7 @@ from typing import Any
 from .plan import REGION_PAD, ConfigPlan, OperandPlan, accepted_values, alias_resolved, global_offset, \
     load_spec, partial_products, plan_config, store_pairs
 from .cuda import is_sticky  # noqa: F401 - the harness's public name for it stays here too
-from .values import HarnessError, compute_poison, decode, encode, id_digit, id_passes, random_gemm_inputs, \
+from .values import HarnessError, as_int64, compute_poison, decode, encode, id_digit, id_passes, random_gemm_inputs, \
     uint_np
 from . import cuda
 from .wholepath import applies, run_whole
@@ -176,7 +176,7 @@ def marker_check(p: OperandPlan, outs: list, cnts: list) -> dict:
     m = p.model
     n = len(m.addr_table)
     T, fs = p.threads, p.frag_size
-    poison = (1 << p.bits) - 1
+    poison = as_int64((1 << p.bits) - 1)     # as the int64 the outputs are read as
     base = (1 << min(p.bits, 32)) - 1
     res: dict[str, Any] = {"operand": p.op, "instruction": p.ptx, "kind": p.kind, "passes": len(outs),
                            "calls_per_thread": p.ncalls}
@@ -404,7 +404,7 @@ def compute_check(plan: ConfigPlan, inp: dict, out, cnt_ab, cnt_c=None) -> dict:
     o = np.asarray(out)
     if "C" in plan.operands:
         p = plan.operands["C"]
-        pz = compute_poison(p.model.value_type)
+        pz = as_int64(compute_poison(p.model.value_type))
         offs = np.asarray(p.model.addr_table, dtype=np.int64)
         n = len(offs)
         raw = o[offs].astype(np.int64)
@@ -414,7 +414,7 @@ def compute_check(plan: ConfigPlan, inp: dict, out, cnt_ab, cnt_c=None) -> dict:
         names = [p.model.name(int(i)) for i in range(n)]
         res["stored_through"] = f"[copy.C] {p.ptx}" + (f" after {cpl.convert}" if cpl.convert else "")
     else:
-        pz = compute_poison(cpl.ctype)
+        pz = as_int64(compute_poison(cpl.ctype))
         dmc = cpl.direct["C"]
         raw = o.reshape(T, fsc).ravel().astype(np.int64)
         unw = raw == pz

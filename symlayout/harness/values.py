@@ -64,6 +64,17 @@ def uint_np(bits: int):
     return {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}[bits]
 
 
+def as_int64(bits: int) -> int:
+    """A bit pattern of up to 64 bits as the int64 the checks read it as (``astype(np.int64)`` wraps): the
+    64-bit poison ``2**64 - 1`` is ``-1`` there, and numpy >= 2 does not mix a Python int past int64 with
+    an int64 array.
+
+    >>> as_int64((1 << 64) - 1), as_int64((1 << 32) - 1)
+    (-1, 4294967295)
+    """
+    return bits - (1 << 64) if bits >= 1 << 63 else bits
+
+
 def encode(vals, t: str):
     """Bit patterns of integer values ``vals`` in value type ``t`` (numpy uint of its width)."""
     import numpy as np

@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .plan import accepted_values, partial_products, store_pairs
-from .values import HarnessError, compute_poison, decode, encode, id_digit, id_passes, random_gemm_inputs, reg_bits, round_up, uint_c, \
+from .values import HarnessError, as_int64, compute_poison, decode, encode, id_digit, id_passes, random_gemm_inputs, reg_bits, round_up, uint_c, \
     uint_np
 from ..algebra.layout import function_table
 from ..errors import SymlayoutError
@@ -1037,7 +1037,7 @@ def check(wp: WholePlan, marker: bool, inp: dict, frags: dict, cnt, out, cntc, c
             stray[pos] = False
             res[f"smem_{op}"] = int(bad.size)
             res[f"mismatches_smem_{op}"] = int(bad.sum())
-            res[f"stray_smem_{op}"] = int((img[stray] != (1 << path.bits) - 1).sum())
+            res[f"stray_smem_{op}"] = int((img[stray] != as_int64((1 << path.bits) - 1)).sum())
             if bad.any() or res[f"stray_smem_{op}"]:
                 i = int(np.nonzero(bad)[0][0]) if bad.any() else -1
                 problems.append(f"{op}: the shared image after G2S differs from the model at "
@@ -1067,7 +1067,7 @@ def check(wp: WholePlan, marker: bool, inp: dict, frags: dict, cnt, out, cntc, c
                 gi = int(g[s, t, q])
                 ex = int(exp[s, t, q])
                 problems.append(f"{op}: stage {s} thread {t} slot {q} holds "
-                                f"{'poison' if gi == (1 << path.bits) - 1 else m.name(gi % S) + f' of stage {gi // S}'}, "
+                                f"{'poison' if gi == as_int64((1 << path.bits) - 1) else m.name(gi % S) + f' of stage {gi // S}'}, "
                                 f"the MMA expects {m.name(int(e[s, t, q]))}"
                                 + ("" if ex == s * S + int(e[s, t, q]) else f" (under the predicate: {ex})"))
     offs, els, where = _out_targets(wp)
@@ -1079,12 +1079,12 @@ def check(wp: WholePlan, marker: bool, inp: dict, frags: dict, cnt, out, cntc, c
     inbuf = offs < len(o)
     unchecked += int((~inbuf).sum())
     if marker:
-        pz = (1 << (wp.c_copy.bits if wp.c_copy is not None else cpl.frag_bits["C"])) - 1
+        pz = as_int64((1 << (wp.c_copy.bits if wp.c_copy is not None else cpl.frag_bits["C"])) - 1)
         want = els
         got = np.where(inbuf, o[np.minimum(offs, len(o) - 1)], pz)
         bad = np.where(written, got != want, got != pz) & inbuf
     else:
-        pz = compute_poison(cpl.out_type if wp.c_copy is not None else cpl.ctype)
+        pz = as_int64(compute_poison(cpl.out_type if wp.c_copy is not None else cpl.ctype))
         t = cpl.out_type if wp.c_copy is not None else cpl.ctype
         raw = np.where(inbuf, o[np.minimum(offs, len(o) - 1)], pz)
         vals = np.asarray(decode(raw, t), dtype=np.float64)
