@@ -151,24 +151,33 @@ def test_register_keys_need_an_sm120_atom():
 
 # --- CUTLASS's SM120 collective (host side of nvcc): the proofs' layouts are the ones it builds ---------------
 
-BUILDS = [("mx_float8_t<cutlass::float_e4m3_t>", 16, (128, 128, 128), MXFP8_ATOM, "mxfp8_128x128x128.toml"),
-          ("nv_float4_t<cutlass::float_e2m1_t>", 32, (128, 128, 256), NVFP4_ATOM, "nvfp4_128x128x256.toml")]
+MXFP4_F8F6F4_ATOM = "SM120::BLOCKSCALED::SM120_16x8x32_TN_VS<float_e2m1_t,float_e2m1_t,float,float_ue8m0_t,32>"
+AUTO, MXF8F6F4 = "collective::KernelScheduleAuto", "KernelScheduleMxf8f6f4Sm120"
+#: (element pair, alignment, tile, atom, proof, schedule, the smem copy atom CUTLASS picks for A and B)
+BUILDS = [("mx_float8_t<cutlass::float_e4m3_t>", 16, (128, 128, 128), MXFP8_ATOM, "mxfp8_128x128x128.toml", AUTO,
+           "Copy_Atom<SM75_U32x4_LDSM_N, uint8_t>"),
+          ("nv_float4_t<cutlass::float_e2m1_t>", 32, (128, 128, 256), NVFP4_ATOM, "nvfp4_128x128x256.toml", AUTO,
+           "Copy_Atom<SM75_U32x4_LDSM_N, uint4_t>"),
+          ("mx_float4_t<cutlass::float_e2m1_t>", 128, (128, 128, 128), MXFP4_F8F6F4_ATOM,
+           "mxfp4_f8f6f4_128x128x128.toml", MXF8F6F4, "Copy_Atom<SM100_SU4_DU8x16_x4_LDSM_N, uint8_t>")]
 
 
 def _collective_program():
     out = ["#include <cutlass/cutlass.h>", "#include <cute/tensor.hpp>",
            "#include <cutlass/gemm/collective/collective_builder.hpp>", "#include <cstdio>", "using namespace cute;",
            "template <class A, class L, class P> void perm(TiledMMA<A, L, P>) { print(P{}); }",
-           "template <class E, int A, class TS> void show() {",
+           "template <class E, int A, class TS, class S, class Cp> void show() {",
            "  using C = typename cutlass::gemm::collective::CollectiveBuilder<cutlass::arch::Sm120, "
            "cutlass::arch::OpClassBlockScaledTensorOp, E, cutlass::layout::RowMajor, A, E, "
            "cutlass::layout::ColumnMajor, A, float, TS, Shape<_1,_1,_1>, cutlass::gemm::collective::StageCount<3>, "
-           "cutlass::gemm::collective::KernelScheduleAuto>::CollectiveOp;",
+           "S>::CollectiveOp;",
+           "  static_assert(is_same_v<typename C::SmemCopyAtomA, Cp> && is_same_v<typename C::SmemCopyAtomB, Cp>);",
            "  print(typename C::SmemLayoutSFA{}); printf(\"\\n\"); print(typename C::SmemLayoutSFB{}); printf(\"\\n\");",
            "  print(typename C::SmemLayoutA{}); printf(\"\\n\"); print(typename C::TiledMma::ThrLayoutVMNK{});",
            "  printf(\"\\n\"); perm(typename C::TiledMma{}); printf(\"\\n\"); }", "int main() {"]
-    for e, a, (m, n, k), _atom, _f in BUILDS:
-        out.append(f"  show<cutlass::{e}, {a}, Shape<Int<{m}>,Int<{n}>,Int<{k}>>>();")
+    for e, a, (m, n, k), _atom, _f, sched, cp in BUILDS:
+        out.append(f"  show<cutlass::{e}, {a}, Shape<Int<{m}>,Int<{n}>,Int<{k}>>, "
+                   f"cutlass::gemm::{sched}, {cp}>();")
     return "\n".join(out) + "\n}\n"
 
 
@@ -188,7 +197,7 @@ def collective_layouts(tmp_path_factory):
 @pytest.mark.parametrize("i", range(len(BUILDS)))
 def test_smem_layout_sf_and_the_proofs_are_the_sm120_collectives(collective_layouts, i):
     sfa, sfb, smem_a, thr_vmnk, perm = collective_layouts[i]
-    _e, _a, (m, n, k), atom, name = BUILDS[i]
+    _e, _a, (m, n, k), atom, name, _s, copy_atom = BUILDS[i]
     cfg = load_config(str(PROOFS / name))
     op = parse_sm120_name(atom)
     for printed, mn, x in ((sfa, m, "A"), (sfb, n, "B")):
@@ -197,8 +206,10 @@ def test_smem_layout_sf_and_the_proofs_are_the_sm120_collectives(collective_layo
         assert function_table(ours) == function_table(cute)
         assert [math.prod(_flat(s)) for s in cute.shape] == [mn, k, 3]
         assert cfg.sf[x].raw_smem == printed
+    assert cfg.mma.atom == atom
     if "A" in cfg.copies:
         assert cfg.copies["A"].raw_smem.split(" o ")[-1] == smem_a.split(" o ")[-1]
+        assert f"Copy_Atom<{cfg.copies['A'].atom}, {cfg.copies['A'].type}>" == copy_atom
     # the TiledMMA: warps (V = the atom's 32 threads) and the permutation
     assert parse(thr_vmnk).shape[1:] == tuple(int(v) for v in cfg.mma.raw_layout.strip("()").split(","))
     assert perm.replace("_", "") == "(" + ",".join(cfg.mma.raw_permutation) + ")"
