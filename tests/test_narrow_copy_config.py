@@ -18,6 +18,7 @@ from symlayout.errors import ConfigError
 from symlayout.frontends.cute_dsl import DslError, copy_name
 from symlayout.prove.copy.model import Hardware, build_operand_model, hardware_of
 from symlayout.prove.engine import prove_config
+from symlayout.prove.report.explain import operand_models
 from symlayout.prove.verdict.result import PROVED, REFUTED
 
 PROOFS = Path(__file__).resolve().parents[1] / "proofs" / "blackwell" / "narrow_ldsm"
@@ -208,3 +209,12 @@ def test_dsl_ops_without_a_cute_counterpart_are_not_supported():
     for atom in (_dsl_atom("LdMatrix16x16x8bOp", True, 1, 6), _dsl_atom("LdMatrix16x8x8bOp", True, 2)):
         with pytest.raises(DslError, match="not supported: LdMatrix16x"):
             copy_name(atom)
+
+
+def test_container_buffers_count_one_byte_per_element_in_show_and_stages():
+    # CuTe's uint8_t view: show/explain build the route over bytes, and a stage of the 128x128 tile is 16384 bytes
+    cfg = load_config(MXFP4)
+    _mma, models = operand_models(cfg)
+    assert models["A"].value_bits == models["B"].value_bits == 8
+    stages = [r for r in prove_config(cfg).results if r.operand == "stages.A" and r.detail]
+    assert stages and "3 stages of 16384 bytes" in stages[0].detail
