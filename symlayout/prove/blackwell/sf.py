@@ -314,12 +314,12 @@ def _decide(x, vec, have, want, names, buf, reader, where, have_at, want_at):
                               f"block is scaled by one factor", element=(r, kk, s), address_bytes=a), checked
     # exactly once
     flat = reps.ravel()
-    order = np.argsort(flat, kind="stable")
-    dup = flat[order][1:] == flat[order][:-1]
-    if dup.any():
-        i = int(np.argmax(dup))
-        p0 = np.unravel_index(int(order[i]), reps.shape)
-        p1 = np.unravel_index(int(order[i + 1]), reps.shape)
+    lo = int(flat.min()) if flat.size else 0
+    counts = np.bincount(flat - lo)          # (every byte >= 0 here: each point has a slot)
+    if (counts > 1).any():                   # the smallest shared byte, its first two points in flat order
+        both = np.nonzero(flat == lo + int(np.argmax(counts > 1)))[0][:2]
+        p0 = np.unravel_index(int(both[0]), reps.shape)
+        p1 = np.unravel_index(int(both[1]), reps.shape)
         (r0, j0, s0), (r1, j1, s1) = ((int(v) for v in p) for p in (p0, p1))
         a = have_at((r1, j1 * vec, s1))
         if a != have_at((r0, j0 * vec, s0)):
