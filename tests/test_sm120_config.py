@@ -14,8 +14,8 @@ import pytest
 
 from cute_cpp import cute_site
 from symlayout.algebra.notation import parse
-from symlayout.atoms.sm120 import (parse_sm120_name, scale_factor_source, selector_problems, sm120_sf_layouts,
-                                   smem_layout_sf)
+from symlayout.atoms.sm120 import (parse_sm120_name, scale_factor_source, scale_vec, selector_problems,
+                                   sm120_sf_layouts, smem_layout_sf)
 from symlayout.algebra.layout import function_table
 from symlayout.config import load_config, loads_config
 from symlayout.errors import ConfigError
@@ -217,3 +217,39 @@ def test_smem_layout_sf_and_the_proofs_are_the_sm120_collectives(collective_layo
 
 def _flat(t):
     return [v for e in t for v in _flat(e)] if isinstance(t, tuple) else [t]
+
+
+# --- the selectors, cross-checked (issue 29 item 4) -----------------------------------------------------------
+
+#: PTX ISA 9.7.14.3 "Block Scaling for mma.sync", table "Valid values for various selector components"
+#: (docs.nvidia.com/cuda/parallel-thread-execution/#mma-scaling-valid-values-of-selector-components), copied as
+#: data: .scale_vec::NX -> (byte-id-a, thread-id-a, byte-id-b, thread-id-b); any other value is undefined behavior
+ISA_SELECTORS = {1: ({0, 1, 2, 3}, {0, 1}, {0, 1, 2, 3}, {0, 1, 2, 3}),
+                 2: ({0, 2}, {0, 1}, {0, 2}, {0, 1, 2, 3}),
+                 4: ({0}, {0, 1}, {0}, {0, 1, 2, 3})}
+SCALE_VEC_ATOMS = {1: MXFP8_ATOM,
+                   2: "SM120::BLOCKSCALED::SM120_16x8x64_TN_VS<float_e2m1_t,float_e2m1_t,float,float_ue8m0_t,32>",
+                   4: NVFP4_ATOM}
+
+
+@pytest.mark.parametrize("n", sorted(ISA_SELECTORS))
+def test_selector_ranges_are_the_ptx_isa_table(n):
+    op = parse_sm120_name(SCALE_VEC_ATOMS[n])
+    assert op.k // scale_vec(op) == n
+    bytes_a, threads_a, bytes_b, threads_b = ISA_SELECTORS[n]
+    for x, bytes_ok, threads_ok in (("A", bytes_a, threads_a), ("B", bytes_b, threads_b)):
+        for tid in range(6):
+            for bid in range(6):
+                assert (not selector_problems(op, x, tid, bid)) == (tid in threads_ok and bid in bytes_ok), (x, tid, bid)
+
+
+def test_cutlass_sm120_atoms_issue_selectors_zero():
+    # CUTLASS 4.2 gives every SM120 block-scaled mma.sync (dense and sparse) constant selectors 0 and no
+    # collective passes others: non-zero ids come only from a hand-written kernel ([sf.X] thread_id / byte_id)
+    inc = cute_site()
+    if inc is None:
+        pytest.skip("CUTLASS headers not available")
+    arch = Path(inc[0]) / "cute" / "arch"
+    decls = [m for f in ("mma_sm120.hpp", "mma_sm120_sparse.hpp")
+             for m in re.findall(r"static constexpr uint16_t ([tb]id[AB]) = (\w+);", (arch / f).read_text())]
+    assert len(decls) >= 4 * 27 * 2 and {v for _n, v in decls} == {"0"}
