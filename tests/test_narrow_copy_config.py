@@ -11,6 +11,7 @@ import pytest
 
 from cute_cpp import Compiler, cpp_layout, cute_site
 import symlayout.atoms.sm120  # noqa: F401  (get_mma_atom builds the SM120 atoms once this is imported)
+from symlayout import cli
 from symlayout.atoms.copy import copy_op_names, get_copy_op, make_copy_atom
 from symlayout.atoms.narrow_matrix import m8n16_dest, m8n16_row_lane, narrow_copy_names, source_bit, source_bits
 from symlayout.config import load_config, loads_config
@@ -218,3 +219,11 @@ def test_container_buffers_count_one_byte_per_element_in_show_and_stages():
     assert models["A"].value_bits == models["B"].value_bits == 8
     stages = [r for r in prove_config(cfg).results if r.operand == "stages.A" and r.detail]
     assert stages and "3 stages of 16384 bytes" in stages[0].detail
+
+
+def test_cute_program_instantiates_the_copy_over_the_byte_buffer(capsys):
+    # `symlayout cute` used to instantiate copy_A over float_e2m1_unpacksmem_t*, which CuTe's namespace lacks and
+    # CUTLASS never copies (its buffer is uint8_t): the program did not compile
+    assert cli.main(["cute", str(MXFP4)]) == 0
+    out = capsys.readouterr().out
+    assert "copy_A(0, (uint8_t*)nullptr)" in out and "unpacksmem" not in out.split("int main")[1]
