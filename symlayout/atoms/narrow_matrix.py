@@ -64,13 +64,17 @@ _BY_NAME = {e["name"]: e for e in ENTRIES}
 
 # ---------------------------------------------------------------- the PTX ISA's widening loads, as data
 #
-# PTX ISA, "Warp-level matrix load instruction: ldmatrix" (ldmatrix.sync.aligned.m8n16.num.b8x16.src_fmt):
-# ".b4x16_p64: source data is 16 unsigned 4-bit elements with 64 bits padding", ".b6x16_p32: 16 unsigned 6-bit
-# elements with 32 bits padding" per 16-byte row, the elements first; .b8x16 gives each element a byte of the
-# destination.  The fragment of one 8x16 matrix is the m8n8 .b16 one counted in bytes: lane ``t`` holds row
-# ``t/4``, bytes ``4*(t%4)`` .. ``+3`` of it, in its register ``i`` for matrix ``i``; lanes ``8i`` .. ``8i+7``
-# give the row addresses of matrix ``i``.  CUTLASS (cute/atom/mma_traits_sm120.hpp, fp4_shift_A/B): the 4-bit
-# value lands in the low bits of its byte, kind::f8f6f4 reads it from bits 2..5, so the collective shifts it.
+# PTX ISA, "Warp-level matrix load instruction: ldmatrix" (ldmatrix.sync.aligned.m8n16.num.b8x16.src_fmt), read
+# as data: ".b6x16_p32 format source data is 16 unsigned 6-bit elements with 32 bits padding", ".b4x16_p64 ... 16
+# unsigned 4-bit elements with 64 bits padding" per 16-byte row (the elements first is our reading, the order of
+# CUDA's CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B / 16U6_ALIGN16B; the sentence does not say); "for matrix shape 8x16, one
+# destination register r0 of type .b32 ... where four 8-bit elements are loaded ... For 4-bit or 6-bit data, 8-bit
+# element will have 4 bits or 2 bits of padding"; "a group of four consecutive and aligned threads" loads a row,
+# "each thread ... loads 4 consecutive columns" (lane ``t``: row ``t/4``, elements ``4*(t%4)`` .. ``+3``); the
+# ``i``-th matrix goes to the ``i``-th destination register; "addresses addr0-addr7 correspond to the rows of the
+# first matrix, addresses addr8-addr15 ... the second matrix, and so on" (lane ``8i + row``).  CUTLASS
+# (cute/atom/mma_traits_sm120.hpp, fp4_shift_A/B): the 4-bit value lands in the low bits of its byte,
+# kind::f8f6f4 reads it from bits 2..5, so the collective shifts it after the copy.
 
 _SOURCE_FORMAT = {4: ".b4x16_p64", 6: ".b6x16_p32"}
 
