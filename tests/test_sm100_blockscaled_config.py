@@ -189,3 +189,35 @@ def test_tmem_alloc_hook_lists_the_factor_columns():
     from symlayout.prove.blackwell.obligations import cta_tile
     from symlayout.prove.blackwell.sf import sf_tmem_blocks
     assert sf_tmem_blocks(loads_config(NVFP4, "t.toml"), cta_tile) == [("sf.A", 16), ("sf.B", 32)]
+
+
+# --- the separable decision (issue 29 item 3): a plain layout is a sum over its modes, so the factor bytes are
+# a[r] + b[k] + c[s] and never built whole; it must decide exactly what the whole array decides ---------------
+
+SEP_SMEM = ["((((_32,_4),_1),(_16,_4)),_1,(_1,_4),_5):((((_16,_4),_512),(_0,_1)),_0,(_4,_512),_2048)",   # CUTLASS's
+            "((((_32,_4),_1),(_16,_4)),_1,(_1,_4),_5):((((_16,_4),_512),(_0,_1)),_0,(_4,_512),_1024)",   # duplicate
+            "((((_32,_4),_1),(_16,_4)),_1,(_1,_4),_5):((((_16,_4),_512),(_1,_1)),_0,(_4,_512),_2048)",   # split
+            "((((_32,_4),_1),(_16,_4)),_1,(_1,_4),_5):((((_16,_1),_512),(_0,_4)),_0,(_4,_512),_2048)",   # elsewhere
+            "((((_32,_4),_1),(_16,_4)),_1,(_1,_2),_5):((((_16,_4),_512),(_0,_1)),_0,(_4,_512),_2048)"]   # no slot
+SEP_GMEM = ["(((_32,_4),_8),((_16,_4),_32),(_1,_1)):(((_16,_4),_16384),((_0,_1),_512),(_0,_0))",          # CUTLASS's
+            "(((_32,_4),_8),((_16,_4),_32),(_1,_1)):(((_16,_4),_16384),((_1,_16),_512),(_0,_0))",          # MN-major chunk
+            "((_1024),(_16,_128),(_1)):((_128),(_0,_1),(_0))"]                                             # linear
+
+
+@pytest.mark.parametrize("text", SEP_SMEM + SEP_GMEM)
+def test_separable_offsets_decide_what_the_whole_array_decides(text):
+    from symlayout.algebra.notation import parse
+    from symlayout.prove.blackwell.sf import _decide, _gmem_offsets, _smem_offsets
+    L = parse(text)
+    if text in SEP_SMEM:
+        args, ref = (128, 256, 5), _smem_offsets(parse(SEP_SMEM[0]), 128, 256, 5, separable=False)
+        sep, dense = _smem_offsets(L, *args), _smem_offsets(L, *args, separable=False)
+    else:
+        args, ref = (1024, 2048, 1), _gmem_offsets(parse(SEP_GMEM[0]), 1024, 2048, 1, separable=False)
+        sep, dense = _gmem_offsets(L, *args), _gmem_offsets(L, *args, separable=False)
+    assert sep.sep is not None and dense.sep is None
+    assert (sep.at_k(slice(None)) == dense.at_k(slice(None))).all()
+    assert sep.first_split(16) == dense.first_split(16)
+    at = lambda o: lambda p: int(o.at_k(slice(p[1], p[1] + 1))[p[0], 0, p[2]])     # noqa: E731
+    got = [_decide("A", 16, o, ref, ("row", "stage"), "buf", "reader", "where", at(o), at(ref)) for o in (sep, dense)]
+    assert got[0][1] == got[1][1] and str(got[0][0]) == str(got[1][0])

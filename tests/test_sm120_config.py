@@ -14,8 +14,8 @@ import pytest
 
 from cute_cpp import cute_site
 from symlayout.algebra.notation import parse
-from symlayout.atoms.sm120 import (parse_sm120_name, scale_factor_source, selector_problems, sm120_sf_layouts,
-                                   smem_layout_sf)
+from symlayout.atoms.sm120 import (parse_sm120_name, scale_factor_source, scale_vec, selector_problems,
+                                   sm120_sf_layouts, smem_layout_sf)
 from symlayout.algebra.layout import function_table
 from symlayout.config import load_config, loads_config
 from symlayout.errors import ConfigError
@@ -151,24 +151,33 @@ def test_register_keys_need_an_sm120_atom():
 
 # --- CUTLASS's SM120 collective (host side of nvcc): the proofs' layouts are the ones it builds ---------------
 
-BUILDS = [("mx_float8_t<cutlass::float_e4m3_t>", 16, (128, 128, 128), MXFP8_ATOM, "mxfp8_128x128x128.toml"),
-          ("nv_float4_t<cutlass::float_e2m1_t>", 32, (128, 128, 256), NVFP4_ATOM, "nvfp4_128x128x256.toml")]
+MXFP4_F8F6F4_ATOM = "SM120::BLOCKSCALED::SM120_16x8x32_TN_VS<float_e2m1_t,float_e2m1_t,float,float_ue8m0_t,32>"
+AUTO, MXF8F6F4 = "collective::KernelScheduleAuto", "KernelScheduleMxf8f6f4Sm120"
+#: (element pair, alignment, tile, atom, proof, schedule, the smem copy atom CUTLASS picks for A and B)
+BUILDS = [("mx_float8_t<cutlass::float_e4m3_t>", 16, (128, 128, 128), MXFP8_ATOM, "mxfp8_128x128x128.toml", AUTO,
+           "Copy_Atom<SM75_U32x4_LDSM_N, uint8_t>"),
+          ("nv_float4_t<cutlass::float_e2m1_t>", 32, (128, 128, 256), NVFP4_ATOM, "nvfp4_128x128x256.toml", AUTO,
+           "Copy_Atom<SM75_U32x4_LDSM_N, uint4_t>"),
+          ("mx_float4_t<cutlass::float_e2m1_t>", 128, (128, 128, 128), MXFP4_F8F6F4_ATOM,
+           "mxfp4_f8f6f4_128x128x128.toml", MXF8F6F4, "Copy_Atom<SM100_SU4_DU8x16_x4_LDSM_N, uint8_t>")]
 
 
 def _collective_program():
     out = ["#include <cutlass/cutlass.h>", "#include <cute/tensor.hpp>",
            "#include <cutlass/gemm/collective/collective_builder.hpp>", "#include <cstdio>", "using namespace cute;",
            "template <class A, class L, class P> void perm(TiledMMA<A, L, P>) { print(P{}); }",
-           "template <class E, int A, class TS> void show() {",
+           "template <class E, int A, class TS, class S, class Cp> void show() {",
            "  using C = typename cutlass::gemm::collective::CollectiveBuilder<cutlass::arch::Sm120, "
            "cutlass::arch::OpClassBlockScaledTensorOp, E, cutlass::layout::RowMajor, A, E, "
            "cutlass::layout::ColumnMajor, A, float, TS, Shape<_1,_1,_1>, cutlass::gemm::collective::StageCount<3>, "
-           "cutlass::gemm::collective::KernelScheduleAuto>::CollectiveOp;",
+           "S>::CollectiveOp;",
+           "  static_assert(is_same_v<typename C::SmemCopyAtomA, Cp> && is_same_v<typename C::SmemCopyAtomB, Cp>);",
            "  print(typename C::SmemLayoutSFA{}); printf(\"\\n\"); print(typename C::SmemLayoutSFB{}); printf(\"\\n\");",
            "  print(typename C::SmemLayoutA{}); printf(\"\\n\"); print(typename C::TiledMma::ThrLayoutVMNK{});",
            "  printf(\"\\n\"); perm(typename C::TiledMma{}); printf(\"\\n\"); }", "int main() {"]
-    for e, a, (m, n, k), _atom, _f in BUILDS:
-        out.append(f"  show<cutlass::{e}, {a}, Shape<Int<{m}>,Int<{n}>,Int<{k}>>>();")
+    for e, a, (m, n, k), _atom, _f, sched, cp in BUILDS:
+        out.append(f"  show<cutlass::{e}, {a}, Shape<Int<{m}>,Int<{n}>,Int<{k}>>, "
+                   f"cutlass::gemm::{sched}, {cp}>();")
     return "\n".join(out) + "\n}\n"
 
 
@@ -188,7 +197,7 @@ def collective_layouts(tmp_path_factory):
 @pytest.mark.parametrize("i", range(len(BUILDS)))
 def test_smem_layout_sf_and_the_proofs_are_the_sm120_collectives(collective_layouts, i):
     sfa, sfb, smem_a, thr_vmnk, perm = collective_layouts[i]
-    _e, _a, (m, n, k), atom, name = BUILDS[i]
+    _e, _a, (m, n, k), atom, name, _s, copy_atom = BUILDS[i]
     cfg = load_config(str(PROOFS / name))
     op = parse_sm120_name(atom)
     for printed, mn, x in ((sfa, m, "A"), (sfb, n, "B")):
@@ -197,8 +206,10 @@ def test_smem_layout_sf_and_the_proofs_are_the_sm120_collectives(collective_layo
         assert function_table(ours) == function_table(cute)
         assert [math.prod(_flat(s)) for s in cute.shape] == [mn, k, 3]
         assert cfg.sf[x].raw_smem == printed
+    assert cfg.mma.atom == atom
     if "A" in cfg.copies:
         assert cfg.copies["A"].raw_smem.split(" o ")[-1] == smem_a.split(" o ")[-1]
+        assert f"Copy_Atom<{cfg.copies['A'].atom}, {cfg.copies['A'].type}>" == copy_atom
     # the TiledMMA: warps (V = the atom's 32 threads) and the permutation
     assert parse(thr_vmnk).shape[1:] == tuple(int(v) for v in cfg.mma.raw_layout.strip("()").split(","))
     assert perm.replace("_", "") == "(" + ",".join(cfg.mma.raw_permutation) + ")"
@@ -206,3 +217,39 @@ def test_smem_layout_sf_and_the_proofs_are_the_sm120_collectives(collective_layo
 
 def _flat(t):
     return [v for e in t for v in _flat(e)] if isinstance(t, tuple) else [t]
+
+
+# --- the selectors, cross-checked (issue 29 item 4) -----------------------------------------------------------
+
+#: PTX ISA 9.7.14.3 "Block Scaling for mma.sync", table "Valid values for various selector components"
+#: (docs.nvidia.com/cuda/parallel-thread-execution/#mma-scaling-valid-values-of-selector-components), copied as
+#: data: .scale_vec::NX -> (byte-id-a, thread-id-a, byte-id-b, thread-id-b); any other value is undefined behavior
+ISA_SELECTORS = {1: ({0, 1, 2, 3}, {0, 1}, {0, 1, 2, 3}, {0, 1, 2, 3}),
+                 2: ({0, 2}, {0, 1}, {0, 2}, {0, 1, 2, 3}),
+                 4: ({0}, {0, 1}, {0}, {0, 1, 2, 3})}
+SCALE_VEC_ATOMS = {1: MXFP8_ATOM,
+                   2: "SM120::BLOCKSCALED::SM120_16x8x64_TN_VS<float_e2m1_t,float_e2m1_t,float,float_ue8m0_t,32>",
+                   4: NVFP4_ATOM}
+
+
+@pytest.mark.parametrize("n", sorted(ISA_SELECTORS))
+def test_selector_ranges_are_the_ptx_isa_table(n):
+    op = parse_sm120_name(SCALE_VEC_ATOMS[n])
+    assert op.k // scale_vec(op) == n
+    bytes_a, threads_a, bytes_b, threads_b = ISA_SELECTORS[n]
+    for x, bytes_ok, threads_ok in (("A", bytes_a, threads_a), ("B", bytes_b, threads_b)):
+        for tid in range(6):
+            for bid in range(6):
+                assert (not selector_problems(op, x, tid, bid)) == (tid in threads_ok and bid in bytes_ok), (x, tid, bid)
+
+
+def test_cutlass_sm120_atoms_issue_selectors_zero():
+    # CUTLASS 4.2 gives every SM120 block-scaled mma.sync (dense and sparse) constant selectors 0 and no
+    # collective passes others: non-zero ids come only from a hand-written kernel ([sf.X] thread_id / byte_id)
+    inc = cute_site()
+    if inc is None:
+        pytest.skip("CUTLASS headers not available")
+    arch = Path(inc[0]) / "cute" / "arch"
+    decls = [m for f in ("mma_sm120.hpp", "mma_sm120_sparse.hpp")
+             for m in re.findall(r"static constexpr uint16_t ([tb]id[AB]) = (\w+);", (arch / f).read_text())]
+    assert len(decls) >= 4 * 27 * 2 and {v for _n, v in decls} == {"0"}

@@ -168,7 +168,10 @@ def scale_vec(op: Sm120Op) -> int:
 #: ``scale-b-data`` is one 32-bit register per thread; the ``N`` factors of a row (``.scale_vec::NX``) are
 #: ``N`` consecutive bytes starting at ``byte-id``; thread-id-a picks the pair of each quad that supplies
 #: A's factors (lane ``4*(m%8) + 2*thread-id-a + m/8`` holds row ``m``), thread-id-b the one thread of each
-#: quad that supplies B's (lane ``4*n + thread-id-b`` holds column ``n``).
+#: quad that supplies B's (lane ``4*n + thread-id-b`` holds column ``n``).  The ranges are section 9.7.14.3
+#: "Block Scaling for mma.sync", table "Valid values for various selector components" (any other value is
+#: undefined behavior): thread-id-a 0..1, thread-id-b 0..3, byte-id 0..3 (1X), 0 or 2 (2X), 0 (4X).
+#: CUTLASS 4.2 issues every SM120 block-scaled atom with constant selectors 0 (tests/test_sm120_config.py).
 SF_THREAD_IDS = {"A": 2, "B": 4}
 SF_REGISTER_BYTES = 4
 

@@ -128,10 +128,6 @@ class CopySection:
             self.fail(keys + ("type",), f"{self.where(keys + ('type',))}: not supported: {atom} of {typ} ({bits}-bit "
                                         "elements): an auto-vectorizing copy may move single sub-byte elements, and "
                                         "symlayout addresses whole bytes")
-        if ".b8x16.b" in (getattr(ca.op, "ptx", "") or ""):
-            self.fail(keys + ("atom",), f"{self.where(keys + ('atom',))}: not supported: {atom} widens packed "
-                                        "fp4/fp6 (16 elements and padding per 16-byte row) into bytes; symlayout "
-                                        "models only copies that move bits unchanged")
         if getattr(ca.op, "kind", "") in ("ldsm", "stsm") and bits < 8:
             self.fail(keys + ("type",), f"{self.where(keys + ('type',))}: not supported: {atom} of {typ} ({bits}-bit "
                                         "elements, packed): symlayout's ldmatrix/stmatrix route addresses whole bytes "

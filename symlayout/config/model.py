@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..atoms.narrow_matrix import source_bits
+from ..atoms.types import smem_slot_bits, value_type_bits
 from ..errors import ConfigError
 from .keys import TM_PLAIN, TM_WARP, TM_WRAPPERS
 from .lines import KeyLines
@@ -122,6 +124,15 @@ class CopyConfig:
     def element_type(self) -> str:
         """The type the data is stored as: ``element``, or the atom's ``type`` when none is given."""
         return self.element or self.type
+
+    @property
+    def route_type(self) -> str:
+        """The type the copy's route is built over: ``element_type``, except for fp4/fp6 in the padded
+        source format (container storage, or a widening ``ldmatrix``), which CuTe addresses one byte per
+        element: then the atom's ``type`` (``uint8_t``; prove/copy/widening.py checks the bits)."""
+        e = self.element_type
+        padded = source_bits(self.atom) is not None or smem_slot_bits(e) != value_type_bits(e)
+        return self.type if padded else e
 
 
 @dataclass(frozen=True)

@@ -461,7 +461,7 @@ def plan_config(cfg) -> ConfigPlan:
     operands, errors, elsewhere = {}, {}, []
     for op, cc in sorted(cfg.copies.items()):
         try:
-            m = build_operand_model(mma, None, None, op, cc.atom, cc.element_type, cc.smem, cc.align)
+            m = build_operand_model(mma, None, None, op, cc.atom, cc.route_type, cc.smem, cc.align)
             operands[op] = plan_operand(m)
         except (SymlayoutError, HarnessError) as e:
             errors[op] = str(e)

@@ -154,7 +154,7 @@ def plan_whole(cfg) -> WholePlan:
     operands = {}
     try:
         for op, cc in sorted(cfg.copies.items()):
-            m = build_operand_model(mma, None, None, op, cc.atom, cc.element_type, cc.smem, cc.align, convert=cc.convert,
+            m = build_operand_model(mma, None, None, op, cc.atom, cc.route_type, cc.smem, cc.align, convert=cc.convert,
                                     tiled=cc.tiled)
             operands[op] = plan_operand(m)
         # the instance's tiles (no symbols left) with the family's [params]: the prover's residues (a

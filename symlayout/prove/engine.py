@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from ..errors import SymlayoutError
 from ..atoms import value_type_bits
 from ..atoms.copy import make_copy_atom, moves_bits, width_mismatch
+from ..atoms.sm120 import operand_element_type
 from ..algebra import int_tuple as it
 from ..algebra.composed import ComposedLayout
 from ..algebra.layout import Layout
@@ -28,6 +29,7 @@ from ..tiled.mma import make_tiled_mma
 from .copy.model import (CuteRejects, OperandModel, build_operand_model, copy_vector_width,
                          cute_build_check, fragment_type, stand_in_tile)
 from .copy.obligations import CHECKS, PROPERTIES, fragment_width_mismatch, obligations, tv_coverage
+from .copy.widening import agreement_detail, element_route, involved, smem_slot, widening_problem     # issue 29: padded fp4/fp6 smem
 from .hopper.obligations import HOPPER_PROPERTIES, is_gmma_atom, prove_hopper
 from .blackwell.obligations import BLACKWELL_PROPERTIES, prove_blackwell      # Version 3: SM100 (issue 28)
 from .blackwell.tmem import TMEM_PROPERTIES, prove_tmem                         # Version 3: TMEM (issue 28)
@@ -148,11 +150,45 @@ def prove_copy(cfg, mma, cc, props, refuted, method="auto", timeout_s=None):
     and for tiles beyond :data:`EXHAUSTIVE_LIMIT` elements."""
     op = cc.operand
     convert = getattr(cc, "convert", False)
+    if involved(cc.atom, cc.element_type):
+        return _prove_padded_copy(cfg, mma, cc, props, refuted, method, timeout_s)
     why = width_mismatch(cc.atom, cc.type, cc.element_type)
     if why is not None:
         return [width_refutation(why, op, refuted)], {op}
     rs, rejected = _prove_copy(cfg, mma, cc, props, refuted, method, timeout_s, convert)
     return element_hint(rs, cc), rejected
+
+
+def _prove_padded_copy(cfg, mma, cc, props, refuted, method, timeout_s):
+    """A copy of fp4/fp6 in the padded source format (a widening ldmatrix, or container storage): the
+    route in CuTe's view of the buffer, one byte per element (``Copy_Atom<atom, uint8_t>``, as CUTLASS
+    writes it), and ``type_agreement`` from the bits each side keeps the elements in (:mod:`.copy.widening`)."""
+    op = cc.operand
+    if value_type_bits(cc.type) != 8:
+        why = (f"Copy_Atom<{cc.atom}, {cc.type}> moves {value_type_bits(cc.type)}-bit values, but a buffer of "
+               f"{cc.element_type} is addressed one byte per element: type = \"uint8_t\" (as CUTLASS writes it)")
+        return [width_refutation(why, op, refuted)], {op}
+    bytes_cc = dataclasses.replace(cc, element=cc.type)
+    rs, rejected = _prove_copy(cfg, mma, bytes_cc, props, refuted, method, timeout_s, False)
+    return [_padded_agreement(r, cc, mma) if r.property == "type_agreement" and r.method != "cute" else r
+            for r in rs], rejected
+
+
+def _padded_agreement(r: Result, cc, mma) -> Result:
+    frag = fragment_type(mma, cc.operand, cc.type)
+    want = operand_element_type(mma.atom.name, cc.operand, frag)
+    why = widening_problem(cc.atom, cc.element_type, cc.operand, want, frag)
+    if why is None:
+        return dataclasses.replace(r, status=PROVED, counterexample=None,
+                                   detail=agreement_detail(cc.atom, cc.element_type, want))
+    cex = Counterexample(why, extra={"copy_type": cc.element_type, "mma_type": want})
+    bad = smem_slot(cc.atom, cc.element_type)
+    if bad is not None and _concrete(cc.smem):
+        m = build_operand_model(mma, None, None, cc.operand, cc.atom, cc.type, cc.smem, cc.align)
+        where, cex.route = element_route(m, bad[0], cc.element_type, cc.atom)
+        for k, v in where.items():
+            setattr(cex, k, v)
+    return dataclasses.replace(r, status=REFUTED, counterexample=cex, detail="")
 
 
 def element_hint(results: list, cc) -> list:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import time
 
 from ...algebra import int_tuple as it
-from ...algebra.layout import function_array
+from ...algebra.layout import Layout, function_array
 from ...atoms.blockscaled import (KINDS, BlockScaledOp, deduce_smem_layout_sf, staged_smem_layout_sf,
                                   tile_atom_to_shape_sf, tmem_sf_columns)
 from ...atoms.umma import parse_umma_name
@@ -128,30 +128,105 @@ def _mode_sizes(L) -> tuple:
     return (int(it.product(mode0[0])), int(it.product(mode0[1])), *rest[:3])
 
 
-def _smem_offsets(L, rows: int, k: int, stages: int):
-    """``off[r, kk, s]`` of every (row, K element, stage) through an MMA-partitioned buffer, -1 where it
-    has no slot; and the 1-D index of each point (for the report)."""
+class Offsets:
+    """``off[r, k, s]``, the byte of every (row, K element, stage or batch) through a layout, -1 where it has
+    no slot, and ``index(p)``, the layout's 1-D index of a point (for the report).
+
+    A plain layout is a sum over its modes (CuTe's ``crd2idx`` is the inner product of the hierarchical
+    coordinate with the strides), so when rows, K and stages run through separate modes ``off`` is
+    ``a[r] + b[k] + c[s]`` (``sep``: the three vectors and where each has a slot) and is never built whole;
+    ``dense`` is the whole array otherwise (a swizzled or symbolic layout)."""
+
+    def __init__(self, shape, index, dense=None, sep=None):
+        self.shape, self.index, self._dense, self.sep = shape, index, dense, sep
+
+    @property
+    def size(self) -> int:
+        return self.shape[0] * self.shape[1] * self.shape[2]
+
+    def at_k(self, ks):
+        """``off[:, ks, :]`` as an array."""
+        if self._dense is not None:
+            return self._dense[:, ks, :]
+        (a, ra), (b, rb), (c, rc) = self.sep
+        b, rb = b[ks], rb[ks]
+        ok = ra[:, None, None] & rb[None, :, None] & rc[None, None, :]
+        return np.where(ok, a[:, None, None] + b[None, :, None] + c[None, None, :], -1)
+
+    def first_split(self, vec: int):
+        """The first ``(r, k, s)`` (stage slowest, then K, then row) whose byte is not the one of its
+        K-block's first element, None when there is none (every row, stage and block start has a slot)."""
+        first = (np.arange(self.shape[1]) // vec) * vec
+        if self._dense is not None:
+            split = self._dense != self._dense[:, first, :]
+            return _first(split) if split.any() else None
+        (_a, ra), (b, rb), (_c, rc) = self.sep   # a[r] + c[s] cancel where the row and stage have a slot
+        bad = (rb != rb[first]) | (rb & (b != b[first]))
+        if not (bad.any() and ra.any() and rc.any()):
+            return None
+        return int(np.argmax(ra)), int(np.argmax(bad)), int(np.argmax(rc))
+
+
+def _sep_ok(L, modes: int) -> bool:
+    """Whether ``L`` is a plain, concrete layout of at most ``modes`` top-level modes."""
+    if getattr(L, "is_composed", False) or getattr(L, "is_swizzle", False) or not it.is_tuple(L.shape):
+        return False
+    return len(L.shape) <= modes and all(isinstance(v, int) for v in it.flatten((L.shape, L.stride)))
+
+
+def _mode(L, i):
+    """Mode ``i`` of ``L`` (a layout of one point past its rank)."""
+    return L[i] if i < len(L.shape) else Layout(1, 0)
+
+
+def _smem_offsets(L, rows: int, k: int, stages: int, separable: bool = True) -> Offsets:
+    """The bytes of every (row, K element, stage) through an MMA-partitioned buffer (``separable=False``:
+    the whole array, as for a layout that is not a sum over its modes)."""
     mmn, mk, nmn, nk, ns = _mode_sizes(L)
+
+    def index(p):
+        r, kk, s = p
+        return r % mmn + mmn * (kk % mk) + mmn * mk * (r // mmn + nmn * (kk // mk + nk * s))
+    if separable and _sep_ok(L, 4):
+        two = it.is_tuple(L.shape[0]) and len(L.shape[0]) == 2
+        lmn, lk = (L[0][0], L[0][1]) if two else (L[0], Layout(1, 0))
+        return Offsets((rows, k, stages), index, sep=(_split(lmn, _mode(L, 1), rows, mmn, nmn),
+                                                      _split(lk, _mode(L, 2), k, mk, nk),
+                                                      _split(Layout(1, 0), _mode(L, 3), stages, 1, ns)))
     r = np.arange(rows)[:, None, None]
     kk = np.arange(k)[None, :, None]
     s = np.arange(stages)[None, None, :]
     rin, rblk, kin, kit = r % mmn, r // mmn, kk % mk, kk // mk
     idx = rin + mmn * kin + mmn * mk * (rblk + nmn * (kit + nk * s))
     ok = (rblk < nmn) & (kit < nk) & (s < ns)
-    tab = _table(L)
-    off = np.where(ok, tab[np.where(ok, idx, 0)], -1)
-    return off, np.where(ok, idx, -1)
+    off = np.where(ok, _table(L)[np.where(ok, idx, 0)], -1)
+    return Offsets((rows, k, stages), index, dense=off)
 
 
-def _gmem_offsets(L, rows: int, k: int, batches: int, dims=None):
-    """``off[r, kk, b]`` through a layout over ``(MN, K, L)`` whose first two modes have ``dims`` (default
-    ``(rows, k)``: a kernel layout may be padded beyond the data)."""
+def _split(inner, outer, n: int, size: int, blocks: int):
+    """``(inner(i % size) + outer(i // size), i // size < blocks)`` for ``i < n``."""
+    i = np.arange(n)
+    blk = i // size
+    ok = blk < blocks
+    return _table(inner)[i % size] + _table(outer)[np.where(ok, blk, 0)], ok
+
+
+def _gmem_offsets(L, rows: int, k: int, batches: int, dims=None, separable: bool = True) -> Offsets:
+    """The bytes of every (row, K element, batch) through a layout over ``(MN, K, L)`` whose first two modes
+    have ``dims`` (default ``(rows, k)``: a kernel layout may be padded beyond the data)."""
     R, K = dims or (rows, k)
+
+    def index(p):
+        r, kk, b = p
+        return r + R * (kk + K * b)
+    sizes = [int(it.product(m)) for m in L.shape] if it.is_tuple(L.shape) else []
+    if separable and _sep_ok(L, 3) and sizes[:2] == [R, K]:
+        return Offsets((rows, k, batches), index, sep=tuple(_split(Layout(1, 0), _mode(L, i), n, 1, n)
+                                                            for i, n in enumerate((rows, k, batches))))
     r = np.arange(rows)[:, None, None]
     kk = np.arange(k)[None, :, None]
     b = np.arange(batches)[None, None, :]
-    idx = r + R * (kk + K * b)
-    return _table(L)[idx], idx
+    return Offsets((rows, k, batches), index, dense=_table(L)[r + R * (kk + K * b)])
 
 
 def sf_result(op, sc, tile) -> Result:
@@ -163,25 +238,25 @@ def sf_result(op, sc, tile) -> Result:
     mn, k, stages = tile
     rows = mn if x == "A" else mn * op.cta_group
     want_l = kernel_smem_layout(op, x, tile)
-    have, hidx = _smem_offsets(sc.smem, rows, k, stages)
-    want, widx = _smem_offsets(want_l, rows, k, stages)
+    have = _smem_offsets(sc.smem, rows, k, stages)
+    want = _smem_offsets(want_l, rows, k, stages)
     where = (f"Sm1xxBlockScaledConfig<{op.vec}>::deduce_smem_layoutSF{x} of the MMA tile, "
              f"{stages} stage(s): {want_l}")
     cex, checked = _decide(x, op.vec, have, want, ("row" if x == "A" else "column", "stage"), "[sf.%s] smem" % x,
                            "the kernel's tcgen05.cp (UTCCP) and the MMA read it", where,
-                           lambda p: _revalidate(sc.smem, hidx[p]), lambda p: _revalidate(want_l, widx[p]))
+                           lambda p: _revalidate(sc.smem, have.index(p)), lambda p: _revalidate(want_l, want.index(p)))
     if cex is None and sc.gmem is not None:
         sizes = [int(it.product(m)) for m in sc.gmem.shape] + [1]
         g_mn, g_k, g_b = sizes[:3]
         # CUTLASS passes the problem's M/N/K at run time: CuTe's tile_to_shape pads them to whole 128x4 blocks
         pad = (-(-g_mn // 128) * 128, -(-g_k // (4 * op.vec)) * 4 * op.vec)
         want_g = tile_atom_to_shape_sf(op.vec, pad[0], pad[1], g_b)
-        have, hidx = _gmem_offsets(sc.gmem, g_mn, g_k, g_b)
-        want, widx = _gmem_offsets(want_g, g_mn, g_k, g_b, pad)
+        have = _gmem_offsets(sc.gmem, g_mn, g_k, g_b)
+        want = _gmem_offsets(want_g, g_mn, g_k, g_b, pad)
         cex, more = _decide(x, op.vec, have, want, ("row" if x == "A" else "column", "batch"), f"[sf.{x}] gmem",
                             "the kernel's TMA load reads it", f"Sm1xxBlockScaledConfig<{op.vec}>::"
-                            f"tile_atom_to_shape_SF{x}: {want_g}", lambda p: _revalidate(sc.gmem, hidx[p]),
-                            lambda p: _revalidate(want_g, widx[p]))
+                            f"tile_atom_to_shape_SF{x}: {want_g}", lambda p: _revalidate(sc.gmem, have.index(p)),
+                            lambda p: _revalidate(want_g, want.index(p)))
         checked += more
     return _res("sf", x, t0, cex, checked,
                 detail=f"every ({'row' if x == 'A' else 'column'}, K-block) of {rows}x{k // op.vec} blocks x "
@@ -208,7 +283,7 @@ def _decide(x, vec, have, want, names, buf, reader, where, have_at, want_at):
     reader's byte): ``(counterexample or None, obligations)``."""
     rows, k, ns = have.shape
     first = (np.arange(k) // vec) * vec
-    reps = have[:, ::vec, :]
+    reps = have.at_k(slice(None, None, vec))
     checked = 0
 
     def point(r, kk, s):
@@ -227,10 +302,10 @@ def _decide(x, vec, have, want, names, buf, reader, where, have_at, want_at):
                               element=(r, j * vec, s), route=[f"logical {el(r, j * vec)} .. k={j * vec + vec - 1}",
                                                               f"{buf}: no slot", where]), checked
     # one factor per K-block
-    split = have != have[:, first, :]
+    split = have.first_split(vec)
     checked += have.size
-    if split.any():
-        r, kk, s = _first(split)
+    if split is not None:
+        r, kk, s = split
         a, b = have_at((r, kk, s)), have_at((r, int(first[kk]), s))
         if a == b:
             raise AssertionError(f"sf re-validation: {buf} ({r},{kk},{s})")
@@ -239,12 +314,12 @@ def _decide(x, vec, have, want, names, buf, reader, where, have_at, want_at):
                               f"block is scaled by one factor", element=(r, kk, s), address_bytes=a), checked
     # exactly once
     flat = reps.ravel()
-    order = np.argsort(flat, kind="stable")
-    dup = flat[order][1:] == flat[order][:-1]
-    if dup.any():
-        i = int(np.argmax(dup))
-        p0 = np.unravel_index(int(order[i]), reps.shape)
-        p1 = np.unravel_index(int(order[i + 1]), reps.shape)
+    lo = int(flat.min()) if flat.size else 0
+    counts = np.bincount(flat - lo)          # (every byte >= 0 here: each point has a slot)
+    if (counts > 1).any():                   # the smallest shared byte, its first two points in flat order
+        both = np.nonzero(flat == lo + int(np.argmax(counts > 1)))[0][:2]
+        p0 = np.unravel_index(int(both[0]), reps.shape)
+        p1 = np.unravel_index(int(both[1]), reps.shape)
         (r0, j0, s0), (r1, j1, s1) = ((int(v) for v in p) for p in (p0, p1))
         a = have_at((r1, j1 * vec, s1))
         if a != have_at((r0, j0 * vec, s0)):
@@ -253,7 +328,7 @@ def _decide(x, vec, have, want, names, buf, reader, where, have_at, want_at):
                               f"{point(r1, j1 * vec, s1)} of {x}: every (row, K-block) needs its own factor",
                               element=(r1, j1 * vec, s1), address_bytes=a), checked
     # where the reader looks
-    wreps = want[:, ::vec, :]
+    wreps = want.at_k(slice(None, None, vec))
     bad = reps != wreps
     checked += reps.size
     if bad.any():

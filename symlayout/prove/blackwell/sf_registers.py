@@ -34,7 +34,7 @@ from ...atoms.sm120 import (kind_problems, parse_sm120_name, scale_factor_source
                             sm120_sf_layouts, smem_layout_sf)
 from ..decide.tables import lazy_np as np
 from ..verdict.result import Counterexample, Result, verdict
-from .sf import _decide
+from .sf import Offsets, _decide
 
 #: the properties of a ``[sf.X]`` table
 SF_REGISTER_PROPERTIES = ("sf_kind", "sf")
@@ -149,6 +149,7 @@ def _smem_check(op, sc):
     def at(lay, idx):
         return lambda p: int(it.crd2idx(int(idx[p]), lay.shape, lay.stride))
 
+    have, want = (Offsets(a.shape, lambda p, i=i: i[p], dense=a) for a, i in ((have, hidx), (want, widx)))
     return _decide(x, sc.vec, have, want, ("row" if x == "A" else "column", "stage"), f"[sf.{x}] smem",
                    "the kernel's shared-to-register copy reads it", f"the SM120 collective's SmemLayoutSF{x}: {want_l}",
                    at(L, hidx), at(want_l, widx))

@@ -51,7 +51,7 @@ def _operand_model(cfg, op):
         return None
     try:
         mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
-        return build_operand_model(mma, None, None, op, cc.atom, cc.element_type, cc.smem, cc.align, convert=cc.convert,
+        return build_operand_model(mma, None, None, op, cc.atom, cc.route_type, cc.smem, cc.align, convert=cc.convert,
                                    tiled=cc.tiled)
     except SymlayoutError:
         return None

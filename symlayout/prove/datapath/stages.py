@@ -45,7 +45,7 @@ def staged_buffers(cfg) -> dict:
         for table in (cfg.copies, cfg.g2s):
             c = table.get(op)
             if c is not None and getattr(c, "smem_staged", None) is not None:
-                out[op] = (c.smem_staged, c.stages, value_type_bits(c.element_type))
+                out[op] = (c.smem_staged, c.stages, _slot_bits(c))
                 break
         sc = getattr(cfg, "smem", {}).get(op)       # Hopper: a GMMA operand's [smem.X] tile with its PIPE mode
         if op not in out and sc is not None:
@@ -54,6 +54,11 @@ def staged_buffers(cfg) -> dict:
             if isinstance(n, int) and n > 1 and all(isinstance(x, int) for x in it.flatten(inner.shape)):
                 out[op] = (inner, n, value_type_bits(sc.element_type))
     return out
+
+
+def _slot_bits(c) -> int:
+    """Bits of one element offset of a copy's buffer (CuTe's byte view of padded fp4/fp6: [copy.X] route_type)."""
+    return value_type_bits(getattr(c, "route_type", c.element_type))
 
 
 def _name(i, M, s):
@@ -67,7 +72,7 @@ def stage0_buffers(cfg) -> dict:
         for table in (cfg.copies, cfg.g2s):
             c = table.get(op)
             if c is not None and getattr(c, "smem", None) is not None:
-                out[op] = (c.smem, value_type_bits(c.element_type))
+                out[op] = (c.smem, _slot_bits(c))
                 break
     return out
 

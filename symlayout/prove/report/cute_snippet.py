@@ -203,7 +203,8 @@ def snippet(cfg) -> str:
         out.append(f"  auto copy{op} = make_tiled_copy_{op}(SmemCopyAtom{op}{{}}, mma);")
         out.append(f"  print(copy{op}); print(\"\\n\");")
         out.append(f"  print(\"s{op}: \"); print(SmemLayout{op}{{}}); print(\"\\n\");")
-        out.append(f"  if (0) copy_{op}(0, ({_ctype(cc.element_type)}*)nullptr);   // instantiate the kernel-side "
+        ptr = _ctype(getattr(cc, "route_type", cc.element_type))    # (padded fp4/fp6: CuTe's uint8_t buffer)
+        out.append(f"  if (0) copy_{op}(0, ({ptr}*)nullptr);   // instantiate the kernel-side "
                    "copy over the tile's element type (ldmatrix runs on the device only)")
     out.append("  return 0;")
     out.append("}")

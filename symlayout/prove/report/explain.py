@@ -40,7 +40,7 @@ def operand_models(cfg, operand=None):
         if isinstance(n, int) and n > EXHAUSTIVE_LIMIT:
             raise ConfigError(f"{cfg.path}: [copy.{op}] smem has {n} elements; show/explain list every element "
                               f"and stop at {EXHAUSTIVE_LIMIT} (prove decides larger tiles with Z3)")
-        out[op] = build_operand_model(mma, None, None, op, cc.atom, cc.element_type, cc.smem, cc.align,
+        out[op] = build_operand_model(mma, None, None, op, cc.atom, cc.route_type, cc.smem, cc.align,
                                       convert=getattr(cc, "convert", False))
     return mma, out
 
