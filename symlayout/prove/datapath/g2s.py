@@ -510,15 +510,44 @@ def _at(a):
     return f" (at {_params_text(a)})" if a else ""
 
 
-def _smem_written(m):
-    """Yield ``(smem element offset, thread, access)`` of every byte-group the smem side touches:
-    ``k`` contiguous elements from each access's start (:attr:`GlobalCopyModel.start_addr`)."""
-    sa = m.start_addr
+def _writers(m, first) -> tuple[dict, dict]:
+    """``(count, who)`` of the destination: how many times the hardware writes each element offset (``k``
+    contiguous elements from each access's first, whose offset is ``first[index]``: the smem side's
+    :attr:`GlobalCopyModel.start_addr` or a gmem table) and the first three ``(thread, access)`` writing it."""
+    cnt, who = defaultdict(int), defaultdict(list)
     for t, accs in m.accesses.items():
         for c, a in enumerate(accs):
-            a0 = sa[a[0]]
+            a0 = first[a[0]]
             for e in range(m.k):
-                yield a0 + e, t, c
+                cnt[a0 + e] += 1
+                if len(who[a0 + e]) < 3:
+                    who[a0 + e].append((t, c))
+    return cnt, who
+
+
+def _each_destination(name, m, t0, n, refute):
+    """``name`` decided element by element on the destination tile (smem for ``g2s``, every gmem table
+    otherwise) from its writers (:func:`_writers`): ``refute(m, n, i, x, cnt, who, asg)`` is the Counterexample
+    of element ``i`` at offset ``x`` under the symbols' assignment ``asg`` (None for smem), None where it holds."""
+    if m.kind == "g2s":
+        cnt, who = _writers(m, m.start_addr)
+        for i in range(n):
+            cex = refute(m, n, i, m.smem_addr[i], cnt, who, None)
+            if cex is not None:
+                return _result(name, m, t0, cex, n)
+        return _result(name, m, t0, None, n)
+    tables = m.gmem_tables()
+    if tables is None:
+        return _too_many(name, m, t0)
+    checked = 0
+    for asg, G in tables:
+        cnt, who = _writers(m, G)
+        for i in range(n):
+            checked += 1
+            cex = refute(m, n, i, G[i], cnt, who, asg)
+            if cex is not None:
+                return _result(name, m, t0, cex, checked)
+    return _result(name, m, t0, None, checked)
 
 
 # ---------------------------------------------------------------- whole-array fast paths
@@ -600,31 +629,19 @@ def coverage(m: GlobalCopyModel) -> Result:
     fast = _destination_holds("coverage", m, t0, n, _coverage_holds)
     if fast is not None:
         return fast
+    return _each_destination("coverage", m, t0, n, _never_written)
+
+
+def _never_written(m, n, i, x, cnt, who, asg):
+    """The Counterexample of destination element ``i`` (offset ``x``) when no access writes it."""
+    if x in cnt:
+        return None
     if m.kind == "g2s":
-        touched = {a for a, _t, _c in _smem_written(m)}
-        for i in range(n):
-            if m.smem_addr[i] not in touched:
-                cex = Counterexample(f"smem element {m.el(i)} (byte {m.smem_addr[i] * m.eb}) is never written by "
-                                     f"{m.atom.op.name}: the copy writes {len(touched)} of the {n} tile elements",
-                                     element=m.coord(i), address_bytes=m.smem_addr[i] * m.eb)
-                return _result("coverage", m, t0, cex, n)
-        return _result("coverage", m, t0, None, n)
-    tables = m.gmem_tables()
-    if tables is None:
-        return _too_many("coverage", m, t0)
-    checked = 0
-    for asg, G in tables:
-        touched = set()
-        for t, accs in m.accesses.items():
-            for a in accs:
-                touched.update(G[a[0]] + e for e in range(m.k))
-        for i in range(n):
-            checked += 1
-            if G[i] not in touched:
-                cex = Counterexample(f"gmem element {m.el(i)} (offset {G[i]}) is never written{_at(asg)}",
-                                     element=m.coord(i), params=asg or None)
-                return _result("coverage", m, t0, cex, checked)
-    return _result("coverage", m, t0, None, checked)
+        return Counterexample(f"smem element {m.el(i)} (byte {x * m.eb}) is never written by {m.atom.op.name}: "
+                              f"the copy writes {len(cnt)} of the {n} tile elements",
+                              element=m.coord(i), address_bytes=x * m.eb)
+    return Counterexample(f"gmem element {m.el(i)} (offset {x}) is never written{_at(asg)}",
+                          element=m.coord(i), params=asg or None)
 
 
 def _stage_shifts(m) -> list:
@@ -697,43 +714,21 @@ def exactly_once(m: GlobalCopyModel) -> Result:
     fast = _destination_holds("exactly_once", m, t0, n, _exactly_once_holds)
     if fast is not None:
         return fast
+    return _each_destination("exactly_once", m, t0, n, _not_once)
+
+
+def _not_once(m, n, i, x, cnt, who, asg):
+    """The Counterexample of destination element ``i`` (offset ``x``) when it is not written exactly once."""
+    if cnt.get(x, 0) == 1:
+        return None
+    by = f": by thread/access {who[x]}" if who.get(x) else ""
+    thread = who[x][0][0] if who.get(x) else None
     if m.kind == "g2s":
-        cnt, who = defaultdict(int), defaultdict(list)
-        for a, t, c in _smem_written(m):
-            cnt[a] += 1
-            if len(who[a]) < 3:
-                who[a].append((t, c))
-        for i in range(n):
-            a = m.smem_addr[i]
-            if cnt[a] != 1:
-                cex = Counterexample(f"smem element {m.el(i)} (byte {a * m.eb}) is written {cnt[a]} times by the "
-                                     f"{m.name} copy (expected once)" + (f": by thread/access {who[a]}" if who[a] else ""),
-                                     element=m.coord(i), address_bytes=a * m.eb,
-                                     thread=who[a][0][0] if who[a] else None)
-                return _result("exactly_once", m, t0, cex, n)
-        return _result("exactly_once", m, t0, None, n)
-    tables = m.gmem_tables()
-    if tables is None:
-        return _too_many("exactly_once", m, t0)
-    checked = 0
-    for asg, G in tables:
-        cnt, who = defaultdict(int), defaultdict(list)
-        for t, accs in m.accesses.items():
-            for c, a in enumerate(accs):
-                for e in range(m.k):
-                    x = G[a[0]] + e
-                    cnt[x] += 1
-                    if len(who[x]) < 3:
-                        who[x].append((t, c))
-        for i in range(n):
-            checked += 1
-            x = G[i]
-            if cnt[x] != 1:
-                cex = Counterexample(f"gmem element {m.el(i)} (offset {x}) is written {cnt[x]} times (expected once)"
-                                     f"{_at(asg)}" + (f": by thread/access {who[x]}" if who[x] else ""),
-                                     element=m.coord(i), params=asg or None, thread=who[x][0][0] if who[x] else None)
-                return _result("exactly_once", m, t0, cex, checked)
-    return _result("exactly_once", m, t0, None, checked)
+        return Counterexample(f"smem element {m.el(i)} (byte {x * m.eb}) is written {cnt.get(x, 0)} times by the "
+                              f"{m.name} copy (expected once){by}",
+                              element=m.coord(i), address_bytes=x * m.eb, thread=thread)
+    return Counterexample(f"gmem element {m.el(i)} (offset {x}) is written {cnt.get(x, 0)} times (expected once)"
+                          f"{_at(asg)}{by}", element=m.coord(i), params=asg or None, thread=thread)
 
 
 def _instr(m):
