@@ -1,7 +1,8 @@
-"""Checks the configuration tests share: a configuration's verdicts by ``(property, operand)``; a proof that
-holds whole (its scale-factor properties decided on something); a pitfall refuted exactly where its
-``[expect]`` says; and bad input as one line -- one :class:`~symlayout.errors.ConfigError` whose message is a
-single line that starts with the file's name (``t.toml:LINE: [table] key: ...``) and says what is wrong."""
+"""Checks the configuration tests share: the verdicts by ``(property, operand)`` of a configuration (or of a
+file, with its report); a proof that holds whole (its scale-factor properties decided on something); a pitfall
+refuted exactly where its ``[expect]`` says; and bad input as one line -- one
+:class:`~symlayout.errors.ConfigError` whose message is a single line that starts with the file's name
+(``t.toml:LINE: [table] key: ...``) and says what is wrong."""
 from __future__ import annotations
 
 import re
@@ -14,9 +15,19 @@ from symlayout.prove.engine import prove_config
 from symlayout.prove.verdict.result import PROVED, REFUTED
 
 
-def verdicts(cfg) -> dict:
-    """``{(property, operand): Result}`` of proving ``cfg``."""
-    return {(r.property, r.operand): r for r in prove_config(cfg).results}
+def verdicts(cfg, via: bool = False) -> dict:
+    """``{(property, operand): Result}`` of proving ``cfg`` (keyed ``(property, operand, via)`` with ``via``)."""
+    return _keyed(prove_config(cfg).results, via)
+
+
+def results(path, via: bool = False) -> tuple[dict, object]:
+    """``(verdicts, report)`` of proving the configuration file at ``path`` (the verdicts as :func:`verdicts`)."""
+    rep = prove_config(load_config(path))
+    return _keyed(rep.results, via), rep
+
+
+def _keyed(results, via: bool) -> dict:
+    return {(r.property, r.operand, r.via) if via else (r.property, r.operand): r for r in results}
 
 
 def check_block_scaled_proof(path) -> None:
