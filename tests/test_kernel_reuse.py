@@ -14,7 +14,7 @@ import pathlib
 import pytest
 
 from config_checks import one_line_error, results
-from cute_cpp import Compiler, cute_site
+from cute_cpp import Compiler, needs_cute
 from symlayout.config import load_config, loads_config
 from symlayout.errors import ConfigError
 from symlayout.prove.engine import prove_config
@@ -158,9 +158,6 @@ int main() {{
   }}
 }}
 '''
-
-
-needs_cute = pytest.mark.skipif(cute_site() is None, reason="CuTe headers not found: set SYMLAYOUT_CUTE_SITE")
 
 
 @pytest.fixture(scope="module")
