@@ -20,6 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 
+import pytest
+
 from symlayout.algebra.notation import parse
 
 
@@ -43,6 +45,11 @@ def cute_site():
                 return tuple(str(d) for d in dirs if d.is_dir())
     return None
 
+
+
+#: the mark of a test that compiles CuTe: skipped where :func:`cute_site` finds no headers
+needs_cute = pytest.mark.skipif(cute_site() is None, reason="CuTe headers not found: set SYMLAYOUT_CUTE_SITE "
+                                                            "(a site with cutlass_library and the nvidia CUDA headers)")
 
 def _int_tuple(t, f):
     if isinstance(t, tuple):

@@ -44,7 +44,8 @@ PATH_LINKS = {
     ("hopper", "copy"): "the TiledMMA's C fragment coverage (copy.obligations.tv_coverage)",
     ("threadmaps", "copy"): "the copy properties tell the engine's default list from a chosen one",
     ("blackwell", "copy"): "the TiledMMA's C ownership (copy.obligations.tv_coverage)",
-    ("blackwell", "hopper"): "SM100 TMA reuses the Version-2 TMA model (hopper.obligations.tma_results)",
+    ("blackwell", "hopper"): "SM100 TMA reuses the Version-2 TMA model (hopper.obligations.tma_results), SM100 "
+                             "descriptor operands the wgmma ones' bookkeeping (hopper.descriptor_operand_results)",
     ("kernel", "hopper"): "the epilogue's TMA store is the TMA load's model read backwards (hopper.tma_results)",
     ("kernel", "datapath"): "a register copy of a copy-only kernel is the global-copy model with registers for smem",
 }

@@ -4,18 +4,13 @@ from pathlib import Path
 
 import pytest
 
+from cli_run import run
 from symlayout import cli
 from symlayout.algebra.calculator import FUNCTIONS, evaluate, format_table
 from symlayout.algebra.layout import Layout, composition, function_table, logical_divide
 from symlayout.algebra.notation import parse
 from symlayout.config import loads_config
 from symlayout.prove.engine import prove_config
-
-
-def run(capsys, *argv):
-    rc = cli.main(list(argv))
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def assert_one_line_error(rc, out, err, col=None):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from symlayout import cli
+from cli_run import run, write
 
 REPO = Path(__file__).resolve().parents[1]
 PROOFS = REPO / "proofs"
@@ -26,19 +26,6 @@ MMA = '[mma]\natom = "SM80_16x8x16_F16F16F16F16_TN"\nlayout = "(2,2,1)"\n'
 COPY_A = '[copy.A]\natom = "SM75_U32x2_LDSM_N"\ntype = "half_t"\nsmem = "(32,16):(16,1)"\n'
 GOOD = MMA + COPY_A + '[expect]\nrefuted = ["bank_conflicts"]\n'
 REFUTED = MMA + COPY_A                  # bank_conflicts[A] refuted, not expected: exit 1
-
-
-def run(capsys, *argv):
-    rc = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def write(d: Path, name: str, text: str) -> Path:
-    p = d / name
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text)
-    return p
 
 
 def edited(proof: str, old: str, new: str) -> str:

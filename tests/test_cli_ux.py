@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_run import run, write
 from symlayout import cli
 
 REPO = Path(__file__).resolve().parents[1]
@@ -30,19 +31,6 @@ COPY_A = '[copy.A]\natom = "SM75_U32x2_LDSM_N"\ntype = "half_t"\nsmem = "(32,16)
 COPY_B = '[copy.B]\natom = "SM75_U32x2_LDSM_N"\ntype = "half_t"\nsmem = "(32,16):(16,1)"\n'
 OFF16 = MMA + '[copy.A]\natom = "SM75_U32x4_LDSM_N"\ntype = "half_t"\n' \
                               'smem = "Sw<3,3,3> o 16 o (32,64):(64,1)"\n'
-
-
-def run(capsys, *argv):
-    rc = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def write(d: Path, name: str, text: str) -> Path:
-    p = d / name
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text)
-    return p
 
 
 # ---------------------------------------------------------------- 1. prove DIR

@@ -11,7 +11,7 @@ import hashlib
 
 import pytest
 
-from cute_cpp import Compiler, cute_site, model_movement
+from cute_cpp import Compiler, model_movement, needs_cute
 from symlayout.prove.engine import prove_operand
 from symlayout.prove.copy.model import CuteRejects, build_operand_model, cute_build_check
 from symlayout.tiled.mma import make_tiled_mma
@@ -126,10 +126,6 @@ def test_auto_vectorizing_copy_moves_what_cute_moves(cfg, max_bits, width, diges
 
 
 # ------------------------------------------------------------ regenerate the truth with g++ (slow)
-
-needs_cute = pytest.mark.skipif(cute_site() is None, reason="CuTe headers not found: set SYMLAYOUT_CUTE_SITE "
-                                                            "(a site with cutlass_library and the nvidia CUDA headers)")
-
 
 @pytest.fixture(scope="module")
 def gxx(tmp_path_factory):

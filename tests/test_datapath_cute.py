@@ -13,7 +13,7 @@ import hashlib
 
 import pytest
 
-from cute_cpp import Compiler, _int_tuple, cpp_layout, cute_site, vec_elems_cpp
+from cute_cpp import Compiler, _int_tuple, cpp_layout, needs_cute, vec_elems_cpp
 from symlayout.config import loads_config
 from symlayout.errors import CuteStaticAssert
 from symlayout.prove.datapath.g2s import build_global_model
@@ -198,10 +198,6 @@ def overruns(case, out) -> bool:
 def test_model_matches_cute(case):
     assert case[0] in TRUTH, "no stored ground truth: run pytest -m slow with the CuTe headers"
     assert digest(model_text(case)) == TRUTH[case[0]]
-
-
-needs_cute = pytest.mark.skipif(cute_site() is None, reason="CuTe headers not found: set SYMLAYOUT_CUTE_SITE "
-                                                            "(a site with cutlass_library and the nvidia CUDA headers)")
 
 
 @pytest.fixture(scope="module")

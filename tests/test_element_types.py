@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from cli_run import run
 from cute_cpp import cute_site
-from symlayout import cli
 from symlayout.config import loads_config
 from symlayout.errors import ConfigError
 from symlayout.prove.engine import prove_config
@@ -26,12 +26,6 @@ HALF16 = REPO / "proofs" / "sm80_datapath" / "f16_tn_uint16_atoms.toml"
 
 S8 = ('[mma]\natom = "SM80_16x8x32_S32S8S8S32_TN"\nlayout = "(2,2,1)"\npermutation = ["32", "32", "32"]\n')
 SMEM8 = 'smem = "Sw<2,4,3> o 0 o (128,64):(64,1)"\n'
-
-
-def run(capsys, *argv):
-    rc = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def verdicts(text, path="t.toml"):

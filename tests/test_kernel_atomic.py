@@ -4,16 +4,11 @@ import pathlib
 
 import pytest
 
-from symlayout.config import load_config, loads_config
-from symlayout.errors import ConfigError
+from config_checks import one_line_error, results
+from symlayout.config import loads_config
 from symlayout.prove.engine import prove_config
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "proofs" / "kernel"
-
-
-def results(path):
-    rep = prove_config(load_config(path))
-    return {(r.property, r.operand): r for r in rep.results}, rep
 
 
 def test_fa2_dq_accumulation_proved_for_every_stride_and_block_count():
@@ -54,9 +49,7 @@ R2G = '[r2g.x]\natom = "UniversalCopy<float>"\ntype = "float"\nthr = "(32,1)"\nv
     (R2G + 'reduce = "add"\nfragment = "C"\n', "needs an [mma] table"),
 ])
 def test_bad_accumulations_are_one_line_errors(text, msg):
-    with pytest.raises(ConfigError) as e:
-        loads_config(text, "x.toml")
-    assert msg in str(e.value) and "\n" not in str(e.value)
+    one_line_error(text, msg, "x.toml")
 
 
 def test_contributions_is_a_property_name():

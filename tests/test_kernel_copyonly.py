@@ -4,17 +4,13 @@ import pathlib
 
 import pytest
 
+from config_checks import one_line_error, results
 from symlayout.config import load_config, loads_config
 from symlayout.errors import ConfigError
 from symlayout.prove.engine import prove_config
 from symlayout.prove.kernel.copyonly import register_layout
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "proofs" / "kernel"
-
-
-def results(path):
-    rep = prove_config(load_config(path))
-    return {(r.property, r.operand): r for r in rep.results}, rep
 
 
 def test_a_configuration_without_mma_is_a_copy_only_kernel():
@@ -82,9 +78,7 @@ G2R = '[g2r.x]\natom = "UniversalCopy<uint128_t>"\ntype = "half_t"\nthr = "(32,1
     (G2R + '[threadmap]\nkind = "offset"\nthreads = 4\noffset = "t"\nextent = 4\n', "not both"),
 ])
 def test_bad_register_copies_are_one_line_errors(text, msg):
-    with pytest.raises(ConfigError) as e:
-        loads_config(text, "x.toml")
-    assert msg in str(e.value) and "\n" not in str(e.value) and str(e.value).startswith("x.toml:")
+    one_line_error(text, msg, "x.toml")
 
 
 def test_copy_only_staging_through_smem_is_proved_with_its_banks():

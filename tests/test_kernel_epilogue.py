@@ -4,23 +4,16 @@ import pathlib
 
 import pytest
 
+from config_checks import one_line_error, results
 from symlayout.algebra.notation import parse
-from symlayout.config import load_config, loads_config
 from symlayout.config.epilogue import whole_tile
-from symlayout.errors import ConfigError
-from symlayout.prove.engine import prove_config
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "proofs" / "kernel"
 EPI = ROOT / "cutlass3_sm90_epilogue_128x128_f16_tma_store.toml"
 
 
-def results(path):
-    rep = prove_config(load_config(path))
-    return {(r.property, r.operand, r.via): r for r in rep.results}, rep
-
-
 def test_cutlass3_epilogue_proved_over_the_whole_tile():
-    rs, rep = results(EPI)
+    rs, rep = results(EPI, via=True)
     assert rep.ok and all(r.status == "proved" for r in rs.values())
     assert rs[("coverage", "C", "")].checked == 2 * 128 * 128        # the whole C tile, not one subtile
     assert rs[("tma", "C", "tma")].detail.startswith("box (32, 128) swizzle 64B")
@@ -36,19 +29,19 @@ def test_whole_tile_puts_each_subtile_in_a_buffer_of_its_own():
 
 
 def test_unswizzled_subtile_refutes_the_stmatrix_banks():
-    rs, rep = results(ROOT / "pitfalls" / "epilogue_unswizzled_subtile.toml")
+    rs, rep = results(ROOT / "pitfalls" / "epilogue_unswizzled_subtile.toml", via=True)
     cex = rs[("bank_conflicts", "C", "")].counterexample
     assert cex.extra["degree"] == 4 and rep.ok
 
 
 def test_hand_swizzle_refutes_the_store():
-    rs, rep = results(ROOT / "pitfalls" / "epilogue_tma_swizzle_by_hand.toml")
+    rs, rep = results(ROOT / "pitfalls" / "epilogue_tma_swizzle_by_hand.toml", via=True)
     r = rs[("tma", "C", "tma")]
     assert r.status == "refuted" and r.counterexample.extra == {"tma_swizzle": "128B", "smem_swizzle": "64B"}
 
 
 def test_store_box_not_the_subtile_is_refuted():
-    rs, rep = results(ROOT / "pitfalls" / "epilogue_store_box_not_the_subtile.toml")
+    rs, rep = results(ROOT / "pitfalls" / "epilogue_store_box_not_the_subtile.toml", via=True)
     r = rs[("tma", "C", "tma")]
     assert r.status == "refuted" and r.counterexample.extra == {"box": [64, 32], "tile": [128, 32]} and rep.ok
 
@@ -66,6 +59,4 @@ TEXT = EPI.read_text()
 ])
 def test_bad_epilogues_are_one_line_errors(old, new, msg):
     assert old in TEXT
-    with pytest.raises(ConfigError) as e:
-        loads_config(TEXT.replace(old, new), "x.toml")
-    assert msg in str(e.value) and "\n" not in str(e.value)
+    one_line_error(TEXT.replace(old, new), msg, "x.toml")

@@ -13,7 +13,7 @@ from collections import Counter
 
 import pytest
 
-from cute_cpp import Compiler, cute_site
+from cute_cpp import Compiler, needs_cute
 from symlayout.config import load_config
 from symlayout.prove.copy.model import build_operand_model
 from symlayout.tiled.mma import make_tiled_mma
@@ -91,7 +91,7 @@ def test_model_issues_cutlass_instructions():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(cute_site() is None, reason="CuTe headers not found: set SYMLAYOUT_CUTE_SITE")
+@needs_cute
 def test_truth_is_cutlass(tmp_path):
     out, asserts = Compiler(tmp_path).run(PROGRAM)
     assert not asserts, asserts

@@ -13,7 +13,8 @@ import pathlib
 
 import pytest
 
-from cute_cpp import Compiler, cute_site
+from config_checks import one_line_error, results
+from cute_cpp import Compiler, needs_cute
 from symlayout.config import load_config, loads_config
 from symlayout.errors import ConfigError
 from symlayout.prove.engine import prove_config
@@ -159,9 +160,6 @@ int main() {{
 '''
 
 
-needs_cute = pytest.mark.skipif(cute_site() is None, reason="CuTe headers not found: set SYMLAYOUT_CUTE_SITE")
-
-
 @pytest.fixture(scope="module")
 def gxx(tmp_path_factory):
     return Compiler(tmp_path_factory.mktemp("cute_reuse"))
@@ -179,14 +177,9 @@ def test_truth_is_cute(gxx, path):
 
 # ---------------------------------------------------------------- the verdicts
 
-def _results(path):
-    rep = prove_config(load_config(ROOT / path))
-    return {(r.property, r.operand): r for r in rep.results}, rep
-
-
 @pytest.mark.parametrize("path", CASES[:6])
 def test_flash_attention_p_reuse_proved(path):
-    rs, rep = _results(path)
+    rs, rep = results(ROOT / path)
     r = rs[("slot_agreement", "reuse.P")]
     assert r.status == "proved" and r.checked > 0
     assert rs[("type_agreement", "reuse.P")].status == "proved"
@@ -194,7 +187,7 @@ def test_flash_attention_p_reuse_proved(path):
 
 
 def test_permuted_n_refuted_with_thread_register_and_elements():
-    rs, rep = _results("proofs/kernel/pitfalls/fa2_p_permuted_n.toml")
+    rs, rep = results(ROOT / "proofs/kernel/pitfalls/fa2_p_permuted_n.toml")
     cex = rs[("slot_agreement", "reuse.P")].counterexample
     assert rs[("slot_agreement", "reuse.P")].status == "refuted"
     assert (cex.thread, cex.slot, tuple(cex.element), cex.extra["expected_element"]) == (0, 1, (0, 2), [0, 1])
@@ -202,21 +195,21 @@ def test_permuted_n_refuted_with_thread_register_and_elements():
 
 
 def test_another_atom_is_refuted_with_the_element():
-    rs, rep = _results("proofs/kernel/pitfalls/p_reuse_tf32_atom.toml")
+    rs, rep = results(ROOT / "proofs/kernel/pitfalls/p_reuse_tf32_atom.toml")
     cex = rs[("slot_agreement", "reuse.P")].counterexample
     assert (cex.thread, cex.slot, tuple(cex.element), cex.extra["expected_element"]) == (0, 1, (0, 1), [8, 0])
     assert rep.ok
 
 
 def test_missing_view_is_a_compile_refutation():
-    rs, rep = _results("proofs/kernel/pitfalls/fa2_p_without_acc_Aregs.toml")
+    rs, rep = results(ROOT / "proofs/kernel/pitfalls/fa2_p_without_acc_Aregs.toml")
     r = rs[("slot_agreement", "reuse.P")]
     assert r.status == "refuted" and r.method == "cute" and "(4, 2, 8)" in r.counterexample.message
     assert rep.ok
 
 
 def test_unconverted_accumulator_refutes_type_agreement():
-    rs, _rep = _results("proofs/kernel/pitfalls/fa2_p_not_converted.toml")
+    rs, _rep = results(ROOT / "proofs/kernel/pitfalls/fa2_p_not_converted.toml")
     r = rs[("type_agreement", "reuse.P")]
     assert r.status == "refuted" and r.counterexample.extra == {"held_type": "float", "mma_type": "half_t"}
 
@@ -233,9 +226,7 @@ BASE = '[mma]\natom = "SM80_16x8x16_F32F16F16F32_TN"\nlayout = "(4,1,1)"\n'
     ('[reuse.P]\nfrom = "C"\ntile = "(64,64)"\ncolour = 1\n', "unknown key 'colour'"),
 ])
 def test_bad_reuse_tables_are_one_line_errors(table, msg):
-    with pytest.raises(ConfigError) as e:
-        loads_config(BASE + table, "x.toml")
-    assert msg in str(e.value) and "\n" not in str(e.value)
+    one_line_error(BASE + table, msg, "x.toml")
 
 
 def test_reuse_needs_an_mma():

@@ -4,7 +4,8 @@ import pathlib
 
 import pytest
 
-from symlayout.config import load_config, loads_config
+from config_checks import one_line_error, results
+from symlayout.config import loads_config
 from symlayout.errors import ConfigError
 from symlayout.prove.engine import prove_config
 
@@ -12,13 +13,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1] / "proofs" / "kernel"
 EPI = ROOT / "cutlass3_sm90_epilogue_128x128_f16_tma_store.toml"
 
 
-def results(path):
-    rep = prove_config(load_config(path))
-    return {(r.property, r.operand, r.via): r for r in rep.results}, rep
-
-
 def test_tma_tails_proved_for_every_problem_size():
-    rs, rep = results(EPI)
+    rs, rep = results(EPI, via=True)
     assert rep.ok
     a, b, c = (rs[("in_bounds", f"tma.{op}", "tma")] for op in "ABC")
     assert (a.status, b.status, c.status) == ("proved",) * 3
@@ -27,14 +23,14 @@ def test_tma_tails_proved_for_every_problem_size():
 
 
 def test_store_over_the_padded_allocation_is_refuted_at_the_least_problem():
-    rs, rep = results(ROOT / "pitfalls" / "epilogue_tma_store_over_padded_rows.toml")
+    rs, rep = results(ROOT / "pitfalls" / "epilogue_tma_store_over_padded_rows.toml", via=True)
     cex = rs[("in_bounds", "tma.C", "tma")].counterexample
     assert cex.params == {"M": 1} and cex.extra == {"residue": {"M": 1}, "map_extent": 128, "problem_extent": 1}
     assert "C(m=1)" in cex.message and rep.ok
 
 
 def test_predicate_that_misses_the_columns_is_refuted_with_residue_and_element():
-    rs, rep = results(ROOT / "pitfalls" / "quack_rmsnorm_predicate_misses_columns.toml")
+    rs, rep = results(ROOT / "pitfalls" / "quack_rmsnorm_predicate_misses_columns.toml", via=True)
     r = rs[("in_bounds", "g2r.x", "")]
     assert r.status == "refuted" and r.counterexample.extra["residue"] == {"N": 8}
     assert tuple(r.counterexample.element) == (0, 519) and rep.ok
@@ -58,9 +54,7 @@ TEXT = EPI.read_text()
 def test_bad_tma_residues_are_one_line_errors(old, new, msg):
     text = TEXT if "stores" in old else (ROOT / "pitfalls" / "epilogue_tma_store_over_padded_rows.toml").read_text()
     assert old in text
-    with pytest.raises(ConfigError) as e:
-        loads_config(text.replace(old, new), "x.toml")
-    assert msg in str(e.value) and "\n" not in str(e.value)
+    one_line_error(text.replace(old, new), msg, "x.toml")
 
 
 G2R = '[g2r.x]\natom = "UniversalCopy<uint128_t>"\ntype = "half_t"\nthr = "(32,1)"\nval = "(1,8)"\n' \

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from config_checks import check_block_scaled_proof, check_pitfall, one_line_error, verdicts
 from sm100_cpp import compiler
 from symlayout.config import load_config, loads_config
 from symlayout.errors import ConfigError
-from symlayout.prove.engine import prove_config
-from symlayout.prove.verdict.result import PROVED, REFUTED
+from symlayout.prove.verdict.result import REFUTED
 
 REPO = Path(__file__).resolve().parents[1]
 PROOFS = REPO / "proofs" / "blackwell" / "blockscaled"
@@ -22,31 +22,18 @@ NVFP4 = (PROOFS / "nvfp4_1sm_128x256x256.toml").read_text()
 MXFP8 = (PROOFS / "mxfp8_1sm_128x256x128.toml").read_text()
 
 
-def _verdicts(cfg):
-    rep = prove_config(cfg)
-    return {(r.property, r.operand): r for r in rep.results}
-
-
 @pytest.mark.parametrize("path", GOOD, ids=lambda p: p.stem)
 def test_block_scaled_gemms_prove(path):
-    res = _verdicts(load_config(str(path)))
-    sf = [r for (p, _o), r in res.items() if p in ("sf", "sf_kind")]
-    assert len(sf) == 4 and all(r.status == PROVED and r.checked > 0 for r in sf)
-    assert all(r.status == PROVED for r in res.values()), [str(r.counterexample) for r in res.values()
-                                                              if r.status != PROVED]
+    check_block_scaled_proof(path)
 
 
 @pytest.mark.parametrize("path", PITFALLS, ids=lambda p: p.stem)
 def test_pitfalls_are_refuted_as_expected(path):
-    cfg = load_config(str(path))
-    res = _verdicts(cfg)
-    refuted = {(p, o) for (p, o), r in res.items() if r.status == REFUTED}
-    assert refuted and refuted == set(cfg.expect.refuted_operands)
-    assert all(res[k].counterexample.message for k in refuted)
+    check_pitfall(path)
 
 
 def _prove(text):
-    return _verdicts(loads_config(text, "t.toml"))
+    return verdicts(loads_config(text, "t.toml"))
 
 
 def _swap(text, table, key, new):
@@ -97,10 +84,7 @@ def test_sf_kind_refutes_a_factor_the_kind_does_not_take():
     (lambda t: t.replace("[sf.A]\n", '[sf.A]\nplacement = "registers"\n'), "reads its scale factors from Tensor Memory"),
 ])
 def test_bad_input_is_one_line(edit, msg):
-    text = NVFP4
-    with pytest.raises(ConfigError, match=re.escape(msg)) as e:
-        loads_config(edit(text), "t.toml")
-    assert "\n" not in str(e.value) and str(e.value).startswith("t.toml:")
+    one_line_error(edit(NVFP4), msg)
 
 
 def _cute_program(cfgs):

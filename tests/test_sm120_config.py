@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from config_checks import check_block_scaled_proof, check_pitfall, one_line_error, verdicts
 from cute_cpp import cute_site
 from symlayout.algebra.notation import parse
 from symlayout.atoms.sm120 import (parse_sm120_name, scale_factor_source, scale_vec, selector_problems,
@@ -19,7 +20,6 @@ from symlayout.atoms.sm120 import (parse_sm120_name, scale_factor_source, scale_
 from symlayout.algebra.layout import function_table
 from symlayout.config import load_config, loads_config
 from symlayout.errors import ConfigError
-from symlayout.prove.engine import prove_config
 from symlayout.prove.verdict.result import PROVED, REFUTED
 
 REPO = Path(__file__).resolve().parents[1]
@@ -32,21 +32,13 @@ NVFP4_ATOM = "SM120::BLOCKSCALED::SM120_16x8x64_TN_VS<float_e2m1_t,float_e2m1_t,
 MXFP8_ATOM = "SM120::BLOCKSCALED::SM120_16x8x32_TN_VS<float_e4m3_t,float_e4m3_t,float,float_ue8m0_t,32>"
 
 
-def _verdicts(cfg):
-    return {(r.property, r.operand): r for r in prove_config(cfg).results}
-
-
 def _prove(text):
-    return _verdicts(loads_config(text, "t.toml"))
+    return verdicts(loads_config(text, "t.toml"))
 
 
 @pytest.mark.parametrize("path", GOOD, ids=lambda p: p.stem)
 def test_sm120_block_scaled_gemms_prove(path):
-    res = _verdicts(load_config(str(path)))
-    sf = [r for (p, _o), r in res.items() if p in ("sf", "sf_kind")]
-    assert len(sf) == 4 and all(r.status == PROVED and r.checked > 0 for r in sf)
-    assert all(r.status == PROVED for r in res.values()), [str(r.counterexample) for r in res.values()
-                                                              if r.status != PROVED]
+    check_block_scaled_proof(path)
 
 
 def test_mxfp8_proves_the_ldmatrix_path_with_e4m3_elements():
@@ -60,11 +52,7 @@ def test_mxfp8_proves_the_ldmatrix_path_with_e4m3_elements():
 
 @pytest.mark.parametrize("path", PITFALLS, ids=lambda p: p.stem)
 def test_sm120_pitfalls_are_refuted_as_expected(path):
-    cfg = load_config(str(path))
-    res = _verdicts(cfg)
-    refuted = {(p, o) for (p, o), r in res.items() if r.status == REFUTED}
-    assert refuted and refuted == set(cfg.expect.refuted_operands)
-    assert all(res[k].counterexample.message for k in refuted)
+    check_pitfall(path)
 
 
 def test_refutation_names_thread_byte_row_and_k_block():
@@ -129,9 +117,7 @@ def test_sf_kind_refutes_the_factor_type():
 def test_bad_input_is_one_line(edit, msg):
     text = edit(NVFP4)
     assert text != NVFP4
-    with pytest.raises(ConfigError, match=re.escape(msg)) as e:
-        loads_config(text, "t.toml")
-    assert "\n" not in str(e.value) and str(e.value).startswith("t.toml:")
+    one_line_error(text, msg)
 
 
 def test_packed_fp4_through_ldmatrix_is_not_supported_rather_than_refuted():

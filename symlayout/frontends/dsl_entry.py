@@ -235,55 +235,47 @@ def _patch(obj, name, make):
     return lambda: setattr(obj, name, orig)
 
 
+def _recorded(seen: _Seen, record):
+    """A maker for :func:`_patch` of a DSL call whose result is recorded: the original call, then
+    ``record(result, *args, **kwargs)``; the result is kept (so that its ``id`` stays its own)."""
+    def make(orig):
+        def wrapper(*a, **k):
+            r = orig(*a, **k)
+            record(r, *a, **k)
+            seen.keep.append(r)
+            return r
+        return wrapper
+    return make
+
+
 def _watch(seen: _Seen, cute, cpasync, launcher, build, nvgpu=None, tmem_allocator=None):
     """Install the interceptors; returns the undo functions."""
     from cutlass.cute.atom import ThrCopy, ThrMma, TiledCopy
     undo = []
 
     def tiled_copy_for(x):
-        def make(orig):
-            def wrapper(*a, **k):
-                r = orig(*a, **k)
-                seen.operand_of[id(r)], seen.where[id(r)] = x, seen.line()
-                mma = a[1] if len(a) > 1 else k.get("tiled_mma")
-                if mma is not None:
-                    seen.mma_of[id(r)] = _mma_key(mma)
-                seen.keep.append(r)
-                return r
-            return wrapper
-        return make
-
+        def record(r, *a, **k):
+            seen.operand_of[id(r)], seen.where[id(r)] = x, seen.line()
+            mma = a[1] if len(a) > 1 else k.get("tiled_mma")
+            if mma is not None:
+                seen.mma_of[id(r)] = _mma_key(mma)
+        return _recorded(seen, record)
     for x in "ABC":
         undo.append(_patch(cute, f"make_tiled_copy_{x}", tiled_copy_for(x)))
 
-    def tiled_mma(orig):
-        def wrapper(*a, **k):
-            r = orig(*a, **k)
-            seen.where[id(r)] = seen.line()
-            seen.keep.append(r)
-            return r
-        return wrapper
-    undo.append(_patch(cute, "make_tiled_mma", tiled_mma))
+    def tiled_mma(r, *a, **k):
+        seen.where[id(r)] = seen.line()
+    undo.append(_patch(cute, "make_tiled_mma", _recorded(seen, tiled_mma)))
 
-    def tma(orig):
-        def wrapper(op, gmem_tensor, smem_layout, cta_tiler, num_multicast=1, *a, **k):
-            r = orig(op, gmem_tensor, smem_layout, cta_tiler, num_multicast, *a, **k)
-            seen.tma.append((op, gmem_tensor, smem_layout, cta_tiler, num_multicast, r[0], seen.line()))
-            seen.keep.append(r)
-            return r
-        return wrapper
-    undo.append(_patch(cpasync, "make_tiled_tma_atom", tma))
+    def tma(r, op, gmem_tensor, smem_layout_, cta_tiler, num_multicast=1, *a, **k):     # (the DSL's names)
+        seen.tma.append((op, gmem_tensor, smem_layout_, cta_tiler, num_multicast, r[0], seen.line()))
+    undo.append(_patch(cpasync, "make_tiled_tma_atom", _recorded(seen, tma)))
 
     def tma_mma(x):      # SM100: make_tiled_tma_atom_A/B(op, gmem, smem layout, mma tiler, tiled mma, cluster vmnk)
-        def make(orig):
-            def wrapper(op, gmem_tensor, smem_layout, mma_tiler, tiled_mma, cluster_vmnk=None, *a, **k):
-                r = orig(op, gmem_tensor, smem_layout, mma_tiler, tiled_mma, cluster_vmnk, *a, **k)
-                seen.tma_mma.append((x, op, gmem_tensor, mma_tiler, cluster_vmnk, r[0], seen.line(),
-                                     _mma_key(tiled_mma), smem_layout))
-                seen.keep.append(r)
-                return r
-            return wrapper
-        return make
+        def record(r, op, gmem_tensor, smem_layout, mma_tiler_mnk, tiled_mma, cluster_shape_vmnk=None, *a, **k):
+            seen.tma_mma.append((x, op, gmem_tensor, mma_tiler_mnk, cluster_shape_vmnk, r[0], seen.line(),
+                                 _mma_key(tiled_mma), smem_layout))
+        return _recorded(seen, record)
     for x in "AB":
         undo.append(_patch(nvgpu, f"make_tiled_tma_atom_{x}", tma_mma(x)))
 
@@ -295,15 +287,10 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build, nvgpu=None, tmem_allocat
     if tmem_allocator is not None:
         undo.append(_patch(tmem_allocator, "allocate", tmem_alloc))
 
-    def tmem_copy(orig):
-        def wrapper(atom, tmem_tensor, *a, **k):
-            r = orig(atom, tmem_tensor, *a, **k)
-            seen.tmem_copy.append((atom, tmem_tensor, r, seen.line()))
-            seen.keep.append(r)
-            return r
-        return wrapper
+    def tmem_copy(r, atom, tmem_tensor, *a, **k):
+        seen.tmem_copy.append((atom, tmem_tensor, r, seen.line()))
     if nvgpu is not None:
-        undo.append(_patch(nvgpu.tcgen05, "make_tmem_copy", tmem_copy))
+        undo.append(_patch(nvgpu.tcgen05, "make_tmem_copy", _recorded(seen, tmem_copy)))
 
     def get_slice(orig):
         def wrapper(self, *a, **k):

@@ -127,6 +127,25 @@ def _c_reg_decl(rtype: str) -> tuple[str, str]:
             "double": ("double", "d")}[rtype]
 
 
+def _from_words(decl: str, r: str, w: str) -> str:
+    """The C statement that sets register ``r[j]`` (of C type ``decl``) from the 32-bit words ``w`` (a double:
+    two words, low first); :func:`_to_words` is its inverse."""
+    return {"u32": f"{r}[j] = {w}[j];",
+            "float": f"{r}[j] = __uint_as_float({w}[j]);",
+            "double": f"{r}[j] = __longlong_as_double((long long)((u64){w}[2 * j] | "
+                      f"((u64){w}[2 * j + 1] << 32)));",
+            }[decl]
+
+
+def _to_words(decl: str, r: str, w: str) -> str:
+    """The C statement that stores register ``r[j]`` (of C type ``decl``) into the 32-bit words ``w``."""
+    return {"u32": f"{w}[j] = {r}[j];",
+            "float": f"{w}[j] = __float_as_uint({r}[j]);",
+            "double": f"{{ u64 x = (u64)__double_as_longlong({r}[j]); {w}[2 * j] = (u32)x; "
+                      f"{w}[2 * j + 1] = (u32)(x >> 32); }}",
+            }[decl]
+
+
 def _issue_tables(cpl, tab: str) -> list:
     """The index tables ``{tab}A/B/C`` of :func:`_mma_issue_loop`: per issue, the fragment slot of each
     register value of A, B and C (``cpl.issues``), flattened issue by issue."""
@@ -154,12 +173,7 @@ def _mma_issue_loop(cpl, atom, tab: str) -> list:
         body.append(f"    for (int w = 0; w < {nw}; ++w) w{op}[w] = 0u;")
         body.append(f"    for (int v = 0; v < {V}; ++v) sl_put(w{op}, v, {bits}, (u64)f{op}[{tab}{op}[i * {V} + v]]);")
         body.append(f"    {decl} r{op}[{n}];")
-        if decl == "u32":
-            body.append(f"    for (int j = 0; j < {n}; ++j) r{op}[j] = w{op}[j];")
-        elif decl == "float":
-            body.append(f"    for (int j = 0; j < {n}; ++j) r{op}[j] = __uint_as_float(w{op}[j]);")
-        else:
-            body.append(f"    for (int j = 0; j < {n}; ++j) r{op}[j] = __longlong_as_double((long long)((u64)w{op}[2 * j] | ((u64)w{op}[2 * j + 1] << 32)));")
+        body.append(f"    for (int j = 0; j < {n}; ++j) " + _from_words(decl, f"r{op}", f"w{op}"))
     (_, na, _), (_, nb, _), (tc, nc, _) = cpl.regs["A"], cpl.regs["B"], cpl.regs["C"]
     declc, letc = _c_reg_decl(tc)
     body.append(f"    {declc} rD[{nc}];")
@@ -174,12 +188,7 @@ def _mma_issue_loop(cpl, atom, tab: str) -> list:
     # unpack D into the C fragment
     wn = max(1, nc * reg_bits(tc) // 32)
     body.append(f"    u32 wD[{wn}];")
-    if declc == "u32":
-        body.append(f"    for (int j = 0; j < {nc}; ++j) wD[j] = rD[j];")
-    elif declc == "float":
-        body.append(f"    for (int j = 0; j < {nc}; ++j) wD[j] = __float_as_uint(rD[j]);")
-    else:
-        body.append(f"    for (int j = 0; j < {nc}; ++j) {{ u64 x = (u64)__double_as_longlong(rD[j]); wD[2 * j] = (u32)x; wD[2 * j + 1] = (u32)(x >> 32); }}")
+    body.append(f"    for (int j = 0; j < {nc}; ++j) " + _to_words(declc, "rD", "wD"))
     body.append(f"    for (int v = 0; v < {VC}; ++v) fC[{tab}C[i * {VC} + v]] = ({uint_c(cpl.frag_bits['C'])})sl_get(wD, v, {cpl.frag_bits['C']});")
     body.append("  }")
     return body

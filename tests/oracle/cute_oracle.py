@@ -17,6 +17,7 @@ returns ``None`` when they (or ``g++``) are missing, and the tests skip.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import json
 import os
 import re
@@ -347,31 +348,50 @@ def _run_batch(cases, incs, work: Path, tag: str, log, header=None) -> dict:
     return results
 
 
-def run_cases(cases, incs=None, jobs: int = 2, batch: int = 24, workdir=None, log=print, on_batch=None) -> dict:
-    """Oracle verdicts of ``cases``: ``{id: {"coverage": "proved", ..., "bank_degree": n, "detail": {...}}}``
-    or ``{id: {"rejected": text}}`` (``{"error": ...}`` if the oracle itself failed).  Cases are batched
-    by TiledCopy type (shared instantiations compile once); ``on_batch(results)`` after each batch."""
+def headers(incs=None) -> list:
+    """``incs``, else the CuTe include folders :func:`include_dirs` finds; RuntimeError where there are none."""
     incs = incs or include_dirs()
     if incs is None:
         raise RuntimeError("CuTe headers or g++ not found (set SYMLAYOUT_CUTE_SITE)")
-    work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="symlayout-oracle-"))
+    return incs
+
+
+@contextlib.contextmanager
+def work_folder(workdir, prefix: str):
+    """The folder an oracle compiles in: ``workdir`` (kept), else a new temporary one, removed after a run
+    that did not fail."""
+    work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix=prefix))
     work.mkdir(parents=True, exist_ok=True)
-    ordered = sorted(cases, key=signature)
-    chunks = [ordered[i:i + batch] for i in range(0, len(ordered), batch)]
-    out: dict = {}
-    t0 = time.perf_counter()
-    incs, header = _precompiled(work, incs)
+    yield work
+    if not workdir:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run_batches(cases, batch: int, run_batch, jobs: int, log, on_batch=None) -> dict:
+    """``run_batch(chunk, tag)`` of ``cases`` cut into chunks of ``batch``, on ``jobs`` threads, the results
+    merged; after each chunk ``on_batch(its results)`` and a log line with the time so far."""
+    chunks = [cases[i:i + batch] for i in range(0, len(cases), batch)]
+    out, t0 = {}, time.perf_counter()
     with cf.ThreadPoolExecutor(max_workers=jobs) as ex:
-        futs = {ex.submit(_run_batch, ch, incs, work, f"b{k}", log, header): k for k, ch in enumerate(chunks)}
+        futs = [ex.submit(run_batch, ch, f"b{k}") for k, ch in enumerate(chunks)]
         for n, f in enumerate(cf.as_completed(futs), 1):
             res = f.result()
             out.update(res)
             if on_batch:
                 on_batch(res)
             log(f"  batch {n}/{len(chunks)} done ({time.perf_counter() - t0:.0f} s)")
-    if not workdir:
-        shutil.rmtree(work, ignore_errors=True)
     return out
+
+
+def run_cases(cases, incs=None, jobs: int = 2, batch: int = 24, workdir=None, log=print, on_batch=None) -> dict:
+    """Oracle verdicts of ``cases``: ``{id: {"coverage": "proved", ..., "bank_degree": n, "detail": {...}}}``
+    or ``{id: {"rejected": text}}`` (``{"error": ...}`` if the oracle itself failed).  Cases are batched
+    by TiledCopy type (shared instantiations compile once); ``on_batch(results)`` after each batch."""
+    incs = headers(incs)
+    with work_folder(workdir, "symlayout-oracle-") as work:
+        incs, header = _precompiled(work, incs)
+        return run_batches(sorted(cases, key=signature), batch,
+                           lambda chunk, tag: _run_batch(chunk, incs, work, tag, log, header), jobs, log, on_batch)
 
 
 # ---------------------------------------------------------------- the configuration as symlayout reads it

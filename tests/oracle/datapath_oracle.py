@@ -20,14 +20,11 @@ Stored truth: ``datapath_cases.jsonl``. Commands::
 """
 from __future__ import annotations
 
-import concurrent.futures as cf
 import json
 import random
 import shutil
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -442,29 +439,16 @@ def _run_batch(cases, incs, work: Path, tag: str, log) -> dict:
 
 
 def run_cases(cases, incs=None, jobs=2, batch=9, workdir=None, log=print, on_batch=None) -> dict:
-    incs = incs or co.include_dirs()
-    if incs is None:
-        raise RuntimeError("CuTe headers or g++ not found (set SYMLAYOUT_CUTE_SITE)")
-    work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="symlayout-dpo-"))
-    work.mkdir(parents=True, exist_ok=True)
-    for f in ("oracle.hpp", "datapath_oracle.hpp"):
-        shutil.copyfile(HERE / f, work / f)
-    r = subprocess.run(["g++", *co.FLAGS, *[f"-I{d}" for d in incs], "-x", "c++-header", str(work / "datapath_oracle.hpp"),
-                        "-o", str(work / "datapath_oracle.hpp.gch")], capture_output=True, text=True)
-    incs = [str(work), *incs]
-    chunks = [cases[i:i + batch] for i in range(0, len(cases), batch)]
-    out, t0 = {}, time.perf_counter()
-    with cf.ThreadPoolExecutor(max_workers=jobs) as ex:
-        futs = [ex.submit(_run_batch, ch, incs, work, f"b{k}", log) for k, ch in enumerate(chunks)]
-        for n, f in enumerate(cf.as_completed(futs), 1):
-            res = f.result()
-            out.update(res)
-            if on_batch:
-                on_batch(res)
-            log(f"  batch {n}/{len(chunks)} done ({time.perf_counter() - t0:.0f} s)")
-    if not workdir:
-        shutil.rmtree(work, ignore_errors=True)
-    return out
+    incs = co.headers(incs)
+    with co.work_folder(workdir, "symlayout-dpo-") as work:
+        for f in ("oracle.hpp", "datapath_oracle.hpp"):
+            shutil.copyfile(HERE / f, work / f)
+        subprocess.run(["g++", *co.FLAGS, *[f"-I{d}" for d in incs], "-x", "c++-header",
+                        str(work / "datapath_oracle.hpp"), "-o", str(work / "datapath_oracle.hpp.gch")],
+                       capture_output=True, text=True)
+        incs = [str(work), *incs]
+        return co.run_batches(cases, batch, lambda chunk, tag: _run_batch(chunk, incs, work, tag, log), jobs, log,
+                              on_batch)
 
 
 # ---------------------------------------------------------------- the oracle's verdict vs symlayout's

@@ -175,24 +175,12 @@ def disagreements(rows: list) -> tuple:
     return bad, counts
 
 
-def unexplained(bad: list, known: dict) -> list:
-    """The disagreements ``known`` does not explain with exactly these differences."""
-    return [b for b in bad if known.get(b["id"], {}).get("differences") != b["differences"]]
-
-
 def compare(args) -> int:
     rows = load_truth(args.truth)
     known = load_known(args.known)
     t0 = time.perf_counter()
     bad, counts = disagreements(rows)
-    new = unexplained(bad, known)
-    for b in bad:
-        tag = "DISAGREE" if b in new else f"known ({known[b['id']]['kind']})"
-        print(f"{tag} {b['id']}: " + "; ".join(f"{p}: CuTe {x} / symlayout {y}" for p, x, y in b["differences"]))
-    print(f"{len(rows)} configurations ({dict(counts)}); {len(bad)} disagree, {len(new)} of them not in "
-          f"{Path(args.known).name}; symlayout {time.perf_counter() - t0:.1f} s")
-    if args.save_disagreements:
-        Path(args.save_disagreements).write_text(json.dumps(bad, indent=1) + "\n")
+    new = oracle_compare.report(bad, known, args, f"{len(rows)} configurations ({dict(counts)})", t0)
     return 1 if new else 0
 
 

@@ -47,6 +47,8 @@ for p in (str(HERE), str(SM90)):
     if p not in sys.path:
         sys.path.insert(0, p)
 
+import oracle_compare  # noqa: E402
+
 GMMA_PROPS = ("descriptor", "slot_agreement", "coverage", "exactly_once", "in_bounds")
 BYTES = {"half_t": 2, "bfloat16_t": 2, "tfloat32_t": 4, "float_e4m3_t": 1, "float_e5m2_t": 1, "int8_t": 1,
          "uint8_t": 1}
@@ -546,23 +548,12 @@ def known_file(bad: list) -> dict:
                     "other difference.", "cases": cases}
 
 
-def unexplained(bad: list, known: dict) -> list:
-    return [b for b in bad if known.get(b["id"], {}).get("differences") != b["differences"]]
-
-
 def compare(args) -> int:
     rows = load_truth(args.truth)
     known = load_known(args.known)
     t0 = time.perf_counter()
     bad = disagreements(rows)
-    new = unexplained(bad, known)
-    for b in bad:
-        tag = "DISAGREE" if b in new else f"known ({known[b['id']]['kind']})"
-        print(f"{tag} {b['id']}: " + "; ".join(f"{p}: CuTe {x} / symlayout {y}" for p, x, y in b["differences"]))
-    print(f"{len(rows)} configurations; {len(bad)} disagree, {len(new)} of them not in {Path(args.known).name}; "
-          f"symlayout {time.perf_counter() - t0:.1f} s")
-    if args.save_disagreements:
-        Path(args.save_disagreements).write_text(json.dumps(bad, indent=1) + "\n")
+    new = oracle_compare.report(bad, known, args, f"{len(rows)} configurations", t0)
     if args.write_known:
         Path(args.known).write_text(json.dumps(known_file(bad), indent=1, sort_keys=True) + "\n")
     return 1 if new else 0

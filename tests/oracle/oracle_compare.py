@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -124,3 +125,26 @@ def classify(case: dict, diffs: list) -> list:
     if "coverage" in props and not items:
         items.append(11)
     return items or ["new"]
+
+
+# ---------------------------------------------------------------- a fuzz campaign's comparison, told
+
+
+def unexplained(bad: list, known: dict) -> list:
+    """The disagreements ``known`` does not explain with exactly these differences."""
+    return [b for b in bad if known.get(b["id"], {}).get("differences") != b["differences"]]
+
+
+def report(bad: list, known: dict, args, configurations: str, t0: float) -> list:
+    """Print each disagreement (``DISAGREE``, or ``known (kind)`` where ``known`` explains it) and a summary
+    line (``configurations``: what was compared; ``t0``: when symlayout started); save them to
+    ``args.save_disagreements`` if asked.  The unexplained ones."""
+    new = unexplained(bad, known)
+    for b in bad:
+        tag = "DISAGREE" if b in new else f"known ({known[b['id']]['kind']})"
+        print(f"{tag} {b['id']}: " + "; ".join(f"{p}: CuTe {x} / symlayout {y}" for p, x, y in b["differences"]))
+    print(f"{configurations}; {len(bad)} disagree, {len(new)} of them not in {Path(args.known).name}; "
+          f"symlayout {time.perf_counter() - t0:.1f} s")
+    if args.save_disagreements:
+        Path(args.save_disagreements).write_text(json.dumps(bad, indent=1) + "\n")
+    return new

@@ -14,6 +14,7 @@ import zlib
 import pytest
 
 import hopper_fuzz as hf
+from oracle_compare import unexplained
 
 ROWS = hf.load_truth(hf.TRUTH) if hf.TRUTH.exists() else []
 KNOWN = hf.load_known()
@@ -24,7 +25,7 @@ SLICES = 8
 def test_random_hopper_configurations_agree_with_cute(k):
     rows = [r for r in ROWS if zlib.crc32(r["id"].encode()) % SLICES == k]
     bad = hf.disagreements(rows)
-    new = hf.unexplained(bad, KNOWN)
+    new = unexplained(bad, KNOWN)
     assert not new, "\n".join(f"{b['id']}: {b['differences']}" for b in new)
     ids = {r["id"] for r in rows}
     fixed = [cid for cid in KNOWN if cid in ids and cid not in {b["id"] for b in bad}]

@@ -43,7 +43,7 @@ from ...tiled.arrays import index_array
 from ...tiled.umma import umma_read_arrays
 from ..copy.obligations import tv_coverage
 from ..decide.tables import lazy_np as np
-from ..hopper.obligations import tma_results
+from ..hopper.obligations import descriptor_operand_results, tma_results
 from ..verdict.result import REFUTED, Counterexample, Result, verdict
 
 #: properties of an SM100 configuration (the MMA side), in report order
@@ -171,26 +171,13 @@ def descriptor_results(mma, sc, props, peers: int) -> list:
     mn, k, st = cta_tile(sc)
     tile = (mn * peers, k, st)               # partition_A/B of the pair's tile by peer 0 (get_slice(0)), as CuTe
     models = [umma_read_arrays(mma, op, sc.layout, tile, base, sc.desc) for base in _buffer_bases(sc)]
-    m0 = models[0]
-    if m0.error is not None:
-        cex = Counterexample(f"[smem.{op}] {sc.raw_layout}: CuTe does not compile this descriptor operand: "
-                             f"{m0.error}", extra={"cute_static_assert": str(m0.error)})
-        out.append(_res("descriptor", op, t0, cex, 1, method="cute",
-                        detail="CuTe rejects the configuration at compile time; the other properties of this "
-                               "operand are not checked"))
-        return out
     pair = " (in each CTA of the pair)" if peers > 1 else ""
-    if "descriptor" in props:
-        out.append(_descriptor(models, sc, op, pair, time.perf_counter()))
-    if "slot_agreement" in props:
-        out.append(_slot_agreement(models, sc, op, pair, time.perf_counter()))
-    if "coverage" in props:
-        out.append(_coverage(models, sc, op, time.perf_counter()))
-    if "exactly_once" in props:
-        out.append(_exactly_once(models, sc, op, time.perf_counter()))
-    if "in_bounds" in props:
-        out.append(_in_bounds(models, sc, op, time.perf_counter()))
-    return out
+    return out + descriptor_operand_results(sc, props, t0, models[0].error, {
+        "descriptor": lambda t: _descriptor(models, sc, op, pair, t),
+        "slot_agreement": lambda t: _slot_agreement(models, sc, op, pair, t),
+        "coverage": lambda t: _coverage(models, sc, op, t),
+        "exactly_once": lambda t: _exactly_once(models, sc, op, t),
+        "in_bounds": lambda t: _in_bounds(models, sc, op, t)}, via="tcgen05.mma")
 
 
 def _type_agreement(mma, sc, op, t0):

@@ -510,15 +510,49 @@ def _at(a):
     return f" (at {_params_text(a)})" if a else ""
 
 
-def _smem_written(m):
-    """Yield ``(smem element offset, thread, access)`` of every byte-group the smem side touches:
-    ``k`` contiguous elements from each access's start (:attr:`GlobalCopyModel.start_addr`)."""
-    sa = m.start_addr
+def _writers(m, first) -> tuple[dict, dict]:
+    """``(count, who)`` of the destination: how many times the hardware writes each element offset (``k``
+    contiguous elements from each access's first, whose offset is ``first[index]``: the smem side's
+    :attr:`GlobalCopyModel.start_addr` or a gmem table) and the first three ``(thread, access)`` writing it."""
+    cnt, who = defaultdict(int), defaultdict(list)
     for t, accs in m.accesses.items():
         for c, a in enumerate(accs):
-            a0 = sa[a[0]]
+            a0 = first[a[0]]
             for e in range(m.k):
-                yield a0 + e, t, c
+                cnt[a0 + e] += 1
+                if len(who[a0 + e]) < 3:
+                    who[a0 + e].append((t, c))
+    return cnt, who
+
+
+def _each_destination(name, m, t0, holds, refute):
+    """``name`` decided on the destination tile (smem for ``g2s``, every gmem table otherwise): on the arrays
+    where ``holds`` says it holds (:func:`_destination_holds`), else element by element from its writers
+    (:func:`_writers`): ``refute(m, n, i, x, cnt, who, asg)`` is the Counterexample of element ``i`` at offset
+    ``x`` under the symbols' assignment ``asg`` (None for smem), None where it holds."""
+    n = m.shape[0] * m.shape[1]
+    fast = _destination_holds(name, m, t0, n, holds)
+    if fast is not None:
+        return fast
+    if m.kind == "g2s":
+        cnt, who = _writers(m, m.start_addr)
+        for i in range(n):
+            cex = refute(m, n, i, m.smem_addr[i], cnt, who, None)
+            if cex is not None:
+                return _result(name, m, t0, cex, n)
+        return _result(name, m, t0, None, n)
+    tables = m.gmem_tables()
+    if tables is None:
+        return _too_many(name, m, t0)
+    checked = 0
+    for asg, G in tables:
+        cnt, who = _writers(m, G)
+        for i in range(n):
+            checked += 1
+            cex = refute(m, n, i, G[i], cnt, who, asg)
+            if cex is not None:
+                return _result(name, m, t0, cex, checked)
+    return _result(name, m, t0, None, checked)
 
 
 # ---------------------------------------------------------------- whole-array fast paths
@@ -595,36 +629,19 @@ def _dst_side(m):
 def coverage(m: GlobalCopyModel) -> Result:
     """Every element of the destination tile (smem for ``g2s``, the gmem tile for ``s2g``) is
     written by some instruction: the bytes the hardware writes from each access's first address."""
-    t0 = time.perf_counter()
-    n = m.shape[0] * m.shape[1]
-    fast = _destination_holds("coverage", m, t0, n, _coverage_holds)
-    if fast is not None:
-        return fast
+    return _each_destination("coverage", m, time.perf_counter(), _coverage_holds, _never_written)
+
+
+def _never_written(m, n, i, x, cnt, who, asg):
+    """The Counterexample of destination element ``i`` (offset ``x``) when no access writes it."""
+    if x in cnt:
+        return None
     if m.kind == "g2s":
-        touched = {a for a, _t, _c in _smem_written(m)}
-        for i in range(n):
-            if m.smem_addr[i] not in touched:
-                cex = Counterexample(f"smem element {m.el(i)} (byte {m.smem_addr[i] * m.eb}) is never written by "
-                                     f"{m.atom.op.name}: the copy writes {len(touched)} of the {n} tile elements",
-                                     element=m.coord(i), address_bytes=m.smem_addr[i] * m.eb)
-                return _result("coverage", m, t0, cex, n)
-        return _result("coverage", m, t0, None, n)
-    tables = m.gmem_tables()
-    if tables is None:
-        return _too_many("coverage", m, t0)
-    checked = 0
-    for asg, G in tables:
-        touched = set()
-        for t, accs in m.accesses.items():
-            for a in accs:
-                touched.update(G[a[0]] + e for e in range(m.k))
-        for i in range(n):
-            checked += 1
-            if G[i] not in touched:
-                cex = Counterexample(f"gmem element {m.el(i)} (offset {G[i]}) is never written{_at(asg)}",
-                                     element=m.coord(i), params=asg or None)
-                return _result("coverage", m, t0, cex, checked)
-    return _result("coverage", m, t0, None, checked)
+        return Counterexample(f"smem element {m.el(i)} (byte {x * m.eb}) is never written by {m.atom.op.name}: "
+                              f"the copy writes {len(cnt)} of the {n} tile elements",
+                              element=m.coord(i), address_bytes=x * m.eb)
+    return Counterexample(f"gmem element {m.el(i)} (offset {x}) is never written{_at(asg)}",
+                          element=m.coord(i), params=asg or None)
 
 
 def _stage_shifts(m) -> list:
@@ -693,47 +710,21 @@ def exactly_once(m: GlobalCopyModel) -> Result:
     staged = _into_other_stages(m, t0, "exactly_once")
     if staged is not None:
         return staged
-    n = m.shape[0] * m.shape[1]
-    fast = _destination_holds("exactly_once", m, t0, n, _exactly_once_holds)
-    if fast is not None:
-        return fast
+    return _each_destination("exactly_once", m, t0, _exactly_once_holds, _not_once)
+
+
+def _not_once(m, n, i, x, cnt, who, asg):
+    """The Counterexample of destination element ``i`` (offset ``x``) when it is not written exactly once."""
+    if cnt.get(x, 0) == 1:
+        return None
+    by = f": by thread/access {who[x]}" if who.get(x) else ""
+    thread = who[x][0][0] if who.get(x) else None
     if m.kind == "g2s":
-        cnt, who = defaultdict(int), defaultdict(list)
-        for a, t, c in _smem_written(m):
-            cnt[a] += 1
-            if len(who[a]) < 3:
-                who[a].append((t, c))
-        for i in range(n):
-            a = m.smem_addr[i]
-            if cnt[a] != 1:
-                cex = Counterexample(f"smem element {m.el(i)} (byte {a * m.eb}) is written {cnt[a]} times by the "
-                                     f"{m.name} copy (expected once)" + (f": by thread/access {who[a]}" if who[a] else ""),
-                                     element=m.coord(i), address_bytes=a * m.eb,
-                                     thread=who[a][0][0] if who[a] else None)
-                return _result("exactly_once", m, t0, cex, n)
-        return _result("exactly_once", m, t0, None, n)
-    tables = m.gmem_tables()
-    if tables is None:
-        return _too_many("exactly_once", m, t0)
-    checked = 0
-    for asg, G in tables:
-        cnt, who = defaultdict(int), defaultdict(list)
-        for t, accs in m.accesses.items():
-            for c, a in enumerate(accs):
-                for e in range(m.k):
-                    x = G[a[0]] + e
-                    cnt[x] += 1
-                    if len(who[x]) < 3:
-                        who[x].append((t, c))
-        for i in range(n):
-            checked += 1
-            x = G[i]
-            if cnt[x] != 1:
-                cex = Counterexample(f"gmem element {m.el(i)} (offset {x}) is written {cnt[x]} times (expected once)"
-                                     f"{_at(asg)}" + (f": by thread/access {who[x]}" if who[x] else ""),
-                                     element=m.coord(i), params=asg or None, thread=who[x][0][0] if who[x] else None)
-                return _result("exactly_once", m, t0, cex, checked)
-    return _result("exactly_once", m, t0, None, checked)
+        return Counterexample(f"smem element {m.el(i)} (byte {x * m.eb}) is written {cnt.get(x, 0)} times by the "
+                              f"{m.name} copy (expected once){by}",
+                              element=m.coord(i), address_bytes=x * m.eb, thread=thread)
+    return Counterexample(f"gmem element {m.el(i)} (offset {x}) is written {cnt.get(x, 0)} times (expected once)"
+                          f"{_at(asg)}{by}", element=m.coord(i), params=asg or None, thread=thread)
 
 
 def _instr(m):
@@ -746,7 +737,7 @@ def alignment(m: GlobalCopyModel) -> Result:
     given the base alignments (``align`` of smem, ``gmem_align`` of the gmem tile's first element),
     and its ``k`` elements are contiguous in both memories."""
     t0 = time.perf_counter()
-    vb, eb = m.vb, m.eb
+    vb = m.vb
     checked = 0
     for side, base in (("smem", m.smem_align), ("gmem", m.gmem_align)):
         if vb > 1 and base % vb:
@@ -758,45 +749,55 @@ def alignment(m: GlobalCopyModel) -> Result:
         arrays = m.gmem_arrays()
         if arrays is not None and all(_contiguous_holds(m, G) for _a, G in arrays):
             return _result("alignment", m, t0, None, len(m.access_array) * (1 + len(arrays)))
-    sa, st = m.smem_addr, m.start_addr
-    for t, accs in m.accesses.items():
-        for c, a in enumerate(accs):
-            checked += 1
-            a0 = st[a[0]]
-            if (a0 * eb) % vb:
-                cex = Counterexample(f"thread {t} access {c}: smem address {a0 * eb} B of {m.el(a[0])} is not "
-                                     f"{vb}-byte aligned ({_instr(m)})", thread=t, element=m.coord(a[0]),
-                                     address_bytes=a0 * eb, extra={"side": "smem"})
-                return _result("alignment", m, t0, cex, checked)
-            for e, i in enumerate(a):
-                if sa[i] != a0 + e:
-                    cex = Counterexample(f"thread {t} access {c}: element {e} of its {vb}-byte vector is {m.el(i)} at "
-                                         f"smem byte {sa[i] * eb}, not contiguous with {m.el(a[0])} at {a0 * eb}",
-                                         thread=t, value=e, element=m.coord(i), address_bytes=sa[i] * eb,
-                                         extra={"side": "smem"})
-                    return _result("alignment", m, t0, cex, checked)
+    for cex in _unaligned_accesses(m, m.smem_addr, m.start_addr, None):
+        checked += 1
+        if cex is not None:
+            return _result("alignment", m, t0, cex, checked)
     tables = m.gmem_tables()
     if tables is None:
         return _too_many("alignment", m, t0)
     for asg, G in tables:
-        for t, accs in m.accesses.items():
-            for c, a in enumerate(accs):
-                checked += 1
-                g0 = G[a[0]]
-                if (g0 * eb) % vb:
-                    cex = Counterexample(f"thread {t} access {c}: gmem offset {g0 * eb} B of {m.el(a[0])} from the "
-                                         f"tile's first element is not {vb}-byte aligned{_at(asg)}",
-                                         thread=t, element=m.coord(a[0]), address_bytes=g0 * eb, params=asg or None,
-                                         extra={"side": "gmem"})
-                    return _result("alignment", m, t0, cex, checked)
-                for e, i in enumerate(a):
-                    if G[i] != g0 + e:
-                        cex = Counterexample(f"thread {t} access {c}: element {e} of its {vb}-byte vector is {m.el(i)} "
-                                             f"at gmem offset {G[i] * eb} B, not contiguous with {m.el(a[0])} at "
-                                             f"{g0 * eb} B{_at(asg)}", thread=t, value=e, element=m.coord(i),
-                                             params=asg or None, extra={"side": "gmem"})
-                        return _result("alignment", m, t0, cex, checked)
+        for cex in _unaligned_accesses(m, G, G, asg):
+            checked += 1
+            if cex is not None:
+                return _result("alignment", m, t0, cex, checked)
     return _result("alignment", m, t0, None, checked)
+
+
+def _unaligned_accesses(m, table, first, asg):
+    """For each access of the copy in turn, the Counterexample where on one side its first element (at offset
+    ``first[index]``) is not aligned to the access's width or its elements are not contiguous in ``table``, else
+    None; the side is smem where ``asg`` is None, else the gmem table under the symbols' assignment ``asg``."""
+    for t, accs in m.accesses.items():
+        for c, a in enumerate(accs):
+            yield _unaligned(m, t, c, a, table, first[a[0]], asg)
+
+
+def _unaligned(m, t, c, a, table, a0, asg):
+    """The Counterexample of thread ``t``'s access ``c`` (element indices ``a``, the first at offset ``a0``)."""
+    vb, eb = m.vb, m.eb
+    if (a0 * eb) % vb:
+        if asg is None:
+            return Counterexample(f"thread {t} access {c}: smem address {a0 * eb} B of {m.el(a[0])} is not "
+                                  f"{vb}-byte aligned ({_instr(m)})", thread=t, element=m.coord(a[0]),
+                                  address_bytes=a0 * eb, extra={"side": "smem"})
+        return Counterexample(f"thread {t} access {c}: gmem offset {a0 * eb} B of {m.el(a[0])} from the "
+                              f"tile's first element is not {vb}-byte aligned{_at(asg)}",
+                              thread=t, element=m.coord(a[0]), address_bytes=a0 * eb, params=asg or None,
+                              extra={"side": "gmem"})
+    for e, i in enumerate(a):
+        if table[i] == a0 + e:
+            continue
+        if asg is None:
+            return Counterexample(f"thread {t} access {c}: element {e} of its {vb}-byte vector is {m.el(i)} at "
+                                  f"smem byte {table[i] * eb}, not contiguous with {m.el(a[0])} at {a0 * eb}",
+                                  thread=t, value=e, element=m.coord(i), address_bytes=table[i] * eb,
+                                  extra={"side": "smem"})
+        return Counterexample(f"thread {t} access {c}: element {e} of its {vb}-byte vector is {m.el(i)} "
+                              f"at gmem offset {table[i] * eb} B, not contiguous with {m.el(a[0])} at "
+                              f"{a0 * eb} B{_at(asg)}", thread=t, value=e, element=m.coord(i),
+                              params=asg or None, extra={"side": "gmem"})
+    return None
 
 
 def phase_of(lane, vb):

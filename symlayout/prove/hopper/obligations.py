@@ -105,30 +105,37 @@ def _desc_text(d) -> str:
 # ---------------------------------------------------------------------------
 
 
+#: a descriptor operand's properties, in the order they are reported
+DESCRIPTOR_PROPERTIES = ("descriptor", "slot_agreement", "coverage", "exactly_once", "in_bounds")
+
+
+def descriptor_operand_results(sc, props, t0, error, checks: dict, via: str) -> list:
+    """The properties ``props`` of the descriptor operand ``sc`` (one ``[smem.X]``) by ``checks`` (property ->
+    its check, called with its start time), in :data:`DESCRIPTOR_PROPERTIES` order; where CuTe does not
+    compile the operand (``error``, the ``static_assert`` it fails), one REFUTED ``descriptor`` instead: shared
+    by wgmma (SM90) and tcgen05.mma (SM100) operands."""
+    op = sc.operand
+    if error is not None:
+        cex = Counterexample(f"[smem.{op}] {sc.raw_layout}: CuTe does not compile this descriptor operand: {error}",
+                             extra={"cute_static_assert": str(error)})
+        return [_res("descriptor", op, t0, cex, 1, method="cute", via=via,
+                     detail="CuTe rejects the configuration at compile time; the other properties of this "
+                            "operand are not checked")]
+    return [checks[p](time.perf_counter()) for p in DESCRIPTOR_PROPERTIES if p in props]
+
+
 def descriptor_results(mma, sc, props) -> list:
     """``descriptor``, ``slot_agreement``, ``coverage``, ``exactly_once``, ``in_bounds`` of [smem.X]."""
     op = sc.operand
     t0 = time.perf_counter()
     m = gmma_operand_model(mma, op, sc.element_type, sc.layout)
-    out = []
-    if m.error is not None:
-        cex = Counterexample(f"[smem.{op}] {sc.raw_layout}: CuTe does not compile this descriptor operand: {m.error}",
-                             extra={"cute_static_assert": str(m.error)})
-        out.append(_res("descriptor", op, t0, cex, 1, method="cute", via="wgmma",
-                        detail="CuTe rejects the configuration at compile time; the other properties of this "
-                               "operand are not checked"))
-        return out
     bases = _bases(sc.align, 16)
-    if "descriptor" in props:
-        out.append(_descriptor(m, sc, bases, op, time.perf_counter()))
-    if "slot_agreement" in props:
-        out.append(_slot_agreement(m, bases, op, time.perf_counter()))
-    if "coverage" in props:
-        out.append(_coverage(m, op, bases, time.perf_counter()))
-    if "exactly_once" in props:
-        out.append(_exactly_once(m, op, bases, time.perf_counter()))
-    if "in_bounds" in props:
-        out.append(_in_bounds(m, op, bases, time.perf_counter()))
+    out = descriptor_operand_results(sc, props, t0, m.error, {
+        "descriptor": lambda t: _descriptor(m, sc, bases, op, t),
+        "slot_agreement": lambda t: _slot_agreement(m, bases, op, t),
+        "coverage": lambda t: _coverage(m, op, bases, t),
+        "exactly_once": lambda t: _exactly_once(m, op, bases, t),
+        "in_bounds": lambda t: _in_bounds(m, op, bases, t)}, via="wgmma")
     for r in out:
         r.via = "wgmma"
     return out

@@ -43,6 +43,10 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+if str(HERE.parents[1]) not in sys.path:
+    sys.path.insert(0, str(HERE.parents[1]))               # tests/: cute_cpp
+
+from cute_cpp import cute_site  # noqa: E402
 
 TYPES = {"half_t": 16, "bfloat16_t": 16, "tfloat32_t": 32, "float": 32, "float_e4m3_t": 8, "float_e5m2_t": 8,
          "int8_t": 8, "uint8_t": 8}
@@ -52,25 +56,11 @@ ATOMS = {"K_INTER": ((8, 128), "K"), "K_SW32": ((8, 256), "K"), "K_SW64": ((8, 5
 
 
 def include_flags() -> list[str]:
-    site = os.environ.get("SYMLAYOUT_CUTE_SITE")
-    roots = []
-    if site:
-        roots.append(Path(site))
-    try:
-        import cutlass_library  # noqa: F401
-        roots.append(Path(cutlass_library.__file__).resolve().parents[1])
-    except Exception:
-        pass
-    for r in roots:
-        inc = r / "cutlass_library" / "source" / "include"
-        if (inc / "cute" / "tensor.hpp").is_file():
-            flags = [f"-I{inc}"]
-            for sub in ("cuda_runtime", "cuda_cccl", "cuda_nvcc"):
-                p = r / "nvidia" / sub / "include"
-                if p.is_dir():
-                    flags.append(f"-I{p}")
-            return flags
-    raise SystemExit("CuTe headers not found: set SYMLAYOUT_CUTE_SITE or install nvidia-cutlass")
+    """``-I`` flags of the CuTe and CUDA headers (tests/cute_cpp.py finds them)."""
+    dirs = cute_site()
+    if dirs is None:
+        raise SystemExit("CuTe headers not found: set SYMLAYOUT_CUTE_SITE or install nvidia-cutlass (and g++)")
+    return [f"-I{d}" for d in dirs]
 
 
 CXXFLAGS = ["-std=c++17", "-O0", "-w", "-D__CUDACC_VER_MAJOR__=12", "-D__CUDACC_VER_MINOR__=8",
