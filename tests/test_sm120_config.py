@@ -239,3 +239,17 @@ def test_cutlass_sm120_atoms_issue_selectors_zero():
     decls = [m for f in ("mma_sm120.hpp", "mma_sm120_sparse.hpp")
              for m in re.findall(r"static constexpr uint16_t ([tb]id[AB]) = (\w+);", (arch / f).read_text())]
     assert len(decls) >= 4 * 27 * 2 and {v for _n, v in decls} == {"0"}
+
+
+def test_sm120_and_umma_names_resolve_in_a_fresh_interpreter():
+    """get_mma_atom finds the SM120 and SM100 families whichever modules were imported before (a fresh
+    interpreter importing only the TiledMMA): they registered themselves only as a side effect of the config."""
+    import subprocess
+    import sys
+    code = ("from symlayout.tiled.mma import make_tiled_mma\n"
+            "print(make_tiled_mma('SM120_16x8x32_TN<float_e4m3_t,float_e4m3_t,float>', '(1,1,1)', None).size())\n"
+            "from symlayout.atoms.mma import get_mma_atom\n"
+            "print(get_mma_atom('SM100_MMA_F16BF16_SS<half_t,half_t,float,128,256,UMMA::Major::K,UMMA::Major::K>').name)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-800:]
+    assert out.stdout.splitlines()[0] == "32" and out.stdout.splitlines()[1].startswith("SM100_MMA_F16BF16_SS")

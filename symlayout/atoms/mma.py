@@ -11,6 +11,7 @@ Data: ``symlayout/atoms/data/mma.json``.  Layout conventions (CuTe's): ALayout m
 from __future__ import annotations
 
 import functools
+import importlib
 import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -148,8 +149,18 @@ def _build(entry: dict) -> MMAAtom:
 
 
 #: atom families built from their name outside the catalog, ``(is_member(name), build(name))``: the SM100
-#: UMMA atoms (:mod:`symlayout.atoms.umma` registers itself; it imports this module, so not the reverse)
+#: UMMA atoms and the SM120 mma.sync atoms (their modules register themselves; they import this module, so
+#: it imports them only when a name is looked up: :func:`_named_families`)
 NAMED_FAMILIES: list = []
+FAMILY_MODULES = ("umma", "sm120")
+
+
+def _named_families() -> list:
+    """:data:`NAMED_FAMILIES`, every family module imported (a name is found whichever modules the caller
+    happened to import before)."""
+    for mod in FAMILY_MODULES:
+        importlib.import_module(f"{__package__}.{mod}")
+    return NAMED_FAMILIES
 
 
 def register_family(is_member, build) -> None:
@@ -172,7 +183,7 @@ def get_mma_atom(name: str) -> MMAAtom:
     >>> get_mma_atom("UniversalFMA<half_t>").name
     'UniversalFMA<half_t,half_t,half_t,half_t>'
     """
-    for is_member, build in NAMED_FAMILIES:
+    for is_member, build in _named_families():
         if is_member(name):
             return build(name)
     try:
