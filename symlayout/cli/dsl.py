@@ -83,6 +83,11 @@ def add_arguments(sp) -> None:
     sp.add_argument("--arg", default=None, metavar="K=V,...",
                     help="--entry: other entry arguments (as --init: Python literals, DSL types, names or "
                          "expressions of the kernel's module)")
+    sp.add_argument("--package", action="append", default=[], metavar="DIST[==VERSION]",
+                    help="FILE is a path inside this distribution (quack-kernels==0.6.5 quack/rmsnorm.py): the "
+                         "installed one, else its wheel of VERSION downloaded with pip into ~/.cache/symlayout and "
+                         "unpacked (not installed, not run); repeatable: every package's directory goes on "
+                         "sys.path, FILE is looked for in the first")
     sp.add_argument("--path", action="append", default=[], metavar="DIR",
                     help="--entry: a directory to put on sys.path for the kernel's imports (repeatable), e.g. the "
                          "checkout that holds a package the kernel imports (quack); the root of the kernel's own "
@@ -379,8 +384,31 @@ def prove_dsl(path: str, items, properties=None, method: str = "auto", timeout_s
     return out
 
 
+def _resolve_packages(args) -> None:
+    """``--package``: ``args.file`` becomes the kernel file inside the first distribution, and every
+    distribution's directory joins ``args.path`` (a note on stderr says where each came from)."""
+    if not args.package:
+        return
+    # lazy: the DSL front-end only for 'symlayout dsl'; other commands start without it
+    from ..frontends.kernels import KernelNotFound, locate, package_root, parse_package
+    try:
+        specs = [parse_package(p) for p in args.package]
+    except ValueError as e:
+        raise UsageError(f"--package {e}") from None
+    try:
+        found = locate(specs[0], args.file)
+        roots = [(specs[0], found.root, found.source)] + [(s, *package_root(s)) for s in specs[1:]]
+    except KernelNotFound as e:
+        raise UsageError(f"--package {one_line(str(e))}") from None
+    for spec, root, source in roots:
+        print(f"symlayout dsl: note: {spec}: {source} ({root})", file=sys.stderr)
+    args.file = str(found.path)
+    args.path = [str(r) for _, r, _ in roots] + list(args.path)
+
+
 def run(args) -> int:
     t0 = time.perf_counter()
+    _resolve_packages(args)
     shown = args.file
     if args.entry:
         items = load_entry_configs(args.file, args)
