@@ -432,6 +432,8 @@ def run(args) -> int:
         for entry, (_, rep) in zip(doc["configs"], pairs):
             entry["dsl"] = {"version": rep.version, "not_proved_here": list(rep.left_out),
                             "depends_on_assumption": list(rep.depends)}
+        for entry, (_, cfg) in zip(doc["configs"], items):
+            entry["dsl"]["stated_by_kernel"] = list(getattr(cfg, "stated", []))
         print(json.dumps(doc, indent=1))
         return code
     style = Style(use_colour(sys.stdout, args.color))
@@ -444,6 +446,9 @@ def run(args) -> int:
             print(f"{r.path}: version {rep.version} of the configuration proved; not proved here:")
             for x in rep.left_out:
                 print(f"  {x}")
+    for (r, _), (_, cfg) in zip(pairs, items):
+        for x in getattr(cfg, "stated", []):
+            print(f"STATED   {r.path}: {x}")
     for r, rep in pairs:
         for x in rep.depends:
             print(f"DEPENDS  {r.path}: {x}")

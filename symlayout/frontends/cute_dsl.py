@@ -433,6 +433,7 @@ class DslConfig:
         self._mma_label = label
         self._mixed_stages = False            # operands with different PIPE sizes: no [stages] count
         self.assumed: dict[str, int] = {}     # [params] symbol -> element bits: multiple_of is the front end's default
+        self.stated: list[str] = []           # what the kernel itself states of a [params] symbol, and where
         self.depends: list[str] = []          # results that hold only under a stronger assumption (after prove)
         self.unchecked: list[str] = []        # what the kernel does that no table states (listed as not proved here)
         if tiled_mma is not None:             # None: a copy-only kernel ([g2r.X], [r2g.X])

@@ -73,6 +73,7 @@ class EntrySpec:
     init: dict = dataclasses.field(default_factory=dict)           # constructor keyword arguments (text)
     args: dict = dataclasses.field(default_factory=dict)           # entry keyword arguments (text)
     align: int = 16                                                # assumed_align of the fake tensors (bytes)
+    dynamic_strides: bool = False      # fake tensors with dynamic strides (to read the kernel's cute.assume)
 
 
 def guess_arch(text: str) -> str:
@@ -1076,7 +1077,22 @@ def _named_tensor(make, pname: str, spec: EntrySpec, cutlass):
                            f"{len(shape)} modes (a permutation of 0..{len(shape) - 1}, 0 = the contiguous mode)")
     dtype = _dtype(EntrySpec("", dtypes={"*": tname.strip()}), "*", cutlass) if tname.strip() else \
         _dtype(spec, pname.upper(), cutlass)
-    return make(dtype, tuple(shape), stride_order=order, assumed_align=spec.align)
+    return _compact(make, dtype, tuple(shape), order, spec)
+
+
+def _compact(make, dtype, shape: tuple, order: tuple, spec: EntrySpec):
+    """A compact fake tensor; with ``spec.dynamic_strides`` its strides other than 0 and 1 are dynamic,
+    each known a multiple of 16 bytes (what the fakes' ``assumed_align`` says of the base, and what
+    CUTLASS's runners state with ``mark_compact_shape_dynamic(divisibility=128 // width)``), as a
+    tensor from ``from_dlpack(...).mark_layout_dynamic()`` is."""
+    t = make(dtype, shape, stride_order=order, assumed_align=spec.align)
+    if not spec.dynamic_strides:
+        return t
+    from cutlass.cute.runtime import make_fake_tensor
+    from cutlass.cute.typing import sym_int64
+    div = max(1, 128 // dtype.width)
+    stride = tuple(s if s in (0, 1) else sym_int64(divisibility=div) for s in t.stride)
+    return make_fake_tensor(dtype, shape, stride, assumed_align=spec.align)
 
 
 def _fake_tensor(make, role: str, spec: EntrySpec, cutlass):
@@ -1090,7 +1106,7 @@ def _fake_tensor(make, role: str, spec: EntrySpec, cutlass):
     if major not in modes[:2]:
         raise DslError(f"--major {role}={major}: expected {modes[0]} or {modes[1]}")
     order = (0, 1, 2) if major == modes[0] else (1, 0, 2)
-    return make(dtype, shape, stride_order=order, assumed_align=spec.align)
+    return _compact(make, dtype, shape, order, spec)
 
 
 _IMPORT = re.compile(r"^\s*(?:from\s+([A-Za-z_][\w.]*)\s+import|import\s+([A-Za-z_][\w.]*))", re.M)
@@ -1187,8 +1203,113 @@ def trace_entry(mod, path: str, spec: EntrySpec, shown: str) -> list:
     try:
         cute.compile(fn, *args)
     except _Stop as stop:
+        configs = stop.configs
+    else:
+        raise DslError(f"{shown}: {spec.entry} returned without launching a kernel (nothing to read)")
+    finally:
+        for u in reversed(undo):
+            u()
+    if any(cfg.assumed for _, cfg in configs):
+        _use_stated(configs, mod, path, spec, shown)
+    return configs
+
+
+# ---------------------------------------------------------------- alignment the kernel states
+
+
+_DIV = re.compile(r"\?(?:\{[^}]*?div=(\d+)[^}]*\})?")
+
+
+def stride_divisibility(layout_text: str) -> int | None:
+    """The largest number every dynamic stride of a printed layout is known a multiple of (``?{i64 div=16}``:
+    16, a bare ``?``: 1), ``None`` if no stride is dynamic.
+
+    >>> stride_divisibility("(128,32,128):(?{i64 div=16},1,32)"), stride_divisibility("(8,4):(?,1)")
+    (16, 1)
+    >>> stride_divisibility("(8,4):(4,1)") is None
+    True
+    """
+    _, _, strides = layout_text.rpartition(":")
+    divs = [int(m.group(1) or 1) for m in _DIV.finditer(strides) if m.group(0)]
+    return min(divs) if divs else None
+
+
+def stated_alignment(mod, path: str, spec: EntrySpec, shown: str) -> dict:
+    """``{TiledCopy name: (multiple, where)}``: what the kernel itself states of the strides of the gmem
+    tensors its TiledCopies partition.  The entry is traced again on fake tensors whose strides are
+    dynamic (:func:`_compact`): a kernel that states more (``cute.assume(stride, divby=16)``, the
+    tensor rebuilt with it, as flash-attention 4's ``assume_tensor_aligned``) gives its gmem tiles
+    strides of that divisibility; ``where`` is the line of its ``cute.assume`` call in the kernel file."""
+    cute = import_dsl()
+    import cutlass
+    from cutlass.cute import nvgpu
+    from cutlass.cute.nvgpu import cpasync
+    from cutlass.cutlass_dsl import cutlass as cutlass_dsl
+    spec = dataclasses.replace(spec, dynamic_strides=True)
+    fn, inst = _entry(mod, spec, cutlass, shown)
+    seen = _Seen(os.path.abspath(path))
+    args, _ = _fake_args(fn, spec, mod, cutlass, seen, shown)
+    assumed = []     # (divby, line) of the kernel's cute.assume calls
+
+    def assume(orig):
+        def wrapper(src, divby=None, *a, **k):
+            if divby is not None:
+                assumed.append((int(divby), seen.line()))
+            return orig(src, divby, *a, **k)
+        return wrapper
+
+    def read(launch_args) -> dict:
+        names, divs = _names(seen, launch_args, inst), {}
+        for tiled, _, tensor in seen.parts:
+            div = stride_divisibility(str(tensor.layout)) if "gmem" in _memspace(tensor) else None
+            if div is not None and id(tiled) in names:
+                divs[names[id(tiled)]] = min(div, divs.get(names[id(tiled)], div))
+        base = os.path.basename(seen.path)
+        where = {d: f"cute.assume(..., divby={d}) at {base}:{ln}" for d, ln in reversed(assumed) if ln}
+        return {k: (d, where.get(d, "the strides of the tensor it copies")) for k, d in divs.items()}
+
+    undo = [_patch(cute, "assume", assume)]
+    undo += _watch(seen, cute, cpasync, cutlass_dsl.KernelLauncher, read, nvgpu, _tmem_allocator())
+    try:
+        cute.compile(fn, *args)
+    except _Stop as stop:
         return stop.configs
     finally:
         for u in reversed(undo):
             u()
-    raise DslError(f"{shown}: {spec.entry} returned without launching a kernel (nothing to read)")
+    return {}
+
+
+def _use_stated(configs: list, mod, path: str, spec: EntrySpec, shown: str) -> None:
+    """Replace the front end's default leading-dimension assumption of each global copy by what the
+    kernel states, where it states more (:func:`stated_alignment`), naming where it came from."""
+    try:
+        stated = stated_alignment(mod, path, spec, shown)
+    except Exception as e:  # noqa: BLE001 - the kernel's statements are read where its code allows
+        text = re.sub(r"\x1b\[[0-9;]*m", "", str(e)).strip().splitlines()
+        for _, cfg in configs:
+            cfg.doc.notes.append(f"the kernel's own alignment statements were not read (traced with dynamic "
+                                 f"strides: {type(e).__name__}: {text[0][:200] if text else ''})")
+        return
+    for _, cfg in configs:
+        for kind in ("g2s", "s2g"):
+            for x in getattr(cfg.doc, kind):
+                names = cfg.names.get(f"{kind}.{x}")
+                ld = _ld_symbol(getattr(cfg.doc, kind)[x].get("gmem", ""), cfg.assumed)
+                if names is None or ld is None or names.copy not in stated:
+                    continue
+                div, where = stated[names.copy]
+                default = int(cfg.doc.params[ld].get("multiple_of", 1))
+                if div < default:
+                    continue
+                if div > default:
+                    cfg.assume(ld, div)
+                cfg.stated.append(f"{ld} % {div} == 0: stated by the kernel for {names.copy} ({where})"
+                                  + (", what the front end assumes by default" if div == default else ""))
+                cfg.doc.notes.append(cfg.stated[-1])
+
+
+def _ld_symbol(gmem: str, assumed: dict) -> str | None:
+    """The leading-dimension symbol of a gmem layout whose ``multiple_of`` is still the front end's default."""
+    found = [n for n in re.findall(r"[A-Za-z_]\w*", gmem.partition(":")[2]) if n in assumed]
+    return found[0] if found else None

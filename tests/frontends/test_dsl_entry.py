@@ -12,7 +12,7 @@ import pytest
 
 from symlayout.cli import main
 from symlayout.frontends import dsl_entry, stubs
-from symlayout.frontends.dsl_entry import guess_arch, operand_letter, parse_assignments
+from symlayout.frontends.dsl_entry import guess_arch, operand_letter, parse_assignments, stride_divisibility
 from symlayout.frontends.stubs import Stub, install
 
 KERNELS = Path(__file__).resolve().parents[1] / "data" / "dsl_kernels"
@@ -151,6 +151,42 @@ def test_stated_assumption_is_not_reported_as_depending(capsys):
     rc, out, _ = run(capsys, "dsl", AMPERE, *AMPERE_ARGS, "--assume", "ldA%16==0", "-q")
     assert rc == 0
     assert "coalescing[g2s.A]" not in out and "DEPENDS" in out and "coalescing[g2s.B]" in out
+
+
+@needs_dsl
+def test_alignment_the_kernel_states_replaces_the_default(capsys):
+    """The kernel states its leading dimensions multiples of 16 elements (``--init ld_divby=16``: every
+    dynamic stride rebuilt with ``cute.assume(stride, divby=16)``): the DEPENDS results become proved under
+    the kernel's own word, each naming the line that states it; the kernel that states nothing (the test
+    above) still depends on the assumption."""
+    rc, out, err = run(capsys, "dsl", AMPERE, *AMPERE_ARGS, "--init", "ld_divby=16", "--json")
+    assert rc == 0, out + err
+    (c,) = json.loads(out)["configs"]
+    assert c["ok"] and c["dsl"]["depends_on_assumption"] == []
+    line = [i for i, ln in enumerate(AMPERE.read_text().splitlines(), 1) if "cute.assume(s, divby=" in ln][0]
+    assert sorted(c["dsl"]["stated_by_kernel"]) == [
+        f"ld{x} % 16 == 0: stated by the kernel for tiled_copy_{x} (cute.assume(..., divby=16) at "
+        f"ampere_tensorop_gemm.py:{line})" for x in "ABC"]
+    coal = [r for r in c["results"] if r["property"] == "coalescing" and r["operand"] == "g2s.A"][0]
+    assert coal["status"] == "proved" and "depends" not in (coal.get("detail") or "")
+    rc, out, _ = run(capsys, "dsl", AMPERE, *AMPERE_ARGS, "--init", "ld_divby=16", "-q")
+    assert rc == 0 and "DEPENDS" not in out and "STATED   " in out and "ldA % 16 == 0: stated by the kernel" in out
+
+
+@needs_dsl
+def test_alignment_stated_only_as_the_default_changes_nothing(capsys):
+    """``cute.assume(stride, divby=8)`` (16 bytes of f16, what the front end assumes anyway): named, and
+    coalescing still depends on ldX % 16 == 0."""
+    rc, out, _ = run(capsys, "dsl", AMPERE, *AMPERE_ARGS, "--init", "ld_divby=8", "-q")
+    assert rc == 0 and "DEPENDS" in out and "ldA % 16 == 0 (--assume ldA%16==0)" in out
+    assert "ldA % 8 == 0: stated by the kernel for tiled_copy_A" in out and "what the front end assumes" in out
+
+
+def test_stride_divisibility_of_printed_layouts():
+    assert stride_divisibility("((128,32),4):((?{i64 div=16},1),32)") == 16
+    assert stride_divisibility("(128,32):(?{i32 div=8},?{i64 div=32})") == 8
+    assert stride_divisibility("(128,32):(?,1)") == 1
+    assert stride_divisibility("(128,32):(4096,1)") is None
 
 
 @needs_dsl
@@ -355,8 +391,8 @@ def test_constructor_element_types_follow_dtype(capsys, tmp_path):
     k = tmp_path / "gemm.py"
     k.write_text(AMPERE.read_text().replace(
         "def __init__(self, ab_dtype=cutlass.Float16, c_dtype=cutlass.Float16, acc_dtype=cutlass.Float32,\n"
-        "                 atom_layout_mnk=(2, 2, 1), swizzle=True):",
-        "def __init__(self, ab_dtype, c_dtype, acc_dtype, atom_layout_mnk, swizzle=True):"))
+        "                 atom_layout_mnk=(2, 2, 1), swizzle=True, ld_divby=None):",
+        "def __init__(self, ab_dtype, c_dtype, acc_dtype, atom_layout_mnk, swizzle=True, ld_divby=None):"))
     assert "def __init__(self, ab_dtype, c_dtype" in k.read_text()
     rc, _, err = run(capsys, "dsl", k, *AMPERE_ARGS[:-2], "--dtype", "bf16")
     assert rc == 2 and "atom_layout_mnk" in err and "--init" in err
