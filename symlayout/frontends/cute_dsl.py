@@ -713,10 +713,10 @@ class DslConfig:
 
     # ---- copy-only kernels: global memory <-> registers
     def reg_copy(self, kind: str, x: str, tiled_copy, gmem, *, label: str, gmem_label: str,
-                 gmem_align: int = 16) -> "DslConfig":
+                 gmem_align: int = 16, align_from: str = "the fake tensors' assumed_align") -> "DslConfig":
         """``[g2r.X]`` (``kind="g2r"``) or ``[r2g.X]``: ``tiled_copy`` between the registers and the gmem tile
         ``gmem`` (the tensor the kernel partitions, its layout static) of the tensor ``x`` (an identifier).
-        ``gmem_align``: the tile's base alignment in bytes."""
+        ``gmem_align``: the tile's base alignment in bytes, ``align_from``: where it comes from."""
         atom, typ = copy_name(tiled_copy), dtype_name(tiled_copy.value_type)
         layout, _ = tiled_copy_keys(_static(tiled_copy.layout_tv_tiled, f"{label}.layout_tv_tiled"),
                                     _static(tiled_copy.tiler_mn, f"{label}.tiler_mn"))
@@ -725,7 +725,7 @@ class DslConfig:
         desc = _op_desc(tiled_copy.op)
         self.doc.table_comments[f"{kind}.{x}"] = [
             f"DSL: {label} = TiledCopy of {desc}, {typ}; gmem: {gmem_label}, the tile it partitions",
-            f"gmem_align {gmem_align} B: the fake tensors' assumed_align (the kernel's own alignment is not read)"]
+            f"gmem_align {gmem_align} B: {align_from}"]
         self.names.setdefault(f"{kind}.{x}", _Names(copy=label, op=desc, atom=atom, smem=gmem_label))
         return self
 

@@ -469,7 +469,7 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
     at = lambda o: f"{base}:{seen.where[id(o)]}" if seen.where.get(id(o)) else seen.path  # noqa: E731
     mmas = _distinct([o for o in pool if _kind(o) == "mma"])
     if not mmas and seen.copies:
-        cfg = _copy_only(seen, names)
+        cfg = _copy_only(seen, names, spec.align)
         if cfg is not None:
             if seen.body_error:
                 cfg.doc.notes.append(f"the kernel body was traced up to an error: {seen.body_error}")
@@ -515,9 +515,10 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
     return out
 
 
-def _copy_only(seen: _Seen, names: dict):
+def _copy_only(seen: _Seen, names: dict, fake_align: int = 16):
     """A kernel without a TiledMma: ``[g2r.X]`` for every ``cute.copy`` from a partitioned gmem tile to
-    registers, ``[r2g.X]`` for every copy back (``X``: the gmem tile's variable name); ``None`` if none."""
+    registers, ``[r2g.X]`` for every copy back (``X``: the gmem tile's variable name); ``None`` if none.
+    ``gmem_align``: the tile's pointer alignment as the DSL knows it (:func:`_tile_alignment`)."""
     cfg, skipped = DslConfig(None, label="copies"), []
     for src, dst, line in seen.copies:
         read = False
@@ -534,8 +535,10 @@ def _copy_only(seen: _Seen, names: dict):
                 skipped.append(f"cute.copy at line {line}: {x} {tile.layout} is broadcast (a stride-0 mode: each "
                                f"element is read by several threads on purpose): [{kind}.{x}] not written")
                 continue
+            align, said = _tile_alignment(tile, fake_align)
             try:
-                cfg.reg_copy(kind, x, tiled, tile.layout, label=names.get(id(tiled), "a TiledCopy"), gmem_label=x)
+                cfg.reg_copy(kind, x, tiled, tile.layout, label=names.get(id(tiled), "a TiledCopy"), gmem_label=x,
+                             gmem_align=align, align_from=said)
             except DslError as e:
                 raise DslError(f"{e} (cute.copy at {os.path.basename(seen.path)}:{line})") from None
         if not read and any(id(t) in seen.part_of for t in (src, dst)):
@@ -544,6 +547,19 @@ def _copy_only(seen: _Seen, names: dict):
                            "(only gmem <-> register copies are, in a kernel without a TiledMma)")
     cfg.unchecked.extend(dict.fromkeys(skipped))
     return cfg if cfg.doc.g2r or cfg.doc.r2g else None
+
+
+def _tile_alignment(tile, fake_align: int) -> tuple[int, str]:
+    """``(bytes, where from)``: the alignment of a gmem tile's pointer (``ptr<f16, gmem, align<32>>``): what
+    the kernel states (``cute.make_ptr(..., assumed_align=32)``) where it differs from the fake tensors'
+    ``assumed_align``, else theirs."""
+    try:
+        align = int(tile.iterator.alignment)
+    except (AttributeError, TypeError, ValueError):
+        return fake_align, "the fake tensors' assumed_align"
+    if align == fake_align:
+        return align, "the fake tensors' assumed_align (the kernel states no other)"
+    return align, f"stated by the kernel: the tile's pointer is {tile.iterator} (its assumed_align)"
 
 
 def _broadcast(layout) -> bool:

@@ -452,6 +452,20 @@ def test_copy_only_threads_down_columns_refuted(capsys):
 
 
 @needs_dsl
+def test_copy_only_base_alignment_the_kernel_states_is_used(capsys):
+    """X's pointer rebuilt by the kernel with ``cute.make_ptr(..., assumed_align=B)``: ``[g2r.tile_x]
+    gmem_align`` is B, a comment says the kernel states it; Y keeps the fake tensors' 16.  Stating 4 bytes
+    under 16-byte loads is refuted (the kernel's own word does not cover its vectors)."""
+    rc, out, _ = run(capsys, "dsl", COPY_ONLY, *COPY_ARGS, "--arg", "base_align=32", "--toml")
+    assert rc == 0
+    (d,) = toml_docs(out)
+    assert d["g2r"]["tile_x"]["gmem_align"] == 32 and d["r2g"]["tile_y"]["gmem_align"] == 16
+    assert "gmem_align 32 B: stated by the kernel: the tile's pointer is ptr<f16, gmem, align<32>>" in out
+    rc, out, _ = run(capsys, "dsl", COPY_ONLY, *COPY_ARGS, "--arg", "base_align=4", "-q")
+    assert rc == 1 and "REFUTED  alignment[g2r.tile_x]" in out
+
+
+@needs_dsl
 def test_copy_only_broadcast_tile_is_listed_not_refuted(capsys):
     """W (N,) added to every row is read by every row's threads on purpose: no [g2r] table (its exactly_once
     would be refuted), a line under "not proved here"."""

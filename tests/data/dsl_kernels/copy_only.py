@@ -5,7 +5,8 @@ stores it to Y (test input of ``symlayout dsl --entry``; written for symlayout's
         --shape M=1024,N=1024 --tensor mX=M,N --tensor mY=M,N --dtype f16
 
 ``--arg threads_down_columns=True`` orders the threads down the tile's columns: each warp request
-then spans 32 rows (``coalescing`` refuted).
+then spans 32 rows (``coalescing`` refuted).  ``--arg base_align=B`` makes the kernel state the alignment
+of X's base pointer itself (``cute.make_ptr(..., assumed_align=B)``), as kernels taking raw pointers do.
 """
 import cutlass
 import cutlass.cute as cute
@@ -26,7 +27,11 @@ def scale_rows_kernel(gX: cute.Tensor, gY: cute.Tensor, tiled_load: cute.TiledCo
 
 
 @cute.jit
-def scale_rows(mX: cute.Tensor, mY: cute.Tensor, threads_down_columns: cutlass.Constexpr = False):
+def scale_rows(mX: cute.Tensor, mY: cute.Tensor, threads_down_columns: cutlass.Constexpr = False,
+               base_align: cutlass.Constexpr = None):
+    if cutlass.const_expr(base_align is not None):
+        mX = cute.make_tensor(cute.make_ptr(mX.element_type, mX.iterator.toint(), cute.AddressSpace.gmem,
+                                            assumed_align=base_align), mX.layout)
     vec = 128 // mX.element_type.width
     # a warp: one row of 32 vectors, or (down the columns) 32 rows of one 16-byte vector each
     threads = cute.make_ordered_layout((32, 8) if threads_down_columns else (8, 32),
