@@ -713,18 +713,25 @@ class DslConfig:
 
     # ---- copy-only kernels: global memory <-> registers
     def reg_copy(self, kind: str, x: str, tiled_copy, gmem, *, label: str, gmem_label: str,
-                 gmem_align: int = 16, align_from: str = "the fake tensors' assumed_align") -> "DslConfig":
+                 gmem_align: int = 16, align_from: str = "the fake tensors' assumed_align", atom: str | None = None,
+                 at: int | None = None) -> "DslConfig":
         """``[g2r.X]`` (``kind="g2r"``) or ``[r2g.X]``: ``tiled_copy`` between the registers and the gmem tile
         ``gmem`` (the tensor the kernel partitions, its layout static) of the tensor ``x`` (an identifier).
-        ``gmem_align``: the tile's base alignment in bytes, ``align_from``: where it comes from."""
-        atom, typ = copy_name(tiled_copy), dtype_name(tiled_copy.value_type)
-        layout, _ = tiled_copy_keys(_static(tiled_copy.layout_tv_tiled, f"{label}.layout_tv_tiled"),
-                                    _static(tiled_copy.tiler_mn, f"{label}.tiler_mn"))
+        ``gmem_align``: the tile's base alignment in bytes, ``align_from``: where it comes from.  ``atom``:
+        the copy's operation when it is not the TiledCopy's own (``"AutoVectorizingCopy"``: the kernel copies
+        slices of the TiledCopy's partition with ``cute.autovec_copy``, at line ``at``)."""
+        by = f"cute.autovec_copy at line {at} of slices of the partition of " if atom else ""
+        atom, typ = atom or copy_name(tiled_copy), dtype_name(tiled_copy.value_type)
+        tiler = _static(tiled_copy.tiler_mn, f"{label}.tiler_mn")
         g = strip_static(_static(gmem, f"{gmem_label} (the gmem tile {label} partitions)"))
+        row = _as_row(tiler, g)
+        if row is not None:
+            tiler, g = row
+        layout, _ = tiled_copy_keys(_static(tiled_copy.layout_tv_tiled, f"{label}.layout_tv_tiled"), tiler)
         getattr(self.doc, kind)[x] = {"atom": atom, "type": typ, **layout, "gmem": g, "gmem_align": int(gmem_align)}
         desc = _op_desc(tiled_copy.op)
         self.doc.table_comments[f"{kind}.{x}"] = [
-            f"DSL: {label} = TiledCopy of {desc}, {typ}; gmem: {gmem_label}, the tile it partitions",
+            f"DSL: {by}{label} = TiledCopy of {desc}, {typ}; gmem: {gmem_label}, the tile it partitions",
             f"gmem_align {gmem_align} B: {align_from}"]
         self.names.setdefault(f"{kind}.{x}", _Names(copy=label, op=desc, atom=atom, smem=gmem_label))
         return self
@@ -844,6 +851,34 @@ class DslConfig:
         if r.detail:
             r.detail = words(r.detail)
         return r
+
+
+def _as_row(tiler: str, gmem: str) -> tuple[str, str] | None:
+    """A 1-D TiledCopy over a 1-D gmem tile (CUTLASS's ``cta_norm``: one row of N elements) as the row
+    ``(1, N)`` of the contract's (M, N) tile: ``(tiler, gmem)`` in that form, ``None`` if not 1-D.  The
+    TV layout is unchanged: the column-major index of ``(0, n)`` in a ``(1, T)`` tile is ``n``.
+
+    >>> _as_row("(1024:1,)", "4096:1"), _as_row("(1024:1)", "(4096):(1)")
+    (('(1,1024)', '(1,4096):(4096,1)'), ('(1,1024)', '(1,4096):(4096,1)'))
+    >>> _as_row("(16:1,256:1)", "(16,256):(4096,1)") is None
+    True
+    """
+    try:
+        lay = parse_layout(gmem)
+        t = parse(strip_static(tiler).replace(",)", ")"))
+    except Exception:  # noqa: BLE001 - a form the parser does not read: not a 1-D copy we can tell
+        return None
+    t = t if not isinstance(t, tuple) else t[0] if len(t) == 1 else None
+    if lay.rank() != 1 or not isinstance(t, (int, Layout)):
+        return None
+    extent = t if isinstance(t, int) else t.size()
+    if isinstance(t, Layout) and not same_function(t, Layout(extent)):
+        return None
+    strides = list(_flat(lay.stride))
+    if len(strides) != 1 or not isinstance(strides[0], int):
+        return None
+    n, d = it.product(lay.shape), strides[0]
+    return f"(1,{extent})", f"(1,{n}):({n * d},{d})"
 
 
 def _is_transpose(a: str, b: str) -> bool:

@@ -194,6 +194,8 @@ class _Seen:
     part_of: dict = dataclasses.field(default_factory=dict)     # id(partition_S/D result) -> (TiledCopy, tensor)
     copies: list = dataclasses.field(default_factory=list)      # cute.copy(atom, src, dst): (src, dst, line)
     autovec: list = dataclasses.field(default_factory=list)         # (source element type, line)
+    autovec_parts: list = dataclasses.field(default_factory=list)   # autovec_copy(src, dst) of partitions: (src, dst, line)
+    slice_of: dict = dataclasses.field(default_factory=dict)        # id(partition[None, i]) -> the partition
     frames: list = dataclasses.field(default_factory=list)
     keep: list = dataclasses.field(default_factory=list)            # the objects, alive while ids are used
     tensors: dict = dataclasses.field(default_factory=dict)         # id(fake tensor) -> role
@@ -239,6 +241,7 @@ def _patch(obj, name, make):
 def _watch(seen: _Seen, cute, cpasync, launcher, build, nvgpu=None, tmem_allocator=None):
     """Install the interceptors; returns the undo functions."""
     from cutlass.cute.atom import ThrCopy, ThrMma, TiledCopy
+    from cutlass.cute.tensor import _Tensor
     undo = []
 
     def tiled_copy_for(x):
@@ -363,8 +366,21 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build, nvgpu=None, tmem_allocat
     def autovec(orig):
         def wrapper(src, dst, *a, **k):   # recorded, not emitted: no code is generated for the device
             seen.autovec.append((src.element_type, seen.line()))
+            src, dst = seen.slice_of.get(id(src), src), seen.slice_of.get(id(dst), dst)
+            if id(src) in seen.part_of or id(dst) in seen.part_of:
+                seen.autovec_parts.append((src, dst, seen.autovec[-1][1]))
         return wrapper
     undo.append(_patch(cute, "autovec_copy", autovec))
+
+    def getitem(orig):       # a slice of a TiledCopy's partition (tXgX[None, i]) remembers the partition
+        def wrapper(self, *a, **k):
+            r = orig(self, *a, **k)
+            if id(self) in seen.part_of or id(self) in seen.slice_of:
+                seen.slice_of[id(r)] = seen.slice_of.get(id(self), self)
+                seen.keep.append(r)
+            return r
+        return wrapper
+    undo.append(_patch(_Tensor, "__getitem__", getitem))
 
     def launch(orig):
         def wrapper(self, *a, **k):
@@ -468,7 +484,7 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
     base = os.path.basename(seen.path)
     at = lambda o: f"{base}:{seen.where[id(o)]}" if seen.where.get(id(o)) else seen.path  # noqa: E731
     mmas = _distinct([o for o in pool if _kind(o) == "mma"])
-    if not mmas and seen.copies:
+    if not mmas and (seen.copies or seen.autovec_parts):
         cfg = _copy_only(seen, names, spec.align)
         if cfg is not None:
             if seen.body_error:
@@ -520,7 +536,9 @@ def _copy_only(seen: _Seen, names: dict, fake_align: int = 16):
     registers, ``[r2g.X]`` for every copy back (``X``: the gmem tile's variable name); ``None`` if none.
     ``gmem_align``: the tile's pointer alignment as the DSL knows it (:func:`_tile_alignment`)."""
     cfg, skipped = DslConfig(None, label="copies"), []
-    for src, dst, line in seen.copies:
+    copies = [(s, d, ln, None) for s, d, ln in seen.copies]
+    copies += [(s, d, ln, "AutoVectorizingCopy") for s, d, ln in seen.autovec_parts]
+    for src, dst, line, atom in copies:
         read = False
         for kind, part, other in (("g2r", src, dst), ("r2g", dst, src)):
             tiled, tile = seen.part_of.get(id(part), (None, None))
@@ -538,7 +556,7 @@ def _copy_only(seen: _Seen, names: dict, fake_align: int = 16):
             align, said = _tile_alignment(tile, fake_align)
             try:
                 cfg.reg_copy(kind, x, tiled, tile.layout, label=names.get(id(tiled), "a TiledCopy"), gmem_label=x,
-                             gmem_align=align, align_from=said)
+                             gmem_align=align, align_from=said, atom=atom, at=line)
             except DslError as e:
                 raise DslError(f"{e} (cute.copy at {os.path.basename(seen.path)}:{line})") from None
         if not read and any(id(t) in seen.part_of for t in (src, dst)):

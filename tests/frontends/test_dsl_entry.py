@@ -466,6 +466,23 @@ def test_copy_only_base_alignment_the_kernel_states_is_used(capsys):
 
 
 @needs_dsl
+def test_copy_only_autovec_copy_of_partition_slices_is_read(capsys):
+    """A 1-D TiledCopy over one row, copied slice by slice (``cute.autovec_copy(tXgX[None, i], tXrX[None, i])``,
+    CUTLASS's cta_norm): ``[g2r.gX]`` / ``[r2g.gY]`` of the whole partition with CuTe's AutoVectorizingCopy,
+    the row written as the (1, N) tile of the contract."""
+    rc, out, err = run(capsys, "dsl", COPY_ONLY, "--entry", "copy_row_slices", "--shape", "M=1024,N=4096",
+                       "--tensor", "mX=M,N", "--tensor", "mY=M,N", "--dtype", "f16", "--toml")
+    assert rc == 0, err
+    (d,) = toml_docs(out)
+    assert d["g2r"]["gX"] == {"atom": "AutoVectorizingCopy", "type": "half_t", "thr": "(1,128):(0,1)",
+                              "val": "(1,8)", "gmem": "(1,4096):(4096,1)", "gmem_align": 16}
+    assert d["r2g"]["gY"]["gmem"] == "(1,4096):(4096,1)" and "cute.autovec_copy at line" in out
+    rc, out, _ = run(capsys, "dsl", COPY_ONLY, "--entry", "copy_row_slices", "--shape", "M=1024,N=4096",
+                     "--tensor", "mX=M,N", "--tensor", "mY=M,N", "--dtype", "f16", "-q")
+    assert rc == 0 and "10 proved, 0 refuted" in out
+
+
+@needs_dsl
 def test_copy_only_broadcast_tile_is_listed_not_refuted(capsys):
     """W (N,) added to every row is read by every row's threads on purpose: no [g2r] table (its exactly_once
     would be refuted), a line under "not proved here"."""

@@ -43,6 +43,10 @@ CASES = {   # name: (file, arguments, exit code, configurations or the error's w
     "elementwise_add": (CUTE / "ampere/kernel/elementwise/elementwise_add.py",
                         ["--entry", "elementwise_add", "--shape", "M=4096,N=4096", "--tensor", "mA=M,N", "--tensor",
                          "mB=M,N", "--tensor", "mC=M,N", "--dtype", "f16"], 0, 1),     # copy-only: [g2r.X], [r2g.X]
+    "cta_norm": (CUTE / "hopper/kernel/cta_norm/cta_norm.py",
+                 ["--entry", "CtaNorm.__call__", "--init", 'N=4096,norm_type="layer"', "--shape", "M=4096,N=4096",
+                  "--tensor", "mY=M,N", "--tensor", "mX=M,N", "--tensor", "mWeight=N", "--tensor", "mBias=N",
+                  "--dtype", "f16"], 0, 1),   # autovec_copy of tXgX[None, i]: [g2r.gX/mWeight/mBias], [r2g.gY]
     "quack_rmsnorm": (Path("quack/quack/rmsnorm.py"),
                       ["--path", "{quack}", "--stub-missing", "--entry", "RMSNorm.__call__", "--init",
                        "dtype=bf16,N=4096", "--shape", "M=4096,N=4096", "--tensor", "mX=M,N", "--tensor", "mW=N",

@@ -74,3 +74,28 @@ def add_row(mX: cute.Tensor, mW: cute.Tensor, mY: cute.Tensor):
     gX, gW, gY = (cute.zipped_divide(t, tiler_mn) for t in (mX, rows_w, mY))
     add_row_kernel(gX, gW, gY, tiled).launch(grid=[cute.size(gX, mode=[1]), 1, 1],
                                              block=[cute.size(tv, mode=[0]), 1, 1])
+
+
+@cute.kernel
+def row_slices_kernel(mX: cute.Tensor, mY: cute.Tensor, tiled: cute.TiledCopy, n: cutlass.Constexpr):
+    tidx, _, _ = cute.arch.thread_idx()
+    bidx, _, _ = cute.arch.block_idx()
+    thr = tiled.get_slice(tidx)
+    gX = cute.local_tile(mX, tiler=(1, n), coord=(bidx, 0))[0, None]     # one row of n elements
+    gY = cute.local_tile(mY, tiler=(1, n), coord=(bidx, 0))[0, None]
+    tXgX, tYgY = thr.partition_S(gX), thr.partition_D(gY)
+    tXrX = cute.make_fragment_like(tXgX)
+    for i in range(cute.size(tXrX, mode=[1])):
+        cute.autovec_copy(tXgX[None, i], tXrX[None, i])     # slice i of every thread's partition
+    for i in range(cute.size(tXrX, mode=[1])):
+        cute.autovec_copy(tXrX[None, i], tYgY[None, i])
+
+
+@cute.jit
+def copy_row_slices(mX: cute.Tensor, mY: cute.Tensor, elems_per_thread: cutlass.Constexpr = 8):
+    """Each CTA copies one row with a 1-D TiledCopy of 128 threads, slice by slice (``cute.autovec_copy``
+    of ``tXgX[None, i]``, as CUTLASS's ``cta_norm`` loads); ``--arg elems_per_thread=1`` makes each access
+    2 bytes (``coalescing`` still holds: a warp reads 64 contiguous bytes)."""
+    atom = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), mX.element_type, num_bits_per_copy=128)
+    tiled = cute.make_tiled_copy_tv(atom, cute.make_layout(128), cute.make_layout(elems_per_thread))
+    row_slices_kernel(mX, mY, tiled, mX.shape[1]).launch(grid=[mX.shape[0], 1, 1], block=[128, 1, 1])
