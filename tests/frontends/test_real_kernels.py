@@ -51,6 +51,10 @@ CASES = {   # name: (file, arguments, exit code, configurations or the error's w
                       ["--path", "{quack}", "--stub-missing", "--entry", "RMSNorm.__call__", "--init",
                        "dtype=bf16,N=4096", "--shape", "M=4096,N=4096", "--tensor", "mX=M,N", "--tensor", "mW=N",
                        "--tensor", "mO=M,N", "--dtype", "bf16"], 0, 1),   # [r2g.gO]; X through smem, W: listed
+    "quack_softmax": (Path("quack/quack/softmax.py"),
+                      ["--stub-missing", "--entry", "Softmax.__call__", "--init", "dtype=bf16,N=4096", "--shape",
+                       "M=4096,N=4096", "--tensor", "mX=M,N", "--tensor", "mO=M,N", "--dtype", "bf16"], 0, 1),
+    #   [r2g.gO]; X's cp.async staging through smem listed as not read
     "flash_attention_v2": (CUTE / "ampere/kernel/attention/flash_attention_v2.py",
                            ["--entry", "FlashAttentionForwardAmpere.__call__", "--init", "head_dim=128,n_block_size=64",
                             *ATTN], 0, 2),
