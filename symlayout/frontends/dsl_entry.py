@@ -1243,7 +1243,7 @@ def trace_entry(mod, path: str, spec: EntrySpec, shown: str) -> list:
     finally:
         for u in reversed(undo):
             u()
-    if any(cfg.assumed for _, cfg in configs):
+    if any(cfg.assumed for _, cfg in configs) and _may_state_alignment(mod):
         _use_stated(configs, mod, path, spec, shown)
     return configs
 
@@ -1273,7 +1273,8 @@ def stated_alignment(mod, path: str, spec: EntrySpec, shown: str) -> dict:
     tensors its TiledCopies partition.  The entry is traced again on fake tensors whose strides are
     dynamic (:func:`_compact`): a kernel that states more (``cute.assume(stride, divby=16)``, the
     tensor rebuilt with it, as flash-attention 4's ``assume_tensor_aligned``) gives its gmem tiles
-    strides of that divisibility; ``where`` is the line of its ``cute.assume`` call in the kernel file."""
+    strides of that divisibility; ``where`` is the line of its ``cute.assume`` call in the kernel file.
+    A divisibility no ``cute.assume`` of the kernel gave (the fakes' own 16 bytes) is not a statement."""
     cute = import_dsl()
     import cutlass
     from cutlass.cute import nvgpu
@@ -1300,7 +1301,7 @@ def stated_alignment(mod, path: str, spec: EntrySpec, shown: str) -> dict:
                 divs[names[id(tiled)]] = min(div, divs.get(names[id(tiled)], div))
         base = os.path.basename(seen.path)
         where = {d: f"cute.assume(..., divby={d}) at {base}:{ln}" for d, ln in reversed(assumed) if ln}
-        return {k: (d, where.get(d, "the strides of the tensor it copies")) for k, d in divs.items()}
+        return {k: (d, where[d]) for k, d in divs.items() if d in where}   # else the fakes' own divisibility
 
     undo = [_patch(cute, "assume", assume)]
     undo += _watch(seen, cute, cpasync, cutlass_dsl.KernelLauncher, read, nvgpu, _tmem_allocator())
@@ -1312,6 +1313,23 @@ def stated_alignment(mod, path: str, spec: EntrySpec, shown: str) -> dict:
         for u in reversed(undo):
             u()
     return {}
+
+
+def _may_state_alignment(mod) -> bool:
+    """Whether the kernel's own code -- its module and the modules of its package (flash-attention 4's
+    ``cute_dsl_utils``) -- says ``divby`` anywhere; if not, :func:`stated_alignment` would read nothing and
+    its second trace is skipped (a statement made elsewhere is then missed: the front end's default stays,
+    which only costs a ``DEPENDS`` line)."""
+    top = mod.__name__.partition(".")[0]
+    files = {getattr(m, "__file__", None) for n, m in list(sys.modules.items()) if n.partition(".")[0] == top}
+    for f in sorted(x for x in files | {getattr(mod, "__file__", None)} if x and x.endswith(".py")):
+        try:
+            with open(f, encoding="utf-8", errors="replace") as fh:
+                if "divby" in fh.read():
+                    return True
+        except OSError:
+            continue
+    return False
 
 
 def _use_stated(configs: list, mod, path: str, spec: EntrySpec, shown: str) -> None:

@@ -129,6 +129,7 @@ def test_ampere_kernel_proved_without_a_wrapper(capsys):
         "coalescing[s2g.C]: ldC % 16 == 0 (--assume ldC%16==0)"]
     coal = [r for r in c["results"] if r["property"] == "coalescing" and r["operand"] == "g2s.A"][0]
     assert "refuted" in coal["detail"] and "ldA = 40" in coal["detail"]
+    assert c["dsl"]["stated_by_kernel"] == []     # the fakes' own 16-byte strides are no statement of the kernel
     assert "torch is not installed: the kernel's 'import torch' got a stub module" in err or "torch" in sys.modules
 
 
@@ -180,6 +181,15 @@ def test_alignment_stated_only_as_the_default_changes_nothing(capsys):
     rc, out, _ = run(capsys, "dsl", AMPERE, *AMPERE_ARGS, "--init", "ld_divby=8", "-q")
     assert rc == 0 and "DEPENDS" in out and "ldA % 16 == 0 (--assume ldA%16==0)" in out
     assert "ldA % 8 == 0: stated by the kernel for tiled_copy_A" in out and "what the front end assumes" in out
+
+
+def test_the_second_trace_only_where_the_kernels_code_says_divby(tmp_path):
+    import types
+    quiet, says = tmp_path / "quiet_kernel.py", tmp_path / "says_kernel.py"
+    quiet.write_text("x = 1\n")
+    says.write_text("y = cute.assume(s, divby=16)\n")
+    assert not dsl_entry._may_state_alignment(types.SimpleNamespace(__name__="quiet_kernel", __file__=str(quiet)))
+    assert dsl_entry._may_state_alignment(types.SimpleNamespace(__name__="says_kernel", __file__=str(says)))
 
 
 def test_stride_divisibility_of_printed_layouts():
