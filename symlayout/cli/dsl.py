@@ -47,7 +47,10 @@ tables the prover does not read yet are listed under 'not proved here'.
 built (--init), the entry compiled on fake tensors (--shape, --dtype, --major) and stopped at the
 kernel launch; every TiledMma, TiledCopy, smem layout and TMA atom it builds is named by the kernel's
 own variables. A result that holds only under a stronger assumption than the front end's default
-(e.g. ldA % 16 == 0) is reported as DEPENDS with the --assume that states it. See docs/frontends.md."""
+(e.g. ldA % 16 == 0) is reported as DEPENDS with the --assume that states it; what the kernel states itself
+(cute.assume(stride, divby=N)) replaces the default (STATED lines). --package DIST[==VERSION] reads FILE from
+that distribution: installed, else its wheel downloaded with pip into ~/.cache/symlayout and unpacked (never
+installed). See docs/frontends.md."""
 EXIT_CODES = {
     EXIT_OK: "every result as expected (--toml: written); results that depend on an assumption the front end "
              "did not make by default are listed as DEPENDS lines, exit still 0",
