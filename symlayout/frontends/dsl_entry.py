@@ -1274,7 +1274,8 @@ def stated_alignment(mod, path: str, spec: EntrySpec, shown: str) -> dict:
     dynamic (:func:`_compact`): a kernel that states more (``cute.assume(stride, divby=16)``, the
     tensor rebuilt with it, as flash-attention 4's ``assume_tensor_aligned``) gives its gmem tiles
     strides of that divisibility; ``where`` is the line of its ``cute.assume`` call in the kernel file.
-    A divisibility no ``cute.assume`` of the kernel gave (the fakes' own 16 bytes) is not a statement."""
+    A divisibility no ``cute.assume`` of the kernel gave (the fakes' own 16 bytes) is not a statement; a
+    kernel body that did not trace to its end states nothing (a copy's other partitions are unseen)."""
     cute = import_dsl()
     import cutlass
     from cutlass.cute import nvgpu
@@ -1294,6 +1295,8 @@ def stated_alignment(mod, path: str, spec: EntrySpec, shown: str) -> dict:
         return wrapper
 
     def read(launch_args) -> dict:
+        if seen.body_error:      # a partition the body did not reach could state less: read nothing
+            return {}
         names, divs = _names(seen, launch_args, inst), {}
         for tiled, _, tensor in seen.parts:
             div = stride_divisibility(str(tensor.layout)) if "gmem" in _memspace(tensor) else None

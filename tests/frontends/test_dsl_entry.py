@@ -183,6 +183,15 @@ def test_alignment_stated_only_as_the_default_changes_nothing(capsys):
     assert "ldA % 8 == 0: stated by the kernel for tiled_copy_A" in out and "what the front end assumes" in out
 
 
+@needs_dsl
+def test_alignment_is_not_read_from_a_body_that_did_not_trace_to_its_end(capsys):
+    """The statement is per TiledCopy (the least over the gmem tensors it partitions): a body that fails
+    before its end may hide a partition that states less, so nothing is read and the DEPENDS lines stay."""
+    rc, out, _ = run(capsys, "dsl", AMPERE, *AMPERE_ARGS, "--init", "ld_divby=16,body_error=True", "--json")
+    (c,) = json.loads(out)["configs"]
+    assert rc == 0 and c["dsl"]["stated_by_kernel"] == [] and len(c["dsl"]["depends_on_assumption"]) == 3
+
+
 def test_the_second_trace_only_where_the_kernels_code_says_divby(tmp_path):
     import types
     quiet, says = tmp_path / "quiet_kernel.py", tmp_path / "says_kernel.py"
@@ -401,8 +410,9 @@ def test_constructor_element_types_follow_dtype(capsys, tmp_path):
     k = tmp_path / "gemm.py"
     k.write_text(AMPERE.read_text().replace(
         "def __init__(self, ab_dtype=cutlass.Float16, c_dtype=cutlass.Float16, acc_dtype=cutlass.Float32,\n"
-        "                 atom_layout_mnk=(2, 2, 1), swizzle=True, ld_divby=None):",
-        "def __init__(self, ab_dtype, c_dtype, acc_dtype, atom_layout_mnk, swizzle=True, ld_divby=None):"))
+        "                 atom_layout_mnk=(2, 2, 1), swizzle=True, ld_divby=None, body_error=False):",
+        "def __init__(self, ab_dtype, c_dtype, acc_dtype, atom_layout_mnk, swizzle=True, ld_divby=None, "
+        "body_error=False):"))
     assert "def __init__(self, ab_dtype, c_dtype" in k.read_text()
     rc, _, err = run(capsys, "dsl", k, *AMPERE_ARGS[:-2], "--dtype", "bf16")
     assert rc == 2 and "atom_layout_mnk" in err and "--init" in err

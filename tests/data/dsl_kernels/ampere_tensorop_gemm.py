@@ -11,7 +11,8 @@ symlayout: the body does not compute a GEMM.
 
 ``ld_divby=16`` (``--init ld_divby=16``) makes the kernel state what it assumes of its tensors' leading
 dimensions, as flash-attention 4's ``assume_tensor_aligned`` does: every dynamic stride rebuilt with
-``cute.assume(stride, divby=16)``.
+``cute.assume(stride, divby=16)``.  ``body_error=True`` makes the kernel body fail at its end (a trace
+that does not reach the end of the body).
 """
 import math
 
@@ -26,7 +27,7 @@ from cutlass.cute.nvgpu import cpasync, warp
 
 class TensorOpGemm:
     def __init__(self, ab_dtype=cutlass.Float16, c_dtype=cutlass.Float16, acc_dtype=cutlass.Float32,
-                 atom_layout_mnk=(2, 2, 1), swizzle=True, ld_divby=None):
+                 atom_layout_mnk=(2, 2, 1), swizzle=True, ld_divby=None, body_error=False):
         self.ab_dtype, self.c_dtype, self.acc_dtype = ab_dtype, c_dtype, acc_dtype
         self.atom_layout_mnk = atom_layout_mnk
         self.cta_tiler = (128, 128, 32)
@@ -34,6 +35,7 @@ class TensorOpGemm:
         self.num_threads = math.prod(atom_layout_mnk) * 32
         self.swizzle = swizzle
         self.ld_divby = ld_divby
+        self.body_error = body_error
 
     def _aligned(self, t):
         """``t`` with each dynamic stride stated a multiple of ``ld_divby`` elements."""
@@ -129,3 +131,5 @@ class TensorOpGemm:
         tCrD.store(tCrC.load().to(self.c_dtype))
         cute.autovec_copy(tCrD, tCsC)
         tCgC = tiled_copy_C.get_slice(tidx).partition_D(gC)
+        if cutlass.const_expr(self.body_error):
+            raise ValueError("the kernel body fails here (test input)")
