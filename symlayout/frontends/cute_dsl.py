@@ -711,6 +711,30 @@ class DslConfig:
         self.names.setdefault(f"tma.{x}", _Names(copy=label, op=f"{n}()", atom=atom, smem=f"the smem tile of {x}"))
         return self
 
+    # ---- copy-only kernels: global memory -> shared memory (the staging of a tile, no MMA)
+    def stage_copy(self, x: str, tiled_copy, gmem, smem_tensor, *, atom=None, label: str, gmem_label: str,
+                   smem_label: str, gmem_align: int, smem_align: int, swizzle=None, at: int | None = None) -> "DslConfig":
+        """``[g2s.X]`` of a kernel without a TiledMma (docs/configs.md: ``X`` names the tensor): the copy
+        ``cute.copy(atom, tiled_copy's partition of gmem, its partition of smem_tensor)`` -- ``atom`` the
+        instruction the kernel gives ``cute.copy`` (QuACK: a ``cp.async`` atom on a TiledCopy's partitions),
+        else the TiledCopy's own; ``gmem`` the tile's static layout; ``smem_tensor``'s layout (and pointer
+        swizzle) the smem tile; the alignments as the DSL knows them (``gmem_align``, ``smem_align``)."""
+        name, typ = copy_name(atom if atom is not None else tiled_copy), dtype_name(tiled_copy.value_type)
+        tiler = _static(tiled_copy.tiler_mn, f"{label}.tiler_mn")
+        g = strip_static(_static(gmem, f"{gmem_label} (the gmem tile {label} partitions)"))
+        layout, _ = tiled_copy_keys(_static(tiled_copy.layout_tv_tiled, f"{label}.layout_tv_tiled"), tiler)
+        text, smem_desc, salign = self._smem(smem_tensor.layout, swizzle, value_type_bits(typ), x, smem_label)
+        self.doc.g2s[x] = {"atom": name, "type": typ, **layout, "gmem": g, "smem": text,
+                           "align": int(max(smem_align, salign or 0)), "gmem_align": int(gmem_align)}
+        op = _op_desc((atom if atom is not None else tiled_copy).op)
+        self.doc.table_comments[f"g2s.{x}"] = [
+            f"DSL: cute.copy({op}{' at line ' + str(at) if at else ''}) of {label}'s partitions, {typ}: gmem "
+            f"{gmem_label} -> smem {smem_desc}",
+            f"gmem_align {gmem_align} B, align {max(smem_align, salign or 0)} B: the pointers' alignment as the DSL "
+            "knows it"]
+        self.names.setdefault(f"g2s.{x}", _Names(copy=label, op=op, atom=name, smem=smem_label))
+        return self
+
     # ---- copy-only kernels: global memory <-> registers
     def reg_copy(self, kind: str, x: str, tiled_copy, gmem, *, label: str, gmem_label: str,
                  gmem_align: int = 16, align_from: str = "the fake tensors' assumed_align", atom: str | None = None,

@@ -193,6 +193,7 @@ class _Seen:
     tmem_copy: list = dataclasses.field(default_factory=list)   # (copy atom, TMEM tensor, TiledCopy, line)
     part_of: dict = dataclasses.field(default_factory=dict)     # id(partition_S/D result) -> (TiledCopy, tensor)
     copies: list = dataclasses.field(default_factory=list)      # cute.copy(atom, src, dst): (src, dst, line)
+    copy_atom: dict = dataclasses.field(default_factory=dict)   # index in copies -> the atom cute.copy was given
     autovec: list = dataclasses.field(default_factory=list)         # (source element type, line)
     autovec_parts: list = dataclasses.field(default_factory=list)   # autovec_copy(src, dst) of partitions: (src, dst, line)
     slice_of: dict = dataclasses.field(default_factory=dict)        # id(partition[None, i]) -> the partition
@@ -358,7 +359,8 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build, nvgpu=None, tmem_allocat
     def copy(orig):
         def wrapper(atom, src, dst, *a, **k):
             seen.copies.append((src, dst, seen.line()))
-            seen.keep.extend((src, dst))
+            seen.copy_atom[len(seen.copies) - 1] = atom
+            seen.keep.extend((src, dst, atom))
             return orig(atom, src, dst, *a, **k)
         return wrapper
     undo.append(_patch(cute, "copy", copy))
@@ -538,7 +540,9 @@ def _copy_only(seen: _Seen, names: dict, fake_align: int = 16):
     cfg, skipped = DslConfig(None, label="copies"), []
     copies = [(s, d, ln, None) for s, d, ln in seen.copies]
     copies += [(s, d, ln, "AutoVectorizingCopy") for s, d, ln in seen.autovec_parts]
-    for src, dst, line, atom in copies:
+    for i, (src, dst, line, atom) in enumerate(copies):
+        if atom is None and _staged(cfg, seen, names, src, dst, seen.copy_atom.get(i), line, fake_align):
+            continue
         read = False
         for kind, part, other in (("g2r", src, dst), ("r2g", dst, src)):
             tiled, tile = seen.part_of.get(id(part), (None, None))
@@ -564,7 +568,28 @@ def _copy_only(seen: _Seen, names: dict, fake_align: int = 16):
                            f"({names.get(id(src), 'a tensor')} -> {names.get(id(dst), 'a tensor')}): not read "
                            "(only gmem <-> register copies are, in a kernel without a TiledMma)")
     cfg.unchecked.extend(dict.fromkeys(skipped))
-    return cfg if cfg.doc.g2r or cfg.doc.r2g else None
+    return cfg if cfg.doc.g2r or cfg.doc.r2g or cfg.doc.g2s else None
+
+
+def _staged(cfg: DslConfig, seen: _Seen, names: dict, src, dst, atom, line, fake_align: int) -> bool:
+    """``[g2s.X]`` for ``cute.copy(atom, src, dst)`` from a TiledCopy's partition of a gmem tile to its partition
+    of an smem tensor (QuACK's ``cp.async`` staging of X); whether it was one."""
+    (tiled, tile), (tiled_d, stile) = seen.part_of.get(id(src), (None, None)), seen.part_of.get(id(dst), (None, None))
+    if tiled is None or tiled_d is not tiled or "gmem" not in _memspace(tile) or "smem" not in _memspace(stile):
+        return False
+    x = re.sub(r"\W", "_", names.get(id(tile)) or names.get(id(src)) or f"tensor{len(cfg.doc.g2s)}")
+    if x in cfg.doc.g2s:
+        return True
+    align, _ = _tile_alignment(tile, fake_align)
+    salign, _ = _tile_alignment(stile, 16)
+    one = atom if atom is not None and type(atom).__name__ != "TiledCopy" else None
+    try:
+        cfg.stage_copy(x, tiled, tile.layout, stile, atom=one, label=names.get(id(tiled), "a TiledCopy"),
+                       gmem_label=x, smem_label=names.get(id(stile), "the smem tile"), gmem_align=align,
+                       smem_align=salign, swizzle=_ptr_swizzle(stile), at=line)
+    except DslError as e:
+        raise DslError(f"{e} (cute.copy at {os.path.basename(seen.path)}:{line})") from None
+    return True
 
 
 def _tile_alignment(tile, fake_align: int) -> tuple[int, str]:

@@ -503,6 +503,24 @@ def test_copy_only_autovec_copy_of_partition_slices_is_read(capsys):
 
 
 @needs_dsl
+def test_copy_only_cp_async_staging_into_smem_is_read(capsys):
+    """``cute.copy(cp.async atom, thr.partition_S(gmem tile), thr.partition_D(sX))`` without a TiledMma (QuACK's
+    norms and softmax stage X so): ``[g2s.X]`` named for the tensor, with the atom cute.copy was given, the smem
+    tensor's layout and the pointers' alignment; rows padded to 260 halves break the 16-byte vectors."""
+    args = ["--entry", "stage_rows", "--shape", "M=1024,N=1024", "--tensor", "mX=M,N", "--dtype", "f16"]
+    rc, out, err = run(capsys, "dsl", COPY_ONLY, *args, "--toml")
+    assert rc == 0, err
+    (d,) = toml_docs(out)
+    assert d["g2s"]["tXgX"] == {"atom": "SM80_CP_ASYNC_CACHEALWAYS<uint128_t>", "type": "half_t",
+                                "smem": "(8,256):(256,1)", "align": 16, "thr": "(8,32):(32,1)", "val": "(1,8)",
+                                "gmem": "(8,256):(1024,1)", "gmem_align": 16}
+    rc, out, _ = run(capsys, "dsl", COPY_ONLY, *args, "-q")
+    assert rc == 0 and "7 proved, 0 refuted" in out
+    rc, out, _ = run(capsys, "dsl", COPY_ONLY, *args, "--arg", "smem_pitch=260", "-q")
+    assert rc == 1 and "REFUTED  alignment[g2s.tXgX]" in out
+
+
+@needs_dsl
 def test_copy_only_broadcast_tile_is_listed_not_refuted(capsys):
     """W (N,) added to every row is read by every row's threads on purpose: no [g2r] table (its exactly_once
     would be refuted), a line under "not proved here"."""

@@ -54,7 +54,7 @@ CASES = {   # name: (file, arguments, exit code, configurations or the error's w
     "quack_softmax": (Path("quack/quack/softmax.py"),
                       ["--stub-missing", "--entry", "Softmax.__call__", "--init", "dtype=bf16,N=4096", "--shape",
                        "M=4096,N=4096", "--tensor", "mX=M,N", "--tensor", "mO=M,N", "--dtype", "bf16"], 0, 1),
-    #   [r2g.gO]; X's cp.async staging through smem listed as not read
+    #   [g2s.gX] (X's cp.async staging into smem) and [r2g.gO]: 12 proved; the smem -> register copy listed
     "flash_attention_v2": (CUTE / "ampere/kernel/attention/flash_attention_v2.py",
                            ["--entry", "FlashAttentionForwardAmpere.__call__", "--init", "head_dim=128,n_block_size=64",
                             *ATTN], 0, 2),

@@ -99,3 +99,30 @@ def copy_row_slices(mX: cute.Tensor, mY: cute.Tensor, elems_per_thread: cutlass.
     atom = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), mX.element_type, num_bits_per_copy=128)
     tiled = cute.make_tiled_copy_tv(atom, cute.make_layout(128), cute.make_layout(elems_per_thread))
     row_slices_kernel(mX, mY, tiled, mX.shape[1]).launch(grid=[mX.shape[0], 1, 1], block=[128, 1, 1])
+
+
+@cute.kernel
+def stage_rows_kernel(gX: cute.Tensor, tiled: cute.TiledCopy, s_layout: cute.Layout):
+    tidx, _, _ = cute.arch.thread_idx()
+    bidx, _, _ = cute.arch.block_idx()
+    smem = cutlass.utils.SmemAllocator()
+    sX = smem.allocate_tensor(gX.element_type, s_layout, byte_alignment=16)
+    thr = tiled.get_slice(tidx)
+    tXgX, tXsX = thr.partition_S(gX[((None, None), bidx)]), thr.partition_D(sX)
+    atom = cute.make_copy_atom(cute.nvgpu.cpasync.CopyG2SOp(), gX.element_type, num_bits_per_copy=128)
+    cute.copy(atom, tXgX, tXsX)          # cp.async on the TiledCopy's partitions, as QuACK's norms stage X
+
+
+@cute.jit
+def stage_rows(mX: cute.Tensor, smem_pitch: cutlass.Constexpr = 0):
+    """Each CTA stages an 8x256 tile of X into shared memory with cp.async (no MMA: ``[g2s.gX]`` of a copy-only
+    kernel); ``--arg smem_pitch=P`` pads the smem rows to P elements (P = 264: 16 bytes of padding per row)."""
+    threads = cute.make_ordered_layout((8, 32), order=(1, 0))
+    values = cute.make_ordered_layout((1, 128 // mX.element_type.width), order=(1, 0))
+    tiler_mn, tv = cute.make_layout_tv(threads, values)
+    tiled = cute.make_tiled_copy_tv(cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), mX.element_type,
+                                                        num_bits_per_copy=128), threads, values)
+    s_layout = cute.make_layout(tiler_mn, stride=(smem_pitch or tiler_mn[1], 1))
+    gX = cute.zipped_divide(mX, tiler_mn)
+    stage_rows_kernel(gX, tiled, s_layout).launch(grid=[cute.size(gX, mode=[1]), 1, 1],
+                                                  block=[cute.size(tv, mode=[0]), 1, 1])
