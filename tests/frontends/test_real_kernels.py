@@ -50,7 +50,7 @@ CASES = {   # name: (file, arguments, exit code, configurations or the error's w
     "quack_rmsnorm": (Path("quack/quack/rmsnorm.py"),
                       ["--path", "{quack}", "--stub-missing", "--entry", "RMSNorm.__call__", "--init",
                        "dtype=bf16,N=4096", "--shape", "M=4096,N=4096", "--tensor", "mX=M,N", "--tensor", "mW=N",
-                       "--tensor", "mO=M,N", "--dtype", "bf16"], 0, 1),   # [r2g.gO]; X through smem, W: listed
+                       "--tensor", "mO=M,N", "--dtype", "bf16"], 0, 1),   # [g2s.gX], [r2g.gO]; W (broadcast): listed
     "quack_softmax": (Path("quack/quack/softmax.py"),
                       ["--stub-missing", "--entry", "Softmax.__call__", "--init", "dtype=bf16,N=4096", "--shape",
                        "M=4096,N=4096", "--tensor", "mX=M,N", "--tensor", "mO=M,N", "--dtype", "bf16"], 0, 1),
