@@ -535,8 +535,10 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
 
 def _copy_only(seen: _Seen, names: dict, fake_align: int = 16):
     """A kernel without a TiledMma: ``[g2r.X]`` for every ``cute.copy`` from a partitioned gmem tile to
-    registers, ``[r2g.X]`` for every copy back (``X``: the gmem tile's variable name); ``None`` if none.
-    ``gmem_align``: the tile's pointer alignment as the DSL knows it (:func:`_tile_alignment`)."""
+    registers, ``[r2g.X]`` for every copy back (``X``: the gmem tile's variable name), ``[g2s.X]`` for one into a
+    partitioned smem tensor (:func:`_staged`); ``cute.autovec_copy`` of slices of a partition counts as the
+    partition's copy with ``AutoVectorizingCopy``; ``None`` if none.  ``gmem_align``: the tile's pointer
+    alignment as the DSL knows it (:func:`_tile_alignment`)."""
     cfg, skipped = DslConfig(None, label="copies"), []
     copies = [(s, d, ln, None) for s, d, ln in seen.copies]
     copies += [(s, d, ln, "AutoVectorizingCopy") for s, d, ln in seen.autovec_parts]
@@ -602,7 +604,7 @@ def _tile_alignment(tile, fake_align: int) -> tuple[int, str]:
         return fake_align, "the fake tensors' assumed_align"
     if align == fake_align:
         return align, "the fake tensors' assumed_align (the kernel states no other)"
-    return align, f"stated by the kernel: the tile's pointer is {tile.iterator} (its assumed_align)"
+    return align, f"stated by the kernel: the tile's pointer is {tile.iterator} (as the kernel builds it)"
 
 
 def _broadcast(layout) -> bool:
