@@ -436,7 +436,7 @@ def run(args) -> int:
             entry["dsl"] = {"version": rep.version, "not_proved_here": list(rep.left_out),
                             "depends_on_assumption": list(rep.depends)}
         for entry, (_, cfg) in zip(doc["configs"], items):
-            entry["dsl"]["stated_by_kernel"] = list(getattr(cfg, "stated", []))
+            entry["dsl"]["stated_by_kernel"] = list(cfg.stated)
         print(json.dumps(doc, indent=1))
         return code
     style = Style(use_colour(sys.stdout, args.color))
@@ -450,7 +450,7 @@ def run(args) -> int:
             for x in rep.left_out:
                 print(f"  {x}")
     for (r, _), (_, cfg) in zip(pairs, items):
-        for x in getattr(cfg, "stated", []):
+        for x in cfg.stated:
             print(f"STATED   {r.path}: {x}")
     for r, rep in pairs:
         for x in rep.depends:
