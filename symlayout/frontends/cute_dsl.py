@@ -713,7 +713,8 @@ class DslConfig:
 
     # ---- copy-only kernels: global memory -> shared memory (the staging of a tile, no MMA)
     def stage_copy(self, x: str, tiled_copy, gmem, smem_tensor, *, atom=None, label: str, gmem_label: str,
-                   smem_label: str, gmem_align: int, smem_align: int, swizzle=None, at: int | None = None) -> "DslConfig":
+                   smem_label: str, gmem_align: int, smem_align: int, swizzle=None,
+                   at: int | None = None) -> "DslConfig":
         """``[g2s.X]`` of a kernel without a TiledMma (docs/configs.md: ``X`` names the tensor): the copy
         ``cute.copy(atom, tiled_copy's partition of gmem, its partition of smem_tensor)`` -- ``atom`` the
         instruction the kernel gives ``cute.copy`` (QuACK: a ``cp.async`` atom on a TiledCopy's partitions),

@@ -195,7 +195,7 @@ class _Seen:
     copies: list = dataclasses.field(default_factory=list)      # cute.copy(atom, src, dst): (src, dst, line)
     copy_atom: dict = dataclasses.field(default_factory=dict)   # index in copies -> the atom cute.copy was given
     autovec: list = dataclasses.field(default_factory=list)         # (source element type, line)
-    autovec_parts: list = dataclasses.field(default_factory=list)   # autovec_copy(src, dst) of partitions: (src, dst, line)
+    autovec_parts: list = dataclasses.field(default_factory=list)   # autovec_copy of partitions: (src, dst, line)
     slice_of: dict = dataclasses.field(default_factory=dict)        # id(partition[None, i]) -> the partition
     frames: list = dataclasses.field(default_factory=list)
     keep: list = dataclasses.field(default_factory=list)            # the objects, alive while ids are used

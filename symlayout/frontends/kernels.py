@@ -147,8 +147,9 @@ def _download(spec: PackageSpec, cache: Path, timeout_s: float) -> Path:
     if dest.is_dir():
         return dest
     with tempfile.TemporaryDirectory(prefix="symlayout-pip-") as d:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check",
-               "--no-input", "--retries", "0", "--timeout", str(NET_TIMEOUT_S), "-q", "-d", d, str(spec)]
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+               "--disable-pip-version-check", "--no-input", "--retries", "0", "--timeout", str(NET_TIMEOUT_S),
+               "-q", "-d", d, str(spec)]
         try:
             run = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, check=False)
         except subprocess.TimeoutExpired:
