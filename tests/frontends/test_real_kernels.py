@@ -2,7 +2,7 @@
 
 * flash-attention 4 (``flash-attn-4``) and QuACK (``quack-kernels``): the distributions of the pinned
   versions below (whose kernel files are those of the commits the verdicts were first taken at,
-  flash-attention 0251105a, quack c8ec317), through ``symlayout dsl --package``: installed, else their
+  flash-attention 0251105a but one line of ``mask.py``, quack c8ec317 but ``__version__``), through ``symlayout dsl --package``: installed, else their
   wheels downloaded with pip into ``~/.cache/symlayout`` (``$SYMLAYOUT_CACHE``); else the checkouts under
   ``$SYMLAYOUT_KERNELS`` (``fa/flash_attn/cute``, ``quack/quack``); else skipped, saying why.
 * CUTLASS's CuTe DSL examples are in no wheel (``nvidia-cutlass`` ships only their notebooks): the checkout
