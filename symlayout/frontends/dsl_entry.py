@@ -242,7 +242,10 @@ def _patch(obj, name, make):
 def _watch(seen: _Seen, cute, cpasync, launcher, build, nvgpu=None, tmem_allocator=None):
     """Install the interceptors; returns the undo functions."""
     from cutlass.cute.atom import ThrCopy, ThrMma, TiledCopy
-    from cutlass.cute.tensor import _Tensor
+    try:
+        from cutlass.cute.tensor import _Tensor      # the DSL's tensor class (slices of partitions)
+    except ImportError:                              # another DSL layout: slices are not followed
+        _Tensor = None
     undo = []
 
     def tiled_copy_for(x):
@@ -382,7 +385,8 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build, nvgpu=None, tmem_allocat
                 seen.keep.append(r)
             return r
         return wrapper
-    undo.append(_patch(_Tensor, "__getitem__", getitem))
+    if _Tensor is not None:
+        undo.append(_patch(_Tensor, "__getitem__", getitem))
 
     def launch(orig):
         def wrapper(self, *a, **k):
