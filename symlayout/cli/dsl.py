@@ -47,7 +47,10 @@ tables the prover does not read yet are listed under 'not proved here'.
 built (--init), the entry compiled on fake tensors (--shape, --dtype, --major) and stopped at the
 kernel launch; every TiledMma, TiledCopy, smem layout and TMA atom it builds is named by the kernel's
 own variables. A result that holds only under a stronger assumption than the front end's default
-(e.g. ldA % 16 == 0) is reported as DEPENDS with the --assume that states it. See docs/frontends.md."""
+(e.g. ldA % 16 == 0) is reported as DEPENDS with the --assume that states it; what the kernel states itself
+(cute.assume(stride, divby=N)) replaces the default (STATED lines). --package DIST[==VERSION] reads FILE from
+that distribution: installed, else its wheel downloaded with pip into ~/.cache/symlayout and unpacked (never
+installed). See docs/frontends.md."""
 EXIT_CODES = {
     EXIT_OK: "every result as expected (--toml: written); results that depend on an assumption the front end "
              "did not make by default are listed as DEPENDS lines, exit still 0",
@@ -83,6 +86,11 @@ def add_arguments(sp) -> None:
     sp.add_argument("--arg", default=None, metavar="K=V,...",
                     help="--entry: other entry arguments (as --init: Python literals, DSL types, names or "
                          "expressions of the kernel's module)")
+    sp.add_argument("--package", action="append", default=[], metavar="DIST[==VERSION]",
+                    help="FILE is a path inside this distribution (quack-kernels==0.6.5 quack/rmsnorm.py): the "
+                         "installed one, else its wheel of VERSION downloaded with pip into ~/.cache/symlayout and "
+                         "unpacked (not installed, not run); repeatable: every package's directory goes on "
+                         "sys.path, FILE is looked for in the first")
     sp.add_argument("--path", action="append", default=[], metavar="DIR",
                     help="--entry: a directory to put on sys.path for the kernel's imports (repeatable), e.g. the "
                          "checkout that holds a package the kernel imports (quack); the root of the kernel's own "
@@ -379,8 +387,31 @@ def prove_dsl(path: str, items, properties=None, method: str = "auto", timeout_s
     return out
 
 
+def _resolve_packages(args) -> None:
+    """``--package``: ``args.file`` becomes the kernel file inside the first distribution, and every
+    distribution's directory joins ``args.path`` (a note on stderr says where each came from)."""
+    if not args.package:
+        return
+    # lazy: the DSL front-end only for 'symlayout dsl'; other commands start without it
+    from ..frontends.kernels import KernelNotFound, locate, package_root, parse_package
+    try:
+        specs = [parse_package(p) for p in args.package]
+    except ValueError as e:
+        raise UsageError(f"--package {e}") from None
+    try:
+        found = locate(specs[0], args.file)
+        roots = [(specs[0], found.root, found.source)] + [(s, *package_root(s)) for s in specs[1:]]
+    except KernelNotFound as e:
+        raise UsageError(f"--package {one_line(str(e))}") from None
+    for spec, root, source in roots:
+        print(f"symlayout dsl: note: {spec}: {source} ({root})", file=sys.stderr)
+    args.file = str(found.path)
+    args.path = [str(r) for _, r, _ in roots] + list(args.path)
+
+
 def run(args) -> int:
     t0 = time.perf_counter()
+    _resolve_packages(args)
     shown = args.file
     if args.entry:
         items = load_entry_configs(args.file, args)
@@ -404,6 +435,8 @@ def run(args) -> int:
         for entry, (_, rep) in zip(doc["configs"], pairs):
             entry["dsl"] = {"version": rep.version, "not_proved_here": list(rep.left_out),
                             "depends_on_assumption": list(rep.depends)}
+        for entry, (_, cfg) in zip(doc["configs"], items):
+            entry["dsl"]["stated_by_kernel"] = list(cfg.stated)
         print(json.dumps(doc, indent=1))
         return code
     style = Style(use_colour(sys.stdout, args.color))
@@ -416,6 +449,9 @@ def run(args) -> int:
             print(f"{r.path}: version {rep.version} of the configuration proved; not proved here:")
             for x in rep.left_out:
                 print(f"  {x}")
+    for (r, _), (_, cfg) in zip(pairs, items):
+        for x in cfg.stated:
+            print(f"STATED   {r.path}: {x}")
     for r, rep in pairs:
         for x in rep.depends:
             print(f"DEPENDS  {r.path}: {x}")

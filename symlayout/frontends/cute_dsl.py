@@ -433,6 +433,7 @@ class DslConfig:
         self._mma_label = label
         self._mixed_stages = False            # operands with different PIPE sizes: no [stages] count
         self.assumed: dict[str, int] = {}     # [params] symbol -> element bits: multiple_of is the front end's default
+        self.stated: list[str] = []           # what the kernel itself states of a [params] symbol, and where
         self.depends: list[str] = []          # results that hold only under a stronger assumption (after prove)
         self.unchecked: list[str] = []        # what the kernel does that no table states (listed as not proved here)
         if tiled_mma is not None:             # None: a copy-only kernel ([g2r.X], [r2g.X])
@@ -710,21 +711,53 @@ class DslConfig:
         self.names.setdefault(f"tma.{x}", _Names(copy=label, op=f"{n}()", atom=atom, smem=f"the smem tile of {x}"))
         return self
 
+    # ---- copy-only kernels: global memory -> shared memory (the staging of a tile, no MMA)
+    def stage_copy(self, x: str, tiled_copy, gmem, smem_tensor, *, atom=None, label: str, gmem_label: str,
+                   smem_label: str, gmem_align: int, smem_align: int, swizzle=None,
+                   at: int | None = None) -> "DslConfig":
+        """``[g2s.X]`` of a kernel without a TiledMma (docs/configs.md: ``X`` names the tensor): the copy
+        ``cute.copy(atom, tiled_copy's partition of gmem, its partition of smem_tensor)`` -- ``atom`` the
+        instruction the kernel gives ``cute.copy`` (QuACK: a ``cp.async`` atom on a TiledCopy's partitions),
+        else the TiledCopy's own; ``gmem`` the tile's static layout; ``smem_tensor``'s layout (and pointer
+        swizzle) the smem tile; the alignments as the DSL knows them (``gmem_align``, ``smem_align``)."""
+        name, typ = copy_name(atom if atom is not None else tiled_copy), dtype_name(tiled_copy.value_type)
+        tiler = _static(tiled_copy.tiler_mn, f"{label}.tiler_mn")
+        g = strip_static(_static(gmem, f"{gmem_label} (the gmem tile {label} partitions)"))
+        layout, _ = tiled_copy_keys(_static(tiled_copy.layout_tv_tiled, f"{label}.layout_tv_tiled"), tiler)
+        text, smem_desc, salign = self._smem(smem_tensor.layout, swizzle, value_type_bits(typ), x, smem_label)
+        self.doc.g2s[x] = {"atom": name, "type": typ, **layout, "gmem": g, "smem": text,
+                           "align": int(max(smem_align, salign or 0)), "gmem_align": int(gmem_align)}
+        op = _op_desc((atom if atom is not None else tiled_copy).op)
+        self.doc.table_comments[f"g2s.{x}"] = [
+            f"DSL: cute.copy({op}{' at line ' + str(at) if at else ''}) of {label}'s partitions, {typ}: gmem "
+            f"{gmem_label} -> smem {smem_desc}",
+            f"gmem_align {gmem_align} B, align {max(smem_align, salign or 0)} B: the pointers' alignment as the DSL "
+            "knows it"]
+        self.names.setdefault(f"g2s.{x}", _Names(copy=label, op=op, atom=name, smem=smem_label))
+        return self
+
     # ---- copy-only kernels: global memory <-> registers
     def reg_copy(self, kind: str, x: str, tiled_copy, gmem, *, label: str, gmem_label: str,
-                 gmem_align: int = 16) -> "DslConfig":
+                 gmem_align: int = 16, align_from: str = "the fake tensors' assumed_align", atom: str | None = None,
+                 at: int | None = None) -> "DslConfig":
         """``[g2r.X]`` (``kind="g2r"``) or ``[r2g.X]``: ``tiled_copy`` between the registers and the gmem tile
         ``gmem`` (the tensor the kernel partitions, its layout static) of the tensor ``x`` (an identifier).
-        ``gmem_align``: the tile's base alignment in bytes."""
-        atom, typ = copy_name(tiled_copy), dtype_name(tiled_copy.value_type)
-        layout, _ = tiled_copy_keys(_static(tiled_copy.layout_tv_tiled, f"{label}.layout_tv_tiled"),
-                                    _static(tiled_copy.tiler_mn, f"{label}.tiler_mn"))
+        ``gmem_align``: the tile's base alignment in bytes, ``align_from``: where it comes from.  ``atom``:
+        the copy's operation when it is not the TiledCopy's own (``"AutoVectorizingCopy"``: the kernel copies
+        slices of the TiledCopy's partition with ``cute.autovec_copy``, at line ``at``)."""
+        by = f"cute.autovec_copy at line {at} of slices of the partition of " if atom else ""
+        atom, typ = atom or copy_name(tiled_copy), dtype_name(tiled_copy.value_type)
+        tiler = _static(tiled_copy.tiler_mn, f"{label}.tiler_mn")
         g = strip_static(_static(gmem, f"{gmem_label} (the gmem tile {label} partitions)"))
+        row = _as_row(tiler, g)
+        if row is not None:
+            tiler, g = row
+        layout, _ = tiled_copy_keys(_static(tiled_copy.layout_tv_tiled, f"{label}.layout_tv_tiled"), tiler)
         getattr(self.doc, kind)[x] = {"atom": atom, "type": typ, **layout, "gmem": g, "gmem_align": int(gmem_align)}
         desc = _op_desc(tiled_copy.op)
         self.doc.table_comments[f"{kind}.{x}"] = [
-            f"DSL: {label} = TiledCopy of {desc}, {typ}; gmem: {gmem_label}, the tile it partitions",
-            f"gmem_align {gmem_align} B: the fake tensors' assumed_align (the kernel's own alignment is not read)"]
+            f"DSL: {by}{label} = TiledCopy of {desc}, {typ}; gmem: {gmem_label}, the tile it partitions",
+            f"gmem_align {gmem_align} B: {align_from}"]
         self.names.setdefault(f"{kind}.{x}", _Names(copy=label, op=desc, atom=atom, smem=gmem_label))
         return self
 
@@ -843,6 +876,34 @@ class DslConfig:
         if r.detail:
             r.detail = words(r.detail)
         return r
+
+
+def _as_row(tiler: str, gmem: str) -> tuple[str, str] | None:
+    """A 1-D TiledCopy over a 1-D gmem tile (CUTLASS's ``cta_norm``: one row of N elements) as the row
+    ``(1, N)`` of the contract's (M, N) tile: ``(tiler, gmem)`` in that form, ``None`` if not 1-D.  The
+    TV layout is unchanged: the column-major index of ``(0, n)`` in a ``(1, T)`` tile is ``n``.
+
+    >>> _as_row("(1024:1,)", "4096:1"), _as_row("(1024:1)", "(4096):(1)")
+    (('(1,1024)', '(1,4096):(4096,1)'), ('(1,1024)', '(1,4096):(4096,1)'))
+    >>> _as_row("(16:1,256:1)", "(16,256):(4096,1)") is None
+    True
+    """
+    try:
+        lay = parse_layout(gmem)
+        t = parse(strip_static(tiler).replace(",)", ")"))
+    except Exception:  # noqa: BLE001 - a form the parser does not read: not a 1-D copy we can tell
+        return None
+    t = t if not isinstance(t, tuple) else t[0] if len(t) == 1 else None
+    if lay.rank() != 1 or not isinstance(t, (int, Layout)):
+        return None
+    extent = t if isinstance(t, int) else t.size()
+    if isinstance(t, Layout) and not same_function(t, Layout(extent)):
+        return None
+    strides = list(_flat(lay.stride))
+    if len(strides) != 1 or not isinstance(strides[0], int):
+        return None
+    n, d = it.product(lay.shape), strides[0]
+    return f"(1,{extent})", f"(1,{n}):({n * d},{d})"
 
 
 def _is_transpose(a: str, b: str) -> bool:

@@ -64,7 +64,7 @@ LD_MAX = 1 << 20
 _ORDER = {
     "mma": ("atom", "layout", "permutation"),
     "copy": ("atom", "type", "smem", "align", "thr", "val", "tv", "tiler", "convert"),
-    "g2s": ("atom", "type", "smem", "thr", "val", "tv", "tiler", "gmem", "gmem_align", "residue"),
+    "g2s": ("atom", "type", "smem", "align", "thr", "val", "tv", "tiler", "gmem", "gmem_align", "residue"),
     "s2g": ("atom", "type", "smem", "thr", "val", "tv", "tiler", "gmem", "gmem_align", "residue"),
     "smem": ("type", "layout", "align"),
     "tma": ("atom", "multicast", "gmem", "box"),
@@ -209,7 +209,8 @@ class ConfigDoc:
         if self.mma is not None:
             yield "mma", self.mma
         for kind in ("copy", "g2s", "s2g", "smem", "tma"):
-            for op in ("A", "B", "C"):
+            named = [x for x in getattr(self, kind) if x not in ("A", "B", "C")]   # a copy-only kernel's tensors
+            for op in ("A", "B", "C", *named):
                 t = getattr(self, kind).get(op)
                 if t is not None:
                     yield f"{kind}.{op}", t

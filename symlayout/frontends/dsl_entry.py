@@ -73,6 +73,7 @@ class EntrySpec:
     init: dict = dataclasses.field(default_factory=dict)           # constructor keyword arguments (text)
     args: dict = dataclasses.field(default_factory=dict)           # entry keyword arguments (text)
     align: int = 16                                                # assumed_align of the fake tensors (bytes)
+    dynamic_strides: bool = False      # fake tensors with dynamic strides (to read the kernel's cute.assume)
 
 
 def guess_arch(text: str) -> str:
@@ -192,7 +193,10 @@ class _Seen:
     tmem_copy: list = dataclasses.field(default_factory=list)   # (copy atom, TMEM tensor, TiledCopy, line)
     part_of: dict = dataclasses.field(default_factory=dict)     # id(partition_S/D result) -> (TiledCopy, tensor)
     copies: list = dataclasses.field(default_factory=list)      # cute.copy(atom, src, dst): (src, dst, line)
+    copy_atom: dict = dataclasses.field(default_factory=dict)   # index in copies -> the atom cute.copy was given
     autovec: list = dataclasses.field(default_factory=list)         # (source element type, line)
+    autovec_parts: list = dataclasses.field(default_factory=list)   # autovec_copy of partitions: (src, dst, line)
+    slice_of: dict = dataclasses.field(default_factory=dict)        # id(partition[None, i]) -> the partition
     frames: list = dataclasses.field(default_factory=list)
     keep: list = dataclasses.field(default_factory=list)            # the objects, alive while ids are used
     tensors: dict = dataclasses.field(default_factory=dict)         # id(fake tensor) -> role
@@ -251,6 +255,10 @@ def _recorded(seen: _Seen, record):
 def _watch(seen: _Seen, cute, cpasync, launcher, build, nvgpu=None, tmem_allocator=None):
     """Install the interceptors; returns the undo functions."""
     from cutlass.cute.atom import ThrCopy, ThrMma, TiledCopy
+    try:
+        from cutlass.cute.tensor import _Tensor      # the DSL's tensor class (slices of partitions)
+    except ImportError:                              # another DSL layout: slices are not followed
+        _Tensor = None
     undo = []
 
     def tiled_copy_for(x):
@@ -341,7 +349,8 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build, nvgpu=None, tmem_allocat
     def copy(orig):
         def wrapper(atom, src, dst, *a, **k):
             seen.copies.append((src, dst, seen.line()))
-            seen.keep.extend((src, dst))
+            seen.copy_atom[len(seen.copies) - 1] = atom
+            seen.keep.extend((src, dst, atom))
             return orig(atom, src, dst, *a, **k)
         return wrapper
     undo.append(_patch(cute, "copy", copy))
@@ -349,8 +358,22 @@ def _watch(seen: _Seen, cute, cpasync, launcher, build, nvgpu=None, tmem_allocat
     def autovec(orig):
         def wrapper(src, dst, *a, **k):   # recorded, not emitted: no code is generated for the device
             seen.autovec.append((src.element_type, seen.line()))
+            src, dst = seen.slice_of.get(id(src), src), seen.slice_of.get(id(dst), dst)
+            if id(src) in seen.part_of or id(dst) in seen.part_of:
+                seen.autovec_parts.append((src, dst, seen.autovec[-1][1]))
         return wrapper
     undo.append(_patch(cute, "autovec_copy", autovec))
+
+    def getitem(orig):       # a slice of a TiledCopy's partition (tXgX[None, i]) remembers the partition
+        def wrapper(self, *a, **k):
+            r = orig(self, *a, **k)
+            if id(self) in seen.part_of or id(self) in seen.slice_of:
+                seen.slice_of[id(r)] = seen.slice_of.get(id(self), self)
+                seen.keep.append(r)
+            return r
+        return wrapper
+    if _Tensor is not None:
+        undo.append(_patch(_Tensor, "__getitem__", getitem))
 
     def launch(orig):
         def wrapper(self, *a, **k):
@@ -454,8 +477,8 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
     base = os.path.basename(seen.path)
     at = lambda o: f"{base}:{seen.where[id(o)]}" if seen.where.get(id(o)) else seen.path  # noqa: E731
     mmas = _distinct([o for o in pool if _kind(o) == "mma"])
-    if not mmas and seen.copies:
-        cfg = _copy_only(seen, names)
+    if not mmas and (seen.copies or seen.autovec_parts):
+        cfg = _copy_only(seen, names, spec.align)
         if cfg is not None:
             if seen.body_error:
                 cfg.doc.notes.append(f"the kernel body was traced up to an error: {seen.body_error}")
@@ -501,11 +524,18 @@ def _build(seen: _Seen, spec: EntrySpec, instance, fakes: dict, args: dict) -> l
     return out
 
 
-def _copy_only(seen: _Seen, names: dict):
+def _copy_only(seen: _Seen, names: dict, fake_align: int = 16):
     """A kernel without a TiledMma: ``[g2r.X]`` for every ``cute.copy`` from a partitioned gmem tile to
-    registers, ``[r2g.X]`` for every copy back (``X``: the gmem tile's variable name); ``None`` if none."""
+    registers, ``[r2g.X]`` for every copy back (``X``: the gmem tile's variable name), ``[g2s.X]`` for one into a
+    partitioned smem tensor (:func:`_staged`); ``cute.autovec_copy`` of slices of a partition counts as the
+    partition's copy with ``AutoVectorizingCopy``; ``None`` if none.  ``gmem_align``: the tile's pointer
+    alignment as the DSL knows it (:func:`_tile_alignment`)."""
     cfg, skipped = DslConfig(None, label="copies"), []
-    for src, dst, line in seen.copies:
+    copies = [(s, d, ln, None) for s, d, ln in seen.copies]
+    copies += [(s, d, ln, "AutoVectorizingCopy") for s, d, ln in seen.autovec_parts]
+    for i, (src, dst, line, atom) in enumerate(copies):
+        if atom is None and _staged(cfg, seen, names, src, dst, seen.copy_atom.get(i), line, fake_align):
+            continue
         read = False
         for kind, part, other in (("g2r", src, dst), ("r2g", dst, src)):
             tiled, tile = seen.part_of.get(id(part), (None, None))
@@ -520,8 +550,10 @@ def _copy_only(seen: _Seen, names: dict):
                 skipped.append(f"cute.copy at line {line}: {x} {tile.layout} is broadcast (a stride-0 mode: each "
                                f"element is read by several threads on purpose): [{kind}.{x}] not written")
                 continue
+            align, said = _tile_alignment(tile, fake_align)
             try:
-                cfg.reg_copy(kind, x, tiled, tile.layout, label=names.get(id(tiled), "a TiledCopy"), gmem_label=x)
+                cfg.reg_copy(kind, x, tiled, tile.layout, label=names.get(id(tiled), "a TiledCopy"), gmem_label=x,
+                             gmem_align=align, align_from=said, atom=atom, at=line)
             except DslError as e:
                 raise DslError(f"{e} (cute.copy at {os.path.basename(seen.path)}:{line})") from None
         if not read and any(id(t) in seen.part_of for t in (src, dst)):
@@ -529,7 +561,41 @@ def _copy_only(seen: _Seen, names: dict):
                            f"({names.get(id(src), 'a tensor')} -> {names.get(id(dst), 'a tensor')}): not read "
                            "(only gmem <-> register copies are, in a kernel without a TiledMma)")
     cfg.unchecked.extend(dict.fromkeys(skipped))
-    return cfg if cfg.doc.g2r or cfg.doc.r2g else None
+    return cfg if cfg.doc.g2r or cfg.doc.r2g or cfg.doc.g2s else None
+
+
+def _staged(cfg: DslConfig, seen: _Seen, names: dict, src, dst, atom, line, fake_align: int) -> bool:
+    """``[g2s.X]`` for ``cute.copy(atom, src, dst)`` from a TiledCopy's partition of a gmem tile to its partition
+    of an smem tensor (QuACK's ``cp.async`` staging of X); whether it was one."""
+    (tiled, tile), (tiled_d, stile) = seen.part_of.get(id(src), (None, None)), seen.part_of.get(id(dst), (None, None))
+    if tiled is None or tiled_d is not tiled or "gmem" not in _memspace(tile) or "smem" not in _memspace(stile):
+        return False
+    x = re.sub(r"\W", "_", names.get(id(tile)) or names.get(id(src)) or f"tensor{len(cfg.doc.g2s)}")
+    if x in cfg.doc.g2s:
+        return True
+    align, _ = _tile_alignment(tile, fake_align)
+    salign, _ = _tile_alignment(stile, 16)
+    one = atom if atom is not None and type(atom).__name__ != "TiledCopy" else None
+    try:
+        cfg.stage_copy(x, tiled, tile.layout, stile, atom=one, label=names.get(id(tiled), "a TiledCopy"),
+                       gmem_label=x, smem_label=names.get(id(stile), "the smem tile"), gmem_align=align,
+                       smem_align=salign, swizzle=_ptr_swizzle(stile), at=line)
+    except DslError as e:
+        raise DslError(f"{e} (cute.copy at {os.path.basename(seen.path)}:{line})") from None
+    return True
+
+
+def _tile_alignment(tile, fake_align: int) -> tuple[int, str]:
+    """``(bytes, where from)``: the alignment of a gmem tile's pointer (``ptr<f16, gmem, align<32>>``): what
+    the kernel states (``cute.make_ptr(..., assumed_align=32)``) where it differs from the fake tensors'
+    ``assumed_align``, else theirs."""
+    try:
+        align = int(tile.iterator.alignment)
+    except (AttributeError, TypeError, ValueError):
+        return fake_align, "the fake tensors' assumed_align"
+    if align == fake_align:
+        return align, "the fake tensors' assumed_align (the kernel states no other)"
+    return align, f"stated by the kernel: the tile's pointer is {tile.iterator} (as the kernel builds it)"
 
 
 def _broadcast(layout) -> bool:
@@ -1063,7 +1129,22 @@ def _named_tensor(make, pname: str, spec: EntrySpec, cutlass):
                            f"{len(shape)} modes (a permutation of 0..{len(shape) - 1}, 0 = the contiguous mode)")
     dtype = _dtype(EntrySpec("", dtypes={"*": tname.strip()}), "*", cutlass) if tname.strip() else \
         _dtype(spec, pname.upper(), cutlass)
-    return make(dtype, tuple(shape), stride_order=order, assumed_align=spec.align)
+    return _compact(make, dtype, tuple(shape), order, spec)
+
+
+def _compact(make, dtype, shape: tuple, order: tuple, spec: EntrySpec):
+    """A compact fake tensor; with ``spec.dynamic_strides`` its strides other than 0 and 1 are dynamic,
+    each known a multiple of 16 bytes (what the fakes' ``assumed_align`` says of the base, and what
+    CUTLASS's runners state with ``mark_compact_shape_dynamic(divisibility=128 // width)``), as a
+    tensor from ``from_dlpack(...).mark_layout_dynamic()`` is."""
+    t = make(dtype, shape, stride_order=order, assumed_align=spec.align)
+    if not spec.dynamic_strides:
+        return t
+    from cutlass.cute.runtime import make_fake_tensor
+    from cutlass.cute.typing import sym_int64
+    div = max(1, 128 // dtype.width)
+    stride = tuple(s if s in (0, 1) else sym_int64(divisibility=div) for s in t.stride)
+    return make_fake_tensor(dtype, shape, stride, assumed_align=spec.align)
 
 
 def _fake_tensor(make, role: str, spec: EntrySpec, cutlass):
@@ -1077,7 +1158,7 @@ def _fake_tensor(make, role: str, spec: EntrySpec, cutlass):
     if major not in modes[:2]:
         raise DslError(f"--major {role}={major}: expected {modes[0]} or {modes[1]}")
     order = (0, 1, 2) if major == modes[0] else (1, 0, 2)
-    return make(dtype, shape, stride_order=order, assumed_align=spec.align)
+    return _compact(make, dtype, shape, order, spec)
 
 
 _IMPORT = re.compile(r"^\s*(?:from\s+([A-Za-z_][\w.]*)\s+import|import\s+([A-Za-z_][\w.]*))", re.M)
@@ -1174,8 +1255,134 @@ def trace_entry(mod, path: str, spec: EntrySpec, shown: str) -> list:
     try:
         cute.compile(fn, *args)
     except _Stop as stop:
+        configs = stop.configs
+    else:
+        raise DslError(f"{shown}: {spec.entry} returned without launching a kernel (nothing to read)")
+    finally:
+        for u in reversed(undo):
+            u()
+    if any(cfg.assumed for _, cfg in configs) and _may_state_alignment(mod):
+        _use_stated(configs, mod, path, spec, shown)
+    return configs
+
+
+# ---------------------------------------------------------------- alignment the kernel states
+
+
+_DIV = re.compile(r"\?(?:\{[^}]*?div=(\d+)[^}]*\})?")
+
+
+def stride_divisibility(layout_text: str) -> int | None:
+    """The largest number every dynamic stride of a printed layout is known a multiple of (``?{i64 div=16}``:
+    16, a bare ``?``: 1), ``None`` if no stride is dynamic.
+
+    >>> stride_divisibility("(128,32,128):(?{i64 div=16},1,32)"), stride_divisibility("(8,4):(?,1)")
+    (16, 1)
+    >>> stride_divisibility("(8,4):(4,1)") is None
+    True
+    """
+    _, _, strides = layout_text.rpartition(":")
+    divs = [int(m.group(1) or 1) for m in _DIV.finditer(strides) if m.group(0)]
+    return min(divs) if divs else None
+
+
+def stated_alignment(mod, path: str, spec: EntrySpec, shown: str) -> dict:
+    """``{TiledCopy name: (multiple, where)}``: what the kernel itself states of the strides of the gmem
+    tensors its TiledCopies partition.  The entry is traced again on fake tensors whose strides are
+    dynamic (:func:`_compact`): a kernel that states more (``cute.assume(stride, divby=16)``, the
+    tensor rebuilt with it, as flash-attention 4's ``assume_tensor_aligned``) gives its gmem tiles
+    strides of that divisibility; ``where`` is the line of its ``cute.assume`` call in the kernel file.
+    A divisibility no ``cute.assume`` of the kernel gave (the fakes' own 16 bytes) is not a statement; a
+    kernel body that did not trace to its end states nothing (a copy's other partitions are unseen)."""
+    cute = import_dsl()
+    import cutlass
+    from cutlass.cute import nvgpu
+    from cutlass.cute.nvgpu import cpasync
+    from cutlass.cutlass_dsl import cutlass as cutlass_dsl
+    spec = dataclasses.replace(spec, dynamic_strides=True)
+    fn, inst = _entry(mod, spec, cutlass, shown)
+    seen = _Seen(os.path.abspath(path))
+    args, _ = _fake_args(fn, spec, mod, cutlass, seen, shown)
+    assumed = []     # (divby, line) of the kernel's cute.assume calls
+
+    def assume(orig):
+        def wrapper(src, divby=None, *a, **k):
+            if divby is not None:
+                assumed.append((int(divby), seen.line()))
+            return orig(src, divby, *a, **k)
+        return wrapper
+
+    def read(launch_args) -> dict:
+        if seen.body_error:      # a partition the body did not reach could state less: read nothing
+            return {}
+        names, divs = _names(seen, launch_args, inst), {}
+        for tiled, _, tensor in seen.parts:
+            div = stride_divisibility(str(tensor.layout)) if "gmem" in _memspace(tensor) else None
+            if div is not None and id(tiled) in names:
+                divs[names[id(tiled)]] = min(div, divs.get(names[id(tiled)], div))
+        base = os.path.basename(seen.path)
+        where = {d: f"cute.assume(..., divby={d}) at {base}:{ln}" for d, ln in reversed(assumed) if ln}
+        return {k: (d, where[d]) for k, d in divs.items() if d in where}   # else the fakes' own divisibility
+
+    undo = [_patch(cute, "assume", assume)]
+    undo += _watch(seen, cute, cpasync, cutlass_dsl.KernelLauncher, read, nvgpu, _tmem_allocator())
+    try:
+        cute.compile(fn, *args)
+    except _Stop as stop:
         return stop.configs
     finally:
         for u in reversed(undo):
             u()
-    raise DslError(f"{shown}: {spec.entry} returned without launching a kernel (nothing to read)")
+    return {}
+
+
+def _may_state_alignment(mod) -> bool:
+    """Whether the kernel's own code -- its module and the modules of its package (flash-attention 4's
+    ``cute_dsl_utils``) -- says ``divby`` anywhere; if not, :func:`stated_alignment` would read nothing and
+    its second trace is skipped (a statement made elsewhere is then missed: the front end's default stays,
+    which only costs a ``DEPENDS`` line)."""
+    top = mod.__name__.partition(".")[0]
+    files = {getattr(m, "__file__", None) for n, m in list(sys.modules.items()) if n.partition(".")[0] == top}
+    for f in sorted(x for x in files | {getattr(mod, "__file__", None)} if x and x.endswith(".py")):
+        try:
+            with open(f, encoding="utf-8", errors="replace") as fh:
+                if "divby" in fh.read():
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def _use_stated(configs: list, mod, path: str, spec: EntrySpec, shown: str) -> None:
+    """Replace the front end's default leading-dimension assumption of each global copy by what the
+    kernel states, where it states more (:func:`stated_alignment`), naming where it came from."""
+    try:
+        stated = stated_alignment(mod, path, spec, shown)
+    except Exception as e:  # noqa: BLE001 - the kernel's statements are read where its code allows
+        text = re.sub(r"\x1b\[[0-9;]*m", "", str(e)).strip().splitlines()
+        for _, cfg in configs:
+            cfg.doc.notes.append(f"the kernel's own alignment statements were not read (traced with dynamic "
+                                 f"strides: {type(e).__name__}: {text[0][:200] if text else ''})")
+        return
+    for _, cfg in configs:
+        for kind in ("g2s", "s2g"):
+            for x in getattr(cfg.doc, kind):
+                names = cfg.names.get(f"{kind}.{x}")
+                ld = _ld_symbol(getattr(cfg.doc, kind)[x].get("gmem", ""), cfg.assumed)
+                if names is None or ld is None or names.copy not in stated:
+                    continue
+                div, where = stated[names.copy]
+                default = int(cfg.doc.params[ld].get("multiple_of", 1))
+                if div < default:
+                    continue
+                if div > default:
+                    cfg.assume(ld, div)
+                cfg.stated.append(f"{ld} % {div} == 0: stated by the kernel for {names.copy} ({where})"
+                                  + (", what the front end assumes by default" if div == default else ""))
+                cfg.doc.notes.append(cfg.stated[-1])
+
+
+def _ld_symbol(gmem: str, assumed: dict) -> str | None:
+    """The leading-dimension symbol of a gmem layout whose ``multiple_of`` is still the front end's default."""
+    found = [n for n in re.findall(r"[A-Za-z_]\w*", gmem.partition(":")[2]) if n in assumed]
+    return found[0] if found else None

@@ -12,7 +12,7 @@ import pytest
 
 from symlayout.cli import main
 from symlayout.frontends import dsl_entry, stubs
-from symlayout.frontends.dsl_entry import guess_arch, operand_letter, parse_assignments
+from symlayout.frontends.dsl_entry import guess_arch, operand_letter, parse_assignments, stride_divisibility
 from symlayout.frontends.stubs import Stub, install
 
 KERNELS = Path(__file__).resolve().parents[1] / "data" / "dsl_kernels"
@@ -129,6 +129,7 @@ def test_ampere_kernel_proved_without_a_wrapper(capsys):
         "coalescing[s2g.C]: ldC % 16 == 0 (--assume ldC%16==0)"]
     coal = [r for r in c["results"] if r["property"] == "coalescing" and r["operand"] == "g2s.A"][0]
     assert "refuted" in coal["detail"] and "ldA = 40" in coal["detail"]
+    assert c["dsl"]["stated_by_kernel"] == []     # the fakes' own 16-byte strides are no statement of the kernel
     assert "torch is not installed: the kernel's 'import torch' got a stub module" in err or "torch" in sys.modules
 
 
@@ -151,6 +152,60 @@ def test_stated_assumption_is_not_reported_as_depending(capsys):
     rc, out, _ = run(capsys, "dsl", AMPERE, *AMPERE_ARGS, "--assume", "ldA%16==0", "-q")
     assert rc == 0
     assert "coalescing[g2s.A]" not in out and "DEPENDS" in out and "coalescing[g2s.B]" in out
+
+
+@needs_dsl
+def test_alignment_the_kernel_states_replaces_the_default(capsys):
+    """The kernel states its leading dimensions multiples of 16 elements (``--init ld_divby=16``: every
+    dynamic stride rebuilt with ``cute.assume(stride, divby=16)``): the DEPENDS results become proved under
+    the kernel's own word, each naming the line that states it; the kernel that states nothing (the test
+    above) still depends on the assumption."""
+    rc, out, err = run(capsys, "dsl", AMPERE, *AMPERE_ARGS, "--init", "ld_divby=16", "--json")
+    assert rc == 0, out + err
+    (c,) = json.loads(out)["configs"]
+    assert c["ok"] and c["dsl"]["depends_on_assumption"] == []
+    line = [i for i, ln in enumerate(AMPERE.read_text().splitlines(), 1) if "cute.assume(s, divby=" in ln][0]
+    assert sorted(c["dsl"]["stated_by_kernel"]) == [
+        f"ld{x} % 16 == 0: stated by the kernel for tiled_copy_{x} (cute.assume(..., divby=16) at "
+        f"ampere_tensorop_gemm.py:{line})" for x in "ABC"]
+    coal = [r for r in c["results"] if r["property"] == "coalescing" and r["operand"] == "g2s.A"][0]
+    assert coal["status"] == "proved" and "depends" not in (coal.get("detail") or "")
+    rc, out, _ = run(capsys, "dsl", AMPERE, *AMPERE_ARGS, "--init", "ld_divby=16", "-q")
+    assert rc == 0 and "DEPENDS" not in out and "STATED   " in out and "ldA % 16 == 0: stated by the kernel" in out
+
+
+@needs_dsl
+def test_alignment_stated_only_as_the_default_changes_nothing(capsys):
+    """``cute.assume(stride, divby=8)`` (16 bytes of f16, what the front end assumes anyway): named, and
+    coalescing still depends on ldX % 16 == 0."""
+    rc, out, _ = run(capsys, "dsl", AMPERE, *AMPERE_ARGS, "--init", "ld_divby=8", "-q")
+    assert rc == 0 and "DEPENDS" in out and "ldA % 16 == 0 (--assume ldA%16==0)" in out
+    assert "ldA % 8 == 0: stated by the kernel for tiled_copy_A" in out and "what the front end assumes" in out
+
+
+@needs_dsl
+def test_alignment_is_not_read_from_a_body_that_did_not_trace_to_its_end(capsys):
+    """The statement is per TiledCopy (the least over the gmem tensors it partitions): a body that fails
+    before its end may hide a partition that states less, so nothing is read and the DEPENDS lines stay."""
+    rc, out, _ = run(capsys, "dsl", AMPERE, *AMPERE_ARGS, "--init", "ld_divby=16,body_error=True", "--json")
+    (c,) = json.loads(out)["configs"]
+    assert rc == 0 and c["dsl"]["stated_by_kernel"] == [] and len(c["dsl"]["depends_on_assumption"]) == 3
+
+
+def test_the_second_trace_only_where_the_kernels_code_says_divby(tmp_path):
+    import types
+    quiet, says = tmp_path / "quiet_kernel.py", tmp_path / "says_kernel.py"
+    quiet.write_text("x = 1\n")
+    says.write_text("y = cute.assume(s, divby=16)\n")
+    assert not dsl_entry._may_state_alignment(types.SimpleNamespace(__name__="quiet_kernel", __file__=str(quiet)))
+    assert dsl_entry._may_state_alignment(types.SimpleNamespace(__name__="says_kernel", __file__=str(says)))
+
+
+def test_stride_divisibility_of_printed_layouts():
+    assert stride_divisibility("((128,32),4):((?{i64 div=16},1),32)") == 16
+    assert stride_divisibility("(128,32):(?{i32 div=8},?{i64 div=32})") == 8
+    assert stride_divisibility("(128,32):(?,1)") == 1
+    assert stride_divisibility("(128,32):(4096,1)") is None
 
 
 @needs_dsl
@@ -377,8 +432,9 @@ def test_constructor_element_types_follow_dtype(capsys, tmp_path):
     k = tmp_path / "gemm.py"
     k.write_text(AMPERE.read_text().replace(
         "def __init__(self, ab_dtype=cutlass.Float16, c_dtype=cutlass.Float16, acc_dtype=cutlass.Float32,\n"
-        "                 atom_layout_mnk=(2, 2, 1), swizzle=True):",
-        "def __init__(self, ab_dtype, c_dtype, acc_dtype, atom_layout_mnk, swizzle=True):"))
+        "                 atom_layout_mnk=(2, 2, 1), swizzle=True, ld_divby=None, body_error=False):",
+        "def __init__(self, ab_dtype, c_dtype, acc_dtype, atom_layout_mnk, swizzle=True, ld_divby=None, "
+        "body_error=False):"))
     assert "def __init__(self, ab_dtype, c_dtype" in k.read_text()
     rc, _, err = run(capsys, "dsl", k, *AMPERE_ARGS[:-2], "--dtype", "bf16")
     assert rc == 2 and "atom_layout_mnk" in err and "--init" in err
@@ -435,6 +491,55 @@ def test_copy_only_threads_down_columns_refuted(capsys):
     rc, out, _ = run(capsys, "dsl", COPY_ONLY, *COPY_ARGS, "--arg", "threads_down_columns=True", "-q")
     assert rc == 1
     assert "REFUTED  coalescing[g2r.tile_x]" in out and "32 32-byte sectors" in out
+
+
+@needs_dsl
+def test_copy_only_base_alignment_the_kernel_states_is_used(capsys):
+    """X's pointer rebuilt by the kernel with ``cute.make_ptr(..., assumed_align=B)``: ``[g2r.tile_x]
+    gmem_align`` is B, a comment says the kernel states it; Y keeps the fake tensors' 16.  Stating 4 bytes
+    under 16-byte loads is refuted (the kernel's own word does not cover its vectors)."""
+    rc, out, _ = run(capsys, "dsl", COPY_ONLY, *COPY_ARGS, "--arg", "base_align=32", "--toml")
+    assert rc == 0
+    (d,) = toml_docs(out)
+    assert d["g2r"]["tile_x"]["gmem_align"] == 32 and d["r2g"]["tile_y"]["gmem_align"] == 16
+    assert "gmem_align 32 B: stated by the kernel: the tile's pointer is ptr<f16, gmem, align<32>>" in out
+    rc, out, _ = run(capsys, "dsl", COPY_ONLY, *COPY_ARGS, "--arg", "base_align=4", "-q")
+    assert rc == 1 and "REFUTED  alignment[g2r.tile_x]" in out
+
+
+@needs_dsl
+def test_copy_only_autovec_copy_of_partition_slices_is_read(capsys):
+    """A 1-D TiledCopy over one row, copied slice by slice (``cute.autovec_copy(tXgX[None, i], tXrX[None, i])``,
+    CUTLASS's cta_norm): ``[g2r.gX]`` / ``[r2g.gY]`` of the whole partition with CuTe's AutoVectorizingCopy,
+    the row written as the (1, N) tile of the contract."""
+    rc, out, err = run(capsys, "dsl", COPY_ONLY, "--entry", "copy_row_slices", "--shape", "M=1024,N=4096",
+                       "--tensor", "mX=M,N", "--tensor", "mY=M,N", "--dtype", "f16", "--toml")
+    assert rc == 0, err
+    (d,) = toml_docs(out)
+    assert d["g2r"]["gX"] == {"atom": "AutoVectorizingCopy", "type": "half_t", "thr": "(1,128):(0,1)",
+                              "val": "(1,8)", "gmem": "(1,4096):(4096,1)", "gmem_align": 16}
+    assert d["r2g"]["gY"]["gmem"] == "(1,4096):(4096,1)" and "cute.autovec_copy at line" in out
+    rc, out, _ = run(capsys, "dsl", COPY_ONLY, "--entry", "copy_row_slices", "--shape", "M=1024,N=4096",
+                     "--tensor", "mX=M,N", "--tensor", "mY=M,N", "--dtype", "f16", "-q")
+    assert rc == 0 and "10 proved, 0 refuted" in out
+
+
+@needs_dsl
+def test_copy_only_cp_async_staging_into_smem_is_read(capsys):
+    """``cute.copy(cp.async atom, thr.partition_S(gmem tile), thr.partition_D(sX))`` without a TiledMma (QuACK's
+    norms and softmax stage X so): ``[g2s.X]`` named for the tensor, with the atom cute.copy was given, the smem
+    tensor's layout and the pointers' alignment; rows padded to 260 halves break the 16-byte vectors."""
+    args = ["--entry", "stage_rows", "--shape", "M=1024,N=1024", "--tensor", "mX=M,N", "--dtype", "f16"]
+    rc, out, err = run(capsys, "dsl", COPY_ONLY, *args, "--toml")
+    assert rc == 0, err
+    (d,) = toml_docs(out)
+    assert d["g2s"]["tXgX"] == {"atom": "SM80_CP_ASYNC_CACHEALWAYS<uint128_t>", "type": "half_t",
+                                "smem": "(8,256):(256,1)", "align": 16, "thr": "(8,32):(32,1)", "val": "(1,8)",
+                                "gmem": "(8,256):(1024,1)", "gmem_align": 16}
+    rc, out, _ = run(capsys, "dsl", COPY_ONLY, *args, "-q")
+    assert rc == 0 and "7 proved, 0 refuted" in out
+    rc, out, _ = run(capsys, "dsl", COPY_ONLY, *args, "--arg", "smem_pitch=260", "-q")
+    assert rc == 1 and "REFUTED  alignment[g2s.tXgX]" in out
 
 
 @needs_dsl

@@ -1,7 +1,14 @@
-"""``symlayout dsl --entry`` on real kernels, read (never copied) from ``$SYMLAYOUT_KERNELS``: a directory
-with CUTLASS's examples (``cutlass/examples/python/CuTeDSL``, commit 7107b0553), flash-attention 4
-(``fa/flash_attn/cute``, 0251105a) and QuACK (``quack/quack``, c8ec317).  Skipped without it (and
-without the DSL).  The verdicts are the ones of docs/frontends.md "Tried on real kernels"."""
+"""``symlayout dsl --entry`` on real kernels, read (never copied) from where they are published.
+
+* flash-attention 4 (``flash-attn-4``) and QuACK (``quack-kernels``): the distributions of the pinned
+  versions below (whose kernel files are those of the commits the verdicts were first taken at,
+  flash-attention 0251105a but one line of ``mask.py``, quack c8ec317 but ``__version__``), through ``symlayout dsl --package``: installed, else their
+  wheels downloaded with pip into ``~/.cache/symlayout`` (``$SYMLAYOUT_CACHE``); else the checkouts under
+  ``$SYMLAYOUT_KERNELS`` (``fa/flash_attn/cute``, ``quack/quack``); else skipped, saying why.
+* CUTLASS's CuTe DSL examples are in no wheel (``nvidia-cutlass`` ships only their notebooks): the checkout
+  ``$SYMLAYOUT_KERNELS/cutlass/examples/python/CuTeDSL`` (commit 7107b0553), else skipped.
+
+Skipped without the DSL too.  The verdicts are the ones of docs/frontends.md "Tried on real kernels"."""
 from __future__ import annotations
 
 import os
@@ -10,16 +17,18 @@ from pathlib import Path
 import pytest
 
 from symlayout.cli import main
+from symlayout.frontends.kernels import KernelNotFound, package_root, parse_package
 
 ROOT = Path(os.environ["SYMLAYOUT_KERNELS"]) if os.environ.get("SYMLAYOUT_KERNELS") else None
-pytestmark = [pytest.mark.skipif(ROOT is None, reason="SYMLAYOUT_KERNELS (real kernels' checkouts) not set"),
-              pytest.mark.usefixtures("cute")]
+pytestmark = [pytest.mark.usefixtures("cute")]
+#: checkout directory under $SYMLAYOUT_KERNELS -> (the distribution of the pinned version, its directory there)
+PACKAGES = {"fa": ("flash-attn-4==4.0.0b29", "fa"), "quack": ("quack-kernels==0.6.5", "quack")}
 CUTE = Path("cutlass/examples/python/CuTeDSL/cute")
 FA = Path("fa/flash_attn/cute")
 GEMM = ["--shape", "M=4096,N=4096,K=4096", "--dtype", "f16"]
 ATTN = ["--shape", "B=2,S=4096,H=16,D=128", "--dtype", "bf16", *[a for t in ("mQ", "mK", "mV", "mO")
                                                                  for a in ("--tensor", f"{t}=B,S,H,D")]]
-FA4 = ["--path", "{root}/quack", "--stub-missing"]
+FA4 = ["--path", "{quack}", "--stub-missing"]
 
 CASES = {   # name: (file, arguments, exit code, configurations or the error's words)
     "tensorop_gemm": (CUTE / "ampere/kernel/dense_gemm/tensorop_gemm.py",
@@ -34,10 +43,18 @@ CASES = {   # name: (file, arguments, exit code, configurations or the error's w
     "elementwise_add": (CUTE / "ampere/kernel/elementwise/elementwise_add.py",
                         ["--entry", "elementwise_add", "--shape", "M=4096,N=4096", "--tensor", "mA=M,N", "--tensor",
                          "mB=M,N", "--tensor", "mC=M,N", "--dtype", "f16"], 0, 1),     # copy-only: [g2r.X], [r2g.X]
+    "cta_norm": (CUTE / "hopper/kernel/cta_norm/cta_norm.py",
+                 ["--entry", "CtaNorm.__call__", "--init", 'N=4096,norm_type="layer"', "--shape", "M=4096,N=4096",
+                  "--tensor", "mY=M,N", "--tensor", "mX=M,N", "--tensor", "mWeight=N", "--tensor", "mBias=N",
+                  "--dtype", "f16"], 0, 1),   # autovec_copy of tXgX[None, i]: [g2r.gX/mWeight/mBias], [r2g.gY]
     "quack_rmsnorm": (Path("quack/quack/rmsnorm.py"),
-                      ["--path", "{root}/quack", "--stub-missing", "--entry", "RMSNorm.__call__", "--init",
+                      ["--path", "{quack}", "--stub-missing", "--entry", "RMSNorm.__call__", "--init",
                        "dtype=bf16,N=4096", "--shape", "M=4096,N=4096", "--tensor", "mX=M,N", "--tensor", "mW=N",
-                       "--tensor", "mO=M,N", "--dtype", "bf16"], 0, 1),   # [r2g.gO]; X through smem, W: listed
+                       "--tensor", "mO=M,N", "--dtype", "bf16"], 0, 1),   # [g2s.gX], [r2g.gO]; W (broadcast): listed
+    "quack_softmax": (Path("quack/quack/softmax.py"),
+                      ["--stub-missing", "--entry", "Softmax.__call__", "--init", "dtype=bf16,N=4096", "--shape",
+                       "M=4096,N=4096", "--tensor", "mX=M,N", "--tensor", "mO=M,N", "--dtype", "bf16"], 0, 1),
+    #   [g2s.gX] (X's cp.async staging into smem) and [r2g.gO]: 12 proved; the smem -> register copy listed
     "flash_attention_v2": (CUTE / "ampere/kernel/attention/flash_attention_v2.py",
                            ["--entry", "FlashAttentionForwardAmpere.__call__", "--init", "head_dim=128,n_block_size=64",
                             *ATTN], 0, 2),
@@ -98,13 +115,46 @@ CASES = {   # name: (file, arguments, exit code, configurations or the error's w
 }
 
 
+@pytest.fixture(scope="session")
+def packages():
+    """``{checkout name: (directory of the distribution, None) or (None, why not)}`` (downloaded once)."""
+    out = {}
+    for name, (spec, _) in PACKAGES.items():
+        try:
+            out[name] = (package_root(parse_package(spec))[0], None)
+        except KernelNotFound as e:
+            out[name] = (None, str(e))
+    return out
+
+
+def _from_package(path: Path, args: list, packages: dict):
+    """The command line reading ``path`` (``fa/...``, ``quack/...``) through ``--package``, or ``None``."""
+    kind = path.parts[0]
+    needed = [kind] + (["quack"] if kind == "fa" else [])
+    if any(packages[k][0] is None for k in needed):
+        return None
+    inside = Path(*path.parts[1:])
+    return ([a for k in needed for a in ("--package", PACKAGES[k][0])] + [str(inside)]
+            + [a.format(quack=packages["quack"][0]) for a in args])
+
+
+def _from_checkout(path: Path, args: list):
+    if ROOT is None or not (ROOT / path).is_file():
+        return None
+    return [str(ROOT / path)] + [a.format(quack=ROOT / "quack") for a in args]
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_real_kernel(capsys, name):
+def test_real_kernel(capsys, name, packages):
     path, args, code, expect = CASES[name]
-    if not (ROOT / path).is_file():
-        pytest.skip(f"{ROOT / path} not found")
-    args = [a.format(root=ROOT) for a in args]
-    rc = main(["dsl", str(ROOT / path), *args, "-q"])
+    argv = None
+    if path.parts[0] in PACKAGES:
+        argv = _from_package(path, args, packages)
+    argv = argv or _from_checkout(path, [a.replace("{root}", str(ROOT)) for a in args] if ROOT else args)
+    if argv is None:
+        why = "; ".join(r for k, (_, r) in packages.items() if r and path.parts[0] in (k, "fa"))
+        pytest.skip(f"{path}: not in $SYMLAYOUT_KERNELS ({ROOT})" + (f"; {why}" if why else ""))
+    rc = main(["dsl", *argv, "-q"])
     out, err = capsys.readouterr()
     assert rc == code, out + err
     if code == 0:

@@ -8,6 +8,11 @@ symlayout: the body does not compute a GEMM.
 
     symlayout dsl tests/data/dsl_kernels/ampere_tensorop_gemm.py --entry TensorOpGemm.__call__ \\
         --shape M=4096,N=4096,K=4096 --dtype f16
+
+``ld_divby=16`` (``--init ld_divby=16``) makes the kernel state what it assumes of its tensors' leading
+dimensions, as flash-attention 4's ``assume_tensor_aligned`` does: every dynamic stride rebuilt with
+``cute.assume(stride, divby=16)``.  ``body_error=True`` makes the kernel body fail at its end (a trace
+that does not reach the end of the body).
 """
 import math
 
@@ -22,13 +27,20 @@ from cutlass.cute.nvgpu import cpasync, warp
 
 class TensorOpGemm:
     def __init__(self, ab_dtype=cutlass.Float16, c_dtype=cutlass.Float16, acc_dtype=cutlass.Float32,
-                 atom_layout_mnk=(2, 2, 1), swizzle=True):
+                 atom_layout_mnk=(2, 2, 1), swizzle=True, ld_divby=None, body_error=False):
         self.ab_dtype, self.c_dtype, self.acc_dtype = ab_dtype, c_dtype, acc_dtype
         self.atom_layout_mnk = atom_layout_mnk
         self.cta_tiler = (128, 128, 32)
         self.num_stages = 3
         self.num_threads = math.prod(atom_layout_mnk) * 32
         self.swizzle = swizzle
+        self.ld_divby = ld_divby
+        self.body_error = body_error
+
+    def _aligned(self, t):
+        """``t`` with each dynamic stride stated a multiple of ``ld_divby`` elements."""
+        strides = tuple(s if isinstance(s, int) else cute.assume(s, divby=self.ld_divby) for s in t.stride)
+        return cute.make_tensor(t.iterator, cute.make_layout(t.shape, stride=strides))
 
     def _smem_layout_AB(self, dtype, major, rows):
         bK = self.cta_tiler[2]
@@ -56,6 +68,8 @@ class TensorOpGemm:
 
     @cute.jit
     def __call__(self, mA: cute.Tensor, mB: cute.Tensor, mC: cute.Tensor):
+        if cutlass.const_expr(self.ld_divby is not None):
+            mA, mB, mC = [self._aligned(t) for t in (mA, mB, mC)]
         self.a_major_mode = LayoutEnum.from_tensor(mA)
         self.b_major_mode = LayoutEnum.from_tensor(mB)
         bM, bN, bK = self.cta_tiler
@@ -90,6 +104,14 @@ class TensorOpGemm:
         sA = smem.allocate_tensor(mA.element_type, sA_layout, 16)
         sB = smem.allocate_tensor(mB.element_type, sB_layout, 16)
         thr_mma = tiled_mma.get_slice(tidx)
+        bidx, bidy, _ = cute.arch.block_idx()
+        gA = cute.local_tile(mA[None, None, 0], self.cta_tiler, (bidx, bidy, None), proj=(1, None, 1))
+        gB = cute.local_tile(mB[None, None, 0], self.cta_tiler, (bidx, bidy, None), proj=(None, 1, 1))
+        gC = cute.local_tile(mC[None, None, 0], self.cta_tiler, (bidx, bidy, None), proj=(1, 1, None))
+        tAgA = tiled_copy_A.get_slice(tidx).partition_S(gA)
+        tAsA = tiled_copy_A.get_slice(tidx).partition_D(sA)
+        tBgB = tiled_copy_B.get_slice(tidx).partition_S(gB)
+        tBsB = tiled_copy_B.get_slice(tidx).partition_D(sB)
 
         atom_copy_s2r_A = cute.make_copy_atom(
             warp.LdMatrix8x8x16bOp(self.a_major_mode != LayoutEnum.ROW_MAJOR, 4), mA.element_type)
@@ -108,3 +130,6 @@ class TensorOpGemm:
         tCrD = cute.make_fragment_like(tCrC, self.c_dtype)
         tCrD.store(tCrC.load().to(self.c_dtype))
         cute.autovec_copy(tCrD, tCsC)
+        tCgC = tiled_copy_C.get_slice(tidx).partition_D(gC)
+        if cutlass.const_expr(self.body_error):
+            raise ValueError("the kernel body fails here (test input)")
