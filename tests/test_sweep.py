@@ -294,16 +294,28 @@ def test_the_shared_key_holds_what_a_copy_depends_on_and_not_its_stages():
     assert key(base, "A") != key(base, "B")
 
 
-def test_the_stages_are_shared_between_candidates_with_the_same_staged_buffers():
+def test_each_staged_buffer_is_shared_between_candidates_with_the_same_buffer():
+    """A staged buffer's results are keyed by that buffer alone: candidates 0 and 80 differ only in tile_n, so
+    they share A's stages and not B's (before, one key held both buffers and nothing was shared here)."""
     from symlayout.config import loads_config
-    from symlayout.prove.datapath.stages import stages_key
+    from symlayout.prove.datapath.stages import stage_key, staged_buffers
     spec = _sm80()
 
-    def key(i):
-        return stages_key(loads_config(to_toml_of(spec, i)), ["exactly_once", "in_bounds"])
+    def key(i, op="A"):
+        cfg = loads_config(to_toml_of(spec, i))
+        return stage_key(op, staged_buffers(cfg)[op], ["exactly_once", "in_bounds"])
     assert spec.values(0)["ldsm"] != spec.values(4)["ldsm"] and key(0) == key(4)     # only the ldmatrix differs
     assert key(0) != key(1)                                                           # 2 and 3 stages
     assert key(0) != key(len(spec) - 1)
+    assert {k: v for k, v in spec.values(0).items() if v != spec.values(80)[k]} == {"tile_n": 64}
+    assert key(0, "A") == key(80, "A") and key(0, "B") != key(80, "B")
+    assert key(0, "A") != key(0, "B")
+    rows, memo = {}, {}
+    from symlayout.sweep.prover import prove_candidate
+    for i in (0, 80):
+        rows[i] = prove_candidate(spec, i, memo)
+        assert rows[i] == prove_candidate(spec, i)
+    assert sum(k[0] == "stages" for k in memo) == 3                                 # A once, B twice
 
 
 def to_toml_of(spec, i):
@@ -320,3 +332,63 @@ def test_shared_equals_unshared_on_two_thousand_random_candidates(name):
     ids = sorted(random.Random(7).sample(range(len(spec)), min(2000, len(spec))))
     proved, pieces = _shared_equals_unshared(spec, ids)
     assert proved < pieces
+
+
+def _ordered(x):
+    """``x`` with every dict's key order made visible (dict equality ignores it)."""
+    if isinstance(x, dict):
+        return [(k, _ordered(v)) for k, v in x.items()]
+    if isinstance(x, list):
+        return [_ordered(v) for v in x]
+    return (type(x).__name__, x)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "examples" / "sweep").glob("*.toml")) + [ROOT / "bench" / "sweep_1m.toml"],
+                         ids=lambda p: p.name)
+def test_a_candidate_loaded_from_its_dict_is_the_one_loaded_from_its_text(path):
+    """A sweep loads each candidate from its dict (``read_back``), not from the TOML text written of it: for 40
+    seeded candidates of each space the dict is what tomllib reads from the text, key order included, and the
+    configuration, its key lines and its proof are the same."""
+    import random
+    import tomllib
+    from symlayout.config import loads_config
+    from symlayout.prove.engine import prove_config
+    from symlayout.sweep import load_spec
+    from symlayout.sweep.prover import load_candidate
+    from symlayout.sweep.toml import read_back, to_toml
+    spec = load_spec(path)
+    for i in random.Random(11).sample(range(len(spec)), 40):
+        d = spec.config(i)
+        assert _ordered(read_back(d)) == _ordered(tomllib.loads(to_toml(d)))
+        fast = _loaded(lambda: load_candidate(spec, i))
+        slow = _loaded(lambda: loads_config(to_toml(d), f"{spec.path}#{i}"))
+        if isinstance(slow, str):
+            assert fast == slow                                       # an invalid candidate: the same message
+            continue
+        assert fast == slow and fast.data == slow.data and fast.text == slow.text
+        assert fast.lines.pos == slow.lines.pos
+        if spec.over_budget(spec.scope(i))[0] is None:
+            assert _report_of(prove_config(fast)) == _report_of(prove_config(slow))
+
+
+def _loaded(load):
+    from symlayout.errors import ConfigError
+    try:
+        return load()
+    except ConfigError as e:
+        return str(e)
+
+
+def _report_of(rep):
+    return rep.error, [{k: v for k, v in r.to_json().items() if k != "seconds"} for r in rep.results]
+
+
+def test_read_back_leaves_to_tomllib_what_json_escapes_would_not_write_as_toml():
+    import tomllib
+    from symlayout.sweep.toml import read_back, to_toml
+    params = {"m": {"min": 1, "max": 8}, "e": {}}
+    d = {"copy": {"A": {"align": 16, "x": [1.5, True, [{"k": "v"}]]}}, "name": "n", "params": params}
+    assert _ordered(read_back(d)) == _ordered(tomllib.loads(to_toml(d)))
+    assert list(read_back(d)) == ["name", "copy", "params"] and read_back(d)["params"] is not params
+    for bad in ("caf\u00e9", "a\x7fb", float("nan"), float("inf"), {"\u00e9": 1}, None):
+        assert read_back({"mma": {"atom": bad}}) is None, bad
