@@ -392,3 +392,14 @@ def test_read_back_leaves_to_tomllib_what_json_escapes_would_not_write_as_toml()
     assert list(read_back(d)) == ["name", "copy", "params"] and read_back(d)["params"] is not params
     for bad in ("caf\u00e9", "a\x7fb", float("nan"), float("inf"), {"\u00e9": 1}, None):
         assert read_back({"mma": {"atom": bad}}) is None, bad
+
+
+def test_an_expression_is_evaluated_once_per_value_of_its_variables_and_a_bool_is_not_an_int():
+    from symlayout.sweep.spec import SpecError
+    s = loads_spec(SMALL.replace('pitch = [16, 64]', 'pitch = [16, 64]\nflag = [1, true]')
+                   .replace('"32 * pitch * 2"', '"32 * pitch * flag"'))
+    assert s.over_budget(s.scope(0)) == (None, {"smem_bytes": 512})
+    assert s.over_budget(s.scope(2)) == (None, {"smem_bytes": 2048})
+    assert len(s._values) == 2 and s.over_budget(s.scope(0))[1] == {"smem_bytes": 512}
+    with pytest.raises(SpecError, match=r"smem_bytes: 'flag' is not an integer \(value True\)"):
+        s.over_budget(s.scope(1))                     # flag = true: the memo of flag = 1 is not its value
