@@ -403,3 +403,53 @@ def test_an_expression_is_evaluated_once_per_value_of_its_variables_and_a_bool_i
     assert len(s._values) == 2 and s.over_budget(s.scope(0))[1] == {"smem_bytes": 512}
     with pytest.raises(SpecError, match=r"smem_bytes: 'flag' is not an integer \(value True\)"):
         s.over_budget(s.scope(1))                     # flag = true: the memo of flag = 1 is not its value
+
+
+@pytest.mark.parametrize("name,stride", [("sm90_gemm.toml", 84), ("attention_sm90.toml", 1)])
+def test_shared_sm90_pieces_give_the_rows_of_unshared_ones(name, stride):
+    """40 SM90 candidates (two runs of 20 ``stride`` ids apart: in the GEMM space, the same tiles under two GMMA
+    atoms of another N) proved alone and with their descriptor, TMA, accumulator and stage pieces shared (in a
+    shuffled order): the same rows and results to the last message, and pieces came from the memo."""
+    import random
+    from symlayout.sweep import load_spec
+    from symlayout.sweep.prover import prove_candidate
+    spec = load_spec(ROOT / "examples" / "sweep" / name)
+    start = random.Random(3).randrange(0, len(spec) - stride - 40)
+    ids = list(range(start, start + 20)) + list(range(start + stride + 20 * (stride == 1), start + stride + 20 + 20 * (stride == 1)))
+    _shared_equals_unshared(spec, ids)
+    memo = {}
+    proved = [i for i in ids if prove_candidate(spec, i, memo)["status"] != "pruned"]
+    assert proved and sum(k[0] == "accumulators" for k in memo) < len(proved)
+    assert sum(k[0] == "tma" for k in memo) < 2 * len(proved)
+    assert sum(k[0] == "descriptor" for k in memo) <= 2 * len(proved)
+
+
+def test_the_sm90_keys_hold_what_each_piece_reads():
+    """In the SM90 space, candidates 0 and 1 differ only in the smem base alignment (which the descriptor and
+    TMA messages name: not shared, but the operand models are), and candidates 0 and 84 only in the GMMA atom's
+    N (the TMA load of A does not read the TiledMMA: shared; its descriptors do: not)."""
+    from symlayout.prove.hopper.obligations import piece_keys
+    from symlayout.sweep import load_spec
+    from symlayout.sweep.prover import load_candidate
+    spec = load_spec(ROOT / "examples" / "sweep" / "sm90_gemm.toml")
+    props = ["descriptor", "tma"]
+
+    def keys(i):
+        return piece_keys(load_candidate(spec, i), props, memo={})
+    diff = {k: v for k, v in spec.values(0).items() if v != spec.values(84)[k]}
+    assert set(diff) == {"atom", "tile_n"} and spec.values(1)["align"] != spec.values(0)["align"]
+    assert keys(0)[("descriptor", "A")] != keys(1)[("descriptor", "A")]
+    assert keys(0)[("tma", "A")] != keys(1)[("tma", "A")]
+    assert keys(0)[("tma", "A")] == keys(84)[("tma", "A")] and keys(0)[("tma", "B")] != keys(84)[("tma", "B")]
+    assert keys(0)[("descriptor", "A")] != keys(84)[("descriptor", "A")]
+    assert keys(0)["accumulators"] == keys(1)["accumulators"] != keys(84)["accumulators"]
+    assert piece_keys(load_candidate(spec, 0), props).keys() == {"mma"}           # no memo: nothing shared
+
+
+def test_a_reused_model_is_built_once_per_key_among_the_last_ones():
+    from symlayout.prove.verdict.shared import reused
+    memo, built = {}, []
+    build = lambda k: lambda: built.append(k) or [k]      # noqa: E731
+    assert reused(memo, 1, build(1), limit=2) is reused(memo, 1, build(1), limit=2) and built == [1]
+    reused(memo, 2, build(2), limit=2), reused(memo, 3, build(3), limit=2), reused(memo, 1, build(1), limit=2)
+    assert built == [1, 2, 3, 1] and reused(None, 1, build(1)) == [1] and built[-1] == 1 and len(built) == 5
