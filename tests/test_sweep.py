@@ -324,14 +324,15 @@ def to_toml_of(spec, i):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["sm80_gemm.toml", "attention_sm80.toml"])
+@pytest.mark.parametrize("name", ["sm80_gemm.toml", "attention_sm80.toml", "sm90_gemm.toml", "attention_sm90.toml",
+                                  "sm100_gemm.toml"])
 def test_shared_equals_unshared_on_two_thousand_random_candidates(name):
     import random
     from symlayout.sweep import load_spec
     spec = load_spec(ROOT / "examples" / "sweep" / name)
     ids = sorted(random.Random(7).sample(range(len(spec)), min(2000, len(spec))))
     proved, pieces = _shared_equals_unshared(spec, ids)
-    assert proved < pieces
+    assert proved < pieces or not spec.template.get("copy")          # (SM90/SM100 spaces: no [copy.X])
 
 
 def _ordered(x):
