@@ -30,6 +30,7 @@ compile refutes ``descriptor`` and nothing else of that operand is checked.
 """
 from __future__ import annotations
 
+import functools
 import time
 
 from ...algebra import int_tuple as it
@@ -776,8 +777,7 @@ def _prove_hopper_member(cfg, mma, props, refuted, memo: dict | None = None) -> 
     for op in ("A", "B"):
         sc = cfg.smem.get(op)
         if sc is not None:
-            model = lambda sc=sc: reused(memo, ("gmma",) + keys["mma"] + (sc.operand, sc.element_type, repr(sc.layout)),
-                                         lambda: gmma_operand_model(mma, sc.operand, sc.element_type, sc.layout))
+            model = functools.partial(_gmma_model, memo, keys["mma"], mma, sc)
             out.extend(r for r in shared(memo, keys.get(("descriptor", op)),
                                          lambda sc=sc, model=model: descriptor_results(mma, sc, props, model))
                        if r.property in props or r.method == "cute")
@@ -785,9 +785,7 @@ def _prove_hopper_member(cfg, mma, props, refuted, memo: dict | None = None) -> 
             out.append(shared(memo, keys.get("rs"), lambda: rs_fragment_result(mma)))
         tc = cfg.tma.get(op)
         if tc is not None and sc is not None:
-            model = lambda sc=sc, tc=tc: reused(memo, ("tma_model", sc.element_type, repr(tc), repr(sc.layout)),
-                                                lambda: tma_model(sc.element_type, tc.gmem, sc.layout, tc.box,
-                                                                  tc.multicast, tc.atom, tc.swizzle))
+            model = functools.partial(_tma_model, memo, sc, tc)
             out.extend(r for r in shared(memo, keys.get(("tma", op)),
                                          lambda sc=sc, tc=tc, model=model: tma_results(cfg, sc, tc, props, model))
                        if r.property in props or r.method == "cute")
@@ -796,6 +794,18 @@ def _prove_hopper_member(cfg, mma, props, refuted, memo: dict | None = None) -> 
     for r in out:
         r.expected = REFUTED if r.property in refuted else PROVED
     return out
+
+
+def _gmma_model(memo, mma_key, mma, sc):
+    """[smem.X]'s :func:`~symlayout.tiled.gmma.gmma_operand_model`, built once per what it reads."""
+    return reused(memo, ("gmma",) + mma_key + (sc.operand, sc.element_type, repr(sc.layout)),
+                  lambda: gmma_operand_model(mma, sc.operand, sc.element_type, sc.layout))
+
+
+def _tma_model(memo, sc, tc):
+    """[tma.X]'s :func:`~symlayout.tiled.tma.tma_model` into [smem.X], built once per what it reads."""
+    return reused(memo, ("tma_model", sc.element_type, repr(tc), repr(sc.layout)),
+                  lambda: tma_model(sc.element_type, tc.gmem, sc.layout, tc.box, tc.multicast, tc.atom, tc.swizzle))
 
 
 def piece_keys(cfg, props, memo=None) -> dict:
