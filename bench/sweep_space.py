@@ -64,10 +64,10 @@ def in_process(spec, ids, share: bool = True) -> tuple[float, float, list]:
 
 def on_dask(spec, ids, workers: int) -> tuple[float, float, list]:
     """(start-up seconds, sweep seconds, rows) on a fresh LocalCluster of ``workers`` processes."""
-    from distributed import Client, LocalCluster, as_completed
+    from distributed import as_completed
+    from symlayout.sweep.cluster import local_cluster      # (the sweep's own: without Dask's malloc trim threshold)
     t0 = time.perf_counter()
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
-            Client(cl) as client:
+    with local_cluster(workers) as client:
         client.run(lambda: __import__("symlayout.sweep.prover"))        # the workers' imports: start-up
         t = time.perf_counter()
         futs = [client.submit(prover.prove_batch, spec.text, spec.path, b, pure=False)

@@ -294,16 +294,28 @@ def test_the_shared_key_holds_what_a_copy_depends_on_and_not_its_stages():
     assert key(base, "A") != key(base, "B")
 
 
-def test_the_stages_are_shared_between_candidates_with_the_same_staged_buffers():
+def test_each_staged_buffer_is_shared_between_candidates_with_the_same_buffer():
+    """A staged buffer's results are keyed by that buffer alone: candidates 0 and 80 differ only in tile_n, so
+    they share A's stages and not B's (before, one key held both buffers and nothing was shared here)."""
     from symlayout.config import loads_config
-    from symlayout.prove.datapath.stages import stages_key
+    from symlayout.prove.datapath.stages import stage_key, staged_buffers
     spec = _sm80()
 
-    def key(i):
-        return stages_key(loads_config(to_toml_of(spec, i)), ["exactly_once", "in_bounds"])
+    def key(i, op="A"):
+        cfg = loads_config(to_toml_of(spec, i))
+        return stage_key(op, staged_buffers(cfg)[op], ["exactly_once", "in_bounds"])
     assert spec.values(0)["ldsm"] != spec.values(4)["ldsm"] and key(0) == key(4)     # only the ldmatrix differs
     assert key(0) != key(1)                                                           # 2 and 3 stages
     assert key(0) != key(len(spec) - 1)
+    assert {k: v for k, v in spec.values(0).items() if v != spec.values(80)[k]} == {"tile_n": 64}
+    assert key(0, "A") == key(80, "A") and key(0, "B") != key(80, "B")
+    assert key(0, "A") != key(0, "B")
+    rows, memo = {}, {}
+    from symlayout.sweep.prover import prove_candidate
+    for i in (0, 80):
+        rows[i] = prove_candidate(spec, i, memo)
+        assert rows[i] == prove_candidate(spec, i)
+    assert sum(k[0] == "stages" for k in memo) == 3                                 # A once, B twice
 
 
 def to_toml_of(spec, i):
@@ -312,11 +324,146 @@ def to_toml_of(spec, i):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["sm80_gemm.toml", "attention_sm80.toml"])
+@pytest.mark.parametrize("name", ["sm80_gemm.toml", "attention_sm80.toml", "sm90_gemm.toml", "attention_sm90.toml",
+                                  "sm100_gemm.toml"])
 def test_shared_equals_unshared_on_two_thousand_random_candidates(name):
     import random
     from symlayout.sweep import load_spec
     spec = load_spec(ROOT / "examples" / "sweep" / name)
     ids = sorted(random.Random(7).sample(range(len(spec)), min(2000, len(spec))))
     proved, pieces = _shared_equals_unshared(spec, ids)
-    assert proved < pieces
+    assert proved < pieces or not spec.template.get("copy")          # (SM90/SM100 spaces: no [copy.X])
+
+
+def _ordered(x):
+    """``x`` with every dict's key order made visible (dict equality ignores it)."""
+    if isinstance(x, dict):
+        return [(k, _ordered(v)) for k, v in x.items()]
+    if isinstance(x, list):
+        return [_ordered(v) for v in x]
+    return (type(x).__name__, x)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "examples" / "sweep").glob("*.toml")) + [ROOT / "bench" / "sweep_1m.toml"],
+                         ids=lambda p: p.name)
+def test_a_candidate_loaded_from_its_dict_is_the_one_loaded_from_its_text(path):
+    """A sweep loads each candidate from its dict (``read_back``), not from the TOML text written of it: for 40
+    seeded candidates of each space the dict is what tomllib reads from the text, key order included, and the
+    configuration, its key lines and its proof are the same."""
+    import random
+    import tomllib
+    from symlayout.config import loads_config
+    from symlayout.prove.engine import prove_config
+    from symlayout.sweep import load_spec
+    from symlayout.sweep.prover import load_candidate
+    from symlayout.sweep.toml import read_back, to_toml
+    spec = load_spec(path)
+    for i in random.Random(11).sample(range(len(spec)), 40):
+        d = spec.config(i)
+        assert _ordered(read_back(d)) == _ordered(tomllib.loads(to_toml(d)))
+        fast = _loaded(lambda: load_candidate(spec, i))
+        slow = _loaded(lambda: loads_config(to_toml(d), f"{spec.path}#{i}"))
+        if isinstance(slow, str):
+            assert fast == slow                                       # an invalid candidate: the same message
+            continue
+        assert fast == slow and fast.data == slow.data and fast.text == slow.text
+        assert fast.lines.pos == slow.lines.pos
+        if spec.over_budget(spec.scope(i))[0] is None:
+            assert _report_of(prove_config(fast)) == _report_of(prove_config(slow))
+
+
+def _loaded(load):
+    from symlayout.errors import ConfigError
+    try:
+        return load()
+    except ConfigError as e:
+        return str(e)
+
+
+def _report_of(rep):
+    return rep.error, [{k: v for k, v in r.to_json().items() if k != "seconds"} for r in rep.results]
+
+
+def test_read_back_leaves_to_tomllib_what_json_escapes_would_not_write_as_toml():
+    import tomllib
+    from symlayout.sweep.toml import read_back, to_toml
+    params = {"m": {"min": 1, "max": 8}, "e": {}}
+    d = {"copy": {"A": {"align": 16, "x": [1.5, True, [{"k": "v"}]]}}, "name": "n", "params": params}
+    assert _ordered(read_back(d)) == _ordered(tomllib.loads(to_toml(d)))
+    assert list(read_back(d)) == ["name", "copy", "params"] and read_back(d)["params"] is not params
+    for bad in ("caf\u00e9", "a\x7fb", float("nan"), float("inf"), {"\u00e9": 1}, None):
+        assert read_back({"mma": {"atom": bad}}) is None, bad
+
+
+def test_an_expression_is_evaluated_once_per_value_of_its_variables_and_a_bool_is_not_an_int():
+    from symlayout.sweep.spec import SpecError
+    s = loads_spec(SMALL.replace('pitch = [16, 64]', 'pitch = [16, 64]\nflag = [1, true]')
+                   .replace('"32 * pitch * 2"', '"32 * pitch * flag"'))
+    assert s.over_budget(s.scope(0)) == (None, {"smem_bytes": 512})
+    assert s.over_budget(s.scope(2)) == (None, {"smem_bytes": 2048})
+    assert len(s._values) == 2 and s.over_budget(s.scope(0))[1] == {"smem_bytes": 512}
+    with pytest.raises(SpecError, match=r"smem_bytes: 'flag' is not an integer \(value True\)"):
+        s.over_budget(s.scope(1))                     # flag = true: the memo of flag = 1 is not its value
+
+
+@pytest.mark.parametrize("name,stride", [("sm90_gemm.toml", 84), ("attention_sm90.toml", 1)])
+def test_shared_sm90_pieces_give_the_rows_of_unshared_ones(name, stride):
+    """40 SM90 candidates (two runs of 20 ``stride`` ids apart: in the GEMM space, the same tiles under two GMMA
+    atoms of another N) proved alone and with their descriptor, TMA, accumulator and stage pieces shared (in a
+    shuffled order): the same rows and results to the last message, and pieces came from the memo."""
+    import random
+    from symlayout.sweep import load_spec
+    from symlayout.sweep.prover import prove_candidate
+    spec = load_spec(ROOT / "examples" / "sweep" / name)
+    start = random.Random(3).randrange(0, len(spec) - stride - 40)
+    ids = list(range(start, start + 20)) + list(range(start + stride + 20 * (stride == 1), start + stride + 20 + 20 * (stride == 1)))
+    _shared_equals_unshared(spec, ids)
+    memo = {}
+    proved = [i for i in ids if prove_candidate(spec, i, memo)["status"] != "pruned"]
+    assert proved and sum(k[0] == "accumulators" for k in memo) < len(proved)
+    assert sum(k[0] == "tma" for k in memo) < 2 * len(proved)
+    assert sum(k[0] == "descriptor" for k in memo) <= 2 * len(proved)
+
+
+def test_the_sm90_keys_hold_what_each_piece_reads():
+    """In the SM90 space, candidates 0 and 1 differ only in the smem base alignment (which the descriptor and
+    TMA messages name: not shared, but the operand models are), and candidates 0 and 84 only in the GMMA atom's
+    N (the TMA load of A does not read the TiledMMA: shared; its descriptors do: not)."""
+    from symlayout.prove.hopper.obligations import piece_keys
+    from symlayout.sweep import load_spec
+    from symlayout.sweep.prover import load_candidate
+    spec = load_spec(ROOT / "examples" / "sweep" / "sm90_gemm.toml")
+    props = ["descriptor", "tma"]
+
+    def keys(i):
+        return piece_keys(load_candidate(spec, i), props, memo={})
+    diff = {k: v for k, v in spec.values(0).items() if v != spec.values(84)[k]}
+    assert set(diff) == {"atom", "tile_n"} and spec.values(1)["align"] != spec.values(0)["align"]
+    assert keys(0)[("descriptor", "A")] != keys(1)[("descriptor", "A")]
+    assert keys(0)[("tma", "A")] != keys(1)[("tma", "A")]
+    assert keys(0)[("tma", "A")] == keys(84)[("tma", "A")] and keys(0)[("tma", "B")] != keys(84)[("tma", "B")]
+    assert keys(0)[("descriptor", "A")] != keys(84)[("descriptor", "A")]
+    assert keys(0)["accumulators"] == keys(1)["accumulators"] != keys(84)["accumulators"]
+    assert piece_keys(load_candidate(spec, 0), props).keys() == {"mma"}           # no memo: nothing shared
+
+
+def test_a_reused_model_is_built_once_per_key_among_the_last_ones():
+    from symlayout.prove.verdict.shared import reused
+    memo, built = {}, []
+    build = lambda k: lambda: built.append(k) or [k]      # noqa: E731
+    assert reused(memo, 1, build(1), limit=2) is reused(memo, 1, build(1), limit=2) and built == [1]
+    reused(memo, 2, build(2), limit=2), reused(memo, 3, build(3), limit=2), reused(memo, 1, build(1), limit=2)
+    assert built == [1, 2, 3, 1] and reused(None, 1, build(1)) == [1] and built[-1] == 1 and len(built) == 5
+
+
+def test_the_sweeps_local_cluster_workers_run_without_dasks_malloc_trim_threshold():
+    """Dask's nanny starts its workers with MALLOC_TRIM_THRESHOLD_=65536, which turns off glibc's dynamic mmap
+    threshold: the prover took 1.5x (SM80) to 2x (SM90) the CPU time in a worker than in one process.  The
+    sweep's LocalCluster (and bench/sweep_space.py's) starts them without it."""
+    from symlayout.sweep.cluster import local_cluster
+    if os.environ.get("MALLOC_TRIM_THRESHOLD_") is not None:
+        pytest.skip("MALLOC_TRIM_THRESHOLD_ is set in this environment (the workers inherit it)")
+    with local_cluster(1) as client:
+        envs = client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_"))
+    assert list(envs.values()) == [None]
+    assert os.environ.get("MALLOC_TRIM_THRESHOLD_") is None        # (nor is this process's environment changed)

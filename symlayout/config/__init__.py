@@ -82,8 +82,10 @@ def load_config(path) -> Config:
     return _Loader(path, text).load()
 
 
-def loads_config(text: str, path: str = "<string>") -> Config:
-    """Validate configuration text (``path`` only names it in messages).
+def loads_config(text: str, path: str = "<string>", parsed: dict | None = None) -> Config:
+    """Validate configuration text (``path`` only names it in messages; ``parsed``: the dict
+    ``tomllib.loads(text)`` gives, when the caller already holds it -- a sweep writes its candidates' text
+    from their dicts -- so the text is not read again).
 
     >>> loads_config('[mma]\\natom = "SM80_16x8x16_F16F16F16F16_TN"\\n').mma.raw_layout
     '(1,1,1)'
@@ -92,7 +94,7 @@ def loads_config(text: str, path: str = "<string>") -> Config:
         raise ConfigError(f"{path}: configuration text must be a string")
     # lazy: the loader brings the algebra, atoms and tiled layer (135-157 ms) that `import symlayout` skips
     from .loader import _Loader
-    return _Loader(path, text).load()
+    return _Loader(path, text).load(parsed)
 
 
 def load_configs(paths, errors: str = "raise", skipped: list | None = None):

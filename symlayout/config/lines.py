@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -28,6 +29,34 @@ def _split_dotted(s: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
+@functools.lru_cache(maxsize=4096)
+def _read_line(line: str):
+    """What one line (outside a multi-line string) holds: ``(the table a header opens or None, ((key path
+    below the table, column) ...), the multi-line string delimiter it opens or None)`` -- a function of the
+    line alone, so a line that many texts share (a sweep's candidates) is read once."""
+    m = _HEADER_RE.match(line)
+    if m and not _KEYVAL_RE.match(line):
+        return _split_dotted(m.group(2)), (((), m.start(2) + 1),), None
+    m = _KEYVAL_RE.match(line)
+    if not m:
+        return None, (), None
+    path = _split_dotted(m.group(1))
+    vcol = m.end()
+    while vcol < len(line) and line[vcol] in " \t":
+        vcol += 1
+    keys = [(path, vcol + 1)]
+    rest = line[m.end():]
+    opens = None
+    for delim in ('"""', "'''"):
+        if rest.count(delim) % 2 == 1:
+            opens = delim
+    # keys of an inline table on the same line
+    if rest.lstrip().startswith("{"):
+        for im in re.finditer(rf"[{{,]\s*({_DOTTED})\s*=\s*", rest):
+            keys.append((path + _split_dotted(im.group(1)), m.end() + im.end() + 1))
+    return None, tuple(keys), opens
+
+
 class KeyLines:
     """Where each key and table of a TOML text is (tomllib gives no positions).
 
@@ -52,27 +81,12 @@ class KeyLines:
                 if line.count(in_ml) % 2 == 1:
                     in_ml = None
                 continue
-            m = _HEADER_RE.match(line)
-            if m and not _KEYVAL_RE.match(line):
-                table = _split_dotted(m.group(2))
-                self._add(table, lineno, m.start(2) + 1)
-                continue
-            m = _KEYVAL_RE.match(line)
-            if not m:
-                continue
-            path = table + _split_dotted(m.group(1))
-            vcol = m.end()
-            while vcol < len(line) and line[vcol] in " \t":
-                vcol += 1
-            self._add(path, lineno, vcol + 1)
-            rest = line[m.end():]
-            for delim in ('"""', "'''"):
-                if rest.count(delim) % 2 == 1:
-                    in_ml = delim
-            # keys of an inline table on the same line
-            if rest.lstrip().startswith("{"):
-                for im in re.finditer(rf"[{{,]\s*({_DOTTED})\s*=\s*", rest):
-                    self._add(path + _split_dotted(im.group(1)), lineno, m.end() + im.end() + 1)
+            header, keys, opens = _read_line(line)
+            if header is not None:
+                table = header
+            for path, col in keys:
+                self._add(table + path, lineno, col)
+            in_ml = opens
 
     def _add(self, path, lineno, col):
         if path and path not in self.pos:

@@ -33,9 +33,11 @@ class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection,
               ReuseSection, RegisterCopySection, EpilogueSection):
     """Reads one configuration text (``_Loader(path, text).load()``)."""
 
-    def load(self) -> Config:
+    def load(self, parsed: dict | None = None) -> Config:
+        """The configuration; ``parsed``: what ``tomllib.loads(self.text)`` returns, when the caller holds it
+        (a sweep's candidate, written from that dict: not read back)."""
         try:
-            data = tomllib.loads(self.text)
+            data = tomllib.loads(self.text) if parsed is None else parsed
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(self.toml_error(str(e))) from None
         except RecursionError:

@@ -546,7 +546,8 @@ def config_parts(cfg, props, split: bool = False, properties=None) -> list:
 @serialized
 def prove_part(cfg, part, method="auto", timeout_s=None, memo: dict | None = None):
     """``(results, rejected operands, error or None, seconds)`` of one piece (:func:`config_parts`);
-    ``memo``: the data path's global-memory copies shared with other configurations."""
+    ``memo``: the data path's global-memory copies and stages, and the SM90 pieces, shared with other
+    configurations."""
     t0 = time.perf_counter()
     kind, op, props = part
     refuted = cfg.expect.refuted
@@ -572,7 +573,7 @@ def prove_part(cfg, part, method="auto", timeout_s=None, memo: dict | None = Non
             if kind == "datapath":
                 results = prove_datapath(cfg, props, memo)
             elif kind == "hopper":
-                results = prove_hopper(cfg, mma, props, refuted)
+                results = prove_hopper(cfg, mma, props, refuted, memo)
             elif kind == "mma":
                 if "coverage" in props:
                     for o in ("A", "B", "C"):

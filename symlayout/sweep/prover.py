@@ -19,7 +19,7 @@ from ..errors import ConfigError
 from ..prove.report.cute_snippet import snippet
 from ..prove.engine import prove_config
 from .spec import Spec
-from .toml import to_toml
+from .toml import read_back, to_toml
 
 __all__ = ["prove_candidate", "prove_batch", "load_candidate", "cute_snippet", "STATS"]
 
@@ -34,8 +34,10 @@ MEMO_LIMIT = 200_000
 
 
 def load_candidate(spec, i: int, env: dict | None = None):
-    """The loaded :class:`~symlayout.config.Config` of candidate ``i``."""
-    return loads_config(to_toml(spec.config(i, env)), f"{spec.path}#{i}")
+    """The loaded :class:`~symlayout.config.Config` of candidate ``i`` (loaded from its dict: the TOML text it
+    is written as, kept for messages, is not read back)."""
+    d = spec.config(i, env)
+    return loads_config(to_toml(d), f"{spec.path}#{i}", parsed=read_back(d))
 
 
 def cute_snippet(cfg) -> str:

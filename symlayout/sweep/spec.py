@@ -48,6 +48,8 @@ CONSTRAINT_KEYS = {"arch", "smem_bytes", "smem_budget", "registers", "max_regist
 MAX_VALUES = 1_000_000
 #: the most candidates one sweep enumerates (the table and the resume set are held in memory)
 MAX_CANDIDATES = 100_000_000
+#: the most expression values a spec keeps (:meth:`Spec.evaluate`)
+VALUES_KEPT = 100_000
 
 
 def _line(text: str, table: str, key: str | None) -> int | None:
@@ -75,6 +77,8 @@ class Spec:
     def __init__(self, text: str, path: str = "<spec>"):
         self.text, self.path = text, path
         self.hash = hashlib.sha256(text.encode()).hexdigest()[:12]
+        self._variables: dict = {}       # (table, key) -> the names an expression reads
+        self._values: dict = {}          # (table, key, their values) -> the expression's value
         try:
             doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
@@ -220,6 +224,21 @@ class Spec:
         return env
 
     def evaluate(self, e, env: dict, table: str, key: str) -> int:
+        """The value of the expression ``e`` (``[table] key``) for the variables ``env``; a space has few
+        distinct values of an expression's own variables, so each is evaluated once (:data:`VALUES_KEPT`)."""
+        names = self._variables.get((table, key))
+        if names is None:
+            names = self._variables[(table, key)] = tuple(sorted(e.variables()))
+        args = tuple(env.get(n) for n in names)
+        plain = all(type(a) is int for a in args)        # (not a bool, which equals 1 as a key)
+        if plain and (table, key, args) in self._values:
+            return self._values[(table, key, args)]
+        value = self._evaluate(e, env, table, key)
+        if plain and len(self._values) < VALUES_KEPT:
+            self._values[(table, key, args)] = value
+        return value
+
+    def _evaluate(self, e, env: dict, table: str, key: str) -> int:
         nums = {k: v for k, v in env.items() if isinstance(v, int) and not isinstance(v, bool)}
         missing = sorted(set(e.variables()) - set(nums))
         if missing:

@@ -33,7 +33,7 @@ from ..copy.model import build_operand_model
 from .g2s import GLOBAL_PROPERTIES, NotModelled, build_global_model, prove_global, rejection
 from ..verdict.result import ERROR, PROVED, REFUTED, Counterexample, Result
 from ..verdict.shared import shared
-from .stages import prove_stages, stages_key
+from .stages import prove_stages
 
 
 def width_refutation(why: str, name: str, refuted) -> Result:
@@ -60,7 +60,7 @@ def _operand_model(cfg, op):
 def prove_datapath(cfg, properties=None, memo: dict | None = None) -> list:
     """Results of the global-memory copies and the stages of ``cfg`` (``properties``: default
     ``[prove] properties`` or all); ``memo``: each global-memory copy proved once for every configuration
-    with the same :func:`global_key`, the stages once per :func:`~.stages.stages_key`
+    with the same :func:`global_key`, each staged buffer once per :func:`~.stages.stage_key`
     (:mod:`symlayout.prove.verdict.shared`)."""
     props = list(properties or cfg.prove.properties or GLOBAL_PROPERTIES)
     refuted = cfg.expect.refuted
@@ -70,7 +70,7 @@ def prove_datapath(cfg, properties=None, memo: dict | None = None) -> list:
             out.extend(shared(memo, global_key(cfg, op, gc, props),
                               lambda op=op, gc=gc: prove_global_copy(cfg, op, gc, props),
                               keep=lambda rs: all(r.status != ERROR for r in rs)))
-    out.extend(shared(memo, stages_key(cfg, props, refuted), lambda: prove_stages(cfg, props, refuted)))
+    out.extend(prove_stages(cfg, props, refuted, memo))
     return out
 
 

@@ -25,6 +25,7 @@ from ...algebra import int_tuple as it
 from ...atoms import value_type_bits
 from ..decide.tables import index_table, lazy_np as np, one_owner
 from ..verdict.result import PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
+from ..verdict.shared import shared
 
 #: bytes of shared memory one block may use (opt-in maximum), by the MMA atom's architecture
 SMEM_CAPACITY = {"SM80": 166912, "SM86": 101376, "SM89": 101376, "SM90": 232448}
@@ -161,18 +162,17 @@ def prove_stage_family(cfg, props, refuted=frozenset()) -> list:
     return out
 
 
-def stages_key(cfg, props, refuted=frozenset()):
-    """Everything :func:`prove_stages` reads, as a hashable key (the staged buffers, the block's shared-memory
-    capacity, the properties and the refuted names), for configurations that share it
-    (:mod:`symlayout.prove.verdict.shared`); None for a family of stage counts (not shared)."""
-    if getattr(cfg, "stages_param", None):
-        return None
-    return ("stages", repr(sorted(staged_buffers(cfg).items())), _capacity(cfg.mma.atom if cfg.mma else ""),
-            tuple(props), tuple(sorted(refuted)))
+def stage_key(op, buffer, props, refuted=frozenset()) -> tuple:
+    """Everything :func:`buffer_stages` reads of one staged buffer (``buffer``: its staged layout, stage count
+    and value bits), as a hashable key, for configurations that share it (:mod:`symlayout.prove.verdict.shared`):
+    a buffer's results do not depend on the other operand's buffer (only the capacity check does, done after)."""
+    staged, n, bits = buffer
+    return ("stages", op, repr(staged), n, bits, tuple(props), tuple(sorted(refuted)))
 
 
-def prove_stages(cfg, props, refuted=frozenset()) -> list:
-    """The stage results of a configuration (nothing when it has no stages)."""
+def prove_stages(cfg, props, refuted=frozenset(), memo: dict | None = None) -> list:
+    """The stage results of a configuration (nothing when it has no stages); ``memo``: each staged buffer's
+    results proved once per :func:`stage_key` (a family of stage counts is not shared)."""
     if getattr(cfg, "stages_param", None):
         return prove_stage_family(cfg, props, refuted)
     out = []
@@ -180,51 +180,11 @@ def prove_stages(cfg, props, refuted=frozenset()) -> list:
     if not bufs:
         return out
     total = 0
-    for op, (staged, n, bits) in sorted(bufs.items()):
-        eb = bits / 8
-        t0 = time.perf_counter()
-        table = index_table(staged)               # (every stage's element offsets, stage-major)
-        S = len(table) // n
-        M = it.product(staged.shape[0])
-        total += int(staged.cosize() * eb)
-        label = f"stages.{op}"
-        if "exactly_once" in props:
-            # the first (stage, element) whose address an earlier stage already holds (none when every
-            # address belongs to one stage: decided at once)
-            cex = None
-            if one_owner(table[:n * S], np.arange(n * S) // S):
-                bad = None
-            else:
-                _u, first, inv = np.unique(table[:n * S], return_index=True, return_inverse=True)
-                f = first[inv.ravel()]
-                bad = f // S != np.arange(n * S) // S
-            if bad is not None and bad.any():
-                j = int(np.argmax(bad))
-                s, i, o = j // S, j % S, (int(f[j]) // S, int(f[j]) % S)
-                a = int(table[j])
-                cex = Counterexample(f"stage {s} and stage {o[0]} of the {op} buffer overlap: byte "
-                                     f"{int(a * eb)} holds {op}{_name(i, M, s)} and {op}{_name(o[1], M, o[0])}",
-                                     element=(i % M, i // M), address_bytes=int(a * eb),
-                                     extra={"stages": [o[0], s]})
-            out.append(Result("exactly_once", verdict(cex, n * S), operand=label, checked=n * S, method="exhaustive",
-                              counterexample=cex, seconds=time.perf_counter() - t0,
-                              expected=REFUTED if "exactly_once" in refuted else PROVED))
-        if "in_bounds" in props:
-            t0 = time.perf_counter()
-            status, cex, detail = None, None, ""
-            base = table[:S]
-            for s in range(1, n):
-                d = int(table[s * S] - base[0])
-                if (d * eb) % 128 or not np.array_equal(table[s * S:(s + 1) * S], base + d):
-                    status = UNKNOWN
-                    detail = (f"stage {s} of the {op} buffer is not stage 0 moved by a whole number of 128-byte rows: "
-                              "its own copies are not proved (not supported)")
-                    break
-            r = Result("in_bounds", status or verdict(None, n * S), operand=label, checked=n * S, method="exhaustive",
-                       detail=detail or f"{n} stages of {int(S * eb)} bytes, each stage 0 moved by a multiple of 128 "
-                                        "bytes (every stage-0 verdict holds for it)",
-                       expected=REFUTED if "in_bounds" in refuted else PROVED)
-            out.append(r)
+    for op, buf in sorted(bufs.items()):
+        results, size = shared(memo, stage_key(op, buf, props, refuted),
+                               lambda op=op, buf=buf: buffer_stages(op, buf, props, refuted))
+        out.extend(results)
+        total += size
     if "in_bounds" in props:
         arch, cap = _capacity(cfg.mma.atom if cfg.mma else "")
         if total > cap:
@@ -235,3 +195,54 @@ def prove_stages(cfg, props, refuted=frozenset()) -> list:
                 if r.property == "in_bounds" and r.status != UNKNOWN:
                     r.status, r.counterexample = REFUTED, cex
     return out
+
+
+def buffer_stages(op, buffer, props, refuted=frozenset()) -> tuple[list, int]:
+    """(the ``exactly_once`` and ``in_bounds`` results of operand ``op``'s staged buffer, its bytes)."""
+    staged, n, bits = buffer
+    out = []
+    eb = bits / 8
+    t0 = time.perf_counter()
+    table = index_table(staged)               # (every stage's element offsets, stage-major)
+    S = len(table) // n
+    M = it.product(staged.shape[0])
+    size = int(staged.cosize() * eb)
+    label = f"stages.{op}"
+    if "exactly_once" in props:
+        # the first (stage, element) whose address an earlier stage already holds (none when every
+        # address belongs to one stage: decided at once)
+        cex = None
+        if one_owner(table[:n * S], np.arange(n * S) // S):
+            bad = None
+        else:
+            _u, first, inv = np.unique(table[:n * S], return_index=True, return_inverse=True)
+            f = first[inv.ravel()]
+            bad = f // S != np.arange(n * S) // S
+        if bad is not None and bad.any():
+            j = int(np.argmax(bad))
+            s, i, o = j // S, j % S, (int(f[j]) // S, int(f[j]) % S)
+            a = int(table[j])
+            cex = Counterexample(f"stage {s} and stage {o[0]} of the {op} buffer overlap: byte "
+                                 f"{int(a * eb)} holds {op}{_name(i, M, s)} and {op}{_name(o[1], M, o[0])}",
+                                 element=(i % M, i // M), address_bytes=int(a * eb),
+                                 extra={"stages": [o[0], s]})
+        out.append(Result("exactly_once", verdict(cex, n * S), operand=label, checked=n * S, method="exhaustive",
+                          counterexample=cex, seconds=time.perf_counter() - t0,
+                          expected=REFUTED if "exactly_once" in refuted else PROVED))
+    if "in_bounds" in props:
+        t0 = time.perf_counter()
+        status, detail = None, ""
+        base = table[:S]
+        for s in range(1, n):
+            d = int(table[s * S] - base[0])
+            if (d * eb) % 128 or not np.array_equal(table[s * S:(s + 1) * S], base + d):
+                status = UNKNOWN
+                detail = (f"stage {s} of the {op} buffer is not stage 0 moved by a whole number of 128-byte rows: "
+                          "its own copies are not proved (not supported)")
+                break
+        out.append(Result("in_bounds", status or verdict(None, n * S), operand=label, checked=n * S,
+                          method="exhaustive",
+                          detail=detail or f"{n} stages of {int(S * eb)} bytes, each stage 0 moved by a multiple of "
+                                           "128 bytes (every stage-0 verdict holds for it)",
+                          expected=REFUTED if "in_bounds" in refuted else PROVED))
+    return out, size

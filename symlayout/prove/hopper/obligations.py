@@ -30,6 +30,7 @@ compile refutes ``descriptor`` and nothing else of that operand is checked.
 """
 from __future__ import annotations
 
+import functools
 import time
 
 from ...algebra import int_tuple as it
@@ -49,6 +50,7 @@ from ...tiled.tma import tma_model
 from ..copy.obligations import tv_coverage
 from ..decide.tables import index_table, lazy_np as np, one_owner
 from ..verdict.result import ERROR, PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
+from ..verdict.shared import reused, shared
 
 #: properties of a GMMA configuration, in report order
 HOPPER_PROPERTIES = ("descriptor", "slot_agreement", "coverage", "exactly_once", "in_bounds", "tma")
@@ -124,11 +126,12 @@ def descriptor_operand_results(sc, props, t0, error, checks: dict, via: str) -> 
     return [checks[p](time.perf_counter()) for p in DESCRIPTOR_PROPERTIES if p in props]
 
 
-def descriptor_results(mma, sc, props) -> list:
-    """``descriptor``, ``slot_agreement``, ``coverage``, ``exactly_once``, ``in_bounds`` of [smem.X]."""
+def descriptor_results(mma, sc, props, model=None) -> list:
+    """``descriptor``, ``slot_agreement``, ``coverage``, ``exactly_once``, ``in_bounds`` of [smem.X];
+    ``model()``: its :func:`~symlayout.tiled.gmma.gmma_operand_model`, when the caller keeps one."""
     op = sc.operand
     t0 = time.perf_counter()
-    m = gmma_operand_model(mma, op, sc.element_type, sc.layout)
+    m = model() if model is not None else gmma_operand_model(mma, op, sc.element_type, sc.layout)
     bases = _bases(sc.align, 16)
     out = descriptor_operand_results(sc, props, t0, m.error, {
         "descriptor": lambda t: _descriptor(m, sc, bases, op, t),
@@ -384,10 +387,13 @@ def accumulator_results(mma, props) -> list:
 # ---------------------------------------------------------------------------
 
 
-def tma_results(cfg, sc, tc, props) -> list:
+def tma_results(cfg, sc, tc, props, model=None) -> list:
+    """``tma``, ``coverage``, ``exactly_once``, ``in_bounds`` of the TMA loads of [tma.X] into [smem.X];
+    ``model()``: its :func:`~symlayout.tiled.tma.tma_model`, when the caller keeps one."""
     op = tc.operand
     t0 = time.perf_counter()
-    m = tma_model(sc.element_type, tc.gmem, sc.layout, tc.box, tc.multicast, tc.atom, tc.swizzle)
+    m = model() if model is not None else tma_model(sc.element_type, tc.gmem, sc.layout, tc.box, tc.multicast,
+                                                    tc.atom, tc.swizzle)
     out = []
     if m.error is not None:
         cex = Counterexample(f"[tma.{op}]: CuTe's make_tma_copy fails: {m.error}", extra={"cute_assert": str(m.error)})
@@ -704,12 +710,14 @@ def _translation_argument(cfg, mma, syms) -> str | None:
     return "; ".join(why)
 
 
-def prove_hopper(cfg, mma, props, refuted) -> list:
+def prove_hopper(cfg, mma, props, refuted, memo: dict | None = None) -> list:
     """Every Hopper obligation of a GMMA configuration; a family (parameters as extents of
-    smem modes: stages, K tiles) by the translation argument, or member by member."""
+    smem modes: stages, K tiles) by the translation argument, or member by member.  ``memo``: the
+    pieces of a concrete configuration shared with other configurations (:func:`piece_keys`; a family's
+    are not)."""
     syms = _symbols_of(cfg)
     if not syms:
-        return _prove_hopper_member(cfg, mma, props, refuted)
+        return _prove_hopper_member(cfg, mma, props, refuted, memo)
     from dataclasses import replace
     params = {str(x): cfg.params[str(x)] for x in syms if str(x) in cfg.params}
     why = _translation_argument(cfg, mma, syms)
@@ -765,21 +773,63 @@ def prove_hopper(cfg, mma, props, refuted) -> list:
     return out
 
 
-def _prove_hopper_member(cfg, mma, props, refuted) -> list:
-    """Every Hopper obligation of a GMMA configuration (``props`` filters, in order)."""
+def _prove_hopper_member(cfg, mma, props, refuted, memo: dict | None = None) -> list:
+    """Every Hopper obligation of a GMMA configuration (``props`` filters, in order); ``memo``: each piece
+    proved once per key of what it reads (:func:`piece_keys`, :mod:`symlayout.prove.verdict.shared`), the
+    operand models it reads built once for the pieces that differ only in what the models do not read (the
+    smem base alignment: :func:`~symlayout.prove.verdict.shared.reused`)."""
     out = []
     src = (mma.atom.ptx_model or {}).get("a_source")
+    keys = piece_keys(cfg, props, memo)
     for op in ("A", "B"):
         sc = cfg.smem.get(op)
         if sc is not None:
-            out.extend(r for r in descriptor_results(mma, sc, props) if r.property in props or r.method == "cute")
+            model = functools.partial(_gmma_model, memo, keys["mma"], mma, sc)
+            out.extend(r for r in shared(memo, keys.get(("descriptor", op)),
+                                         lambda sc=sc, model=model: descriptor_results(mma, sc, props, model))
+                       if r.property in props or r.method == "cute")
         elif op == "A" and src == "reg" and "slot_agreement" in props:
-            out.append(rs_fragment_result(mma))
+            out.append(shared(memo, keys.get("rs"), lambda: rs_fragment_result(mma)))
         tc = cfg.tma.get(op)
         if tc is not None and sc is not None:
-            out.extend(r for r in tma_results(cfg, sc, tc, props) if r.property in props or r.method == "cute")
+            model = functools.partial(_tma_model, memo, sc, tc)
+            out.extend(r for r in shared(memo, keys.get(("tma", op)),
+                                         lambda sc=sc, tc=tc, model=model: tma_results(cfg, sc, tc, props, model))
+                       if r.property in props or r.method == "cute")
     if "C" not in cfg.copies:
-        out.extend(accumulator_results(mma, props))
+        out.extend(shared(memo, keys.get("accumulators"), lambda: accumulator_results(mma, props)))
     for r in out:
         r.expected = REFUTED if r.property in refuted else PROVED
+    return out
+
+
+def _gmma_model(memo, mma_key, mma, sc):
+    """[smem.X]'s :func:`~symlayout.tiled.gmma.gmma_operand_model`, built once per what it reads."""
+    return reused(memo, ("gmma",) + mma_key + (sc.operand, sc.element_type, repr(sc.layout)),
+                  lambda: gmma_operand_model(mma, sc.operand, sc.element_type, sc.layout))
+
+
+def _tma_model(memo, sc, tc):
+    """[tma.X]'s :func:`~symlayout.tiled.tma.tma_model` into [smem.X], built once per what it reads."""
+    return reused(memo, ("tma_model", sc.element_type, repr(tc), repr(sc.layout)),
+                  lambda: tma_model(sc.element_type, tc.gmem, sc.layout, tc.box, tc.multicast, tc.atom, tc.swizzle))
+
+
+def piece_keys(cfg, props, memo=None) -> dict:
+    """Everything each piece of :func:`_prove_hopper_member` reads, as hashable keys (none without ``memo``):
+    the ``descriptor`` piece of [smem.X] reads the TiledMMA and the whole [smem.X] table (its layout with the
+    stages, its alignment, which messages name); the ``tma`` piece reads [smem.X], [tma.X] and ``[params]``
+    (global strides), not the TiledMMA; the accumulators and an RS A fragment read the TiledMMA alone; every
+    piece reads the properties (``[expect]`` is applied after)."""
+    m = cfg.mma
+    out = {"mma": (m.atom, repr(m.layout), repr(m.permutation))}
+    if memo is None:
+        return out
+    p = tuple(props)
+    for op, sc in cfg.smem.items():
+        out[("descriptor", op)] = ("descriptor",) + out["mma"] + (repr(sc), p)
+        if op in cfg.tma:
+            out[("tma", op)] = ("tma", repr(sc), repr(cfg.tma[op]), repr(sorted(cfg.params.items())), p)
+    out["rs"] = ("rs_fragment",) + out["mma"]
+    out["accumulators"] = ("accumulators",) + out["mma"] + (p,)
     return out

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import pickle
 
-__all__ = ["shared"]
+__all__ = ["shared", "reused", "MODELS_KEPT"]
+
+#: the most intermediate models :func:`reused` keeps in one memo (models hold large arrays)
+MODELS_KEPT = 16
 
 
 def shared(memo: dict | None, key, prove, keep=lambda answer: True):
@@ -29,3 +32,17 @@ def shared(memo: dict | None, key, prove, keep=lambda answer: True):
             return answer
         memo[key] = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
     return pickle.loads(memo[key])
+
+
+def reused(memo: dict | None, key, build, limit: int = MODELS_KEPT):
+    """``build()``'s object, built once per ``key`` among the last ``limit`` keys of ``memo`` (None: built
+    each time): an intermediate model that pieces with different keys read alike (e.g. two smem base
+    alignments of one tile); used as it is, not copied, so its readers must not change it."""
+    if memo is None:
+        return build()
+    kept = memo.setdefault(("models",), {})
+    if key not in kept:
+        kept[key] = build()
+        if len(kept) > limit:
+            del kept[next(iter(kept))]              # (the oldest first)
+    return kept[key]
