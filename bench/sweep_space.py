@@ -25,6 +25,7 @@ The measurement of issue 32 on a 16-core machine (estimated 6-8 minutes there, m
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import random
@@ -37,8 +38,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 
-from symlayout.sweep import batches_of, load_spec  # noqa: E402
-from symlayout.sweep import prover  # noqa: E402
+from symlayout.sweep import batches_of, load_spec, radices_of  # noqa: E402
+from symlayout.sweep import cluster, prover  # noqa: E402
 from symlayout.sweep.toml import to_toml  # noqa: E402
 
 BLOCK = 512
@@ -58,22 +59,77 @@ def in_process(spec, ids, share: bool = True) -> tuple[float, float, list]:
     """(wall seconds, CPU seconds, rows) of a sweep of ``ids`` in this process."""
     prover._MEMO.clear()
     t, c = time.perf_counter(), time.process_time()
-    rows = [r for b in batches_of(ids, 1) for r in prover.prove_batch(spec.text, spec.path, b, share=share)]
+    rows = [r for b in batches_of(ids, 1, radices=radices_of(spec))
+            for r in prover.prove_batch(spec.text, spec.path, b, share=share)]
     return time.perf_counter() - t, time.process_time() - c, rows
 
 
-def on_dask(spec, ids, workers: int) -> tuple[float, float, list]:
-    """(start-up seconds, sweep seconds, rows) on a fresh LocalCluster of ``workers`` processes."""
+def timed_batch(text, path, ids) -> tuple:
+    """A worker's task: (rows, the task thread's CPU seconds, this process's pieces of proofs so far).  Defined
+    in ``__main__``, so Dask sends it by value; the pieces are ``len(prover._MEMO)``: the memo misses."""
+    c = time.thread_time()
+    rows = prover.prove_batch(text, path, ids)
+    return rows, time.thread_time() - c, len(prover._MEMO)
+
+
+def _times(dask_worker=None) -> tuple:
+    t = os.times()
+    return t.user, t.system
+
+
+def on_dask(spec, ids, workers: int, defaults: bool = False) -> tuple[float, float, list, dict]:
+    """(start-up seconds, sweep seconds, rows, per-worker measures) on a fresh LocalCluster of ``workers``
+    processes: the sweep's (:func:`symlayout.sweep.cluster.local_cluster`), or with ``defaults`` distributed's
+    own settings (the "before" of issue 32's fix)."""
     from distributed import as_completed
-    from symlayout.sweep.cluster import local_cluster      # (the sweep's own: without Dask's malloc trim threshold)
     t0 = time.perf_counter()
-    with local_cluster(workers) as client:
+    with (_default_cluster(workers) if defaults else cluster.local_cluster(workers)) as client:
         client.run(lambda: __import__("symlayout.sweep.prover"))        # the workers' imports: start-up
+        before = client.run(_times)
         t = time.perf_counter()
-        futs = [client.submit(prover.prove_batch, spec.text, spec.path, b, pure=False)
-                for b in batches_of(ids, workers)]
-        rows = [r for f in as_completed(futs) for r in f.result()]
-        return t - t0, time.perf_counter() - t, sorted(rows, key=lambda r: r["id"])
+        futs = [client.submit(timed_batch, spec.text, spec.path, b, pure=False)
+                for b in batches_of(ids, workers, radices=radices_of(spec))]
+        done = [(f.result(), client.who_has(f)) for f in as_completed(futs)]
+        secs = time.perf_counter() - t
+        after = client.run(_times)
+    rows = sorted((r for (rs, _, _), _ in done for r in rs), key=lambda r: r["id"])
+    return t - t0, secs, rows, _per_worker(done, before, after)
+
+
+@contextlib.contextmanager
+def _default_cluster(workers: int):
+    """A LocalCluster with distributed's defaults; this process's environment as it was after (the Nanny
+    writes its pre-spawn variables into it, which every later subprocess would inherit)."""
+    from distributed import Client, LocalCluster
+    env = dict(os.environ)
+    try:
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
+                Client(cl) as client:
+            yield client
+    finally:
+        os.environ.clear()
+        os.environ.update(env)
+
+
+def _per_worker(done, before, after) -> dict:
+    """Per worker: candidates, task-thread CPU, process user and system CPU, pieces of proofs (memo misses)."""
+    out = {w: {"candidates": 0, "thread": 0.0, "pieces": 0,
+               "user": after[w][0] - before[w][0], "system": after[w][1] - before[w][1]} for w in after}
+    for (rows, cpu, pieces), who in done:
+        w = next(iter(who.values()))[0]
+        out[w]["candidates"] += len(rows)
+        out[w]["thread"] += cpu
+        out[w]["pieces"] = max(out[w]["pieces"], pieces)
+    return out
+
+
+def worker_note(ids, stats: dict) -> str:
+    """The workers' CPU per candidate and pieces of proofs, summed over the workers."""
+    thread = sum(s["thread"] for s in stats.values())
+    user, system = sum(s["user"] for s in stats.values()), sum(s["system"] for s in stats.values())
+    pieces = sum(s["pieces"] for s in stats.values())
+    return (f"workers' CPU: task threads {thread:.1f} s ({1e3 * thread / len(ids):.2f} ms per candidate), "
+            f"processes {user:.1f} s user + {system:.1f} s system; {pieces} pieces proved")
 
 
 def serial_prove(spec, ids) -> float:
@@ -100,6 +156,18 @@ def full_sweep(spec_path: str, workers: int) -> tuple[float, str]:
     return secs, out.stdout.strip().split(" -> ")[0]
 
 
+def cpus() -> str:
+    """The machine's CPUs: logical, physical cores (psutil, a dependency of distributed) and lscpu's topology."""
+    import psutil
+    topo = ""
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
+        keep = ("Thread(s) per core", "Core(s) per socket", "Socket(s)", "Model name")
+        topo = "; ".join(" ".join(ln.split()) for ln in out.splitlines() if ln.split(":")[0].strip() in keep)
+    return (f"CPUs: {os.cpu_count()} logical, {psutil.cpu_count(logical=False)} physical cores"
+            + (f" (lscpu: {topo})" if topo else "") + f"; load average {os.getloadavg()[0]:.1f}")
+
+
 def row(run, workers, ids, rows, secs, note=""):
     proved = sum(r["status"] not in ("pruned",) for r in rows)
     return [run, workers, len(ids), proved, common.fmt_s(secs), f"{len(ids) / secs:.1f}",
@@ -121,26 +189,37 @@ def main() -> None:
     ap.add_argument("--workers", default="1,2,4,8,16")
     ap.add_argument("--serial", type=int, default=1000, metavar="N", help="candidates for the serial prove (0: none)")
     ap.add_argument("--unshared", action="store_true", help="also sweep in process without sharing proofs")
+    ap.add_argument("--defaults", default="1", metavar="W,..",
+                    help="also these worker counts on a LocalCluster with distributed's defaults ('': none)")
     ap.add_argument("--full", action="store_true", help="then sweep the whole spec with the most workers")
     ap.add_argument("--no-append", action="store_true")
     a = ap.parse_args()
     spec = load_spec(a.spec)
     ids = sample(spec, a.n)
     secs, cpu, ref = in_process(spec, ids)
+    in_note = (f"in process: {cpu:.1f} s CPU ({1e3 * cpu / len(ids):.2f} ms per candidate); "
+               f"{len(prover._MEMO)} pieces proved")
     table = [row("sweep, in process (no Dask), proofs shared", 1, ids, ref, secs, cpu_rate(ids, cpu))]
     if a.unshared:
         secs, cpu, rows = in_process(spec, ids, share=False)
         assert rows == ref, "the rows without sharing differ from the rows with sharing"
         table.append(row("sweep, in process (no Dask), every candidate on its own (before)", 1, ids, rows, secs,
                          cpu_rate(ids, cpu)))
-    rates, starts = {}, []
+    rates, starts, notes = {}, [], []
+    for w in [int(x) for x in a.defaults.split(",") if x]:
+        start, secs, rows, stats = on_dask(spec, ids, w, defaults=True)
+        assert rows == ref, f"{w} workers (distributed's defaults): the rows differ from the in-process sweep"
+        table.append(row("sweep, Dask LocalCluster, distributed's defaults (before)", w, ids, rows, secs,
+                         f"(start-up {start:.1f} s)"))
+        notes.append(f"{w} worker(s), distributed's defaults: {worker_note(ids, stats)}")
     for w in map(int, a.workers.split(",")):
-        start, secs, rows = on_dask(spec, ids, w)
+        start, secs, rows, stats = on_dask(spec, ids, w)
         assert rows == ref, f"{w} workers: the rows differ from the in-process sweep"
         rates[w] = len(ids) / secs
         starts.append(start)
         eff = "; ".join(efficiency(rates, w, b) for b in sorted({min(rates), 2} & set(rates)) if b < w)
         table.append(row("sweep, Dask LocalCluster", w, ids, rows, secs, eff + f" (start-up {start:.1f} s)"))
+        notes.append(f"{w} worker(s): {worker_note(ids, stats)}")
     within = [r["id"] for r in ref if r["status"] != "pruned"][:a.serial]
     if within:
         secs = serial_prove(spec, within)
@@ -149,6 +228,7 @@ def main() -> None:
                       f"{len(within) / secs:.1f}", ""])
     md = common.md_table(["run", "workers", "candidates", "proved (not pruned)", "wall", "candidates/s",
                           "per worker", "scaling efficiency / note"], table)
+    md = f"{cpus()}\n\n{md}\n\n" + "\n".join(f"* {n}" for n in [in_note] + notes)
     top = max(rates) if rates else None
     if top:
         est = 1e6 / rates[top] + max(starts)

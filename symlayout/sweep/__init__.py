@@ -8,6 +8,7 @@ The table is sorted by candidate id at the end: the same for any worker count.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import time
@@ -17,14 +18,56 @@ from .spec import Spec, SpecError, load_spec, loads_spec
 from .table import append_rows, columns, read_done, summary, typed, write_sorted
 from .toml import to_toml
 
-__all__ = ["Spec", "SpecError", "load_spec", "loads_spec", "sweep", "batches_of", "emit", "summary"]
+__all__ = ["Spec", "SpecError", "load_spec", "loads_spec", "sweep", "batches_of", "radices_of", "emit", "summary"]
 
 
-def batches_of(ids: list, workers: int, batch: int | None = None) -> list:
-    """``ids`` cut into batches: ``batch`` each, or about 8 batches per worker, between 1 and 256 candidates
-    (large enough that scheduling is a small part of a batch, small enough to balance and to resume)."""
-    size = batch or max(1, min(256, len(ids) // (8 * max(1, workers)) or 1))
-    return [ids[k:k + size] for k in range(0, len(ids), size)]
+#: the most candidates in a default batch (a block of the space: :func:`batches_of`)
+MAX_BATCH = 1024
+#: the last batches of a sweep on several workers are cut in this many parts (the tail: :func:`batches_of`)
+TAIL_PARTS = 4
+
+
+def batches_of(ids: list, workers: int, batch: int | None = None, radices=()) -> list:
+    """``ids`` (ascending) cut into batches: ``batch`` each, else *blocks* of the space.
+
+    The target is about 8 batches per worker, 1 to 256 candidates (large enough that scheduling is a small part
+    of a batch, small enough to balance and to resume).  A block is the candidates that share the values of the
+    first variables of ``[space]`` (``radices``: each variable's number of values, in order): ``B`` ids from a
+    multiple of ``B``, ``B`` a product of the last radices, the smallest one of at least the target (at most
+    :data:`MAX_BATCH`; else the target).  A worker proves a whole block, so the pieces of proofs that depend on
+    the first variables only (a spec lists them first) are proved on one worker, not once on each worker that
+    gets a part of the block.  On several workers the last ``workers`` blocks are cut in :data:`TAIL_PARTS`, so
+    the workers finish together."""
+    if batch:
+        return [ids[k:k + batch] for k in range(0, len(ids), batch)]
+    target = max(1, min(256, len(ids) // (8 * max(1, workers)) or 1))
+    size = _block(radices, target)
+    blocks = [list(g) for _, g in itertools.groupby(ids, key=lambda i: i // size)]
+    if workers <= 1:
+        return blocks
+    tail = [part for b in blocks[len(blocks) - workers:] for part in _cut(b, TAIL_PARTS)]
+    return blocks[:max(0, len(blocks) - workers)] + tail
+
+
+def _block(radices, target: int) -> int:
+    """The smallest product of the last ``radices`` of at least ``target`` candidates, at most :data:`MAX_BATCH`
+    (else ``target``)."""
+    size = 1
+    for r in reversed(list(radices)):
+        if size >= target:
+            break
+        size *= r
+    return size if target <= size <= MAX_BATCH else target
+
+
+def _cut(ids: list, parts: int) -> list:
+    step = -(-len(ids) // parts)
+    return [ids[k:k + step] for k in range(0, len(ids), step)]
+
+
+def radices_of(spec: Spec) -> list:
+    """Each variable of ``[space]``'s number of values, in order (the mixed radix of candidate ids)."""
+    return [len(ax[2]) for ax in spec.axes]
 
 
 def sweep(spec: Spec, out: str, workers: int = 1, scheduler: str | None = None, batch: int | None = None,
@@ -36,7 +79,7 @@ def sweep(spec: Spec, out: str, workers: int = 1, scheduler: str | None = None, 
         os.remove(out)
     done = read_done(out, spec)
     todo = [i for i in range(len(spec)) if i not in done]
-    batches = batches_of(todo, 1 if scheduler is None and workers <= 1 else workers, batch)
+    batches = batches_of(todo, 1 if scheduler is None and workers <= 1 else workers, batch, radices_of(spec))
     start, count = time.perf_counter(), 0
     for rows in _run(spec, batches, workers, scheduler):
         append_rows(out, spec, rows)

@@ -1,0 +1,101 @@
+"""How a sweep hands out its candidates (issue 32): batches are blocks of the space, so the pieces of proofs a
+block's candidates share are proved on one worker; the last blocks are cut so the workers finish together; the
+LocalCluster's workers run without distributed's MALLOC_TRIM_THRESHOLD_ and profiler; the table is the same."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from symlayout.sweep import MAX_BATCH, TAIL_PARTS, batches_of, load_spec, loads_spec, radices_of, sweep
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SPACE = '''name = "blocks"
+[space]
+atom = ["SM75_U32x2_LDSM_N", "SM75_U32x4_LDSM_N"]
+smem = ["(32,16):(16,1)", "Sw<1,3,3> o (32,16):(16,1)", "(32,16):(20,1)"]
+rows = [32, 64]
+stages = { min = 2, max = 9 }
+[config.mma]
+atom = "SM80_16x8x16_F16F16F16F16_TN"
+layout = "(2,2,1)"
+[config.copy.A]
+atom = "{atom}"
+type = "half_t"
+smem = "{smem}"
+[config.stages]
+count = "{stages}"
+'''
+
+
+def _flat(batches):
+    return [i for b in batches for i in b]
+
+
+def test_radices_are_the_variables_sizes_in_order():
+    assert radices_of(loads_spec(SPACE)) == [2, 3, 2, 8]
+    assert radices_of(load_spec(ROOT / "bench" / "sweep_1m.toml")) == [4, 8, 3, 7, 3, 8, 8, 8]
+
+
+def test_a_batch_is_a_block_of_the_space_on_one_worker():
+    r = [4, 8, 3, 7, 3, 8, 8, 8]                    # bench/sweep_1m.toml
+    ids = list(range(64 * 512))
+    batches = batches_of(ids, 1, radices=r)         # target 256: the smallest block of >= 256 is 8*8*8
+    assert _flat(batches) == ids
+    assert all(len(b) == 512 and b[0] % 512 == 0 for b in batches)
+    assert {b[0] // 512 for b in batches} == set(range(64))
+
+
+def test_a_block_holds_only_ids_of_one_prefix_when_some_are_done():
+    r = [2, 3, 2, 8]
+    ids = [i for i in range(96) if i % 5]           # a resumed sweep: some done
+    batches = batches_of(ids, 1, radices=r)         # 77 ids: target 9, the smallest block of >= 9 is 2*8
+    assert _flat(batches) == ids
+    assert [{i // 16 for i in b} for b in batches] == [{k} for k in range(6)]
+
+
+def test_the_last_blocks_are_cut_for_the_tail():
+    r = [4, 8, 3, 7, 3, 8, 8, 8]
+    ids = list(range(40 * 512))
+    batches = batches_of(ids, 4, radices=r)
+    assert _flat(batches) == ids
+    assert [len(b) for b in batches] == [512] * 36 + [512 // TAIL_PARTS] * (4 * TAIL_PARTS)
+
+
+def test_no_block_of_the_space_fits_then_the_target_size():
+    assert [len(b) for b in batches_of(list(range(4096)), 1, radices=[2, 2048])] == [256] * 16
+    assert MAX_BATCH < 2048
+    assert [len(b) for b in batches_of(list(range(20)), 1)] == [2] * 10          # no radices: the target, 20 // 8
+
+
+def test_an_explicit_batch_size_is_kept():
+    assert [len(b) for b in batches_of(list(range(10)), 2, batch=4, radices=[2, 5])] == [4, 4, 2]
+
+
+def test_the_table_is_the_same_for_blocks_on_two_workers(tmp_path):
+    pytest.importorskip("distributed")
+    spec_path = tmp_path / "blocks.toml"
+    spec_path.write_text(SPACE)
+    spec = load_spec(spec_path)
+    serial = sweep(spec, str(tmp_path / "serial.csv"))
+    on_two = sweep(spec, str(tmp_path / "two.csv"), workers=2)
+    assert on_two == serial
+    assert (tmp_path / "two.csv").read_bytes() == (tmp_path / "serial.csv").read_bytes()
+
+
+def test_the_local_cluster_workers_run_without_distributed_s_trim_and_profiler():
+    pytest.importorskip("distributed")
+    probe = ("import os, dask\n"
+             "from symlayout.sweep.cluster import local_cluster\n"
+             "with local_cluster(1) as c:\n"
+             "    print(list(c.run(lambda: (os.environ.get('MALLOC_TRIM_THRESHOLD_'),\n"
+             "                              dask.config.get('distributed.worker.profile.enabled'))).values()))\n"
+             "print(os.environ.get('MALLOC_TRIM_THRESHOLD_'))\n")
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_TRIM_THRESHOLD_"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split("\n")[:2] == ["[(None, False)]", "None"]
+    assert "Traceback" not in out.stderr
