@@ -262,7 +262,7 @@ def run_hopper(paths, *, log=None) -> dict:
             t = time.time()
             try:
                 x = _tma_loads(cuda, cp, mods["tma_load"], lib, ctypes, exp, land)
-                x["note"] = note
+                x["note"] = f"{note}; {x['note']}" if x.get("rejected") else note   # the driver's refusal stays said
             except Exception as ex:
                 x = {"kind": "tma", "name": exp.name, "status": "error", "note": f"{type(ex).__name__}: {str(ex)[:500]}"}
             _record(rec, x, t, log)
