@@ -386,7 +386,8 @@ def _is_auto_vectorizing(atom) -> bool:
 
 def _reject(e: CuteStaticAssert, mma, operand, value_type, frag_t):
     direction = "store" if operand == "C" else "load"
-    agree = reinterpretation(value_type, operand_element_type(mma.atom.name, operand, frag_t)) is not None
+    held = operand_element_type(mma.atom.name, operand, frag_t)     # SM120: the uint8_t / uint4_t slots hold e2m1 ...
+    agree = reinterpretation(value_type, held) is not None and value_type_bits(value_type) == value_type_bits(frag_t)
     return CuteRejects(str(e), e.assertion, e.side, explain_rejection(e, direction, agree))
 
 
