@@ -13,6 +13,7 @@ import pytest
 
 from cute_cpp import Compiler, cpp_layout, cute_site
 import symlayout.atoms.sm120  # noqa: F401  (get_mma_atom builds the SM120 atoms once this is imported)
+from symlayout import cli
 from symlayout.atoms.copy import make_copy_atom
 from symlayout.config import load_config, loads_config
 from symlayout.prove.copy.model import build_operand_model, hardware_of
@@ -58,6 +59,13 @@ def test_smem_ptr_form_is_the_element_swizzle():
     text = NVFP4.read_text()
     cfg = load_config(NVFP4)
     assert SMEM.replace(TILE, "") in text and str(cfg.copies["A"].smem).startswith("Sw<3,5,3> o 0 o ")
+
+
+def test_cute_program_keeps_the_swizzle_on_the_pointer(capsys):
+    # `symlayout cute` re-read the smem_ptr spelling as notation and stopped with an input error
+    assert cli.main(["cute", str(NVFP4)]) == 0
+    out = capsys.readouterr().out
+    assert "composition(Swizzle<3,4,3>{}, smem_ptr_flag_bits<4>{}, Layout<" in out
 
 
 # --- one failing case per property ------------------------------------------------------------------------------
