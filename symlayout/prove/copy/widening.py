@@ -14,6 +14,9 @@ what remains is whether the bits agree (``type_agreement``):
   the whole byte ``s``); they must be equal for every ``s`` and of the same width;
 * registers: the MMA reads the widened element's type in 8-bit slots.
 
+The same bits decide a *packed* read of a container buffer (``Copy_Atom<SM75_U32x4_LDSM_N, uint4_t>``, SM120's
+NVFP4 copy, over ``.b4x16_p64`` rows): it takes element ``s`` from bit ``4*s``.
+
 >>> widening_problem("SM75_U32x4_LDSM_N", "float_e2m1_unpacksmem_t", "A", "float_e2m1_t", "uint8_t")[:72]
 'the smem holds float_e2m1_unpacksmem_t (PTX .b4x16_p64: 16 4-bit element'
 """
