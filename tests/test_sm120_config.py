@@ -120,12 +120,15 @@ def test_bad_input_is_one_line(edit, msg):
     one_line_error(text, msg)
 
 
-def test_packed_fp4_through_ldmatrix_is_not_supported_rather_than_refuted():
-    # the byte-granular ldmatrix route would refute CUTLASS's own NVFP4 smem copy (two e2m1 per byte)
-    copy = ('[copy.A]\natom = "SM75_U32x4_LDSM_N"\ntype = "uint4_t"\nelement = "float_e2m1_t"\n'
-            'smem = "Sw<3,4,3> o 0 o ((_8,_16),(_256,_1)):((_256,_2048),(_1,_0))"\n\n')
-    with pytest.raises(ConfigError, match=re.escape("not supported: SM75_U32x4_LDSM_N of uint4_t")) as e:
-        loads_config(NVFP4.replace("[sf.A]\n", copy + "[sf.A]\n"), "t.toml")
+def test_packed_fp4_through_ldmatrix_loads_with_cutes_sub_byte_swizzle():
+    # packed fp4 through ldmatrix (SM120's NVFP4 copy) is routed nibble by nibble (tests/test_nvfp4_copy.py); the
+    # swizzle of CuTe's print form acts on the byte address of the 4-bit pointer: Sw<3,5,3> over nibble offsets
+    assert 'smem = "Sw<3,4,3> o smem_ptr[4b](unset) o ((_8,_16),(_256,_1),(_1,_3))' in NVFP4
+    cfg = loads_config(NVFP4, "t.toml")
+    assert str(cfg.copies["A"].smem) == "Sw<3,5,3> o 0 o ((8,16),(256,1)):((256,2048),(1,0))"
+    with pytest.raises(ConfigError, match=re.escape("the layout is for 8-bit elements (smem_ptr[8b]) but the copy's "
+                                                    "type has 4 bits")) as e:
+        loads_config(NVFP4.replace("smem_ptr[4b]", "smem_ptr[8b]", 1), "t.toml")
     assert "\n" not in str(e.value)
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from ..algebra.composed import ComposedLayout, Swizzle
 from ..algebra.int_tuple import flatten_leaves, is_tuple, product
 from ..algebra.layout import Layout
 from ..atoms.copy import get_copy_op, make_copy_atom
+from ..atoms.gmma import _SMEM_RE
 from ..atoms.types import value_type_bits
 from ..errors import CuteStaticAssert, SymlayoutError
 from .messages import _short, _suggest, _type_name
@@ -35,7 +37,7 @@ class CopySection:
             self.check_copy_direction(atom, op, keys + ("atom",))
             bits = self.check_type(typ, keys + ("type",))
             self.check_copy_atom_type(atom, typ, keys)
-            smem = self.notation(raw, keys + ("smem",), symbols, "a layout")
+            smem = self.copy_smem(raw, keys + ("smem",), symbols, bits)
             self.check_smem(smem, raw, keys + ("smem",), op, bits, staged=op != "C")
             smem, staged, nst = self.split_stages(smem, keys + ("smem",))
             tiled = self.load_tiled(spec, keys, symbols, required=False)
@@ -48,6 +50,35 @@ class CopySection:
                                                "converted to the stored type before the copy)")
             out[op] = CopyConfig(op, atom, typ, smem, align, raw, self.lines.line(*keys), convert, tiled, staged, nst)
         return out
+
+    def copy_smem(self, raw, keys, symbols, bits):
+        """``smem``: a layout over element offsets (``Sw<B,M,S> o 0 o L`` swizzles element offsets), or CuTe's
+        print form ``Sw<B,M,S> o smem_ptr[Nb](unset) o L``, whose swizzle acts on the byte address of a
+        ``bits``-bit pointer (a sub-byte one too: CuTe's ``swizzle_ptr`` swizzles the storage byte and keeps
+        the index inside it): the same function of element offsets as ``Sw<B,M+log2(8/N),S> o 0 o L``
+        (``N`` < 8) or ``Sw<B,M-log2(N/8),S> o 0 o L``, for a buffer aligned to the swizzle's period."""
+        if "smem_ptr" not in raw:
+            return self.notation(raw, keys, symbols, "a layout")
+        w = self.where(keys)
+        mm = _SMEM_RE.match(raw)
+        if not mm or any(len(mm.group(i)) > 12 for i in range(1, 5)):
+            self.fail(keys, f"{w}: expected 'Sw<B,M,S> o smem_ptr[Nb](unset) o L' or a layout, got {raw[:80]!r}")
+        b, m, s, nbits = (int(mm.group(i)) for i in range(1, 5))
+        if nbits != bits:
+            self.fail(keys, f"{w}: the layout is for {nbits}-bit elements (smem_ptr[{nbits}b]) but the copy's type "
+                            f"has {bits} bits")
+        inner = self.notation(mm.group(5), keys, symbols, "a layout")
+        if not hasattr(inner, "shape") or getattr(inner, "is_composed", False) or getattr(inner, "is_swizzle", False):
+            self.fail(keys, f"{w}: after 'smem_ptr[{nbits}b](unset) o' a layout 'shape:stride' is expected")
+        try:
+            sw = Swizzle(b, m, s)
+            sw = sw.downcast(8 // bits) if bits < 8 else sw
+            if bits > 8 and m < (bits // 8).bit_length() - 1:
+                raise SymlayoutError(f"Sw<{b},{m},{s}> moves bytes inside a {bits}-bit element")
+            sw = sw.upcast(bits // 8) if bits > 8 else sw
+        except SymlayoutError as e:
+            self.fail(keys, f"{w}: {e}")
+        return inner if sw.b == 0 else ComposedLayout(sw, 0, inner)
 
     def load_tiled(self, spec, keys, symbols, required):
         """``thr``/``val`` or ``tv``/``tiler`` of a table (None when neither is given and not required)."""
@@ -128,10 +159,10 @@ class CopySection:
             self.fail(keys + ("type",), f"{self.where(keys + ('type',))}: not supported: {atom} of {typ} ({bits}-bit "
                                         "elements): an auto-vectorizing copy may move single sub-byte elements, and "
                                         "symlayout addresses whole bytes")
-        if getattr(ca.op, "kind", "") in ("ldsm", "stsm") and bits < 8:
+        if getattr(ca.op, "kind", "") in ("ldsm", "stsm") and bits < 8 and 16 % bits:
             self.fail(keys + ("type",), f"{self.where(keys + ('type',))}: not supported: {atom} of {typ} ({bits}-bit "
-                                        "elements, packed): symlayout's ldmatrix/stmatrix route addresses whole bytes "
-                                        "(packed fp4 through ldmatrix, SM120's kind::mxf4nvf4, is not modelled yet)")
+                                        "elements): symlayout routes sub-byte values through ldmatrix/stmatrix as "
+                                        "4-bit nibbles of its 16-bit elements (packed fp4, SM120's kind::mxf4nvf4)")
 
     def check_smem(self, smem, raw, keys, op, bits, staged=False):
         w = self.where(keys)

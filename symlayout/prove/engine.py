@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from ..errors import SymlayoutError
 from ..atoms import value_type_bits
 from ..atoms.copy import make_copy_atom, moves_bits, width_mismatch
+from ..atoms.narrow_matrix import source_bits
 from ..atoms.sm120 import operand_element_type
 from ..algebra import int_tuple as it
 from ..algebra.composed import ComposedLayout
@@ -164,7 +165,7 @@ def _prove_padded_copy(cfg, mma, cc, props, refuted, method, timeout_s):
     route in CuTe's view of the buffer, one byte per element (``Copy_Atom<atom, uint8_t>``, as CUTLASS
     writes it), and ``type_agreement`` from the bits each side keeps the elements in (:mod:`.copy.widening`)."""
     op = cc.operand
-    if value_type_bits(cc.type) != 8:
+    if value_type_bits(cc.type) != 8 and not _packed_read(cc):
         why = (f"Copy_Atom<{cc.atom}, {cc.type}> moves {value_type_bits(cc.type)}-bit values, but a buffer of "
                f"{cc.element_type} is addressed one byte per element: type = \"uint8_t\" (as CUTLASS writes it)")
         return [width_refutation(why, op, refuted)], {op}
@@ -174,15 +175,22 @@ def _prove_padded_copy(cfg, mma, cc, props, refuted, method, timeout_s):
             for r in rs], rejected
 
 
+def _packed_read(cc) -> bool:
+    """A bit-moving ``ldmatrix`` of 4-bit values (``Copy_Atom<SM75_U32x4_LDSM_N, uint4_t>``, SM120's NVFP4
+    copy) over a buffer of containers: it reads the buffer packed, so only the bits can disagree."""
+    return value_type_bits(cc.type) == 4 and source_bits(cc.atom) is None
+
+
 def _padded_agreement(r: Result, cc, mma) -> Result:
     frag = fragment_type(mma, cc.operand, cc.type)
     want = operand_element_type(mma.atom.name, cc.operand, frag)
-    why = widening_problem(cc.atom, cc.element_type, cc.operand, want, frag)
+    moved = value_type_bits(cc.type)
+    why = widening_problem(cc.atom, cc.element_type, cc.operand, want, frag, moved)
     if why is None:
         return dataclasses.replace(r, status=PROVED, counterexample=None,
                                    detail=agreement_detail(cc.atom, cc.element_type, want))
     cex = Counterexample(why, extra={"copy_type": cc.element_type, "mma_type": want})
-    bad = smem_slot(cc.atom, cc.element_type)
+    bad = smem_slot(cc.atom, cc.element_type, moved=moved)
     if bad is not None and _concrete(cc.smem):
         m = build_operand_model(mma, None, None, cc.operand, cc.atom, cc.type, cc.smem, cc.align)
         where, cex.route = element_route(m, bad[0], cc.element_type, cc.atom)

@@ -25,6 +25,7 @@ from ...algebra import int_tuple as it
 from ...arch import ptx
 from ...atoms import reinterpretation, value_type_bits
 from ...atoms.copy import CopyAtom, make_copy_atom, moves_bits
+from ...atoms.sm120 import operand_element_type
 from ...errors import AlgebraError, AtomError, CuteStaticAssert, TilingError
 from ...algebra.layout import Layout, composition, dice, function_table, is_layout, slice_and_offset
 from ...algebra.symbolic import DynInt
@@ -125,12 +126,11 @@ class Hardware:
             return _traits_provider(self.traits, lane, value, value_bits)
         per_reg = max(1, reg_bits // value_bits)
         reg, pos = divmod(value, per_reg)
-        b0 = pos * value_bits // 8           # first byte of the value inside the 32-bit register
-        half = b0 // 2
-        matrix, row, col = ptx.ldmatrix_dest(self.num, self.trans, lane, reg, half)
+        bit = pos * value_bits               # first bit of the value inside the 32-bit register
+        matrix, row, col = ptx.ldmatrix_dest(self.num, self.trans, lane, reg, bit // 16)
         prov = ptx.ldmatrix_row_provider(self.num, matrix, row)
-        byte_in_row = 2 * col + b0 % 2
-        return prov, byte_in_row * 8 // value_bits
+        bit_in_row = 16 * col + bit % 16     # a 4-bit value: its nibble inside the 16-bit element (issue 29)
+        return prov, bit_in_row // value_bits
 
     def address_lanes(self):
         """Lanes whose smem addresses the instruction dereferences (per warp)."""
@@ -386,7 +386,8 @@ def _is_auto_vectorizing(atom) -> bool:
 
 def _reject(e: CuteStaticAssert, mma, operand, value_type, frag_t):
     direction = "store" if operand == "C" else "load"
-    agree = reinterpretation(value_type, frag_t) is not None
+    held = operand_element_type(mma.atom.name, operand, frag_t)     # SM120: the uint8_t / uint4_t slots hold e2m1 ...
+    agree = reinterpretation(value_type, held) is not None and value_type_bits(value_type) == value_type_bits(frag_t)
     return CuteRejects(str(e), e.assertion, e.side, explain_rejection(e, direction, agree))
 
 

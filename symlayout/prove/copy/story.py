@@ -22,6 +22,8 @@ def _part(m, pos, value_bits):
         return "low half" if pos == 0 else "high half"
     if per == 1:
         return "whole register"
+    if value_bits < 8:
+        return f"bits {value_bits * pos}..{value_bits * pos + value_bits - 1}"
     return f"byte {pos}"
 
 

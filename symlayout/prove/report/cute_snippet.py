@@ -24,6 +24,7 @@ from ...algebra import int_tuple as it
 from ...algebra.cute_cpp import is_cpp_spelling, is_expression, split_args, to_notation
 from ...algebra.notation import parse
 from ...atoms import canonical_type
+from ...atoms.gmma import _SMEM_RE
 from ...atoms.umma import cpp_spelling, parse_umma_name
 from ...errors import printable
 
@@ -83,6 +84,11 @@ def cpp_from_spelling(raw: str) -> str | None:
     >>> cpp_from_spelling("(32,16):(16,1)") is None
     True
     """
+    ptr = _SMEM_RE.match(raw) if "smem_ptr" in raw else None
+    if ptr:                 # Sw o smem_ptr[Nb] o L: the swizzle on the pointer, as CuTe's layout atoms build it
+        b, m, s, bits = ptr.group(1, 2, 3, 4)
+        return (f"composition(Swizzle<{b},{m},{s}>{{}}, smem_ptr_flag_bits<{bits}>{{}}, "
+                f"{cpp_layout(parse(ptr.group(5)))})")
     if not (is_cpp_spelling(raw) or is_expression(raw)):
         return None
     text = to_notation(raw) if is_cpp_spelling(raw) else raw
