@@ -31,6 +31,7 @@ import os
 from .algebra.z3lock import serialized
 from .errors import ArgumentTypeError, ArgumentValueError, ConfigError
 from .config import load_config, loads_config, Config, PROPERTIES, MAX_TIMEOUT_S
+from .algebra.display import Svg
 from .algebra.notation import parse
 from .algebra._lazy import sympy
 from .tiled.mma import make_tiled_mma
@@ -303,16 +304,17 @@ class Report:
         return explain_result(self.config, r, self.models()[1] if needs_models else None)[0]
 
     @serialized
-    def svg(self, view: str = "tv", operand: str | None = None, thread: int | None = None) -> str:
-        """A picture as an SVG string: ``tv``, ``copy``, ``banks`` or ``swizzle`` (see ``symlayout show``)."""
+    def svg(self, view: str = "tv", operand: str | None = None, thread: int | None = None) -> Svg:
+        """A picture as an SVG string: ``tv``, ``copy``, ``banks`` or ``swizzle`` (see ``symlayout show``); a
+        ``str`` that Jupyter draws inline (``_repr_svg_``)."""
         if self.config.threadmap is not None:
             # lazy: the thread-map pictures import the threadmap solver (~0.3 s); only show(view=threadmap) needs them
             from .prove.report.threadmap_pictures import show_threadmap
-            return show_threadmap(self.config)[1]
+            return Svg(show_threadmap(self.config)[1])
         mma, models = self.models()
         op = operand or (sorted(models)[0] if models else "A")
-        return pictures.view_svg(view, self.config, mma, op, models.get(op), thread=thread,
-                                 results=self.report.results)
+        return Svg(pictures.view_svg(view, self.config, mma, op, models.get(op), thread=thread,
+                                     results=self.report.results))
 
     @serialized
     def _repr_html_(self) -> str:

@@ -41,6 +41,7 @@ from ._lazy import sympy
 
 from ..errors import AlgebraError, NotationError, SymlayoutError
 from .int_tuple import _, format_int_tuple
+from .display import grid, is_concrete
 from .notation import EXPR_FUNCTIONS, parse
 from .symbolic import collect_conditions
 from . import int_tuple as it
@@ -473,14 +474,6 @@ def _has_symbols_any(v) -> bool:
 # ---------------------------------------------------------------- printing
 
 
-def _concrete_layout(x) -> bool:
-    if getattr(x, "is_composed", False):
-        return isinstance(x.offset, int) and _concrete_layout(x.inner)
-    if not isinstance(x, L.Layout):
-        return False
-    return all(isinstance(e, int) for e in it.flatten_leaves(x.shape) + it.flatten_leaves(x.stride))
-
-
 def format_table(lay, max_size: int = MAX_TABLE) -> str | None:
     """The function table of a concrete layout as a small grid (None if too big or symbolic).
 
@@ -495,27 +488,11 @@ def format_table(lay, max_size: int = MAX_TABLE) -> str | None:
      1  | 3 | 4 | 5 |
         +---+---+---+
     """
-    if not _concrete_layout(lay):
+    g = grid(lay, max_size)
+    if g is None:
         return None
-    n = lay.size()
-    if n > max_size or n <= 0:
-        return None
-    rank = lay.rank() if isinstance(lay.shape, tuple) else 1
-    if rank >= 2:
-        rows = int(it.product(lay.shape[0]))
-        cols = n // rows
-        cell = lambda r, c: lay(r + rows * c)  # noqa: E731  (colex: mode 0 fastest)
-        row_labels = [str(r) for r in range(rows)]
-        col_labels = [str(c) for c in range(cols)]
-        note = "" if rank == 2 else f"(rows: mode 0; columns: modes 1..{rank - 1}, colexicographic)\n"
-    else:
-        cols = n if n <= 16 else 8
-        rows = -(-n // cols)
-        cell = lambda r, c: lay(r * cols + c) if r * cols + c < n else None  # noqa: E731
-        row_labels = [str(r * cols) for r in range(rows)] if rows > 1 else ["0"]
-        col_labels = [(f"+{c}" if rows > 1 else str(c)) for c in range(cols)]
-        note = "" if rows == 1 else "(index = row + column)\n"
-    vals = [[cell(r, c) for c in range(cols)] for r in range(rows)]
+    rows, cols, row_labels, col_labels = g.rows, g.cols, g.row_labels, g.col_labels
+    vals = [[g.cell(r, c) for c in range(cols)] for r in range(rows)]
     w = max([len(str(v)) for row in vals for v in row if v is not None] + [len(s) for s in col_labels])
     lw = max(len(s) for s in row_labels)
     pad = " " * (lw + 3)
@@ -526,7 +503,7 @@ def format_table(lay, max_size: int = MAX_TABLE) -> str | None:
         cells = "|".join((" " + str(v).rjust(w) + " ") if v is not None else " " * (w + 2) for v in vals[r])
         out.append(" " + row_labels[r].rjust(lw) + "  |" + cells + "|")
     out.append(rule)
-    return note + "\n".join(out)
+    return (g.note + "\n" if g.note else "") + "\n".join(out)
 
 
 def _fmt_value(v) -> str:
@@ -563,7 +540,7 @@ def format_result(res: Result, table: bool = True) -> str:
         t = format_table(lay)
         if t is not None:
             lines.append(t)
-        elif _concrete_layout(lay):
+        elif is_concrete(lay):
             lines.append(f"(function table omitted: size {lay.size()} > {MAX_TABLE})")
     if res.symbolic:
         if res.conditions:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from ..errors import AlgebraError, CuteStaticAssert
 from .int_tuple import _, dice_modes, flatten_leaves, format_int_tuple, has_underscore, idx2crd, is_tuple, \
     zero_underscores
+from .display import layout_svg
 from .layout import (Layout, composition, dice, downcast, left_inverse, right_inverse, slice_, upcast,
                      slice_and_offset as _plain_slice_and_offset)
 from .symbolic import DynInt
@@ -221,6 +222,10 @@ class ComposedLayout(_ComposedAlgebra):
         return f"{self.swizzle} o {format_int_tuple(self.offset)} o {self.inner}"
 
     __repr__ = __str__
+
+    def _repr_svg_(self):
+        """Jupyter's picture: the grid of swizzled offsets; None (the text) if symbolic or large."""
+        return layout_svg(self)
 
     def __eq__(self, o):
         return isinstance(o, ComposedLayout) and str(self) == str(o)

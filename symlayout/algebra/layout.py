@@ -24,6 +24,7 @@ from ..errors import AlgebraError, SymlayoutError
 from .int_tuple import (_, cdiv, compact_col_major, dice_modes, fdiv, flatten, flatten_leaves, format_int_tuple,
                         has_underscore, iabs, is_tuple, product, product_each, signum, slice_modes,
                         static_eq, unwrap, wrap, zero_underscores)
+from .display import layout_svg
 from .symbolic import collect_conditions, is_static, normalize, require, simplify
 from . import int_tuple as it
 
@@ -137,6 +138,10 @@ class Layout:
 
     def __repr__(self):
         return f"Layout({self})"
+
+    def _repr_svg_(self):
+        """Jupyter's picture: the grid of offsets (``print_layout``); None (the text) if symbolic or large."""
+        return layout_svg(self)
 
     def __eq__(self, other):
         return isinstance(other, Layout) and not other.is_composed and self.shape == other.shape and self.stride == other.stride
