@@ -3,6 +3,12 @@
 Dask is an optional dependency (the ``sweep`` extra): it is imported here, at module level, and this module is
 imported only when a sweep asks for workers or a scheduler, so ``symlayout prove`` never loads it.
 
+Each worker has a *lane*: a contiguous range of the batches (blocks of the space, in id order), which it proves
+in order, so the pieces of proofs neighbouring blocks share (a spec lists the variables they depend on first)
+stay on one worker.  A worker whose lane is empty takes the last batch of the longest lane; the last batch of
+each lane is cut in :data:`TAIL_PARTS`, so the workers finish together.  A worker holds at most its threads
+and one more of its lane's batches (the next one is there when it finishes one).
+
 The LocalCluster a sweep starts differs from distributed's defaults in what :data:`WORKER_CONFIG` lists, each
 measured (bench/RESULTS.md, issue 32): a worker then proves a batch in the CPU time this process takes for it.
 """
@@ -10,13 +16,17 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections import deque
 
 import dask
 from distributed import Client, LocalCluster, as_completed
 
 from .prover import prove_batch
 
-__all__ = ["run_batches", "local_cluster", "WORKER_CONFIG"]
+__all__ = ["run_batches", "local_cluster", "in_lanes", "lanes", "next_batch", "WORKER_CONFIG", "TAIL_PARTS"]
+
+#: the last batch of each lane is cut in this many parts
+TAIL_PARTS = 4
 
 #: distributed's settings changed for the workers of a sweep's LocalCluster
 WORKER_CONFIG = {
@@ -68,11 +78,60 @@ def run_batches(spec, batches: list, workers: int = 2, scheduler: str | None = N
         yield from _gather(client, spec, batches)
 
 
+def lanes(batches: list, workers: int) -> list:
+    """``batches`` split into ``workers`` contiguous lanes (deques, in order) of about the same number of
+    candidates, the last batch of each cut in :data:`TAIL_PARTS`."""
+    total, out, at = sum(map(len, batches)), [deque() for _ in range(max(1, workers))], 0
+    for b in batches:
+        out[min(len(out) - 1, (2 * at + len(b)) * len(out) // (2 * total))].append(b)     # by its middle
+        at += len(b)
+    for lane in out:
+        if lane:
+            lane.extend(_cut(lane.pop(), TAIL_PARTS))
+    return out
+
+
+def _cut(ids: list, parts: int) -> list:
+    step = -(-len(ids) // parts)
+    return [ids[k:k + step] for k in range(0, len(ids), step)]
+
+
+def next_batch(lanes_: list, w: int):
+    """The next batch for worker ``w``: the first of its lane, else the last of the lane with the most
+    candidates left; None when every lane is empty."""
+    if lanes_[w]:
+        return lanes_[w].popleft()
+    victim = max(lanes_, key=lambda lane: sum(map(len, lane)))
+    return victim.pop() if victim else None
+
+
 def _gather(client, spec, batches):
-    futures = [client.submit(prove_batch, spec.text, spec.path, b, pure=False) for b in batches]
+    yield from in_lanes(client, batches, prove_batch, spec.text, spec.path)
+
+
+def in_lanes(client, batches: list, task, *args):
+    """Yield ``task(*args, batch)`` of every batch as it completes, the batches handed out in lanes."""
+    client.wait_for_workers(1)                  # a scheduler with no worker yet: wait for the first
+    info = client.scheduler_info(n_workers=-1)["workers"]
+    addresses = sorted(info)
+    todo = lanes(batches, len(addresses))
+    owner, pending = {}, as_completed()
+
+    def submit(w):
+        b = next_batch(todo, w)
+        if b is not None:
+            fut = client.submit(task, *args, b, pure=False, workers=[addresses[w]],
+                                allow_other_workers=True)       # a worker gone: another proves its batches
+            owner[fut] = w
+            pending.add(fut)
+
+    for w, address in enumerate(addresses):
+        for _ in range(info[address].get("nthreads", 1) + 1):
+            submit(w)
     try:
-        for fut in as_completed(futures):
+        for fut in pending:
+            submit(owner.pop(fut))
             yield fut.result()
     finally:
-        for fut in futures:
+        for fut in owner:
             fut.cancel()
