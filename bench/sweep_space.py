@@ -91,10 +91,10 @@ def on_dask(spec, ids, workers: int, defaults: bool = False) -> tuple[float, flo
     own settings (the "before" of issue 32's fix)."""
     t0 = time.perf_counter()
     with (_default_cluster(workers) if defaults else cluster.local_cluster(workers)) as client:
-        client.run(lambda: __import__("symlayout.sweep.prover"))        # the workers' imports: start-up
+        batches = batches_of(ids, workers, radices=radices_of(spec))
+        cluster.warm_up(client, spec, batches)          # as the sweep does: start-up
         before = client.run(_times)
         t = time.perf_counter()
-        batches = batches_of(ids, workers, radices=radices_of(spec))
         done = list(cluster.in_lanes(client, batches, timed_batch, spec.text, spec.path))
         secs = time.perf_counter() - t
         after = client.run(_times)
