@@ -46,9 +46,12 @@ WORKER_CONFIG = {
 def local_cluster(workers: int):
     """A Client of a LocalCluster of ``workers`` processes of one thread each (the prover holds one Z3 lock per
     process), with :data:`WORKER_CONFIG`; on leaving, the workers stop their heartbeats before the cluster closes
-    (a heartbeat in flight when the scheduler closed printed a worker's traceback on stderr)."""
+    (a heartbeat in flight when the scheduler closed printed a worker's traceback on stderr).  No dashboard; the
+    scheduler's HTTP server on a free port (on 8787 by default: "Port 8787 is already in use" on stderr when
+    another cluster runs)."""
     with dask.config.set(WORKER_CONFIG):
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                               scheduler_kwargs={"dashboard_address": ":0"})   # its HTTP server: any free port
     with cluster, Client(cluster) as client:
         try:
             yield client
