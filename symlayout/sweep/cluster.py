@@ -31,10 +31,10 @@ TAIL_PARTS = 4
 #: distributed's settings changed for the workers of a sweep's LocalCluster
 WORKER_CONFIG = {
     # The Nanny spawns each worker with MALLOC_TRIM_THRESHOLD_=65536 (to hand freed memory back to the OS at
-    # once): glibc then trims the heap on most frees of a large block and the next allocation faults the pages
-    # back in -- the prover's many short-lived dicts and lists made that 1.2-1.4 s of system time per 2,000
-    # candidates, a worker 40-60 % slower than the same batches in one process.  None leaves the variable out:
-    # glibc's own (adaptive) threshold, or the one the user set in the environment.
+    # once).  Any fixed value turns glibc's adaptive trim and mmap thresholds off (131072 is as slow): memory is
+    # handed back and faulted in again all the time -- for the prover's many short-lived objects 1.2-1.4 s of
+    # system time per 2,000 candidates, a worker 40-60 % slower than the same batches in one process.  None
+    # leaves the variable out: glibc's default, or the value the user set in the environment.
     "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
     # The statistical profiler walks the task thread's stack every 10 ms for the dashboard, which a sweep
     # does not start.
