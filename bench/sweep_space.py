@@ -1,30 +1,36 @@
 """``symlayout sweep`` (issue 32) by hand, never in CI: candidates/s for 1..16 workers vs the serial ``prove``.
 
-    python bench/sweep_space.py [--spec bench/sweep_1m.toml] [--n 20000] [--workers 1,2,4,8,16] [--serial 1000]
-                                [--unshared] [--full] [--no-append]
+    python bench/sweep_space.py [--spec bench/sweep_1m.toml] [--n 20000] [--from I] [--workers 1,2,4,8,16]
+                                [--defaults 1] [--serial 1000] [--unshared] [--simulate W] [--full] [--no-append]
 
-The same ``--n`` candidates -- runs of 512 consecutive ids (one batch's worth, as a sweep hands them out) at
-seeded places in the space, or the whole space when ``--n`` covers it -- are
+The same ``--n`` candidates -- runs of 512 consecutive ids (a block of bench/sweep_1m.toml, as a sweep hands
+them out) at seeded places in the space, the ids ``I..I+n-1`` with ``--from``, or the whole space when ``--n``
+covers it -- are
 
 1. swept in this process (no Dask), with the proofs of copies shared between candidates (``--unshared``: also
    without, the "before" of issue 32's sharing, on the same candidates),
-2. swept on a Dask ``LocalCluster`` of W processes for each ``--workers`` W (the cluster's start-up is shown
-   apart: it is paid once per sweep),
+2. swept on a Dask ``LocalCluster`` of W processes for each ``--defaults`` W with distributed's own settings
+   (the "before" of the cluster's settings: ``symlayout.sweep.cluster.WORKER_CONFIG``) and for each ``--workers``
+   W as the sweep starts it, the batches handed out as the sweep does (the cluster's start-up is shown apart: it
+   is paid once per sweep); under the table, per run, the workers' CPU (task threads, and the processes' user
+   and system time) and the pieces of proofs they proved (memo misses, summed over the workers),
 3. the first ``--serial`` of them within the spec's budgets written as configuration files and proved by
    ``symlayout prove DIR -q --jobs 1`` (the serial prove, a subprocess: its start-up included, as a user sees
    it; pruned candidates are not proved by a sweep, so they are left out here),
 
-and each run's rows must be the same (checked).  ``--full``: then the whole spec is swept by the CLI, as a user
-runs it (``symlayout sweep SPEC --workers MAX -q``: start-up, cluster, table and all), timed.  Scaling efficiency
-from W1 to W2 is ``(rate(W2) / rate(W1)) / (W2 / W1)``; the table ends with the time 10^6 candidates take at the
-largest worker count's rate.
+and each run's rows must be the same (checked).  ``--simulate W``: W workers simulated in this process, for the
+ways of handing out batches (pieces proved, CPU, balance).  ``--full``: then the whole spec is swept by the CLI,
+as a user runs it (``symlayout sweep SPEC --workers MAX -q``: start-up, cluster, table and all), timed.  Scaling
+efficiency from W1 to W2 is ``(rate(W2) / rate(W1)) / (W2 / W1)``; the table ends with the time 10^6 candidates
+take at the largest worker count's rate.  The table opens with the machine's CPUs (logical, physical cores).
 
-The measurement of issue 32 on a 16-core machine (estimated 6-8 minutes there, most of it the 10^6 sweep):
-``python bench/sweep_space.py --n 20000 --workers 1,2,4,8,16 --full``.
+The measurement of issue 32 on a 16-core machine (about 5 minutes there, most of it the 10^6 sweep):
+``python bench/sweep_space.py --n 60000 --workers 1,2,4,8,16 --defaults 1,16 --serial 1000 --full``.
 """
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import math
 import os
@@ -65,11 +71,13 @@ def in_process(spec, ids, share: bool = True) -> tuple[float, float, list]:
 
 
 def timed_batch(text, path, ids) -> tuple:
-    """A worker's task: (rows, the task thread's CPU seconds, this process's pieces of proofs so far).  Defined
-    in ``__main__``, so Dask sends it by value; the pieces are ``len(prover._MEMO)``: the memo misses."""
+    """A worker's task: (rows, the task thread's CPU seconds, this process's pieces of proofs so far, the
+    worker).  Defined in ``__main__``, so Dask sends it by value; the pieces are ``len(prover._MEMO)``: the memo
+    misses."""
+    from distributed import get_worker
     c = time.thread_time()
     rows = prover.prove_batch(text, path, ids)
-    return rows, time.thread_time() - c, len(prover._MEMO)
+    return rows, time.thread_time() - c, len(prover._MEMO), get_worker().address
 
 
 def _times(dask_worker=None) -> tuple:
@@ -81,18 +89,16 @@ def on_dask(spec, ids, workers: int, defaults: bool = False) -> tuple[float, flo
     """(start-up seconds, sweep seconds, rows, per-worker measures) on a fresh LocalCluster of ``workers``
     processes: the sweep's (:func:`symlayout.sweep.cluster.local_cluster`), or with ``defaults`` distributed's
     own settings (the "before" of issue 32's fix)."""
-    from distributed import as_completed
     t0 = time.perf_counter()
     with (_default_cluster(workers) if defaults else cluster.local_cluster(workers)) as client:
-        client.run(lambda: __import__("symlayout.sweep.prover"))        # the workers' imports: start-up
+        batches = batches_of(ids, workers, radices=radices_of(spec))
+        cluster.warm_up(client, spec, batches)          # as the sweep does: start-up
         before = client.run(_times)
         t = time.perf_counter()
-        futs = [client.submit(timed_batch, spec.text, spec.path, b, pure=False)
-                for b in batches_of(ids, workers, radices=radices_of(spec))]
-        done = [(f.result(), client.who_has(f)) for f in as_completed(futs)]
+        done = list(cluster.in_lanes(client, batches, timed_batch, spec.text, spec.path))
         secs = time.perf_counter() - t
         after = client.run(_times)
-    rows = sorted((r for (rs, _, _), _ in done for r in rs), key=lambda r: r["id"])
+    rows = sorted((r for rs, _, _, _ in done for r in rs), key=lambda r: r["id"])
     return t - t0, secs, rows, _per_worker(done, before, after)
 
 
@@ -115,8 +121,7 @@ def _per_worker(done, before, after) -> dict:
     """Per worker: candidates, task-thread CPU, process user and system CPU, pieces of proofs (memo misses)."""
     out = {w: {"candidates": 0, "thread": 0.0, "pieces": 0,
                "user": after[w][0] - before[w][0], "system": after[w][1] - before[w][1]} for w in after}
-    for (rows, cpu, pieces), who in done:
-        w = next(iter(who.values()))[0]
+    for rows, cpu, pieces, w in done:
         out[w]["candidates"] += len(rows)
         out[w]["thread"] += cpu
         out[w]["pieces"] = max(out[w]["pieces"], pieces)
@@ -130,6 +135,46 @@ def worker_note(ids, stats: dict) -> str:
     pieces = sum(s["pieces"] for s in stats.values())
     return (f"workers' CPU: task threads {thread:.1f} s ({1e3 * thread / len(ids):.2f} ms per candidate), "
             f"processes {user:.1f} s user + {system:.1f} s system; {pieces} pieces proved")
+
+
+def simulate(spec, ids, workers: int) -> str:
+    """``workers`` workers simulated in this process, each with its own memo, the next batch always to the
+    worker with the least CPU so far (the one free first): runs of the target size from one queue (the sweep
+    before blocks), blocks of the space from one queue, blocks in the lanes of :mod:`symlayout.sweep.cluster`
+    (the sweep now); per scheme the pieces of proofs (memo misses), the CPU and the busiest worker's CPU (the
+    sweep's span); the rows must be the same."""
+    target = max(1, min(256, len(ids) // (8 * workers)))
+    blocks = batches_of(ids, workers, radices=radices_of(spec))
+    schemes = {f"runs of {target} consecutive ids, one queue (before)": _queue(batches_of(ids, workers, target)),
+               "blocks of the space, one queue": _queue(blocks),
+               "blocks of the space in lanes (now)": _lanes(blocks, workers)}
+    table, ref = [], None
+    for name, handout in schemes.items():
+        memos, cpu, rows, count = [{} for _ in range(workers)], [0.0] * workers, [], 0
+        while (b := handout(w := min(range(workers), key=cpu.__getitem__))) is not None:
+            c = time.process_time()
+            rows += [prover.prove_candidate(spec, i, memos[w]) for i in b]
+            cpu[w] += time.process_time() - c
+            count += 1
+        rows.sort(key=lambda r: r["id"])
+        assert ref is None or rows == ref, "the rows differ between the batchings"
+        ref, pieces, span = rows, [len(m) for m in memos], max(cpu)
+        table.append([name, count, sum(pieces), f"{min(pieces)}..{max(pieces)}", f"{sum(cpu):.1f} s",
+                      f"{1e3 * sum(cpu) / len(ids):.2f}", f"{span:.2f} s", f"{sum(cpu) / workers / span:.0%}"])
+    return (f"{workers} workers simulated in this process ({len(ids)} candidates; in process, one memo: "
+            f"{len(prover._MEMO)} pieces):\n\n"
+            + common.md_table(["batches", "count", "pieces proved", "per worker", "CPU", "ms per candidate",
+                               "busiest worker's CPU (span)", "mean / span"], table))
+
+
+def _queue(batches):
+    q = collections.deque(batches)
+    return lambda w: q.popleft() if q else None
+
+
+def _lanes(batches, workers):
+    lanes = cluster.lanes(batches, workers)
+    return lambda w: cluster.next_batch(lanes, w)
 
 
 def serial_prove(spec, ids) -> float:
@@ -186,16 +231,20 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--spec", default=str(common.REPO / "bench" / "sweep_1m.toml"))
     ap.add_argument("--n", type=int, default=20000)
+    ap.add_argument("--from", dest="start", type=int, default=None, metavar="I",
+                    help="the ids I..I+n-1 (a contiguous part of the space, as a whole sweep hands it out) instead")
     ap.add_argument("--workers", default="1,2,4,8,16")
     ap.add_argument("--serial", type=int, default=1000, metavar="N", help="candidates for the serial prove (0: none)")
     ap.add_argument("--unshared", action="store_true", help="also sweep in process without sharing proofs")
     ap.add_argument("--defaults", default="1", metavar="W,..",
                     help="also these worker counts on a LocalCluster with distributed's defaults ('': none)")
     ap.add_argument("--full", action="store_true", help="then sweep the whole spec with the most workers")
+    ap.add_argument("--simulate", type=int, default=0, metavar="W",
+                    help="also hand the batches of W workers out in this process, before and after blocks")
     ap.add_argument("--no-append", action="store_true")
     a = ap.parse_args()
     spec = load_spec(a.spec)
-    ids = sample(spec, a.n)
+    ids = sample(spec, a.n) if a.start is None else list(range(a.start, min(len(spec), a.start + a.n)))
     secs, cpu, ref = in_process(spec, ids)
     in_note = (f"in process: {cpu:.1f} s CPU ({1e3 * cpu / len(ids):.2f} ms per candidate); "
                f"{len(prover._MEMO)} pieces proved")
@@ -212,7 +261,7 @@ def main() -> None:
         table.append(row("sweep, Dask LocalCluster, distributed's defaults (before)", w, ids, rows, secs,
                          f"(start-up {start:.1f} s)"))
         notes.append(f"{w} worker(s), distributed's defaults: {worker_note(ids, stats)}")
-    for w in map(int, a.workers.split(",")):
+    for w in [int(x) for x in a.workers.split(",") if x]:
         start, secs, rows, stats = on_dask(spec, ids, w)
         assert rows == ref, f"{w} workers: the rows differ from the in-process sweep"
         rates[w] = len(ids) / secs
@@ -235,6 +284,8 @@ def main() -> None:
         md += (f"\n\n10^6 candidates at the {top}-worker rate: {est:.0f} s ({est / 60:.1f} min, start-up included)"
                f" for this spec's mix of pruned and proved candidates ({sum(r['status'] != 'pruned' for r in ref)}"
                f" of {len(ids)} proved here).\n")
+    if a.simulate:
+        md += "\n" + simulate(spec, ids, a.simulate) + "\n"
     if a.full:
         w = top or 1
         secs, line = full_sweep(a.spec, w)

@@ -1,14 +1,16 @@
 """How a sweep hands out its candidates (issue 32): batches are blocks of the space, so the pieces of proofs a
 block's candidates share are proved on one worker; the last blocks are cut so the workers finish together; the
 LocalCluster's workers run without distributed's MALLOC_TRIM_THRESHOLD_ and profiler; the table is the same."""
+import contextlib
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from symlayout.sweep import MAX_BATCH, TAIL_PARTS, batches_of, load_spec, loads_spec, radices_of, sweep
+from symlayout.sweep import MAX_BATCH, batches_of, load_spec, loads_spec, radices_of, sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,12 +58,24 @@ def test_a_block_holds_only_ids_of_one_prefix_when_some_are_done():
     assert [{i // 16 for i in b} for b in batches] == [{k} for k in range(6)]
 
 
-def test_the_last_blocks_are_cut_for_the_tail():
-    r = [4, 8, 3, 7, 3, 8, 8, 8]
-    ids = list(range(40 * 512))
-    batches = batches_of(ids, 4, radices=r)
-    assert _flat(batches) == ids
-    assert [len(b) for b in batches] == [512] * 36 + [512 // TAIL_PARTS] * (4 * TAIL_PARTS)
+def test_lanes_are_contiguous_and_their_last_batch_is_cut():
+    cluster = pytest.importorskip("symlayout.sweep.cluster")
+    batches = [list(range(k * 512, (k + 1) * 512)) for k in range(40)]
+    lanes = cluster.lanes(batches, 4)
+    parts = cluster.TAIL_PARTS
+    assert [len(lane) for lane in lanes] == [9 + parts] * 4
+    assert [lane[0][0] for lane in lanes] == [0, 10 * 512, 20 * 512, 30 * 512]
+    assert [len(b) for b in lanes[0]] == [512] * 9 + [512 // parts] * parts
+    assert _flat(b for lane in lanes for b in lane) == list(range(40 * 512))
+
+
+def test_a_worker_with_an_empty_lane_takes_the_last_batch_of_the_longest():
+    cluster = pytest.importorskip("symlayout.sweep.cluster")
+    lanes = cluster.lanes([[0, 1], [2, 3], [4, 5, 6, 7, 8, 9, 10, 11]], 2)
+    assert [list(lane) for lane in lanes] == [[[0, 1], [2], [3]], [[4, 5], [6, 7], [8, 9], [10, 11]]]
+    got = [cluster.next_batch(lanes, 0) for _ in range(4)]
+    assert got == [[0, 1], [2], [3], [10, 11]]
+    assert [cluster.next_batch(lanes, 1) for _ in range(4)] == [[4, 5], [6, 7], [8, 9], None]
 
 
 def test_no_block_of_the_space_fits_then_the_target_size():
@@ -87,6 +101,10 @@ def test_the_table_is_the_same_for_blocks_on_two_workers(tmp_path):
 
 def test_the_local_cluster_workers_run_without_distributed_s_trim_and_profiler():
     pytest.importorskip("distributed")
+    busy = socket.socket()                          # distributed's default HTTP port taken: no warning either
+    with contextlib.suppress(OSError):
+        busy.bind(("", 8787))
+        busy.listen()
     probe = ("import os, dask\n"
              "from symlayout.sweep.cluster import local_cluster\n"
              "with local_cluster(1) as c:\n"
@@ -95,7 +113,10 @@ def test_the_local_cluster_workers_run_without_distributed_s_trim_and_profiler()
              "print(os.environ.get('MALLOC_TRIM_THRESHOLD_'))\n")
     env = {k: v for k, v in os.environ.items() if k != "MALLOC_TRIM_THRESHOLD_"}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+    try:
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+    finally:
+        busy.close()
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split("\n")[:2] == ["[(None, False)]", "None"]
-    assert "Traceback" not in out.stderr
+    assert "Traceback" not in out.stderr and "Warning" not in out.stderr, out.stderr[-2000:]

@@ -23,8 +23,6 @@ __all__ = ["Spec", "SpecError", "load_spec", "loads_spec", "sweep", "batches_of"
 
 #: the most candidates in a default batch (a block of the space: :func:`batches_of`)
 MAX_BATCH = 1024
-#: the last batches of a sweep on several workers are cut in this many parts (the tail: :func:`batches_of`)
-TAIL_PARTS = 4
 
 
 def batches_of(ids: list, workers: int, batch: int | None = None, radices=()) -> list:
@@ -36,17 +34,12 @@ def batches_of(ids: list, workers: int, batch: int | None = None, radices=()) ->
     multiple of ``B``, ``B`` a product of the last radices, the smallest one of at least the target (at most
     :data:`MAX_BATCH`; else the target).  A worker proves a whole block, so the pieces of proofs that depend on
     the first variables only (a spec lists them first) are proved on one worker, not once on each worker that
-    gets a part of the block.  On several workers the last ``workers`` blocks are cut in :data:`TAIL_PARTS`, so
-    the workers finish together."""
+    gets a part of the block (on several workers, :func:`.cluster.lanes` hands them out)."""
     if batch:
         return [ids[k:k + batch] for k in range(0, len(ids), batch)]
     target = max(1, min(256, len(ids) // (8 * max(1, workers)) or 1))
     size = _block(radices, target)
-    blocks = [list(g) for _, g in itertools.groupby(ids, key=lambda i: i // size)]
-    if workers <= 1:
-        return blocks
-    tail = [part for b in blocks[len(blocks) - workers:] for part in _cut(b, TAIL_PARTS)]
-    return blocks[:max(0, len(blocks) - workers)] + tail
+    return [list(g) for _, g in itertools.groupby(ids, key=lambda i: i // size)]
 
 
 def _block(radices, target: int) -> int:
@@ -58,11 +51,6 @@ def _block(radices, target: int) -> int:
             break
         size *= r
     return size if target <= size <= MAX_BATCH else target
-
-
-def _cut(ids: list, parts: int) -> list:
-    step = -(-len(ids) // parts)
-    return [ids[k:k + step] for k in range(0, len(ids), step)]
 
 
 def radices_of(spec: Spec) -> list:

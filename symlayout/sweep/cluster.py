@@ -3,6 +3,12 @@
 Dask is an optional dependency (the ``sweep`` extra): it is imported here, at module level, and this module is
 imported only when a sweep asks for workers or a scheduler, so ``symlayout prove`` never loads it.
 
+Each worker has a *lane*: a contiguous range of the batches (blocks of the space, in id order), which it proves
+in order, so the pieces of proofs neighbouring blocks share (a spec lists the variables they depend on first)
+stay on one worker.  A worker whose lane is empty takes the last batch of the longest lane; the last batch of
+each lane is cut in :data:`TAIL_PARTS`, so the workers finish together.  A worker holds at most its threads
+and one more of its lane's batches (the next one is there when it finishes one).
+
 The LocalCluster a sweep starts differs from distributed's defaults in what :data:`WORKER_CONFIG` lists, each
 measured (bench/RESULTS.md, issue 32): a worker then proves a batch in the CPU time this process takes for it.
 Workers started by hand for ``--scheduler`` should be started the same way (``dask worker --no-nanny``, or
@@ -13,21 +19,25 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections import deque
 
 import dask
 from distributed import Client, LocalCluster, as_completed
 
 from .prover import prove_batch
 
-__all__ = ["run_batches", "local_cluster", "WORKER_CONFIG"]
+__all__ = ["run_batches", "local_cluster", "warm_up", "in_lanes", "lanes", "next_batch", "WORKER_CONFIG", "TAIL_PARTS"]
+
+#: the last batch of each lane is cut in this many parts
+TAIL_PARTS = 4
 
 #: distributed's settings changed for the workers of a sweep's LocalCluster
 WORKER_CONFIG = {
     # The Nanny spawns each worker with MALLOC_TRIM_THRESHOLD_=65536 (to hand freed memory back to the OS at
-    # once): glibc then trims the heap on most frees of a large block and the next allocation faults the pages
-    # back in -- the prover's many short-lived dicts and lists made that 1.2-1.4 s of system time per 2,000
-    # candidates, a worker 40-60 % slower than the same batches in one process.  None leaves the variable out:
-    # glibc's own (adaptive) threshold, or the one the user set in the environment.
+    # once).  Any fixed value turns glibc's adaptive trim and mmap thresholds off (131072 is as slow): memory is
+    # handed back and faulted in again all the time -- for the prover's many short-lived objects 1.2-1.4 s of
+    # system time per 2,000 candidates, a worker 40-60 % slower than the same batches in one process.  None
+    # leaves the variable out: glibc's default, or the value the user set in the environment.
     "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
     # The statistical profiler walks the task thread's stack every 10 ms for the dashboard, which a sweep
     # does not start.
@@ -39,9 +49,12 @@ WORKER_CONFIG = {
 def local_cluster(workers: int):
     """A Client of a LocalCluster of ``workers`` processes of one thread each (the prover holds one Z3 lock per
     process), with :data:`WORKER_CONFIG`; on leaving, the workers stop their heartbeats before the cluster closes
-    (a heartbeat in flight when the scheduler closed printed a worker's traceback on stderr)."""
+    (a heartbeat in flight when the scheduler closed printed a worker's traceback on stderr).  No dashboard; the
+    scheduler's HTTP server on a free port (on 8787 by default: "Port 8787 is already in use" on stderr when
+    another cluster runs)."""
     with dask.config.set(WORKER_CONFIG):
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                               scheduler_kwargs={"dashboard_address": ":0"})   # its HTTP server: any free port
     with cluster, Client(cluster) as client:
         try:
             yield client
@@ -71,11 +84,74 @@ def run_batches(spec, batches: list, workers: int = 2, scheduler: str | None = N
         yield from _gather(client, spec, batches)
 
 
+def lanes(batches: list, workers: int) -> list:
+    """``batches`` split into ``workers`` contiguous lanes (deques, in order) of about the same number of
+    candidates, the last batch of each cut in :data:`TAIL_PARTS`."""
+    total, out, at = sum(map(len, batches)), [deque() for _ in range(max(1, workers))], 0
+    for b in batches:
+        out[min(len(out) - 1, (2 * at + len(b)) * len(out) // (2 * total))].append(b)     # by its middle
+        at += len(b)
+    for lane in out:
+        if lane:
+            lane.extend(_cut(lane.pop(), TAIL_PARTS))
+    return out
+
+
+def _cut(ids: list, parts: int) -> list:
+    step = -(-len(ids) // parts)
+    return [ids[k:k + step] for k in range(0, len(ids), step)]
+
+
+def next_batch(lanes_: list, w: int):
+    """The next batch for worker ``w``: the first of its lane, else the last of the lane with the most
+    candidates left; None when every lane is empty."""
+    if lanes_[w]:
+        return lanes_[w].popleft()
+    victim = max(lanes_, key=lambda lane: sum(map(len, lane)))
+    return victim.pop() if victim else None
+
+
 def _gather(client, spec, batches):
-    futures = [client.submit(prove_batch, spec.text, spec.path, b, pure=False) for b in batches]
+    warm_up(client, spec, batches)
+    yield from in_lanes(client, batches, prove_batch, spec.text, spec.path)
+
+
+def warm_up(client, spec, batches: list) -> None:
+    """Every worker proves the first candidate of ``batches`` (its row is dropped) before the batches are handed
+    out: the spec parsed and the modules a proof imports loaded (about 0.3 s: numpy, the configuration loader),
+    part of the start-up like the workers' imports, not of the first batch.  A task, not ``client.run`` (the
+    event loop's thread): one thread of a worker proves, so the Z3 lock never pauses its collector."""
+    if not (batches and batches[0]):
+        return
+    client.wait_for_workers(1)
+    client.gather([client.submit(prove_batch, spec.text, spec.path, batches[0][:1], pure=False, workers=[a],
+                                 allow_other_workers=True)
+                   for a in client.scheduler_info(n_workers=-1)["workers"]])     # in the task thread, as a batch
+
+
+def in_lanes(client, batches: list, task, *args):
+    """Yield ``task(*args, batch)`` of every batch as it completes, the batches handed out in lanes."""
+    client.wait_for_workers(1)                  # a scheduler with no worker yet: wait for the first
+    info = client.scheduler_info(n_workers=-1)["workers"]
+    addresses = sorted(info)
+    todo = lanes(batches, len(addresses))
+    owner, pending = {}, as_completed()
+
+    def submit(w):
+        b = next_batch(todo, w)
+        if b is not None:
+            fut = client.submit(task, *args, b, pure=False, workers=[addresses[w]],
+                                allow_other_workers=True)       # a worker gone: another proves its batches
+            owner[fut] = w
+            pending.add(fut)
+
+    for w, address in enumerate(addresses):
+        for _ in range(info[address].get("nthreads", 1) + 1):
+            submit(w)
     try:
-        for fut in as_completed(futures):
+        for fut in pending:
+            submit(owner.pop(fut))
             yield fut.result()
     finally:
-        for fut in futures:
+        for fut in owner:
             fut.cancel()
