@@ -6,7 +6,9 @@ the CUDA driver's ``cuTensorMapEncodeTiled`` recorded, not called; skipped witho
 Every candidate of both spaces is proved first, to know the kinds of rejects they produce. Neither space has an
 illegal candidate (every GMMA atom, warpgroup layout, swizzle atom, stage count and alignment of theirs is one
 CuTe compiles and symlayout proves); their only rejects are *pruned* ones, over the 232448 bytes of shared
-memory an SM90 block may use. For each sampled candidate the program checks:
+memory an SM90 block may use. The sample: :data:`SURVIVORS` survivors and :data:`PER_KIND` pruned candidates
+per space, every value of every axis among them, the largest survivor and the smallest pruned one included.
+For each the program checks:
 
 * survivors -- the TiledMMA (``make_tiled_mma`` of the GMMA atom and the warpgroup layout: its thread count
   and its M/N/K tile) is symlayout's; each operand's smem layout is CuTe's ``tile_to_shape`` of the
@@ -23,8 +25,10 @@ memory an SM90 block may use. For each sampled candidate the program checks:
   every survivor.
 
 Not a CuTe fact (nothing of them is asserted here): the 232448-byte budget itself (the device's opt-in limit),
-the attention space's register limit (ptxas allocates registers), and the smem base alignment 128 vs 1024
-(CuTe does not see it on the host; the H100 run of docs/hopper.md measured both).
+the attention space's register limit (ptxas allocates registers), and the wgmma and TMA accesses at a base
+that is 128- but not 1024-byte aligned (the partitions are built at the base the candidate's ``align`` names,
+and the PTX ISA's reads are computed from them, but that the hardware swizzles the absolute address is the
+H100 measurement of docs/hopper.md, not CuTe's).
 
 Slow (``-m slow``): a few minutes on the shared 2-core machine, most of it g++.
 """
@@ -55,7 +59,8 @@ from generate import CXXFLAGS, include_flags  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SPACES = ["sm90_gemm.toml", "attention_sm90.toml"]
-#: survivors and pruned candidates sampled per space
+#: survivors and pruned (capacity) rejects sampled per space
+SURVIVORS = 16
 PER_KIND = 8
 #: coordinates (1-D, of the whole staged tile) whose byte offsets are compared per operand
 OFFSETS = 24
@@ -70,15 +75,25 @@ def _rows(spec) -> list:
     return [prove_candidate(spec, i) for i in range(len(spec))]
 
 
-def _sample(rows, seed=32) -> dict:
-    """Up to :data:`PER_KIND` candidate ids of each status, in a seeded order of the space."""
+def _sample(spec, rows, seed=32) -> dict:
+    """For each status, :data:`PER_KIND` candidate ids (``legal``: :data:`SURVIVORS`): the two next to the
+    shared-memory budget (the largest survivor, the smallest pruned one), then in a seeded order of the space
+    those that bring a value of an axis not yet sampled first (every value of every axis appears where the
+    status has it)."""
     ids = [r["id"] for r in rows]
     random.Random(seed).shuffle(ids)
-    out = {}
-    for i in ids:
-        kind = out.setdefault(rows[i]["status"], [])
-        if len(kind) < PER_KIND:
-            kind.append(i)
+    edge = [max((r for r in rows if r["status"] == "legal"), key=lambda r: r["smem_bytes"])["id"],
+            min((r for r in rows if r["status"] == "pruned"), key=lambda r: r["smem_bytes"])["id"]]
+    ids = edge + [i for i in ids if i not in edge]
+    out, seen = {}, set()
+    for fill in (False, True):
+        for i in ids:
+            status = rows[i]["status"]
+            kind = out.setdefault(status, [])
+            new = {(status, n, str(rows[i][n])) for n in spec.names} - seen
+            if len(kind) < (SURVIVORS if status == "legal" else PER_KIND) and i not in kind and (new or fill):
+                kind.append(i)
+                seen |= new
     return out
 
 
@@ -207,8 +222,9 @@ def test_the_sm90_legal_set_agrees_with_cute_cpp(name, tmp_path):
     kinds = {s: sum(r["status"] == s for r in rows) for s in ("legal", "pruned", "illegal", "unknown", "invalid")}
     # rejects of another kind (a CuTe static_assert, a bank or alignment refutation) would need their own checks
     assert kinds["illegal"] == kinds["unknown"] == kinds["invalid"] == 0, kinds
-    sample = _sample(rows)
-    assert len(sample["legal"]) == len(sample["pruned"]) == PER_KIND, {k: len(v) for k, v in sample.items()}
+    sample = _sample(spec, rows)
+    assert (len(sample["legal"]), len(sample["pruned"])) == (SURVIVORS, PER_KIND), {k: len(v) for k, v in
+                                                                                    sample.items()}
     ids = sample["legal"] + sample["pruned"]
     cfgs = {i: load_candidate(spec, i) for i in ids}
     out = _run([(cfgs[i], rows[i]["status"] == "legal", i) for i in ids], tmp_path)
