@@ -36,7 +36,6 @@ import json
 import random
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -64,7 +63,7 @@ SURVIVORS = 16
 PER_KIND = 8
 #: coordinates (1-D, of the whole staged tile) whose byte offsets are compared per operand
 OFFSETS = 24
-SMEM_BUDGET = 232448
+SMEM_BUDGET = 232448                                     # bytes of shared memory an SM90 block may opt in to
 ATOMS = {1: "K_SW32", 2: "K_SW64", 3: "K_SW128"}          # Sw<B,4,3>: the K-major GMMA layout atom
 
 pytestmark = [pytest.mark.skipif(cute_site() is None, reason="needs the CuTe C++ headers (SYMLAYOUT_CUTE_SITE)"),
