@@ -118,6 +118,78 @@ def m8n16_row_lane(matrix: int, row: int) -> int:
     return 8 * matrix + row
 
 
+# ---------------------------------------------------------------- the PTX ISA's 8-bit transposed forms, as data
+#
+# PTX ISA 9.x, 9.7.14.5.15 "Warp-level matrix load instruction: ldmatrix": "For matrix shape 16x16, two destination
+# registers r0 and r1 of type .b32 must be specified and in each register four 8-bit elements are loaded"; "An
+# entire row of the matrix can be loaded by a group of four consecutive and aligned threads. Each thread in a warp
+# loads 4 consecutive columns across 2 rows" (Figure 105, "ldmatrix fragment layout for one 16x16 matrix with 8-bit
+# elements": lane t holds row t/4 in r0 and row t/4 + 8 in r1, columns 4*(t%4) .. +3 -- the figure is an image, this
+# is our reading of it); "Optional qualifier .trans indicates that the matrix is loaded in column-major format.
+# However, for 16x16 matrices, .trans is mandatory" (element (row, col) lies at byte ``row`` of the 16-byte smem row
+# ``col``); "Each component of the vector expression holds a fragment from the corresponding matrix" (matrix i: r2i,
+# r2i+1); its 16 smem rows are addressed by lanes 16i .. 16i+15 (the rows of the first matrix come first, as in the
+# address table: our reading for 16 rows per matrix).
+# 9.7.14.5.16 "Warp-level matrix store instruction: stmatrix": "For 16x8 matrix shape, each of the 32 threads in the
+# warp provides four elements of data per matrix. Each element in the source operand r is of type .b32 and contains
+# four 8 bit elements e0, e1, e2, e3 with e0 and e3 containing the LSB and MSB respectively of register r" (Figure
+# 108, "stmatrix fragment layout for one 16x8 matrix with 8 bit elements": lane t's e0, e1 at row t/4, columns
+# 2*(t%4), +1; e2, e3 at row t/4 + 8 -- our reading of the image); ".trans is mandatory" for 16x8 (column-major:
+# the 8 columns are the 8 smem rows, addressed by lanes 8i .. 8i+7, "addr0-addr7 correspond to the rows of the first
+# matrix").  Nothing here was measured: the instructions need sm_100a (no such device in the project).
+
+
+def m16n16_dest(lane: int, reg: int, byte: int) -> tuple[int, int, int]:
+    """``(matrix, row, col)`` of the 16x16 matrix element ``ldmatrix.m16n16.b8`` puts in ``byte`` of
+    destination register ``reg`` of ``lane`` (PTX ISA 9.7.14.5.15, Figure 105).
+
+    >>> m16n16_dest(5, 3, 2)
+    (1, 9, 6)
+    """
+    return reg // 2, lane // 4 + 8 * (reg % 2), 4 * (lane % 4) + byte
+
+
+def m16n16_row_lane(matrix: int, row: int) -> int:
+    """The lane whose address names smem row ``row`` of ``matrix`` in ``ldmatrix.m16n16`` (16 rows each)."""
+    return 16 * matrix + row
+
+
+def m16n8_src(lane: int, reg: int, byte: int) -> tuple[int, int, int]:
+    """``(matrix, row, col)`` of the 16x8 matrix element that ``stmatrix.m16n8.b8`` takes from ``byte``
+    (``e0`` .. ``e3``) of source register ``reg`` of ``lane`` (PTX ISA 9.7.14.5.16, Figure 108).
+
+    >>> m16n8_src(5, 3, 2)
+    (3, 9, 2)
+    """
+    return reg, lane // 4 + 8 * (byte // 2), 2 * (lane % 4) + byte % 2
+
+
+def transposed(row_lane, matrix: int, row: int, col: int) -> tuple[int, int]:
+    """``.trans`` (column-major): element ``(row, col)`` lies at byte ``row`` of smem row ``col``, whose
+    address lane is ``row_lane(matrix, col)``; returns ``(address lane, byte in the row)``."""
+    return row_lane(matrix, col), row
+
+
+def u8_ldsm_t_shuffle(reg: int, byte: int) -> tuple[int, int]:
+    """CuTe's byte shuffle after ``ldmatrix.m16n16.trans.b8`` in ``SM100_U8x{8,16}_LDSM_T``
+    (``dst0 = {tmp0.x, tmp0.y, tmp1.x, tmp1.y}``, ``dst1 = {tmp0.z, tmp0.w, tmp1.z, tmp1.w}``, per matrix):
+    the ``(instruction register, byte)`` that byte ``byte`` of CuTe's register ``reg`` holds.
+
+    >>> u8_ldsm_t_shuffle(1, 2)
+    (1, 2)
+    """
+    return 2 * (reg // 2) + byte // 2, 2 * (reg % 2) + byte % 2
+
+
+def isa_route(name: str, lane: int, reg: int, byte: int) -> tuple[int, int]:
+    """The PTX-ISA model of an 8-bit ``SM100_U8*_LDSM_T`` / ``_STSM_T`` atom: ``(address lane, byte in its
+    16-byte smem row)`` of ``byte`` of register ``reg`` of ``lane`` (CuTe's registers: after its shuffle)."""
+    e = _BY_NAME[name]
+    if e["kind"] == "ldsm":
+        return transposed(m16n16_row_lane, *m16n16_dest(lane, *u8_ldsm_t_shuffle(reg, byte)))
+    return transposed(m8n16_row_lane, *m16n8_src(lane, reg, byte))
+
+
 def narrow_copy_names() -> list[str]:
     return list(_BY_NAME)
 
