@@ -6,9 +6,10 @@ bits of padding per 16-byte row, the source format kind::f8f6f4 reads).  Layouts
 ``Copy_Traits`` (the 8-bit ``_T`` loads include CuTe's byte shuffle after the instruction).
 
 These instructions need sm_100a / sm_120a (CuTe guards them with ``CUTE_ARCH_LDSM_SM100A_ENABLED``): none
-runs on the project's H200, so there is no atom-probe measurement.  The widening loads' lanes and bytes
-are also written here from the PTX ISA (:func:`m8n16_dest`, :func:`m8n16_row_lane`, :func:`source_bits`) as
-data independent of CuTe's traits (tests/test_narrow_copy_config.py checks they agree).  ``[copy.X] atom``
+runs on the project's H200, so there is no atom-probe measurement.  Every atom's lanes and bytes are also
+written here from the PTX ISA as data independent of CuTe's traits: the widening loads (:func:`m8n16_dest`,
+:func:`m8n16_row_lane`, :func:`source_bits`; tests/test_narrow_copy_config.py checks they agree) and the 8-bit
+transposed forms (:func:`m16n16_dest`, :func:`m16n8_src`, :func:`isa_route`; tests/test_narrow_ptx.py).  ``[copy.X] atom``
 accepts them
 (:func:`~symlayout.atoms.copy.get_copy_op`); their ``ptx_model`` says ``"route": "traits"``: the prover's
 lane-to-lane route of the instruction is CuTe's Copy_Traits (the row a value comes from is the SrcLayout
