@@ -58,3 +58,13 @@ def one_line_error(text: str, words: str, path: str = "t.toml") -> str:
     msg = str(e.value)
     assert "\n" not in msg and msg.startswith(f"{path}:")
     return msg
+
+
+def partition_lines(m, offset=lambda i: i) -> list:
+    """A copy model's calls as the compiled CuTe partition programs print them: per thread, ``S t`` and the
+    smem element (``offset(i)`` of each element index) of every value, then ``D t`` and its fragment slot."""
+    out = []
+    for t in range(m.threads):
+        out.append(f"S {t} " + " ".join(str(offset(i)) for c in m.calls[t] for i in c.smem))
+        out.append(f"D {t} " + " ".join(str(s) for c in m.calls[t] for s in c.reg))
+    return out

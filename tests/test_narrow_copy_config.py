@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from config_checks import partition_lines
 from cute_cpp import Compiler, cpp_layout, cute_site
-import symlayout.atoms.sm120  # noqa: F401  (get_mma_atom builds the SM120 atoms once this is imported)
 from symlayout import cli
 from symlayout.atoms.copy import copy_op_names, get_copy_op, make_copy_atom
 from symlayout.atoms.narrow_matrix import m8n16_dest, m8n16_row_lane, narrow_copy_names, source_bit, source_bits
@@ -172,11 +172,7 @@ def _partition_program():
 
 def _model_partition(atom, operand):
     m = build_operand_model(PART_MMA, "(2,2,1)", None, operand, atom, "uint8_t", PART_SMEM)
-    out = []
-    for t in range(m.threads):
-        out.append(f"S {t} " + " ".join(str(m.addr_table[i]) for c in m.calls[t] for i in c.smem))
-        out.append(f"D {t} " + " ".join(str(s) for c in m.calls[t] for s in c.reg))
-    return out
+    return partition_lines(m, m.addr_table.__getitem__)
 
 
 def test_widening_load_partitions_are_cutes(tmp_path):

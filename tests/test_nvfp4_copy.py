@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from config_checks import partition_lines
 from cute_cpp import Compiler, cpp_layout, cute_site
-import symlayout.atoms.sm120  # noqa: F401  (get_mma_atom builds the SM120 atoms once this is imported)
 from symlayout import cli
 from symlayout.atoms.copy import make_copy_atom
 from symlayout.config import load_config, loads_config
@@ -145,11 +145,7 @@ def _partition_program():
 
 def _model_partition(atom, operand):
     m = build_operand_model(MMA, "(4,2,1)", PERM, operand, atom, "uint4_t", ELEMENT_SWIZZLE)
-    out = []
-    for t in range(m.threads):
-        out.append(f"S {t} " + " ".join(str(i) for c in m.calls[t] for i in c.smem))
-        out.append(f"D {t} " + " ".join(str(s) for c in m.calls[t] for s in c.reg))
-    return out
+    return partition_lines(m)
 
 
 def test_packed_partitions_are_cutes(tmp_path):

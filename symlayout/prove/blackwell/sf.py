@@ -43,18 +43,25 @@ def _res(prop, op, t0, cex=None, checked=None, via="tcgen05.cp", detail=""):
                   counterexample=cex, via=via, detail=detail, seconds=time.perf_counter() - t0)
 
 
-def sf_results(cfg, op, props, cta_tile) -> list:
-    """``sf_kind`` and ``sf`` of every ``[sf.X]`` (``cta_tile(smem)``: one CTA's (MN, K, stages))."""
+def each_sf(cfg, props, kind_result, sf_check) -> list:
+    """``sf_kind`` (``kind_result(sc)``) and ``sf`` (``sf_check(x, sc)``, None where it is not decided here) of
+    every ``[sf.X]``, A then B: shared by the TMEM (SM100) and the register (SM120) placements."""
     out = []
     for x in ("A", "B"):
         sc = cfg.sf.get(x)
         if sc is None:
             continue
         if "sf_kind" in props:
-            out.append(sf_kind_result(op, sc))
-        if "sf" in props and x in cfg.smem:
-            out.append(sf_result(op, sc, cta_tile(cfg.smem[x])))
+            out.append(kind_result(sc))
+        if "sf" in props:
+            out += [r for r in (sf_check(x, sc),) if r is not None]
     return out
+
+
+def sf_results(cfg, op, props, cta_tile) -> list:
+    """``sf_kind`` and ``sf`` of every ``[sf.X]`` (``cta_tile(smem)``: one CTA's (MN, K, stages))."""
+    return each_sf(cfg, props, lambda sc: sf_kind_result(op, sc),
+                   lambda x, sc: sf_result(op, sc, cta_tile(cfg.smem[x])) if x in cfg.smem else None)
 
 
 def sf_tmem_blocks(cfg, cta_tile) -> list:

@@ -34,7 +34,7 @@ from ...atoms.sm120 import (kind_problems, parse_sm120_name, scale_factor_source
                             sm120_sf_layouts, smem_layout_sf)
 from ..decide.tables import lazy_np as np
 from ..verdict.result import Counterexample, Result, verdict
-from .sf import Offsets, _decide
+from .sf import Offsets, _decide, each_sf
 
 #: the properties of a ``[sf.X]`` table
 SF_REGISTER_PROPERTIES = ("sf_kind", "sf")
@@ -48,16 +48,7 @@ def _res(prop, x, t0, cex=None, checked=None, detail=""):
 def sf_register_results(cfg, props) -> list:
     """``sf_kind`` and ``sf`` of every ``[sf.X]`` of an SM120 configuration."""
     op = parse_sm120_name(cfg.mma.atom)
-    out = []
-    for x in ("A", "B"):
-        sc = cfg.sf.get(x)
-        if sc is None:
-            continue
-        if "sf_kind" in props:
-            out.append(sf_kind_result(op, sc))
-        if "sf" in props:
-            out.append(sf_result(op, sc))
-    return out
+    return each_sf(cfg, props, lambda sc: sf_kind_result(op, sc), lambda x, sc: sf_result(op, sc))
 
 
 def sf_kind_result(op, sc) -> Result:
