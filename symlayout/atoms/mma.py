@@ -155,11 +155,16 @@ NAMED_FAMILIES: list = []
 FAMILY_MODULES = ("umma", "sm120")
 
 
-def _named_families() -> list:
-    """:data:`NAMED_FAMILIES`, every family module imported (a name is found whichever modules the caller
-    happened to import before)."""
+@functools.cache
+def _import_families() -> None:
     for mod in FAMILY_MODULES:
         importlib.import_module(f"{__package__}.{mod}")
+
+
+def _named_families() -> list:
+    """:data:`NAMED_FAMILIES`, every family module imported once (a name is found whichever modules the caller
+    happened to import before)."""
+    _import_families()
     return NAMED_FAMILIES
 
 
