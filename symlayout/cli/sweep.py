@@ -33,7 +33,7 @@ def add_arguments(sp) -> None:
 
 def run(args) -> int:
     # lazy: only 'symlayout sweep' needs the sweep package; other commands start without it
-    from ..sweep import emit, load_spec, summary, sweep
+    from ..sweep import emit_ids, load_spec, sweep_table
     from ..sweep.table import write_json, write_parquet  # lazy: as above
     if args.emit is not None and args.emit[0] not in ("toml", "cute"):
         raise UsageError(f"--emit {args.emit[0]}: give toml or cute")
@@ -41,17 +41,18 @@ def run(args) -> int:
         raise UsageError("--workers/--scheduler need Dask: pip install 'dask[distributed]' (or symlayout[sweep])")
     spec = load_spec(args.spec_path)
     out = args.output or os.path.splitext(os.path.basename(args.spec_path))[0] + ".sweep.csv"
-    rows = sweep(spec, out, workers=args.workers, scheduler=args.scheduler, batch=args.batch, fresh=args.fresh,
-                 progress=None if args.quiet else _progress())
+    table = sweep_table(spec, out, workers=args.workers, scheduler=args.scheduler, batch=args.batch,
+                        fresh=args.fresh, progress=None if args.quiet else _progress())
+    rows = table.rows() if args.json or args.parquet else None      # typed rows only when written
     if args.parquet:
         write_parquet(args.parquet, spec, rows)
-    emitted = emit(spec, rows, args.emit[0], args.emit[1]) if args.emit else None
+    emitted = emit_ids(spec, sorted(table.legal), args.emit[0], args.emit[1]) if args.emit else None
     if args.json:
         write_json(spec, rows, sys.stdout)
     else:
-        s = summary(rows)
+        s = table.summary()
         more = f"; {emitted} written to {args.emit[1]}" if emitted is not None else ""
-        print(f"{len(rows)} candidates: " + ", ".join(f"{v} {k}" for k, v in s.items()) + f" -> {out}{more}")
+        print(f"{len(table)} candidates: " + ", ".join(f"{v} {k}" for k, v in s.items()) + f" -> {out}{more}")
     return EXIT_OK
 
 

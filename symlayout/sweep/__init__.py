@@ -3,8 +3,9 @@
 A spec (:mod:`.spec`) names a space of configurations; every candidate is checked against the spec's
 constraints and, if within them, proved (:mod:`.prover`); the rows go to a CSV table (:mod:`.table`) appended
 per batch, which is also the point a killed sweep resumes from.  Batches run in this process (``workers=1``) or
-on Dask distributed (:mod:`.cluster`: a LocalCluster of ``workers`` processes, or a running ``scheduler``).
-The table is sorted by candidate id at the end: the same for any worker count.
+on Dask distributed (:mod:`.cluster`: a LocalCluster of ``workers`` processes, or a running ``scheduler``);
+either way a batch comes back as lines of the table (:func:`.table.prove_part`), so the client's work per
+candidate is small.  The table is sorted by candidate id at the end: the same for any worker count.
 """
 from __future__ import annotations
 
@@ -13,12 +14,13 @@ import os
 import sys
 import time
 
-from .prover import cute_snippet, load_candidate, prove_batch
+from .prover import cute_snippet, load_candidate
 from .spec import Spec, SpecError, load_spec, loads_spec
-from .table import append_rows, columns, read_done, summary, typed, write_sorted
+from .table import Table, prove_part, summary
 from .toml import to_toml
 
-__all__ = ["Spec", "SpecError", "load_spec", "loads_spec", "sweep", "batches_of", "radices_of", "emit", "summary"]
+__all__ = ["Spec", "SpecError", "load_spec", "loads_spec", "sweep", "sweep_table", "batches_of", "radices_of",
+           "emit", "emit_ids", "summary", "Table"]
 
 
 #: the most candidates in a default batch (a block of the space: :func:`batches_of`)
@@ -63,27 +65,32 @@ def sweep(spec: Spec, out: str, workers: int = 1, scheduler: str | None = None, 
     """Prove every candidate of ``spec`` not yet in ``out``; return every row (typed), sorted by id.
 
     ``progress(done, total, rate)`` is called after each batch."""
+    return sweep_table(spec, out, workers, scheduler, batch, fresh, progress).rows()
+
+
+def sweep_table(spec: Spec, out: str, workers: int = 1, scheduler: str | None = None, batch: int | None = None,
+                fresh: bool = False, progress=None) -> Table:
+    """:func:`sweep`, returning the :class:`~.table.Table` (its statuses counted, its legal ids): the rows are
+    read back from ``out`` only by ``Table.rows()``."""
     if fresh and os.path.exists(out):
         os.remove(out)
-    done = read_done(out, spec)
-    todo = [i for i in range(len(spec)) if i not in done]
+    table = Table(spec, out)
+    todo = [i for i in range(len(spec)) if i not in table.lines]
     batches = batches_of(todo, 1 if scheduler is None and workers <= 1 else workers, batch, radices_of(spec))
     start, count = time.perf_counter(), 0
-    for rows in _run(spec, batches, workers, scheduler):
-        append_rows(out, spec, rows)
-        done.update((r["id"], r) for r in rows)
-        count += len(rows)
+    for part in _run(spec, batches, workers, scheduler):
+        table.add(part)
+        count += len(part.ids)
         if progress is not None:
-            progress(len(done), len(spec), count / max(time.perf_counter() - start, 1e-9))
-    write_sorted(out, spec, done)
-    cols = columns(spec)
-    return [typed(spec, {k: str(v) for k, v in done[i].items()}, cols) for i in sorted(done)]
+            progress(len(table), len(spec), count / max(time.perf_counter() - start, 1e-9))
+    table.write_sorted()
+    return table
 
 
 def _run(spec, batches, workers, scheduler):
     if scheduler is None and workers <= 1:
         for b in batches:
-            yield prove_batch(spec.text, spec.path, b)
+            yield prove_part(spec.text, spec.path, b)
         return
     from .cluster import run_batches       # lazy: Dask (optional) only when asked for
     yield from run_batches(spec, batches, workers, scheduler)
@@ -92,13 +99,15 @@ def _run(spec, batches, workers, scheduler):
 def emit(spec: Spec, rows: list, kind: str, directory: str) -> int:
     """Write every legal candidate as a configuration file (``toml``) or a CuTe C++ program (``cute``)
     into ``directory``; return how many."""
+    return emit_ids(spec, [r["id"] for r in rows if r["status"] == "legal"], kind, directory)
+
+
+def emit_ids(spec: Spec, ids: list, kind: str, directory: str) -> int:
+    """:func:`emit` of the candidates ``ids``."""
     os.makedirs(directory, exist_ok=True)
     stem = os.path.splitext(os.path.basename(spec.path))[0]
     n = 0
-    for r in rows:
-        if r["status"] != "legal":
-            continue
-        i = r["id"]
+    for i in ids:
         if kind == "toml":
             text, ext = to_toml(spec.config(i)), "toml"
         else:

@@ -25,6 +25,7 @@ import dask
 from distributed import Client, LocalCluster, as_completed
 
 from .prover import prove_batch
+from .table import prove_part
 
 __all__ = ["run_batches", "local_cluster", "warm_up", "in_lanes", "lanes", "next_batch", "WORKER_CONFIG", "TAIL_PARTS"]
 
@@ -74,8 +75,8 @@ def _stop_heartbeat(dask_worker=None) -> None:
 
 
 def run_batches(spec, batches: list, workers: int = 2, scheduler: str | None = None):
-    """Yield each batch's rows as it completes: on the cluster at ``scheduler``, else on a
-    :func:`local_cluster` of ``workers`` processes."""
+    """Yield each batch's part of the table (:class:`.table.Part`) as it completes: on the cluster at
+    ``scheduler``, else on a :func:`local_cluster` of ``workers`` processes."""
     if scheduler:
         with Client(scheduler) as client:
             yield from _gather(client, spec, batches)
@@ -113,7 +114,7 @@ def next_batch(lanes_: list, w: int):
 
 def _gather(client, spec, batches):
     warm_up(client, spec, batches)
-    yield from in_lanes(client, batches, prove_batch, spec.text, spec.path)
+    yield from in_lanes(client, batches, prove_part, spec.text, spec.path)
 
 
 def warm_up(client, spec, batches: list) -> None:

@@ -21,7 +21,7 @@ from ..prove.engine import prove_config
 from .spec import Spec
 from .toml import read_back, to_toml
 
-__all__ = ["prove_candidate", "prove_batch", "load_candidate", "cute_snippet", "STATS"]
+__all__ = ["prove_candidate", "prove_batch", "spec_of", "load_candidate", "cute_snippet", "STATS"]
 
 #: the counts and measures every row carries, after the candidate's variables
 STATS = ["status", "proved", "refuted", "vacuous", "unknown", "errors", "bank_degree", "coalescing", "reason"]
@@ -120,6 +120,16 @@ def _worst(statuses) -> str:
     return ""
 
 
+def spec_of(spec_text: str, spec_path: str) -> Spec:
+    """The spec of this text, parsed once per process (the shared pieces are dropped when it changes)."""
+    key = (spec_path, spec_text)
+    if key not in _SPECS:
+        _SPECS.clear()
+        _MEMO.clear()
+        _SPECS[key] = Spec(spec_text, spec_path)
+    return _SPECS[key]
+
+
 @serialized
 def prove_batch(spec_text: str, spec_path: str, ids, share: bool = True) -> list:
     """The rows of candidates ``ids`` (a worker's task: the spec travels as text, parsed once per process);
@@ -128,12 +138,7 @@ def prove_batch(spec_text: str, spec_path: str, ids, share: bool = True) -> list
     The whole batch holds the Z3 lock: in a Dask worker (a process with several threads) the lock pauses the
     cyclic collector and collects once when released, so once per batch rather than once per candidate
     (measured: a full collection per candidate made a worker 5-10x slower than the same batch in one thread)."""
-    key = (spec_path, spec_text)
-    if key not in _SPECS:
-        _SPECS.clear()
-        _MEMO.clear()
-        _SPECS[key] = Spec(spec_text, spec_path)
-    spec = _SPECS[key]
+    spec = spec_of(spec_text, spec_path)
     if len(_MEMO) > MEMO_LIMIT:
         _MEMO.clear()
     return [prove_candidate(spec, i, _MEMO if share else None) for i in ids]

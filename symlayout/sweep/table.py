@@ -5,18 +5,30 @@ Columns: ``id``, the candidate's variables, the constraint amounts (``smem_bytes
 ``spec`` (a hash of the spec text: a rerun refuses an output written by another spec).  A rerun reads the ids
 already in the file and proves only the others; at the end the file is rewritten sorted by id, so the table
 is the same for any worker count and any number of interruptions.
+
+A worker sends a batch's part of the table as text (:func:`prove_part`: each row's CSV line and its status),
+not the rows: the client of a sweep on many workers appends lines, counts statuses and sorts lines by id, a
+few microseconds a candidate (:class:`Table`).  The rows, typed, are read back from the file when a caller
+needs them (``--json``, Parquet, :func:`symlayout.sweep.sweep`'s value).
 """
 from __future__ import annotations
 
+import collections
 import csv
 import io
+import itertools
 import json
 import os
+from typing import NamedTuple
 
-from .prover import STATS
+from .prover import STATS, prove_batch, spec_of
 from .spec import SpecError
 
-__all__ = ["columns", "read_done", "append_rows", "write_sorted", "typed", "write_json", "write_parquet"]
+__all__ = ["columns", "read_done", "append_rows", "write_sorted", "typed", "write_json", "write_parquet",
+           "Part", "prove_part", "render", "Table", "STATUSES"]
+
+#: a candidate's statuses (:mod:`.prover`), in the order a summary lists them
+STATUSES = ("legal", "illegal", "unknown", "pruned", "invalid")
 
 AMOUNTS = ["smem_bytes", "registers", "tmem_columns"]
 NUMERIC = set(AMOUNTS) | {"id", "proved", "refuted", "vacuous", "unknown", "errors", "bank_degree"}
@@ -58,27 +70,90 @@ def _cells(cols: list, spec, rows):
     return ([r.get(c, "") for c in data] + [spec.hash] for r in rows)
 
 
-def append_rows(path: str, spec, rows: list) -> None:
-    """Append one batch's rows (the header first, into a new file), flushed to the OS."""
-    cols = columns(spec)
-    new = not os.path.exists(path) or os.path.getsize(path) == 0
+def render(spec, rows) -> list:
+    """Each row's CSV line, ``\n``-ended (a cell holding a newline is quoted: a line may hold one)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    if new:
-        w.writerow(cols)
-    w.writerows(_cells(cols, spec, rows))
+    ends = list(itertools.accumulate(map(w.writerow, _cells(columns(spec), spec, rows))))
+    text = buf.getvalue()
+    return [text[a:b] for a, b in zip([0, *ends], ends)]
+
+
+def _header(spec) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow(columns(spec))
+    return buf.getvalue()
+
+
+def append_lines(path: str, spec, lines: list) -> None:
+    """Append one batch's lines (the header first, into a new file), flushed to the OS."""
+    new = not os.path.exists(path) or os.path.getsize(path) == 0
     with open(path, "a", encoding="utf-8", newline="") as f:
-        f.write(buf.getvalue())
+        f.write((_header(spec) if new else "") + "".join(lines))
+
+
+def append_rows(path: str, spec, rows: list) -> None:
+    """Append one batch's rows (the header first, into a new file), flushed to the OS."""
+    append_lines(path, spec, render(spec, rows))
+
+
+class Part(NamedTuple):
+    """A batch's part of the table as a worker sends it: the ids, each row's CSV line, each row's status."""
+    ids: list
+    lines: list
+    statuses: list
+
+
+def prove_part(spec_text: str, spec_path: str, ids) -> Part:
+    """A worker's task: the rows of ``ids`` (:func:`.prover.prove_batch`) as lines of the table."""
+    rows = prove_batch(spec_text, spec_path, ids)
+    return Part(list(ids), render(spec_of(spec_text, spec_path), rows), [r["status"] for r in rows])
+
+
+class Table:
+    """The table of a sweep into ``path``: the line of each row done (read back from a killed sweep's file, or
+    added by :meth:`add` as the parts come, and appended to the file), the statuses counted, the legal ids;
+    :meth:`write_sorted` at the end, :meth:`rows` for the rows themselves."""
+
+    def __init__(self, spec, path: str):
+        self.spec, self.path = spec, path
+        done = read_done(path, spec)
+        self.lines = dict(zip(done, render(spec, done.values())))
+        self.counts = collections.Counter(r["status"] for r in done.values())
+        self.legal = [i for i, r in done.items() if r["status"] == "legal"]
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def add(self, part: Part) -> None:
+        append_lines(self.path, self.spec, part.lines)
+        self.lines.update(zip(part.ids, part.lines))
+        self.counts.update(part.statuses)
+        self.legal.extend(i for i, s in zip(part.ids, part.statuses) if s == "legal")
+
+    def write_sorted(self) -> None:
+        """Rewrite the file with the lines sorted by id (atomically: a kill leaves the old file)."""
+        tmp = f"{self.path}.tmp"
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            f.write(_header(self.spec))
+            f.writelines(self.lines[i] for i in sorted(self.lines))
+        os.replace(tmp, self.path)
+
+    def summary(self) -> dict:
+        return {s: self.counts[s] for s in STATUSES}
+
+    def rows(self) -> list:
+        """Every row of the file (typed), in its order: by id after :meth:`write_sorted`."""
+        cols = columns(self.spec)
+        return [typed(self.spec, r, cols) for r in read_done(self.path, self.spec).values()]
 
 
 def write_sorted(path: str, spec, rows: dict) -> None:
     """Rewrite ``path`` with ``rows`` (id -> row) sorted by id (atomically: a kill leaves the old file)."""
-    cols = columns(spec)
     tmp = f"{path}.tmp"
     with open(tmp, "w", encoding="utf-8", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(cols)
-        w.writerows(_cells(cols, spec, (rows[i] for i in sorted(rows))))
+        f.write(_header(spec))
+        f.writelines(render(spec, [rows[i] for i in sorted(rows)]))
     os.replace(tmp, path)
 
 
@@ -99,7 +174,7 @@ def typed(spec, row: dict, cols: list | None = None) -> dict:
 
 
 def summary(rows: list) -> dict:
-    out = {s: 0 for s in ("legal", "illegal", "unknown", "pruned", "invalid")}
+    out = {s: 0 for s in STATUSES}
     for r in rows:
         out[r["status"]] += 1
     return out
