@@ -32,9 +32,11 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import filecmp
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -46,6 +48,7 @@ import common  # noqa: E402
 
 from symlayout.sweep import batches_of, load_spec, radices_of  # noqa: E402
 from symlayout.sweep import cluster, prover  # noqa: E402
+from symlayout.sweep.table import prove_part, render  # noqa: E402
 from symlayout.sweep.toml import to_toml  # noqa: E402
 
 BLOCK = 512
@@ -62,22 +65,25 @@ def sample(spec, n: int, seed: int = 32) -> list:
 
 
 def in_process(spec, ids, share: bool = True) -> tuple[float, float, list]:
-    """(wall seconds, CPU seconds, rows) of a sweep of ``ids`` in this process."""
+    """(wall seconds, CPU seconds, rows) of a sweep of ``ids`` in this process; the rows as the table's
+    (id, line, status), rendered as a sweep renders them."""
     prover._MEMO.clear()
     t, c = time.perf_counter(), time.process_time()
     rows = [r for b in batches_of(ids, 1, radices=radices_of(spec))
             for r in prover.prove_batch(spec.text, spec.path, b, share=share)]
-    return time.perf_counter() - t, time.process_time() - c, rows
+    lines = render(spec, rows)
+    secs, cpu = time.perf_counter() - t, time.process_time() - c
+    return secs, cpu, [(r["id"], line, r["status"]) for r, line in zip(rows, lines)]
 
 
 def timed_batch(text, path, ids) -> tuple:
-    """A worker's task: (rows, the task thread's CPU seconds, this process's pieces of proofs so far, the
-    worker).  Defined in ``__main__``, so Dask sends it by value; the pieces are ``len(prover._MEMO)``: the memo
-    misses."""
+    """A worker's task: (the batch as lines of the table, as a sweep's worker sends it: ``table.prove_part``;
+    the task thread's CPU seconds, this process's pieces of proofs so far, the worker).  Defined in
+    ``__main__``, so Dask sends it by value; the pieces are ``len(prover._MEMO)``: the memo misses."""
     from distributed import get_worker
     c = time.thread_time()
-    rows = prover.prove_batch(text, path, ids)
-    return rows, time.thread_time() - c, len(prover._MEMO), get_worker().address
+    part = prove_part(text, path, ids)
+    return part, time.thread_time() - c, len(prover._MEMO), get_worker().address
 
 
 def _times(dask_worker=None) -> tuple:
@@ -98,7 +104,7 @@ def on_dask(spec, ids, workers: int, defaults: bool = False) -> tuple[float, flo
         done = list(cluster.in_lanes(client, batches, timed_batch, spec.text, spec.path))
         secs = time.perf_counter() - t
         after = client.run(_times)
-    rows = sorted((r for rs, _, _, _ in done for r in rs), key=lambda r: r["id"])
+    rows = sorted(r for part, _, _, _ in done for r in zip(*part))
     return t - t0, secs, rows, _per_worker(done, before, after)
 
 
@@ -121,8 +127,8 @@ def _per_worker(done, before, after) -> dict:
     """Per worker: candidates, task-thread CPU, process user and system CPU, pieces of proofs (memo misses)."""
     out = {w: {"candidates": 0, "thread": 0.0, "pieces": 0,
                "user": after[w][0] - before[w][0], "system": after[w][1] - before[w][1]} for w in after}
-    for rows, cpu, pieces, w in done:
-        out[w]["candidates"] += len(rows)
+    for part, cpu, pieces, w in done:
+        out[w]["candidates"] += len(part.ids)
         out[w]["thread"] += cpu
         out[w]["pieces"] = max(out[w]["pieces"], pieces)
     return out
@@ -201,6 +207,80 @@ def full_sweep(spec_path: str, workers: int) -> tuple[float, str]:
     return secs, out.stdout.strip().split(" -> ")[0]
 
 
+def cli_sweep(spec_path: str, workers: int, out: str) -> tuple[float, str]:
+    """(wall seconds, the summary line) of ``symlayout sweep SPEC --workers W -q -o OUT`` (a subprocess: its
+    start-up, the cluster's, the proofs and the sorted table, as a user runs it) into a fresh ``out``."""
+    cmd = [sys.executable, "-m", "symlayout", "sweep", spec_path, "-q", "--fresh", "-o", out]
+    if workers > 1:
+        cmd += ["--workers", str(workers)]
+    t = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    secs = time.perf_counter() - t
+    if done.returncode != 0:
+        raise SystemExit(f"the sweep failed (exit {done.returncode}): {done.stderr.strip()[-500:]}")
+    return secs, done.stdout.strip().split(" -> ")[0]
+
+
+def cli_runs(spec_path: str, workers: list) -> str:
+    """The whole spec swept by the CLI for each worker count: wall, candidates/s, efficiency vs the smallest
+    count; the tables must be byte-identical (checked)."""
+    n = len(load_spec(spec_path))
+    table, rates, first = [], {}, None
+    with tempfile.TemporaryDirectory() as d:
+        for w in workers:
+            out = str(Path(d, f"w{w}.csv"))
+            secs, line = cli_sweep(spec_path, w, out)
+            rates[w] = n / secs
+            assert first is None or filecmp.cmp(first, out, shallow=False), f"{w} workers: another table"
+            first = first or out
+            base = min(rates)
+            eff = efficiency(rates, w, base) if w > base else ""
+            table.append([w, n, common.fmt_s(secs), f"{rates[w]:.0f}", f"{rates[w] / w:.0f}", eff, line])
+    name = os.path.relpath(spec_path, common.REPO)
+    return (f"`symlayout sweep {name} --workers W -q` (a subprocess: start-up, cluster, proofs and the sorted "
+            f"table; the tables byte-identical):\n\n"
+            + common.md_table(["workers", "candidates", "wall", "candidates/s", "per worker",
+                               "scaling efficiency", "summary"], table))
+
+
+def all_pruned(spec_path: str) -> str:
+    """The spec's text with ``max_registers = 1``: every candidate pruned (bench/sweep_1m.toml needs 4 or more), so a worker only evaluates the
+    constraints (about 26 us a candidate) and the sweep's time is the client's and the scheduler's."""
+    text = Path(spec_path).read_text()
+    if not re.search(r"(?m)^max_registers\s*=", text):
+        raise SystemExit(f"{spec_path}: --client needs a spec with max_registers (to prune every candidate)")
+    return re.sub(r"(?m)^max_registers\s*=.*$", "max_registers = 1", text)
+
+
+def client_cost(spec_path: str, workers: list) -> str:
+    """``symlayout sweep`` (the CLI's ``main``, in this process) of the spec with every candidate pruned, for
+    each worker count: wall, and this process's CPU -- the client, and a LocalCluster's scheduler, which runs in
+    the client's process -- per candidate (the workers are other processes)."""
+    from symlayout.cli import main as cli_main
+    table = []
+    with tempfile.TemporaryDirectory() as d:
+        spec = Path(d, Path(spec_path).name)
+        spec.write_text(all_pruned(spec_path))
+        n, ref = len(load_spec(spec)), None
+        for w in workers:
+            out = str(Path(d, f"w{w}.csv"))
+            t, c = time.perf_counter(), time.process_time()
+            with contextlib.redirect_stdout(open(os.devnull, "w")):
+                rc = cli_main(["sweep", str(spec), "-q", "-o", out, "--workers", str(w)])
+            secs, cpu = time.perf_counter() - t, time.process_time() - c
+            assert rc == 0, f"{w} workers: exit {rc}"
+            assert ref is None or filecmp.cmp(ref, out, shallow=False), f"{w} workers: another table"
+            ref = ref or out
+            what = "client and scheduler" if w > 1 else "everything (no Dask)"
+            table.append([w, n, common.fmt_s(secs), f"{n / secs:.0f}", f"{cpu:.1f} s ({what})",
+                          f"{1e6 * cpu / n:.1f}"])
+    return (f"The client's cost: `symlayout sweep` of {os.path.relpath(spec_path, common.REPO)} with "
+            f"`max_registers = 1` (every candidate pruned: a worker only evaluates the constraints), the CLI's "
+            f"`main` in this process:\n\n"
+            + common.md_table(["workers", "candidates", "wall", "candidates/s", "this process's CPU",
+                               "its us per candidate"], table))
+
+
 def cpus() -> str:
     """The machine's CPUs: logical, physical cores (psutil, a dependency of distributed) and lscpu's topology."""
     import psutil
@@ -214,7 +294,7 @@ def cpus() -> str:
 
 
 def row(run, workers, ids, rows, secs, note=""):
-    proved = sum(r["status"] not in ("pruned",) for r in rows)
+    proved = sum(status != "pruned" for _, _, status in rows)
     return [run, workers, len(ids), proved, common.fmt_s(secs), f"{len(ids) / secs:.1f}",
             f"{len(ids) / secs / workers:.1f}", note]
 
@@ -241,51 +321,67 @@ def main() -> None:
     ap.add_argument("--full", action="store_true", help="then sweep the whole spec with the most workers")
     ap.add_argument("--simulate", type=int, default=0, metavar="W",
                     help="also hand the batches of W workers out in this process, before and after blocks")
+    ap.add_argument("--no-in-process", action="store_true",
+                    help="skip the in-process sweep (a large --n): the rows are compared between the Dask runs")
+    ap.add_argument("--cli", default="", metavar="W,..",
+                    help="then sweep the whole --cli-spec by the CLI with each W (byte-identical tables checked)")
+    ap.add_argument("--cli-spec", default=None, metavar="SPEC", help="the spec --cli sweeps (default: --spec)")
+    ap.add_argument("--client", default="", metavar="W,..",
+                    help="then the client's cost: the spec with every candidate pruned, swept with each W")
     ap.add_argument("--no-append", action="store_true")
     a = ap.parse_args()
     spec = load_spec(a.spec)
+    table, rates, starts, notes, ref = [], {}, [], [], None
     ids = sample(spec, a.n) if a.start is None else list(range(a.start, min(len(spec), a.start + a.n)))
-    secs, cpu, ref = in_process(spec, ids)
-    in_note = (f"in process: {cpu:.1f} s CPU ({1e3 * cpu / len(ids):.2f} ms per candidate); "
-               f"{len(prover._MEMO)} pieces proved")
-    table = [row("sweep, in process (no Dask), proofs shared", 1, ids, ref, secs, cpu_rate(ids, cpu))]
-    if a.unshared:
+    if ids and not a.no_in_process:
+        secs, cpu, ref = in_process(spec, ids)
+        notes.append(f"in process: {cpu:.1f} s CPU ({1e3 * cpu / len(ids):.2f} ms per candidate); "
+                     f"{len(prover._MEMO)} pieces proved")
+        table.append(row("sweep, in process (no Dask), proofs shared", 1, ids, ref, secs, cpu_rate(ids, cpu)))
+    if ids and a.unshared:
         secs, cpu, rows = in_process(spec, ids, share=False)
-        assert rows == ref, "the rows without sharing differ from the rows with sharing"
+        assert ref is None or rows == ref, "the rows without sharing differ from the rows with sharing"
         table.append(row("sweep, in process (no Dask), every candidate on its own (before)", 1, ids, rows, secs,
                          cpu_rate(ids, cpu)))
-    rates, starts, notes = {}, [], []
-    for w in [int(x) for x in a.defaults.split(",") if x]:
+    for w in [int(x) for x in a.defaults.split(",") if x] if ids else []:
         start, secs, rows, stats = on_dask(spec, ids, w, defaults=True)
-        assert rows == ref, f"{w} workers (distributed's defaults): the rows differ from the in-process sweep"
+        assert ref is None or rows == ref, f"{w} workers (distributed's defaults): the rows differ"
+        ref = ref or rows
         table.append(row("sweep, Dask LocalCluster, distributed's defaults (before)", w, ids, rows, secs,
                          f"(start-up {start:.1f} s)"))
         notes.append(f"{w} worker(s), distributed's defaults: {worker_note(ids, stats)}")
-    for w in [int(x) for x in a.workers.split(",") if x]:
+    for w in [int(x) for x in a.workers.split(",") if x] if ids else []:
         start, secs, rows, stats = on_dask(spec, ids, w)
-        assert rows == ref, f"{w} workers: the rows differ from the in-process sweep"
+        assert ref is None or rows == ref, f"{w} workers: the rows differ from the first run's"
+        ref = ref or rows
         rates[w] = len(ids) / secs
         starts.append(start)
         eff = "; ".join(efficiency(rates, w, b) for b in sorted({min(rates), 2} & set(rates)) if b < w)
         table.append(row("sweep, Dask LocalCluster", w, ids, rows, secs, eff + f" (start-up {start:.1f} s)"))
         notes.append(f"{w} worker(s): {worker_note(ids, stats)}")
-    within = [r["id"] for r in ref if r["status"] != "pruned"][:a.serial]
+    within = [i for i, _, status in ref or [] if status != "pruned"][:a.serial]
     if within:
         secs = serial_prove(spec, within)
         table.append(["`symlayout prove DIR --jobs 1` (the first candidates within budget, as files)", 1,
                       len(within), len(within), common.fmt_s(secs), f"{len(within) / secs:.1f}",
                       f"{len(within) / secs:.1f}", ""])
-    md = common.md_table(["run", "workers", "candidates", "proved (not pruned)", "wall", "candidates/s",
-                          "per worker", "scaling efficiency / note"], table)
-    md = f"{cpus()}\n\n{md}\n\n" + "\n".join(f"* {n}" for n in [in_note] + notes)
+    md = cpus()
+    if table:
+        md += "\n\n" + common.md_table(["run", "workers", "candidates", "proved (not pruned)", "wall",
+                                         "candidates/s", "per worker", "scaling efficiency / note"], table)
+        md += "\n\n" + "\n".join(f"* {n}" for n in notes)
     top = max(rates) if rates else None
     if top:
         est = 1e6 / rates[top] + max(starts)
         md += (f"\n\n10^6 candidates at the {top}-worker rate: {est:.0f} s ({est / 60:.1f} min, start-up included)"
-               f" for this spec's mix of pruned and proved candidates ({sum(r['status'] != 'pruned' for r in ref)}"
+               f" for this spec's mix of pruned and proved candidates ({sum(s != 'pruned' for _, _, s in ref)}"
                f" of {len(ids)} proved here).\n")
     if a.simulate:
         md += "\n" + simulate(spec, ids, a.simulate) + "\n"
+    if a.cli:
+        md += "\n\n" + cli_runs(a.cli_spec or a.spec, [int(x) for x in a.cli.split(",")]) + "\n"
+    if a.client:
+        md += "\n\n" + client_cost(a.spec, [int(x) for x in a.client.split(",")]) + "\n"
     if a.full:
         w = top or 1
         secs, line = full_sweep(a.spec, w)
