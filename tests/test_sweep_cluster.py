@@ -1,6 +1,7 @@
 """How a sweep hands out its candidates (issue 32): batches are blocks of the space, so the pieces of proofs a
 block's candidates share are proved on one worker; the last blocks are cut so the workers finish together; the
 LocalCluster's workers run without distributed's MALLOC_TRIM_THRESHOLD_ and profiler; the table is the same."""
+import collections
 import contextlib
 import os
 import socket
@@ -120,3 +121,29 @@ def test_the_local_cluster_workers_run_without_distributed_s_trim_and_profiler()
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split("\n")[:2] == ["[(None, False)]", "None"]
     assert "Traceback" not in out.stderr and "Warning" not in out.stderr, out.stderr[-2000:]
+
+
+def test_a_task_is_a_run_of_the_lane_s_batches_shrinking_as_the_lane_ends():
+    cluster = pytest.importorskip("symlayout.sweep.cluster")
+    batches = [list(range(k * 512, (k + 1) * 512)) for k in range(64)]
+    lanes = cluster.lanes(batches, 1)
+    tasks = []
+    while (t := cluster.next_batch(lanes, 0)) is not None:
+        tasks.append(t)
+    assert _flat(tasks) == list(range(64 * 512))                 # every id once, in order
+    sizes = [len(t) for t in tasks]
+    assert sizes[0] == cluster.TASK_MAX                          # 8 blocks: a quarter of the lane is more
+    assert sizes == sorted(sizes, reverse=True)                  # smaller as the lane ends
+    assert sizes[-cluster.TAIL_PARTS:] == [512 // cluster.TAIL_PARTS] * cluster.TAIL_PARTS
+    assert all(t[-1] - t[0] == len(t) - 1 for t in tasks)        # consecutive blocks
+    assert len(tasks) < 64 // 2
+
+
+def test_a_task_holds_at_most_a_share_of_its_lane():
+    cluster = pytest.importorskip("symlayout.sweep.cluster")
+    lane = collections.deque([[0, 1], [2, 3], [4, 5], [6, 7], [8, 9], [10, 11], [12, 13], [14, 15]])
+    assert cluster.TASK_SHARE == 4
+    assert cluster.first_batches(lane) == [0, 1, 2, 3]           # 8 batches of 2 left: at most 16 // 4
+    assert cluster.first_batches(lane) == [4, 5]                 # 6 left: at most 3
+    assert cluster.first_batches(lane) == [6, 7]
+    assert [list(b) for b in lane] == [[8, 9], [10, 11], [12, 13], [14, 15]]

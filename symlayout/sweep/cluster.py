@@ -5,9 +5,12 @@ imported only when a sweep asks for workers or a scheduler, so ``symlayout prove
 
 Each worker has a *lane*: a contiguous range of the batches (blocks of the space, in id order), which it proves
 in order, so the pieces of proofs neighbouring blocks share (a spec lists the variables they depend on first)
-stay on one worker.  A worker whose lane is empty takes the last batch of the longest lane; the last batch of
-each lane is cut in :data:`TAIL_PARTS`, so the workers finish together.  A worker holds at most its threads
-and one more of its lane's batches (the next one is there when it finishes one).
+stay on one worker.  A task is a run of consecutive batches of the lane, at most a :data:`TASK_SHARE` th of
+what is left in the lane and :data:`TASK_MAX` candidates (a Dask task costs the client and the scheduler
+milliseconds: fewer tasks while a lane is long, single batches as it ends).  A worker whose lane is empty takes
+the last batch of the longest lane; the last batch of each lane is cut in :data:`TAIL_PARTS`, so the workers
+finish together.  A worker holds at most its threads and one more task of its lane (the next one is there when
+it finishes one).
 
 The LocalCluster a sweep starts differs from distributed's defaults in what :data:`WORKER_CONFIG` lists, each
 measured (bench/RESULTS.md, issue 32): a worker then proves a batch in the CPU time this process takes for it.
@@ -27,10 +30,15 @@ from distributed import Client, LocalCluster, as_completed
 from .prover import prove_batch
 from .table import prove_part
 
-__all__ = ["run_batches", "local_cluster", "warm_up", "in_lanes", "lanes", "next_batch", "WORKER_CONFIG", "TAIL_PARTS"]
+__all__ = ["run_batches", "local_cluster", "warm_up", "in_lanes", "lanes", "next_batch", "first_batches",
+           "WORKER_CONFIG", "TAIL_PARTS", "TASK_MAX", "TASK_SHARE"]
 
 #: the last batch of each lane is cut in this many parts
 TAIL_PARTS = 4
+#: a task holds at most this many candidates ...
+TASK_MAX = 4096
+#: ... and at most this part of what is left in its lane
+TASK_SHARE = 4
 
 #: distributed's settings changed for the workers of a sweep's LocalCluster
 WORKER_CONFIG = {
@@ -104,12 +112,24 @@ def _cut(ids: list, parts: int) -> list:
 
 
 def next_batch(lanes_: list, w: int):
-    """The next batch for worker ``w``: the first of its lane, else the last of the lane with the most
-    candidates left; None when every lane is empty."""
+    """The next task for worker ``w``: the first batches of its lane (:func:`first_batches`), else the last
+    batch of the lane with the most candidates left; None when every lane is empty."""
     if lanes_[w]:
-        return lanes_[w].popleft()
+        return first_batches(lanes_[w])
     victim = max(lanes_, key=lambda lane: sum(map(len, lane)))
     return victim.pop() if victim else None
+
+
+def first_batches(lane) -> list:
+    """The ids of the first batches of ``lane`` (taken off it): one batch, and the next ones while they make
+    at most :data:`TASK_MAX` candidates and a :data:`TASK_SHARE` th of the lane (counted only when the lane
+    is short: a lane's batches are blocks of one size but its cut last one)."""
+    long = len(lane) * len(lane[0]) >= TASK_SHARE * TASK_MAX
+    limit = TASK_MAX if long else sum(map(len, lane)) // TASK_SHARE
+    ids = list(lane.popleft())
+    while lane and len(ids) + len(lane[0]) <= limit:
+        ids += lane.popleft()
+    return ids
 
 
 def _gather(client, spec, batches):
