@@ -1,7 +1,8 @@
 """``symlayout sweep`` (issue 32) by hand, never in CI: candidates/s for 1..16 workers vs the serial ``prove``.
 
     python bench/sweep_space.py [--spec bench/sweep_1m.toml] [--n 20000] [--from I] [--workers 1,2,4,8,16]
-                                [--defaults 1] [--serial 1000] [--unshared] [--simulate W] [--full] [--no-append]
+                                [--defaults 1] [--serial 1000] [--unshared] [--simulate W] [--full]
+                                [--no-in-process] [--cli W,..] [--cli-spec SPEC] [--client W,..] [--no-append]
 
 The same ``--n`` candidates -- runs of 512 consecutive ids (a block of bench/sweep_1m.toml, as a sweep hands
 them out) at seeded places in the space, the ids ``I..I+n-1`` with ``--from``, or the whole space when ``--n``
@@ -24,8 +25,16 @@ as a user runs it (``symlayout sweep SPEC --workers MAX -q``: start-up, cluster,
 efficiency from W1 to W2 is ``(rate(W2) / rate(W1)) / (W2 / W1)``; the table ends with the time 10^6 candidates
 take at the largest worker count's rate.  The table opens with the machine's CPUs (logical, physical cores).
 
-The measurement of issue 32 on a 16-core machine (about 5 minutes there, most of it the 10^6 sweep):
-``python bench/sweep_space.py --n 60000 --workers 1,2,4,8,16 --defaults 1,16 --serial 1000 --full``.
+``--no-in-process`` skips run 1 (a large ``--n``: the Dask runs' rows are compared with each other), ``--n 0``
+runs none of 1-3.  ``--cli W,..``: the whole spec (``--cli-spec``, default ``--spec``) swept by the CLI with each
+W, a subprocess each (start-up, cluster, proofs and the sorted table), the tables byte-identical, with the
+scaling efficiency.  ``--client W,..``: the client's cost -- the spec with every candidate pruned swept by the
+CLI's ``main`` in this process, whose CPU (the client's, and a LocalCluster's scheduler's) is shown per
+candidate.
+
+The measurement of issue 32 on a 16-core machine (about 6 minutes there, most of it the 10^6 sweep on 2
+workers): ``python bench/sweep_space.py --n 200000 --from 0 --workers 2,16 --no-in-process --defaults ''
+--serial 500 --cli 2,16 --no-append``.
 """
 from __future__ import annotations
 
@@ -244,8 +253,8 @@ def cli_runs(spec_path: str, workers: list) -> str:
 
 
 def all_pruned(spec_path: str) -> str:
-    """The spec's text with ``max_registers = 1``: every candidate pruned (bench/sweep_1m.toml needs 4 or more), so a worker only evaluates the
-    constraints (about 26 us a candidate) and the sweep's time is the client's and the scheduler's."""
+    """The spec's text with ``max_registers = 1``: every candidate pruned (bench/sweep_1m.toml's need 4 or
+    more), so a worker only evaluates the constraints (about 26 us a candidate): what is left is the client's."""
     text = Path(spec_path).read_text()
     if not re.search(r"(?m)^max_registers\s*=", text):
         raise SystemExit(f"{spec_path}: --client needs a spec with max_registers (to prune every candidate)")
