@@ -8,7 +8,7 @@ import io
 import pytest
 
 from symlayout.cli import main
-from symlayout.sweep import loads_spec, summary, sweep, sweep_table
+from symlayout.sweep import SpecError, loads_spec, summary, sweep, sweep_table
 from symlayout.sweep.prover import prove_batch
 from symlayout.sweep.table import Part, Table, columns, prove_part, read_done, render, typed
 
@@ -66,6 +66,18 @@ def test_a_line_holding_a_quoted_newline_stays_one_row(spec, tmp_path):
     table.write_sorted()
     back = read_done(str(tmp_path / "t.csv"), spec)
     assert list(back) == [0, 1] and back[0]["reason"] == 'two\nlines, "quoted"'
+    again = Table(spec, str(tmp_path / "t.csv"))                # resumed: each row's text as written
+    assert again.lines == {0: lines[0], 1: lines[1]} and again.summary()["illegal"] == 1
+
+
+def test_a_row_of_another_spec_is_refused_at_its_line(spec, tmp_path):
+    out = tmp_path / "t.csv"
+    rows = [dict(r) for r in prove_batch(spec.text, spec.path, [0, 1, 2])]
+    rows[0]["reason"] = "two\nlines"
+    Table(spec, str(out)).add(Part([0, 1, 2], render(spec, rows), ["illegal", "pruned", "legal"]))
+    out.write_text(out.read_text().replace(f",{spec.hash}\n2,", ",0123456789ab\n2,"))   # row 1, line 4
+    with pytest.raises(SpecError, match=r"t\.csv:4: written by another spec \(spec '0123456789ab'"):
+        Table(spec, str(out))
 
 
 def test_parts_out_of_order_are_written_sorted_with_their_counts(spec, tmp_path):

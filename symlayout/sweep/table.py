@@ -24,7 +24,7 @@ from typing import NamedTuple
 from .prover import STATS, prove_batch, spec_of
 from .spec import SpecError
 
-__all__ = ["columns", "read_done", "append_rows", "write_sorted", "typed", "write_json", "write_parquet",
+__all__ = ["columns", "read_done", "records", "append_rows", "write_sorted", "typed", "write_json", "write_parquet",
            "Part", "prove_part", "render", "Table", "STATUSES"]
 
 #: a candidate's statuses (:mod:`.prover`), in the order a summary lists them
@@ -40,28 +40,39 @@ def columns(spec) -> list:
 
 def read_done(path: str, spec) -> dict:
     """id -> row (strings) of the candidates already in ``path``; a last line cut by a kill is dropped."""
+    cols = columns(spec)
+    return {int(cells[0]): dict(zip(cols, cells)) for cells, _ in records(path, spec)}
+
+
+def records(path: str, spec) -> list:
+    """(cells, text) of each row in ``path``: its strings and its lines as written (one line, or more where a
+    quoted cell holds a newline); a last line cut by a kill is dropped (the file truncated), a file of another
+    spec refused."""
     if not os.path.exists(path):
-        return {}
+        return []
     with open(path, "rb+") as f:
         data = f.read()
         keep = data.rfind(b"\n") + 1
         if keep < len(data):
             f.truncate(keep)        # a row half written when the sweep was killed
-    rows = list(csv.reader(io.StringIO(data[:keep].decode("utf-8"))))
-    cols = columns(spec)
-    if not rows:
-        return {}
-    if rows[0] != cols:
-        raise SpecError(f"{path}: its columns are not this spec's ({','.join(rows[0][:6])}...): "
+    lines = [line + "\n" for line in data[:keep].decode("utf-8").split("\n")[:-1]]
+    reader, cols = csv.reader(lines), columns(spec)
+    header = next(reader, None)
+    if header is None:
+        return []
+    if header != cols:
+        raise SpecError(f"{path}: its columns are not this spec's ({','.join(header[:6])}...): "
                         f"give another output or --fresh")
-    done = {}
-    for n, r in enumerate(rows[1:], 2):
-        row = dict(zip(cols, r))
-        if len(r) != len(cols) or row["spec"] != spec.hash:
-            raise SpecError(f"{path}:{n}: written by another spec (spec {row.get('spec')!r}, this one "
-                            f"{spec.hash!r}): give another output or --fresh")
-        done[int(row["id"])] = row
-    return done
+    out, at, width = [], reader.line_num, len(cols)
+    for cells in reader:
+        if len(cells) != width or cells[-1] != spec.hash:
+            raise SpecError(f"{path}:{at + 1}: written by another spec (spec "
+                            f"{cells[-1] if len(cells) == width else None!r}, this one {spec.hash!r}): "
+                            f"give another output or --fresh")
+        n = reader.line_num
+        out.append((cells, lines[at] if n == at + 1 else "".join(lines[at:n])))
+        at = n
+    return out
 
 
 def _cells(cols: list, spec, rows):
@@ -117,10 +128,11 @@ class Table:
 
     def __init__(self, spec, path: str):
         self.spec, self.path = spec, path
-        done = read_done(path, spec)
-        self.lines = dict(zip(done, render(spec, done.values())))
-        self.counts = collections.Counter(r["status"] for r in done.values())
-        self.legal = [i for i, r in done.items() if r["status"] == "legal"]
+        done = {int(cells[0]): (cells, text) for cells, text in records(path, spec)}
+        self.lines = {i: text for i, (_, text) in done.items()}
+        status = columns(spec).index("status")
+        self.counts = collections.Counter(cells[status] for cells, _ in done.values())
+        self.legal = [i for i, (cells, _) in done.items() if cells[status] == "legal"]
 
     def __len__(self) -> int:
         return len(self.lines)
