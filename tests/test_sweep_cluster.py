@@ -147,3 +147,21 @@ def test_a_task_holds_at_most_a_share_of_its_lane():
     assert cluster.first_batches(lane) == [4, 5]                 # 6 left: at most 3
     assert cluster.first_batches(lane) == [6, 7]
     assert [list(b) for b in lane] == [[8, 9], [10, 11], [12, 13], [14, 15]]
+
+
+def test_an_explicit_batch_size_is_the_most_a_task_holds_on_workers(tmp_path):
+    pytest.importorskip("distributed")
+    spec_path = tmp_path / "blocks.toml"
+    spec_path.write_text(SPACE)
+    seen = []
+    sweep(load_spec(spec_path), str(tmp_path / "t.csv"), workers=2, batch=3,
+          progress=lambda done, total, rate: seen.append(done))
+    steps = [b - a for a, b in zip([0, *seen], seen)]
+    assert seen[-1] == 96 and max(steps) <= 3, steps
+
+
+def test_a_task_of_at_most_most_candidates_is_one_batch_of_that_size():
+    cluster = pytest.importorskip("symlayout.sweep.cluster")
+    lanes = cluster.lanes([list(range(k * 3, k * 3 + 3)) for k in range(32)], 2)
+    tasks = [t for w in (0, 1) for t in iter(lambda w=w: cluster.next_batch(lanes, w, 3), None)]
+    assert max(map(len, tasks)) == 3 and _flat(sorted(tasks)) == list(range(96))

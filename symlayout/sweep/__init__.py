@@ -78,7 +78,7 @@ def sweep_table(spec: Spec, out: str, workers: int = 1, scheduler: str | None = 
     todo = [i for i in range(len(spec)) if i not in table.lines]
     batches = batches_of(todo, 1 if scheduler is None and workers <= 1 else workers, batch, radices_of(spec))
     start, count = time.perf_counter(), 0
-    for part in _run(spec, batches, workers, scheduler):
+    for part in _run(spec, batches, workers, scheduler, batch):
         table.add(part)
         count += len(part.ids)
         if progress is not None:
@@ -87,13 +87,13 @@ def sweep_table(spec: Spec, out: str, workers: int = 1, scheduler: str | None = 
     return table
 
 
-def _run(spec, batches, workers, scheduler):
+def _run(spec, batches, workers, scheduler, batch):
     if scheduler is None and workers <= 1:
         for b in batches:
             yield prove_part(spec.text, spec.path, b)
         return
     from .cluster import run_batches       # lazy: Dask (optional) only when asked for
-    yield from run_batches(spec, batches, workers, scheduler)
+    yield from run_batches(spec, batches, workers, scheduler, most=batch)     # --batch N: N a task
 
 
 def emit(spec: Spec, rows: list, kind: str, directory: str) -> int:

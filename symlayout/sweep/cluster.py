@@ -82,15 +82,17 @@ def _stop_heartbeat(dask_worker=None) -> None:
     logging.getLogger("distributed.worker").setLevel(logging.CRITICAL)
 
 
-def run_batches(spec, batches: list, workers: int = 2, scheduler: str | None = None):
-    """Yield each batch's part of the table (:class:`.table.Part`) as it completes: on the cluster at
-    ``scheduler``, else on a :func:`local_cluster` of ``workers`` processes."""
+def run_batches(spec, batches: list, workers: int = 2, scheduler: str | None = None, most: int | None = None):
+    """Yield each task's part of the table (:class:`.table.Part`) as it completes: on the cluster at
+    ``scheduler``, else on a :func:`local_cluster` of ``workers`` processes; a task of at most ``most``
+    candidates (None: :data:`TASK_MAX`; a sweep's ``--batch N``: N)."""
+    most = TASK_MAX if most is None else most
     if scheduler:
         with Client(scheduler) as client:
-            yield from _gather(client, spec, batches)
+            yield from _gather(client, spec, batches, most)
         return
     with local_cluster(workers) as client:
-        yield from _gather(client, spec, batches)
+        yield from _gather(client, spec, batches, most)
 
 
 def lanes(batches: list, workers: int) -> list:
@@ -111,30 +113,31 @@ def _cut(ids: list, parts: int) -> list:
     return [ids[k:k + step] for k in range(0, len(ids), step)]
 
 
-def next_batch(lanes_: list, w: int):
-    """The next task for worker ``w``: the first batches of its lane (:func:`first_batches`), else the last
-    batch of the lane with the most candidates left; None when every lane is empty."""
+def next_batch(lanes_: list, w: int, most: int = TASK_MAX):
+    """The next task for worker ``w``: the first batches of its lane (:func:`first_batches`, at most ``most``
+    candidates), else the last batch of the lane with the most candidates left; None when every lane is
+    empty."""
     if lanes_[w]:
-        return first_batches(lanes_[w])
+        return first_batches(lanes_[w], most)
     victim = max(lanes_, key=lambda lane: sum(map(len, lane)))
     return victim.pop() if victim else None
 
 
-def first_batches(lane) -> list:
+def first_batches(lane, most: int = TASK_MAX) -> list:
     """The ids of the first batches of ``lane`` (taken off it): one batch, and the next ones while they make
-    at most :data:`TASK_MAX` candidates and a :data:`TASK_SHARE` th of the lane (counted only when the lane
-    is short: a lane's batches are blocks of one size but its cut last one)."""
-    long = len(lane) * len(lane[0]) >= TASK_SHARE * TASK_MAX
-    limit = TASK_MAX if long else sum(map(len, lane)) // TASK_SHARE
+    at most ``most`` candidates and a :data:`TASK_SHARE` th of the lane (counted only when the lane is short:
+    a lane's batches are blocks of one size but its cut last one)."""
+    long = len(lane) * len(lane[0]) >= TASK_SHARE * most
+    limit = most if long else sum(map(len, lane)) // TASK_SHARE
     ids = list(lane.popleft())
     while lane and len(ids) + len(lane[0]) <= limit:
         ids += lane.popleft()
     return ids
 
 
-def _gather(client, spec, batches):
+def _gather(client, spec, batches, most):
     warm_up(client, spec, batches)
-    yield from in_lanes(client, batches, prove_part, spec.text, spec.path)
+    yield from in_lanes(client, batches, prove_part, spec.text, spec.path, most=most)
 
 
 def warm_up(client, spec, batches: list) -> None:
@@ -150,8 +153,9 @@ def warm_up(client, spec, batches: list) -> None:
                    for a in client.scheduler_info(n_workers=-1)["workers"]])     # in the task thread, as a batch
 
 
-def in_lanes(client, batches: list, task, *args):
-    """Yield ``task(*args, batch)`` of every batch as it completes, the batches handed out in lanes."""
+def in_lanes(client, batches: list, task, *args, most: int = TASK_MAX):
+    """Yield ``task(*args, ids)`` of every task as it completes, the batches handed out in lanes, a task
+    :func:`next_batch` of at most ``most`` candidates."""
     client.wait_for_workers(1)                  # a scheduler with no worker yet: wait for the first
     info = client.scheduler_info(n_workers=-1)["workers"]
     addresses = sorted(info)
@@ -159,7 +163,7 @@ def in_lanes(client, batches: list, task, *args):
     owner, pending = {}, as_completed()
 
     def submit(w):
-        b = next_batch(todo, w)
+        b = next_batch(todo, w, most)
         if b is not None:
             fut = client.submit(task, *args, b, pure=False, workers=[addresses[w]],
                                 allow_other_workers=True)       # a worker gone: another proves its batches
