@@ -2,10 +2,10 @@
 
 A spec (:mod:`.spec`) names a space of configurations; every candidate is checked against the spec's
 constraints and, if within them, proved (:mod:`.prover`); the rows go to a CSV table (:mod:`.table`) appended
-per batch, which is also the point a killed sweep resumes from.  Batches run in this process (``workers=1``) or
-on Dask distributed (:mod:`.cluster`: a LocalCluster of ``workers`` processes, or a running ``scheduler``);
-either way a batch comes back as lines of the table (:func:`.table.prove_part`), so the client's work per
-candidate is small.  The table is sorted by candidate id at the end: the same for any worker count.
+per batch (per task on workers: a run of batches), which is also the point a killed sweep resumes from.
+Batches run in this process (``workers=1``) or on Dask distributed (:mod:`.cluster`: a LocalCluster of
+``workers`` processes, or a running ``scheduler``); either way they come back as lines of the table
+(:func:`.table.prove_part`), so the client's work per candidate is small.  The table is sorted by candidate id at the end: the same for any worker count.
 """
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def sweep(spec: Spec, out: str, workers: int = 1, scheduler: str | None = None, 
           fresh: bool = False, progress=None) -> list:
     """Prove every candidate of ``spec`` not yet in ``out``; return every row (typed), sorted by id.
 
-    ``progress(done, total, rate)`` is called after each batch."""
+    ``progress(done, total, rate)`` is called after each batch (on workers: each task)."""
     return sweep_table(spec, out, workers, scheduler, batch, fresh, progress).rows()
 
 
