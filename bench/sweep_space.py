@@ -156,13 +156,15 @@ def simulate(spec, ids, workers: int) -> str:
     """``workers`` workers simulated in this process, each with its own memo, the next batch always to the
     worker with the least CPU so far (the one free first): runs of the target size from one queue (the sweep
     before blocks), blocks of the space from one queue, blocks in the lanes of :mod:`symlayout.sweep.cluster`
-    (the sweep now); per scheme the pieces of proofs (memo misses), the CPU and the busiest worker's CPU (the
-    sweep's span); the rows must be the same."""
+    one a task, and runs of them a task (the sweep now); per scheme the tasks, the pieces of proofs (memo
+    misses), the CPU and the busiest worker's CPU (the sweep's span: a task's Dask cost not counted); the rows
+    must be the same."""
     target = max(1, min(256, len(ids) // (8 * workers)))
     blocks = batches_of(ids, workers, radices=radices_of(spec))
     schemes = {f"runs of {target} consecutive ids, one queue (before)": _queue(batches_of(ids, workers, target)),
                "blocks of the space, one queue": _queue(blocks),
-               "blocks of the space in lanes (now)": _lanes(blocks, workers)}
+               "blocks of the space in lanes, a block a task": _lanes(blocks, workers, 0),
+               "blocks of the space in lanes, runs of blocks a task (now)": _lanes(blocks, workers)}
     table, ref = [], None
     for name, handout in schemes.items():
         memos, cpu, rows, count = [{} for _ in range(workers)], [0.0] * workers, [], 0
@@ -178,7 +180,7 @@ def simulate(spec, ids, workers: int) -> str:
                       f"{1e3 * sum(cpu) / len(ids):.2f}", f"{span:.2f} s", f"{sum(cpu) / workers / span:.0%}"])
     return (f"{workers} workers simulated in this process ({len(ids)} candidates; in process, one memo: "
             f"{len(prover._MEMO)} pieces):\n\n"
-            + common.md_table(["batches", "count", "pieces proved", "per worker", "CPU", "ms per candidate",
+            + common.md_table(["batches", "tasks", "pieces proved", "per worker", "CPU", "ms per candidate",
                                "busiest worker's CPU (span)", "mean / span"], table))
 
 
@@ -187,9 +189,9 @@ def _queue(batches):
     return lambda w: q.popleft() if q else None
 
 
-def _lanes(batches, workers):
+def _lanes(batches, workers, most=cluster.TASK_MAX):
     lanes = cluster.lanes(batches, workers)
-    return lambda w: cluster.next_batch(lanes, w)
+    return lambda w: cluster.next_batch(lanes, w, most)
 
 
 def serial_prove(spec, ids) -> float:
@@ -205,15 +207,7 @@ def serial_prove(spec, ids) -> float:
 def full_sweep(spec_path: str, workers: int) -> tuple[float, str]:
     """(wall seconds, the summary line) of ``symlayout sweep SPEC --workers W -q`` into a fresh table."""
     with tempfile.TemporaryDirectory() as d:
-        cmd = [sys.executable, "-m", "symlayout", "sweep", spec_path, "-q", "-o", str(Path(d, "t.csv"))]
-        if workers > 1:
-            cmd += ["--workers", str(workers)]
-        t = time.perf_counter()
-        out = subprocess.run(cmd, capture_output=True, text=True)
-        secs = time.perf_counter() - t
-    if out.returncode != 0:
-        raise SystemExit(f"the full sweep failed (exit {out.returncode}): {out.stderr.strip()[-500:]}")
-    return secs, out.stdout.strip().split(" -> ")[0]
+        return cli_sweep(spec_path, workers, str(Path(d, "t.csv")))
 
 
 def cli_sweep(spec_path: str, workers: int, out: str) -> tuple[float, str]:
@@ -244,7 +238,7 @@ def cli_runs(spec_path: str, workers: list) -> str:
             first = first or out
             base = min(rates)
             eff = efficiency(rates, w, base) if w > base else ""
-            table.append([w, n, common.fmt_s(secs), f"{rates[w]:.0f}", f"{rates[w] / w:.0f}", eff, line])
+            table.append(shown([w, n, common.fmt_s(secs), f"{rates[w]:.0f}", f"{rates[w] / w:.0f}", eff, line]))
     name = os.path.relpath(spec_path, common.REPO)
     return (f"`symlayout sweep {name} --workers W -q` (a subprocess: start-up, cluster, proofs and the sorted "
             f"table; the tables byte-identical):\n\n"
@@ -281,8 +275,8 @@ def client_cost(spec_path: str, workers: list) -> str:
             assert ref is None or filecmp.cmp(ref, out, shallow=False), f"{w} workers: another table"
             ref = ref or out
             what = "client and scheduler" if w > 1 else "everything (no Dask)"
-            table.append([w, n, common.fmt_s(secs), f"{n / secs:.0f}", f"{cpu:.1f} s ({what})",
-                          f"{1e6 * cpu / n:.1f}"])
+            table.append(shown([w, n, common.fmt_s(secs), f"{n / secs:.0f}", f"{cpu:.1f} s ({what})",
+                                f"{1e6 * cpu / n:.1f}"]))
     return (f"The client's cost: `symlayout sweep` of {os.path.relpath(spec_path, common.REPO)} with "
             f"`max_registers = 1` (every candidate pruned: a worker only evaluates the constraints), the CLI's "
             f"`main` in this process:\n\n"
@@ -302,10 +296,16 @@ def cpus() -> str:
             + (f" (lscpu: {topo})" if topo else "") + f"; load average {os.getloadavg()[0]:.1f}")
 
 
+def shown(cells: list) -> list:
+    """``cells``, also printed on stderr at once as a table row (a run cut by a time limit keeps what it did)."""
+    print("| " + " | ".join(map(str, cells)) + " |", file=sys.stderr, flush=True)
+    return cells
+
+
 def row(run, workers, ids, rows, secs, note=""):
     proved = sum(status != "pruned" for _, _, status in rows)
-    return [run, workers, len(ids), proved, common.fmt_s(secs), f"{len(ids) / secs:.1f}",
-            f"{len(ids) / secs / workers:.1f}", note]
+    return shown([run, workers, len(ids), proved, common.fmt_s(secs), f"{len(ids) / secs:.1f}",
+                  f"{len(ids) / secs / workers:.1f}", note])
 
 
 def cpu_rate(ids, cpu: float) -> str:
