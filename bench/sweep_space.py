@@ -224,11 +224,13 @@ def cli_sweep(spec_path: str, workers: int, out: str) -> tuple[float, str]:
     return secs, done.stdout.strip().split(" -> ")[0]
 
 
-def cli_runs(spec_path: str, workers: list) -> str:
+def cli_runs(spec_path: str, workers: list, started: dict) -> str:
     """The whole spec swept by the CLI for each worker count: wall, candidates/s, efficiency vs the smallest
-    count; the tables must be byte-identical (checked)."""
+    count, and the same less the cluster's start-up where the Dask runs above measured it for that count
+    (``started``: workers -> seconds; one worker runs without a cluster); the tables must be byte-identical
+    (checked)."""
     n = len(load_spec(spec_path))
-    table, rates, first = [], {}, None
+    table, rates, net, first = [], {}, {}, None
     with tempfile.TemporaryDirectory() as d:
         for w in workers:
             out = str(Path(d, f"w{w}.csv"))
@@ -236,14 +238,18 @@ def cli_runs(spec_path: str, workers: list) -> str:
             rates[w] = n / secs
             assert first is None or filecmp.cmp(first, out, shallow=False), f"{w} workers: another table"
             first = first or out
-            base = min(rates)
-            eff = efficiency(rates, w, base) if w > base else ""
-            table.append(shown([w, n, common.fmt_s(secs), f"{rates[w]:.0f}", f"{rates[w] / w:.0f}", eff, line]))
+            eff = efficiency(rates, w, min(rates)) if w > min(rates) else ""
+            less, up = "", 0.0 if w == 1 else started.get(w)      # one worker: no cluster
+            if up is not None:
+                net[w] = n / (secs - up)
+                less = f"{net[w]:.0f}" + (f" ({efficiency(net, w, min(net))})" if w > min(net) else "")
+            table.append(shown([w, n, common.fmt_s(secs), f"{rates[w]:.0f}", f"{rates[w] / w:.0f}", eff, less,
+                                line]))
     name = os.path.relpath(spec_path, common.REPO)
     return (f"`symlayout sweep {name} --workers W -q` (a subprocess: start-up, cluster, proofs and the sorted "
             f"table; the tables byte-identical):\n\n"
-            + common.md_table(["workers", "candidates", "wall", "candidates/s", "per worker",
-                               "scaling efficiency", "summary"], table))
+            + common.md_table(["workers", "candidates", "wall", "candidates/s", "per worker", "scaling efficiency",
+                               "candidates/s less the cluster's start-up above (efficiency)", "summary"], table))
 
 
 def all_pruned(spec_path: str) -> str:
@@ -340,7 +346,7 @@ def main() -> None:
     ap.add_argument("--no-append", action="store_true")
     a = ap.parse_args()
     spec = load_spec(a.spec)
-    table, rates, starts, notes, ref = [], {}, [], [], None
+    table, rates, starts, notes, ref = [], {}, {}, [], None
     ids = sample(spec, a.n) if a.start is None else list(range(a.start, min(len(spec), a.start + a.n)))
     if ids and not a.no_in_process:
         secs, cpu, ref = in_process(spec, ids)
@@ -364,7 +370,7 @@ def main() -> None:
         assert ref is None or rows == ref, f"{w} workers: the rows differ from the first run's"
         ref = ref or rows
         rates[w] = len(ids) / secs
-        starts.append(start)
+        starts[w] = start
         eff = "; ".join(efficiency(rates, w, b) for b in sorted({min(rates), 2} & set(rates)) if b < w)
         table.append(row("sweep, Dask LocalCluster", w, ids, rows, secs, eff + f" (start-up {start:.1f} s)"))
         notes.append(f"{w} worker(s): {worker_note(ids, stats)}")
@@ -381,14 +387,15 @@ def main() -> None:
         md += "\n\n" + "\n".join(f"* {n}" for n in notes)
     top = max(rates) if rates else None
     if top:
-        est = 1e6 / rates[top] + max(starts)
+        est = 1e6 / rates[top] + max(starts.values())
         md += (f"\n\n10^6 candidates at the {top}-worker rate: {est:.0f} s ({est / 60:.1f} min, start-up included)"
                f" for this spec's mix of pruned and proved candidates ({sum(s != 'pruned' for _, _, s in ref)}"
                f" of {len(ids)} proved here).\n")
     if a.simulate:
         md += "\n" + simulate(spec, ids, a.simulate) + "\n"
     if a.cli:
-        md += "\n\n" + cli_runs(a.cli_spec or a.spec, [int(x) for x in a.cli.split(",")]) + "\n"
+        same = a.cli_spec is None or Path(a.cli_spec).resolve() == Path(a.spec).resolve()
+        md += "\n\n" + cli_runs(a.cli_spec or a.spec, [int(x) for x in a.cli.split(",")], starts if same else {}) + "\n"
     if a.client:
         md += "\n\n" + client_cost(a.spec, [int(x) for x in a.client.split(",")]) + "\n"
     if a.full:
