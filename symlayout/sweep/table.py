@@ -13,12 +13,15 @@ import io
 import json
 import os
 
+from ..errors import printable
 from .prover import STATS
 from .spec import SpecError
 
 __all__ = ["columns", "read_done", "append_rows", "write_sorted", "typed", "write_json", "write_parquet"]
 
 AMOUNTS = ["smem_bytes", "registers", "tmem_columns"]
+#: a candidate's status (:mod:`.prover`)
+STATUSES = ("legal", "illegal", "unknown", "pruned", "invalid")
 NUMERIC = set(AMOUNTS) | {"id", "proved", "refuted", "vacuous", "unknown", "errors", "bank_degree"}
 
 
@@ -27,29 +30,67 @@ def columns(spec) -> list:
 
 
 def read_done(path: str, spec) -> dict:
-    """id -> row (strings) of the candidates already in ``path``; a last line cut by a kill is dropped."""
+    """id -> row (strings) of the candidates already in ``path``; a last line cut by a kill is dropped.
+
+    A file that is not this spec's table (another header, a row of another spec, an id outside the space, a
+    status no sweep writes, bytes that are not UTF-8) is refused, untouched: a resume never truncates a file
+    it did not write."""
     if not os.path.exists(path):
         return {}
-    with open(path, "rb+") as f:
-        data = f.read()
-        keep = data.rfind(b"\n") + 1
-        if keep < len(data):
-            f.truncate(keep)        # a row half written when the sweep was killed
-    rows = list(csv.reader(io.StringIO(data[:keep].decode("utf-8"))))
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise SpecError(f"{path}: cannot read the table: {e.strerror or e}") from None
+    keep = data.rfind(b"\n") + 1
     cols = columns(spec)
-    if not rows:
+    header = ",".join(cols).encode() + b"\n"
+    if keep == 0 and header.startswith(data):
+        _truncate(path, 0)              # only part of the header was written: an empty table
         return {}
-    if rows[0] != cols:
-        raise SpecError(f"{path}: its columns are not this spec's ({','.join(rows[0][:6])}...): "
-                        f"give another output or --fresh")
+    try:
+        rows = list(csv.reader(io.StringIO(data[:keep].decode("utf-8"))))
+    except (UnicodeDecodeError, csv.Error):
+        rows = [["<not a CSV table>"]]
+    if not rows or rows[0] != cols:
+        first = printable(data.split(b"\n", 1)[0][:60].decode("utf-8", "replace"))
+        raise SpecError(f"{path}: not this spec's table (its first line: {first!r}): give another output or --fresh")
     done = {}
     for n, r in enumerate(rows[1:], 2):
-        row = dict(zip(cols, r))
-        if len(r) != len(cols) or row["spec"] != spec.hash:
-            raise SpecError(f"{path}:{n}: written by another spec (spec {row.get('spec')!r}, this one "
-                            f"{spec.hash!r}): give another output or --fresh")
+        row = _done_row(path, n, r, cols, spec)
         done[int(row["id"])] = row
+    if keep < len(data):
+        _truncate(path, keep)           # a row half written when the sweep was killed
     return done
+
+
+
+def _done_row(path: str, n: int, r: list, cols: list, spec) -> dict:
+    """Line ``n`` of the table as a row of ``spec``, else a one-line error naming the line."""
+    row = dict(zip(cols, r))
+    if len(r) != len(cols) or row["spec"] != spec.hash:
+        raise SpecError(f"{path}:{n}: written by another spec (spec {row.get('spec')!r}, this one "
+                        f"{spec.hash!r}): give another output or --fresh")
+    if not (row["id"].isdigit() and int(row["id"]) < len(spec)):
+        raise SpecError(f"{path}:{n}: id {row['id']!r} is not a candidate of this spec (0..{len(spec) - 1}): "
+                        f"give another output or --fresh")
+    if row["status"] not in STATUSES:
+        raise SpecError(f"{path}:{n}: status {row['status']!r} is not a sweep's ({', '.join(STATUSES)}): "
+                        f"give another output or --fresh")
+    bad = next((c for c in cols if c in NUMERIC and not _integer(row[c])), None)
+    if bad is not None:
+        raise SpecError(f"{path}:{n}: {bad} {row[bad]!r} is not an integer: give another output or --fresh")
+    return row
+
+
+def _integer(cell: str) -> bool:
+    """An integer cell of the table, or an empty one."""
+    return cell == "" or cell.removeprefix("-").isdigit()
+
+
+def _truncate(path: str, size: int) -> None:
+    with open(path, "rb+") as f:
+        f.truncate(size)
 
 
 def _cells(cols: list, spec, rows):
@@ -99,7 +140,7 @@ def typed(spec, row: dict, cols: list | None = None) -> dict:
 
 
 def summary(rows: list) -> dict:
-    out = {s: 0 for s in ("legal", "illegal", "unknown", "pruned", "invalid")}
+    out = {s: 0 for s in STATUSES}
     for r in rows:
         out[r["status"]] += 1
     return out

@@ -1,0 +1,89 @@
+"""``symlayout sweep`` as a kernel author meets it (issue 32's audit): an output that is not the spec's table is
+refused untouched, bad outputs and bad specs are one line naming the place before anything is proved, and the
+exit code says whether the table is complete."""
+import contextlib
+import csv
+import io
+import json
+
+import pytest
+
+from symlayout.cli import main
+from symlayout.sweep import loads_spec, sweep
+
+SPEC = '''name = "small"
+[space]
+atom = ["SM75_U32x2_LDSM_N", "SM75_U32x4_LDSM_N"]
+smem = ["(32,16):(16,1)", "Sw<1,3,3> o (32,16):(16,1)"]
+pitch = [16, 64]
+[constraints]
+smem_bytes = "32 * pitch * 2"
+smem_budget = 2048
+[config.mma]
+atom = "SM80_16x8x16_F16F16F16F16_TN"
+layout = "(2,2,1)"
+[config.copy.A]
+atom = "{atom}"
+type = "half_t"
+smem = "{smem}"
+'''
+
+
+def _cli(*argv):
+    with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.redirect_stderr(io.StringIO()) as err:
+        rc = main([str(a) for a in argv])
+    return rc, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def spec(tmp_path):
+    p = tmp_path / "small.toml"
+    p.write_text(SPEC)
+    return p
+
+
+def _one_line_exit_2(result, message):
+    rc, out, err = result
+    assert rc == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, (rc, out, err)
+    assert err.startswith("symlayout: error: ") and message in err, err
+
+
+# ---------------------------------------------------------------- resuming from a file that is not the table
+
+def _table(spec, tmp_path):
+    """This spec's table, complete, as text."""
+    assert _cli("sweep", spec, "-o", tmp_path / "t.csv", "-q")[0] == 0
+    return (tmp_path / "t.csv").read_text()
+
+
+@pytest.mark.parametrize("content", [b"my precious data", b"hello,world\n1,2", b"\xff\xfe\x00abc\n\x80\n"],
+                         ids=["one-line", "other-csv", "binary"])
+def test_a_file_that_is_not_a_table_is_refused_and_left_as_it_was(spec, tmp_path, content):
+    out = tmp_path / "mine.csv"
+    out.write_bytes(content)
+    _one_line_exit_2(_cli("sweep", spec, "-o", out, "-q"), "mine.csv: not this spec's table (its first line: ")
+    assert out.read_bytes() == content
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda row: ["99"] + row[1:], ":2: id '99' is not a candidate of this spec (0..7)"),
+    (lambda row: ["x"] + row[1:], ":2: id 'x' is not a candidate of this spec"),
+    (lambda row: row[:5] + ["bogus"] + row[6:], ":2: status 'bogus' is not a sweep's"),
+    (lambda row: row[:6] + ["six"] + row[7:], ":2: proved 'six' is not an integer"),
+])
+def test_a_row_no_sweep_writes_is_refused_naming_its_line(spec, tmp_path, edit, message):
+    lines = _table(spec, tmp_path).splitlines()
+    row = next(csv.reader([lines[1]]))
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow(edit(row))
+    text = lines[0] + "\n" + buf.getvalue()
+    (tmp_path / "t.csv").write_text(text)
+    _one_line_exit_2(_cli("sweep", spec, "-o", tmp_path / "t.csv", "-q"), "t.csv" + message)
+    assert (tmp_path / "t.csv").read_text() == text
+
+
+def test_a_header_cut_by_a_kill_is_an_empty_table(spec, tmp_path):
+    full = _table(spec, tmp_path)
+    (tmp_path / "t.csv").write_text(full[:9])                 # 'id,atom,s'
+    assert _cli("sweep", spec, "-o", tmp_path / "t.csv", "-q")[0] == 0
+    assert (tmp_path / "t.csv").read_text() == full
