@@ -87,3 +87,49 @@ def test_a_header_cut_by_a_kill_is_an_empty_table(spec, tmp_path):
     (tmp_path / "t.csv").write_text(full[:9])                 # 'id,atom,s'
     assert _cli("sweep", spec, "-o", tmp_path / "t.csv", "-q")[0] == 0
     assert (tmp_path / "t.csv").read_text() == full
+
+
+# ---------------------------------------------------------------- outputs checked before anything is proved
+
+@pytest.mark.parametrize("argv, message", [
+    (["-o", "{tmp}/no/such/dir/t.csv"], "-o {tmp}/no/such/dir/t.csv: cannot write: no directory"),
+    (["-o", "{tmp}"], "-o {tmp}: cannot write: is a directory"),
+    (["--emit", "toml", "{tmp}/small.toml"], "--emit toml {tmp}/small.toml: cannot make the directory"),
+    (["--emit", "cute", "{tmp}/small.toml/x"], "--emit cute {tmp}/small.toml/x: cannot make the directory"),
+    (["--parquet", "{tmp}"], "--parquet {tmp}: cannot write: is a directory"),
+    (["--parquet", "{tmp}/no/t.parquet"], "--parquet {tmp}/no/t.parquet: cannot write: no directory"),
+])
+def test_an_output_that_cannot_be_written_is_one_line_before_proving(spec, tmp_path, monkeypatch, argv, message):
+    import symlayout.cli.sweep as cli_sweep
+    monkeypatch.setattr(cli_sweep, "find_spec", lambda name: object())     # pyarrow "installed": its path checked
+    argv = [a.format(tmp=tmp_path) for a in argv]
+    table = tmp_path / "t.csv"
+    _one_line_exit_2(_cli("sweep", spec, "-q", *(["-o", table] if "-o" not in argv else []), *argv),
+                     message.format(tmp=tmp_path))
+    assert not table.exists()                               # nothing proved
+
+
+def test_parquet_without_pyarrow_is_one_line_before_proving(spec, tmp_path, monkeypatch):
+    import symlayout.cli.sweep as cli_sweep
+    real = cli_sweep.find_spec
+    monkeypatch.setattr(cli_sweep, "find_spec", lambda name: None if name == "pyarrow" else real(name))
+    _one_line_exit_2(_cli("sweep", spec, "-q", "-o", tmp_path / "t.csv", "--parquet", tmp_path / "t.parquet"),
+                     "needs pyarrow (pip install pyarrow)")
+    assert not (tmp_path / "t.csv").exists()
+
+
+def test_parquet_holds_the_table_typed(spec, tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    rc, out, _ = _cli("sweep", spec, "-q", "-o", tmp_path / "t.csv", "--parquet", tmp_path / "t.parquet", "--json")
+    assert rc == 0
+    t = pq.read_table(tmp_path / "t.parquet")
+    assert t.to_pylist() == json.loads(out)["rows"]
+    assert str(t.schema.field("pitch").type) == "int64" and str(t.schema.field("coalescing").type) == "string"
+
+
+def test_json_cells_are_typed_and_an_empty_one_is_null(spec, tmp_path):
+    rc, out, _ = _cli("sweep", spec, "-q", "-o", tmp_path / "t.csv", "--json")
+    rows = {r["id"]: r for r in json.loads(out)["rows"]}
+    assert rc == 0 and rows[1]["status"] == "pruned" and rows[2]["status"] == "legal"
+    assert rows[1]["proved"] is None and rows[1]["bank_degree"] is None and rows[1]["smem_bytes"] == 4096
+    assert rows[2]["proved"] > 0 and rows[2]["bank_degree"] == 1 and rows[2]["reason"] is None

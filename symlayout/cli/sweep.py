@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from importlib.util import find_spec
 
 from .common import EXIT_OK, UsageError, positive_int
 
@@ -41,6 +42,7 @@ def run(args) -> int:
         raise UsageError("--workers/--scheduler need Dask: pip install 'dask[distributed]' (or symlayout[sweep])")
     spec = load_spec(args.spec_path)
     out = args.output or os.path.splitext(os.path.basename(args.spec_path))[0] + ".sweep.csv"
+    _check_outputs(args, out)
     rows = sweep(spec, out, workers=args.workers, scheduler=args.scheduler, batch=args.batch, fresh=args.fresh,
                  progress=None if args.quiet else _progress())
     if args.parquet:
@@ -55,8 +57,38 @@ def run(args) -> int:
     return EXIT_OK
 
 
+def _check_outputs(args, out: str) -> None:
+    """Every output the command line names can be written, before anything is proved (a bad one is exit 2)."""
+    _can_create("-o", out)
+    if args.parquet:
+        if find_spec("pyarrow") is None:
+            raise UsageError(f"--parquet {args.parquet}: writing Parquet needs pyarrow (pip install pyarrow)")
+        _can_create("--parquet", args.parquet)
+    if args.emit:
+        try:
+            os.makedirs(args.emit[1], exist_ok=True)
+        except OSError as e:
+            raise UsageError(f"--emit {args.emit[0]} {args.emit[1]}: cannot make the directory: "
+                             f"{e.strerror or e}") from None
+        if not os.access(args.emit[1], os.W_OK):
+            raise UsageError(f"--emit {args.emit[0]} {args.emit[1]}: the directory is not writable")
+
+
+def _can_create(option: str, path: str) -> None:
+    """``path`` is a file this process may write (or create, in an existing writable directory)."""
+    where = os.path.dirname(path) or "."
+    if os.path.isdir(path):
+        why = "is a directory"
+    elif not os.path.isdir(where):
+        why = f"no directory {where}"
+    elif not os.access(path if os.path.exists(path) else where, os.W_OK):
+        why = "permission denied"
+    else:
+        return
+    raise UsageError(f"{option} {path}: cannot write: {why}")
+
+
 def _has_dask() -> bool:
-    from importlib.util import find_spec
     return find_spec("distributed") is not None
 
 

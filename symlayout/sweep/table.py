@@ -146,8 +146,14 @@ def summary(rows: list) -> dict:
     return out
 
 
+def _nulls(rows: list) -> list:
+    """``rows`` with each empty cell (a count of a candidate not proved, no reason, ...) as None."""
+    return [{k: None if v == "" else v for k, v in r.items()} for r in rows]
+
+
 def write_json(spec, rows: list, file) -> None:
-    json.dump({"spec": spec.path, "name": spec.name, "candidates": len(spec), "rows": rows,
+    """The table as one JSON document; an empty cell is ``null`` (as in the Parquet table)."""
+    json.dump({"spec": spec.path, "name": spec.name, "candidates": len(spec), "rows": _nulls(rows),
                "summary": summary(rows)}, file, indent=1)
     file.write("\n")
 
@@ -159,9 +165,18 @@ def write_parquet(path: str, spec, rows: list) -> None:
         import pyarrow.parquet as pq
     except ImportError:
         raise SpecError(f"{path}: writing Parquet needs pyarrow (pip install pyarrow)") from None
-    cols = columns(spec)
-    data = {c: [r[c] if r[c] != "" else None for r in rows] for c in cols}
+    cols, rows = columns(spec), _nulls(rows)
+    data = {c: [r[c] for r in rows] for c in cols}
     for c in cols:     # a column mixing ints and strings (a variable with both) is written as strings
         if len({type(v) for v in data[c] if v is not None}) > 1:
             data[c] = [None if v is None else str(v) for v in data[c]]
-    pq.write_table(pa.table(data), path)
+    arrays = {c: pa.array(v, type=None if any(x is not None for x in v) else _empty_type(pa, c))
+              for c, v in data.items()}          # a column with no value keeps its type: counts int64, else string
+    try:
+        pq.write_table(pa.table(arrays), path)
+    except OSError as e:
+        raise SpecError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def _empty_type(pa, column: str):
+    return pa.int64() if column in NUMERIC else pa.string()
