@@ -133,3 +133,25 @@ def test_json_cells_are_typed_and_an_empty_one_is_null(spec, tmp_path):
     assert rc == 0 and rows[1]["status"] == "pruned" and rows[2]["status"] == "legal"
     assert rows[1]["proved"] is None and rows[1]["bank_degree"] is None and rows[1]["smem_bytes"] == 4096
     assert rows[2]["proved"] > 0 and rows[2]["bank_degree"] == 1 and rows[2]["reason"] is None
+
+
+# ---------------------------------------------------------------- a running Dask scheduler
+
+@pytest.mark.parametrize("address, message", [
+    ("notanaddress", "--scheduler notanaddress: no Dask scheduler there: missing port number"),
+    ("tcp://127.0.0.1:1", "--scheduler tcp://127.0.0.1:1: no Dask scheduler there: Timed out trying to connect"),
+])
+def test_a_scheduler_address_with_no_scheduler_is_one_line_exit_2(spec, tmp_path, address, message):
+    dask = pytest.importorskip("dask")
+    pytest.importorskip("distributed")
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        _one_line_exit_2(_cli("sweep", spec, "-q", "-o", tmp_path / "t.csv", "--scheduler", address), message)
+
+
+def test_a_running_scheduler_gives_the_serial_table(spec, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    assert _cli("sweep", spec, "-q", "-o", tmp_path / "serial.csv")[0] == 0
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None) as cluster:
+        rc, out, err = _cli("sweep", spec, "-q", "-o", tmp_path / "t.csv", "--scheduler", cluster.scheduler_address)
+    assert (rc, err) == (0, "") and "8 candidates: 2 legal" in out
+    assert (tmp_path / "t.csv").read_bytes() == (tmp_path / "serial.csv").read_bytes()

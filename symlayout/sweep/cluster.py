@@ -24,9 +24,10 @@ from collections import deque
 import dask
 from distributed import Client, LocalCluster, as_completed
 
+from ..errors import SymlayoutError
 from .prover import prove_batch
 
-__all__ = ["run_batches", "local_cluster", "warm_up", "in_lanes", "lanes", "next_batch", "WORKER_CONFIG", "TAIL_PARTS"]
+__all__ = ["run_batches", "SchedulerError", "local_cluster", "warm_up", "in_lanes", "lanes", "next_batch", "WORKER_CONFIG", "TAIL_PARTS"]
 
 #: the last batch of each lane is cut in this many parts
 TAIL_PARTS = 4
@@ -77,11 +78,24 @@ def run_batches(spec, batches: list, workers: int = 2, scheduler: str | None = N
     """Yield each batch's rows as it completes: on the cluster at ``scheduler``, else on a
     :func:`local_cluster` of ``workers`` processes."""
     if scheduler:
-        with Client(scheduler) as client:
+        with _client(scheduler) as client:
             yield from _gather(client, spec, batches)
         return
     with local_cluster(workers) as client:
         yield from _gather(client, spec, batches)
+
+
+class SchedulerError(SymlayoutError):
+    """No Dask scheduler answers at the address given (exit 2)."""
+
+
+def _client(address: str):
+    """A Client of the running scheduler at ``address`` (a wrong address or no answer within Dask's connect
+    timeout, ``distributed.comm.timeouts.connect``: a one-line :class:`SchedulerError`)."""
+    try:
+        return Client(address)
+    except (OSError, ValueError, TypeError) as e:
+        raise SchedulerError(f"--scheduler {address}: no Dask scheduler there: {' '.join(str(e).split())}") from None
 
 
 def lanes(batches: list, workers: int) -> list:
