@@ -5,12 +5,16 @@ import contextlib
 import csv
 import io
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from symlayout.cli import main
-from symlayout.sweep import loads_spec, sweep
 
+ROOT = Path(__file__).resolve().parents[1]
 SPEC = '''name = "small"
 [space]
 atom = ["SM75_U32x2_LDSM_N", "SM75_U32x4_LDSM_N"]
@@ -155,3 +159,36 @@ def test_a_running_scheduler_gives_the_serial_table(spec, tmp_path):
         rc, out, err = _cli("sweep", spec, "-q", "-o", tmp_path / "t.csv", "--scheduler", cluster.scheduler_address)
     assert (rc, err) == (0, "") and "8 candidates: 2 legal" in out
     assert (tmp_path / "t.csv").read_bytes() == (tmp_path / "serial.csv").read_bytes()
+
+
+# ---------------------------------------------------------------- bad specs: one line naming the place
+
+@pytest.mark.parametrize("edit, message", [
+    (('smem = "{smem}"', 'smem = "{smme}"'), "small.toml:15: [config.copy.A] smem: {smme} names no variable"),
+    (('layout = "(2,2,1)"', 'layout = "({wm},2,1)"'), "small.toml:11: [config.mma] layout: {wm} names no variable"),
+    (('"32 * pitch * 2"', '"32 // (pitch - 16)"'),
+     "small.toml:7: [constraints] smem_bytes: 32 // (pitch - 16): division by zero (pitch=16)"),
+    (("[constraints]", '[derived]\nq = "64 % (pitch - 16)"\n[constraints]'),
+     "small.toml:7: [derived] q: 64 % (pitch - 16): division by zero (pitch=16)"),
+    (("smem_budget = 2048", "smem_budget = true"), "small.toml:8: [constraints] smem_budget: must be a positive int"),
+    (("smem_budget = 2048", 'smem_budget = 2048\nregisters = "pitch"\nmax_registers = true'),
+     "small.toml:10: [constraints] max_registers: must be a positive int"),
+    (('name = "small"', "name = 3"), "small.toml:1: name must be a string"),
+    (("pitch = [16, 64]", "pitch = { min = 16, max = 64, step = 0 }"), "small.toml:5: [space] pitch: step must be"),
+])
+def test_a_bad_spec_names_the_line_and_key(spec, tmp_path, edit, message):
+    assert edit[0] in SPEC
+    spec.write_text(SPEC.replace(*edit))
+    _one_line_exit_2(_cli("sweep", spec, "-q", "-o", tmp_path / "t.csv"), message)
+
+
+def test_a_constraint_failing_on_a_worker_is_one_line_without_the_workers_traceback(spec, tmp_path):
+    pytest.importorskip("distributed")
+    spec.write_text(SPEC.replace('"32 * pitch * 2"', '"32 // (pitch - 64)"'))      # fails for pitch = 64 only
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.run([sys.executable, "-m", "symlayout", "sweep", spec, "-q", "-o", tmp_path / "t.csv",
+                        "--workers", "2", "--batch", "1"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert (p.returncode, p.stdout) == (2, ""), p.stderr
+    assert p.stderr == ("symlayout: error: " + str(spec) + ":7: [constraints] smem_bytes: 32 // (pitch - 64): "
+                        "division by zero (pitch=64)\n")

@@ -127,7 +127,24 @@ def next_batch(lanes_: list, w: int):
 
 def _gather(client, spec, batches):
     warm_up(client, spec, batches)
-    yield from in_lanes(client, batches, prove_batch, spec.text, spec.path)
+    for rows in in_lanes(client, batches, prove_or_error, spec.text, spec.path):
+        yield _raised(rows)
+
+
+def prove_or_error(spec_text: str, spec_path: str, ids) -> list | SymlayoutError:
+    """A worker's task: :func:`.prover.prove_batch`, or the one-line error of a spec that fails on these
+    candidates (an expression dividing by zero), returned for the client to raise: a failed task would print
+    the worker's traceback on stderr."""
+    try:
+        return prove_batch(spec_text, spec_path, ids)
+    except SymlayoutError as e:
+        return e
+
+
+def _raised(rows):
+    if isinstance(rows, SymlayoutError):
+        raise rows
+    return rows
 
 
 def warm_up(client, spec, batches: list) -> None:
@@ -138,9 +155,10 @@ def warm_up(client, spec, batches: list) -> None:
     if not (batches and batches[0]):
         return
     client.wait_for_workers(1)
-    client.gather([client.submit(prove_batch, spec.text, spec.path, batches[0][:1], pure=False, workers=[a],
-                                 allow_other_workers=True)
-                   for a in client.scheduler_info(n_workers=-1)["workers"]])     # in the task thread, as a batch
+    for rows in client.gather([client.submit(prove_or_error, spec.text, spec.path, batches[0][:1], pure=False,
+                                             workers=[a], allow_other_workers=True)
+                               for a in client.scheduler_info(n_workers=-1)["workers"]]):   # in the task thread
+        _raised(rows)
 
 
 def in_lanes(client, batches: list, task, *args):

@@ -86,7 +86,9 @@ class Spec:
         unknown = sorted(set(doc) - TOP_KEYS)
         if unknown:
             self.fail("", unknown[0], f"unknown key {unknown[0]!r} (a spec has {', '.join(sorted(TOP_KEYS))})")
-        self.name = str(doc.get("name", path))
+        self.name = doc.get("name", path)
+        if not isinstance(self.name, str):
+            self.fail("", "name", "name must be a string")
         self.axes = [self._axis(k, v) for k, v in self._table(doc, "space").items()]
         if not self.axes:
             self.fail("space", None, "[space] names no variable")
@@ -168,10 +170,10 @@ class Spec:
 
     def _check_placeholders(self, t) -> None:
         known = set(self.names) | set(self.derived)
-        for s in _strings(t):
+        for table, key, s in _strings_at(t, "config"):
             for m in PLACEHOLDER.finditer(s):
                 if m.group(1) not in known:
-                    self.fail("config", None, f"{{{m.group(1)}}} names no variable of [space] or [derived]")
+                    self.fail(table, key, f"{{{m.group(1)}}} names no variable of [space] or [derived]")
 
     def _constraints(self, c: dict) -> dict:
         bad = sorted(set(c) - CONSTRAINT_KEYS)
@@ -186,7 +188,7 @@ class Spec:
             if k in c:
                 out[k] = self._expr("constraints", k, c[k], names)
         for k in ("smem_budget", "max_registers"):
-            if k in c and (not isinstance(c[k], int) or c[k] < 1):
+            if k in c and (type(c[k]) is not int or c[k] < 1):      # (a bool is no budget)
                 self.fail("constraints", k, "must be a positive int")
         out["smem_budget"] = c.get("smem_budget", ARCH_SMEM.get(arch))
         out["max_registers"] = c.get("max_registers")
@@ -247,6 +249,8 @@ class Spec:
             return e.evaluate(nums)
         except ZeroDivisionError:
             self.fail(table, key, f"division by zero for {nums}")
+        except SymlayoutError as err:        # the formula's own message: "... division by zero (pitch=16)"
+            self.fail(table, key, str(err))
 
     def config(self, i: int, env: dict | None = None) -> dict:
         """The configuration dict of candidate ``i`` (the template with its placeholders replaced)."""
@@ -264,15 +268,17 @@ class Spec:
         return reason, amounts
 
 
-def _strings(t):
+def _strings_at(t, table: str, key: str | None = None):
+    """``(table, key, string)`` of every string of the template ``t`` (``table``: the dotted table holding
+    ``key``, as the spec's header names it)."""
     if isinstance(t, str):
-        yield t
+        yield table, key, t
     elif isinstance(t, dict):
-        for v in t.values():
-            yield from _strings(v)
+        for k, v in t.items():
+            yield from _strings_at(v, *((f"{table}.{key}", k) if key is not None else (table, k)))
     elif isinstance(t, list):
         for v in t:
-            yield from _strings(v)
+            yield from _strings_at(v, table, key)
 
 
 def _fill(t, env: dict):
