@@ -192,3 +192,44 @@ def test_a_constraint_failing_on_a_worker_is_one_line_without_the_workers_traceb
     assert (p.returncode, p.stdout) == (2, ""), p.stderr
     assert p.stderr == ("symlayout: error: " + str(spec) + ":7: [constraints] smem_bytes: 32 // (pitch - 64): "
                         "division by zero (pitch=64)\n")
+
+
+# ---------------------------------------------------------------- exit codes
+
+UNKNOWN = '''name = "unknown"
+[space]
+timeout = [0.0001, 30]
+[config.params]
+m = { min = 1, max = 1048576 }
+[config.mma]
+atom = "SM80_16x8x16_F16F16F16F16_TN"
+layout = "(2,2,1)"
+[config.copy.A]
+atom = "SM75_U32x4_LDSM_N"
+type = "half_t"
+smem = "Sw<3,3,3> o 0 o (64*m,64):(64,1)"
+[config.prove]
+properties = ["bank_conflicts"]
+timeout_s = "{timeout}"
+'''
+
+
+def test_illegal_and_some_invalid_candidates_exit_0(spec, tmp_path):
+    spec.write_text(SPEC.replace('"SM75_U32x4_LDSM_N"]', '"SM75_U32x4_LDSM_NX"]'))
+    rc, out, err = _cli("sweep", spec, "-q", "-o", tmp_path / "t.csv")
+    assert (rc, err) == (0, "") and "8 candidates: 1 legal, 1 illegal, 0 unknown, 4 pruned, 2 invalid" in out
+
+
+def test_a_candidate_unknown_exits_3(tmp_path):
+    (tmp_path / "unknown.toml").write_text(UNKNOWN)
+    rc, out, err = _cli("sweep", tmp_path / "unknown.toml", "-q", "-o", tmp_path / "t.csv")
+    assert (rc, err) == (3, "") and "2 candidates: 1 legal, 0 illegal, 1 unknown" in out
+    assert "bank_conflicts[A]: unknown: time budget of 0.0001 s spent" in (tmp_path / "t.csv").read_text()
+
+
+def test_a_template_none_of_whose_candidates_loads_is_one_line_exit_2(spec, tmp_path):
+    spec.write_text(SPEC.replace('type = "half_t"', 'type = "half_t"\nbogus = 1'))
+    rc, out, err = _cli("sweep", spec, "-q", "-o", tmp_path / "t.csv")
+    assert rc == 2 and "4 pruned, 4 invalid" in out and err.count("\n") == 1
+    assert err.startswith(f"symlayout: error: {spec}: [config]: no candidate's configuration loads (candidate 0: "
+                          f"{spec}#0:") and "[copy.A]: unknown key 'bogus'" in err

@@ -10,10 +10,15 @@ import os
 import sys
 from importlib.util import find_spec
 
-from .common import EXIT_OK, UsageError, positive_int
+from .common import EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, UsageError, positive_int
 
 HELP = "prove every candidate of a tuning space (a sweep spec) and keep the legal ones"
-EXIT_CODES = {EXIT_OK: "every candidate swept (legal or not: see the table)"}
+EXIT_CODES = {
+    EXIT_OK: "every candidate decided: legal, illegal, pruned or invalid (the table says which)",
+    EXIT_USAGE: "bad input (the spec, an output, the command line; a template none of whose candidates loads), "
+                "or command not available",
+    EXIT_UNKNOWN: "some candidate unknown (a proof timed out) and the others decided: the legal set may miss it",
+}
 
 
 def add_arguments(sp) -> None:
@@ -48,13 +53,23 @@ def run(args) -> int:
     if args.parquet:
         write_parquet(args.parquet, spec, rows)
     emitted = emit(spec, rows, args.emit[0], args.emit[1]) if args.emit else None
+    s = summary(rows)
     if args.json:
         write_json(spec, rows, sys.stdout)
     else:
-        s = summary(rows)
         more = f"; {emitted} written to {args.emit[1]}" if emitted is not None else ""
         print(f"{len(rows)} candidates: " + ", ".join(f"{v} {k}" for k, v in s.items()) + f" -> {out}{more}")
-    return EXIT_OK
+    _no_candidate_loads(spec, rows, s)
+    return EXIT_UNKNOWN if s["unknown"] else EXIT_OK
+
+
+def _no_candidate_loads(spec, rows: list, s: dict) -> None:
+    """A template none of whose candidates (within the budgets) loads is a bad spec: exit 2 with the first
+    candidate's message (some invalid candidates are a status of the table: a warp layout that does not tile)."""
+    if s["invalid"] and s["invalid"] == len(rows) - s["pruned"]:
+        first = next(r for r in rows if r["status"] == "invalid")
+        raise UsageError(f"{spec.path}: [config]: no candidate's configuration loads "
+                         f"(candidate {first['id']}: {first['reason']})")
 
 
 def _check_outputs(args, out: str) -> None:
