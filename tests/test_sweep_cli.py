@@ -233,3 +233,19 @@ def test_a_template_none_of_whose_candidates_loads_is_one_line_exit_2(spec, tmp_
     assert rc == 2 and "4 pruned, 4 invalid" in out and err.count("\n") == 1
     assert err.startswith(f"symlayout: error: {spec}: [config]: no candidate's configuration loads (candidate 0: "
                           f"{spec}#0:") and "[copy.A]: unknown key 'bogus'" in err
+
+
+# ---------------------------------------------------------------- progress
+
+def test_the_bar_gives_the_sweeps_rate_and_the_time_left_from_it_after_a_resume(monkeypatch):
+    pytest.importorskip("tqdm")
+    import symlayout.cli.sweep as cli_sweep
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    report = cli_sweep._progress()
+    report(6000, 9000, 100.0)          # resumed at 5,900: 100 proved in 1 s by this run, 3,000 to go
+    assert "6000/9000" in err.getvalue() and "100.0 candidates/s, 00:30 left" in err.getvalue()

@@ -115,11 +115,12 @@ def _progress():
             from tqdm import tqdm
         except ImportError:
             return plain_progress()
-        bar = tqdm(file=sys.stderr, bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}{postfix}]")
+        bar = tqdm(file=sys.stderr, bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]")
 
-        def report(done, total, rate):       # the sweep's rate: candidates proved by this run (not resumed)
-            bar.total, bar.n = total, done
-            bar.set_postfix_str(f"{rate:.1f} candidates/s", refresh=True)
+        def report(done, total, rate):       # the sweep's rate: candidates proved by this run (not resumed) ...
+            bar.total, bar.n = total, done   # ... and the time left from it (tqdm's would count the resumed ones)
+            left = tqdm.format_interval((total - done) / rate) if rate > 0 else "?"
+            bar.set_postfix_str(f"{rate:.1f} candidates/s, {left} left", refresh=True)
             if done == total:
                 bar.close()
         return report
