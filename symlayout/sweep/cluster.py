@@ -127,16 +127,16 @@ def next_batch(lanes_: list, w: int):
 
 def _gather(client, spec, batches):
     warm_up(client, spec, batches)
-    for rows in in_lanes(client, batches, prove_or_error, spec.text, spec.path):
+    for rows in in_lanes(client, batches, or_error, prove_batch, spec.text, spec.path):
         yield _raised(rows)
 
 
-def prove_or_error(spec_text: str, spec_path: str, ids) -> list | SymlayoutError:
-    """A worker's task: :func:`.prover.prove_batch`, or the one-line error of a spec that fails on these
-    candidates (an expression dividing by zero), returned for the client to raise: a failed task would print
-    the worker's traceback on stderr."""
+def or_error(task, *args):
+    """A worker's task: ``task(*args)``, or the one-line error of a spec that fails on these candidates (an
+    expression dividing by zero), returned for the client to raise: a failed task would print the worker's
+    traceback on stderr."""
     try:
-        return prove_batch(spec_text, spec_path, ids)
+        return task(*args)
     except SymlayoutError as e:
         return e
 
@@ -155,8 +155,8 @@ def warm_up(client, spec, batches: list) -> None:
     if not (batches and batches[0]):
         return
     client.wait_for_workers(1)
-    for rows in client.gather([client.submit(prove_or_error, spec.text, spec.path, batches[0][:1], pure=False,
-                                             workers=[a], allow_other_workers=True)
+    for rows in client.gather([client.submit(or_error, prove_batch, spec.text, spec.path, batches[0][:1],
+                                             pure=False, workers=[a], allow_other_workers=True)
                                for a in client.scheduler_info(n_workers=-1)["workers"]]):   # in the task thread
         _raised(rows)
 
