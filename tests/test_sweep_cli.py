@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from symlayout.cli import main
+from symlayout.sweep import loads_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = '''name = "small"
@@ -249,3 +250,8 @@ def test_the_bar_gives_the_sweeps_rate_and_the_time_left_from_it_after_a_resume(
     report = cli_sweep._progress()
     report(6000, 9000, 100.0)          # resumed at 5,900: 100 proved in 1 s by this run, 3,000 to go
     assert "6000/9000" in err.getvalue() and "100.0 candidates/s, 00:30 left" in err.getvalue()
+
+
+def test_sm120s_budget_is_its_own():
+    s = loads_spec(SPEC.replace("smem_budget = 2048", 'arch = "sm120"').replace("32 * pitch * 2", "1600 * pitch"))
+    assert s.over_budget(s.scope(1))[0] == "smem_bytes 102400 > 101376 (sm120: shared memory per block)"
