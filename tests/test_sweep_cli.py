@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from symlayout.cli import main
-from symlayout.sweep import loads_spec
+from symlayout.sweep import loads_spec, sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = '''name = "small"
@@ -232,7 +232,7 @@ def test_a_template_none_of_whose_candidates_loads_is_one_line_exit_2(spec, tmp_
     spec.write_text(SPEC.replace('type = "half_t"', 'type = "half_t"\nbogus = 1'))
     rc, out, err = _cli("sweep", spec, "-q", "-o", tmp_path / "t.csv")
     assert rc == 2 and "4 pruned, 4 invalid" in out and err.count("\n") == 1
-    assert err.startswith(f"symlayout: error: {spec}: [config]: no candidate's configuration loads (candidate 0: "
+    assert err.startswith(f"symlayout: error: {spec}: [config]: no candidate within the budgets is a valid configuration (candidate 0: "
                           f"{spec}#0:") and "[copy.A]: unknown key 'bogus'" in err
 
 
@@ -255,3 +255,13 @@ def test_the_bar_gives_the_sweeps_rate_and_the_time_left_from_it_after_a_resume(
 def test_sm120s_budget_is_its_own():
     s = loads_spec(SPEC.replace("smem_budget = 2048", 'arch = "sm120"').replace("32 * pitch * 2", "1600 * pitch"))
     assert s.over_budget(s.scope(1))[0] == "smem_bytes 102400 > 101376 (sm120: shared memory per block)"
+
+
+def test_a_result_that_is_an_input_error_makes_the_candidate_invalid_not_illegal(spec, tmp_path):
+    spec.write_text(SPEC + '[config.expect]\nrefuted = ["coalescing"]\n')       # applies to no smem copy
+    rc, out, err = _cli("sweep", spec, "-q", "-o", tmp_path / "t.csv")
+    assert rc == 2 and "0 legal, 0 illegal, 0 unknown, 4 pruned, 4 invalid" in out
+    assert "(candidate 0: coalescing: error: [expect] names 'coalescing', which does not apply here)" in err
+    rows = {r["id"]: r for r in sweep(loads_spec(spec.read_text(), str(spec)), str(tmp_path / "t.csv"))}
+    assert rows[0]["refuted"] == 1 and rows[0]["errors"] == 1           # a conflict, but no verdict: the input
+    assert rows[0]["status"] == rows[2]["status"] == "invalid"

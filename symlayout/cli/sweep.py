@@ -15,7 +15,7 @@ from .common import EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, UsageError, positive_int
 HELP = "prove every candidate of a tuning space (a sweep spec) and keep the legal ones"
 EXIT_CODES = {
     EXIT_OK: "every candidate decided: legal, illegal, pruned or invalid (the table says which)",
-    EXIT_USAGE: "bad input (the spec, an output, the command line; a template none of whose candidates loads), "
+    EXIT_USAGE: "bad input (the spec, an output, the command line; a template none of whose candidates is valid), "
                 "or command not available",
     EXIT_UNKNOWN: "some candidate unknown (a proof timed out) and the others decided: the legal set may miss it",
 }
@@ -64,11 +64,11 @@ def run(args) -> int:
 
 
 def _no_candidate_loads(spec, rows: list, s: dict) -> None:
-    """A template none of whose candidates (within the budgets) loads is a bad spec: exit 2 with the first
+    """A template none of whose candidates (within the budgets) is valid is a bad spec: exit 2 with the first
     candidate's message (some invalid candidates are a status of the table: a warp layout that does not tile)."""
     if s["invalid"] and s["invalid"] == len(rows) - s["pruned"]:
         first = next(r for r in rows if r["status"] == "invalid")
-        raise UsageError(f"{spec.path}: [config]: no candidate's configuration loads "
+        raise UsageError(f"{spec.path}: [config]: no candidate within the budgets is a valid configuration "
                          f"(candidate {first['id']}: {first['reason']})")
 
 
