@@ -59,11 +59,11 @@ def run(args) -> int:
     else:
         more = f"; {emitted} written to {args.emit[1]}" if emitted is not None else ""
         print(f"{len(rows)} candidates: " + ", ".join(f"{v} {k}" for k, v in s.items()) + f" -> {out}{more}")
-    _no_candidate_loads(spec, rows, s)
+    _no_candidate_valid(spec, rows, s)
     return EXIT_UNKNOWN if s["unknown"] else EXIT_OK
 
 
-def _no_candidate_loads(spec, rows: list, s: dict) -> None:
+def _no_candidate_valid(spec, rows: list, s: dict) -> None:
     """A template none of whose candidates (within the budgets) is valid is a bad spec: exit 2 with the first
     candidate's message (some invalid candidates are a status of the table: a warp layout that does not tile)."""
     if s["invalid"] and s["invalid"] == len(rows) - s["pruned"]:
