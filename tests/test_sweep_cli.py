@@ -265,3 +265,21 @@ def test_a_result_that_is_an_input_error_makes_the_candidate_invalid_not_illegal
     rows = {r["id"]: r for r in sweep(loads_spec(spec.read_text(), str(spec)), str(tmp_path / "t.csv"))}
     assert rows[0]["refuted"] == 1 and rows[0]["errors"] == 1           # a conflict, but no verdict: the input
     assert rows[0]["status"] == rows[2]["status"] == "invalid"
+
+
+@pytest.mark.parametrize("name, message", [
+    ("status", "[space] status: 'status' is a column of the table"),
+    ("smem_bytes", "[space] smem_bytes: 'smem_bytes' is a column of the table"),
+    ('"tile-m"', "small.toml:2: [space] tile-m: 'tile-m' is not a name (letters, digits, _)"),
+])
+def test_a_variable_is_a_name_and_not_a_column_of_the_table(spec, tmp_path, name, message):
+    spec.write_text(SPEC.replace("pitch = [16, 64]", f"{name} = [16, 64]").replace("32 * pitch * 2", "1024"))
+    _one_line_exit_2(_cli("sweep", spec, "-q", "-o", tmp_path / "t.csv"), message)
+
+
+def test_the_reserved_names_are_the_tables_own_columns():
+    from symlayout.sweep.spec import COLUMNS
+    from symlayout.sweep.table import columns
+    spec = loads_spec(SPEC.replace("smem_budget = 2048", 'arch = "sm100"\nregisters = "pitch"\nmax_registers = 9\n'
+                                   'tmem_columns = "pitch"'))
+    assert sorted(set(columns(spec)) - set(spec.names)) == sorted(COLUMNS)

@@ -43,6 +43,10 @@ ARCH_SMEM = {"sm80": 163 * 1024, "sm86": 99 * 1024, "sm89": 99 * 1024, "sm90": 2
 #: tensor memory columns per SM (SM100: 128 lanes x 512 columns of 32 bits; PTX ISA, "Tensor Memory")
 TMEM_COLUMNS = {"sm100": 512}
 
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: the table's own columns (:func:`.table.columns`), which no variable may be named
+COLUMNS = ("id", "smem_bytes", "registers", "tmem_columns", "status", "proved", "refuted", "vacuous", "unknown",
+           "errors", "bank_degree", "coalescing", "reason", "spec")
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 TOP_KEYS = {"name", "space", "derived", "config", "constraints"}
 CONSTRAINT_KEYS = {"arch", "smem_bytes", "smem_budget", "registers", "max_registers", "tmem_columns"}
@@ -94,6 +98,7 @@ class Spec:
         if not self.axes:
             self.fail("space", None, "[space] names no variable")
         self.names = [n for ax in self.axes for n in ax[1]]
+        self._check_names()
         if len(self) > MAX_CANDIDATES:
             self.fail("space", None, f"{len(self):,} candidates: more than one sweep takes ({MAX_CANDIDATES:,}); "
                       f"split the space")
@@ -175,6 +180,16 @@ class Spec:
             for m in PLACEHOLDER.finditer(s):
                 if m.group(1) not in known:
                     self.fail(table, key, f"{{{m.group(1)}}} names no variable of [space] or [derived]")
+
+    def _check_names(self) -> None:
+        """Every variable of ``[space]`` is a name a placeholder or an expression can read, and not a column of
+        the table."""
+        for n in self.names:
+            if not NAME.fullmatch(n):
+                self.fail("space", n, f"{n!r} is not a name (letters, digits, _): no placeholder or expression "
+                                      f"can read it")
+            if n in COLUMNS:
+                self.fail("space", n, f"{n!r} is a column of the table ({', '.join(COLUMNS)}): name it otherwise")
 
     def _constraints(self, c: dict) -> dict:
         bad = sorted(set(c) - CONSTRAINT_KEYS)
