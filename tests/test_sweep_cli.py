@@ -283,3 +283,15 @@ def test_the_reserved_names_are_the_tables_own_columns():
     spec = loads_spec(SPEC.replace("smem_budget = 2048", 'arch = "sm100"\nregisters = "pitch"\nmax_registers = 9\n'
                                    'tmem_columns = "pitch"'))
     assert sorted(set(columns(spec)) - set(spec.names)) == sorted(COLUMNS)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (("[constraints]", '[derived]\npitch = "2 * 8"\n[constraints]'), "small.toml:7: [derived] pitch: 'pitch' is a variable"),
+    (('smem_bytes = "32 * pitch * 2"', 'smem_bytes = "32 * pitch * 2"\nmax_registers = 64'),
+     "small.toml:8: [constraints] max_registers: limits registers, which is not given"),
+    (('smem_bytes = "32 * pitch * 2"', ""), "small.toml:8: [constraints] smem_budget: limits smem_bytes, which is not"),
+])
+def test_a_limit_without_its_amount_and_a_derived_value_shadowing_a_variable_are_errors(spec, tmp_path, edit,
+                                                                                         message):
+    spec.write_text(SPEC.replace(*edit))
+    _one_line_exit_2(_cli("sweep", spec, "-q", "-o", tmp_path / "t.csv"), message)

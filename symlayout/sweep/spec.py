@@ -107,6 +107,8 @@ class Spec:
             self.fail("space", None, f"variable {dup!r} is defined twice")
         self.derived = {}
         for k, v in self._table(doc, "derived").items():      # in order: one may use the ones above it
+            if k in self.names:
+                self.fail("derived", k, f"{k!r} is a variable of [space] already")
             self.derived[k] = self._expr("derived", k, v, set(self.names) | set(self.derived))
         self.template = self._table(doc, "config")
         if not self.template:
@@ -217,6 +219,9 @@ class Spec:
             self.fail("constraints", "registers", "needs max_registers (your register limit per thread)")
         if "tmem_columns" in out and out["tmem_budget"] is None:
             self.fail("constraints", "tmem_columns", "needs arch = \"sm100\" (tensor memory)")
+        for limit, amount in (("smem_budget", "smem_bytes"), ("max_registers", "registers")):
+            if limit in c and amount not in c:
+                self.fail("constraints", limit, f"limits {amount}, which is not given (the expression it bounds)")
         return out
 
     # -- candidates
