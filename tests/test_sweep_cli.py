@@ -232,8 +232,9 @@ def test_a_template_none_of_whose_candidates_loads_is_one_line_exit_2(spec, tmp_
     spec.write_text(SPEC.replace('type = "half_t"', 'type = "half_t"\nbogus = 1'))
     rc, out, err = _cli("sweep", spec, "-q", "-o", tmp_path / "t.csv")
     assert rc == 2 and "4 pruned, 4 invalid" in out and err.count("\n") == 1
-    assert err.startswith(f"symlayout: error: {spec}: [config]: no candidate within the budgets is a valid configuration (candidate 0: "
-                          f"{spec}#0:") and "[copy.A]: unknown key 'bogus'" in err
+    assert err == (f"symlayout: error: {spec}: [config]: no candidate within the budgets is a valid configuration "
+                   f"(candidate 0: {spec}:12: candidate 0: [config.copy.A]: unknown key 'bogus' (known: atom, type, "
+                   f"smem, align, convert, thr, val, tv, tiler, element))\n")
 
 
 # ---------------------------------------------------------------- progress
@@ -295,3 +296,10 @@ def test_a_limit_without_its_amount_and_a_derived_value_shadowing_a_variable_are
                                                                                          message):
     spec.write_text(SPEC.replace(*edit))
     _one_line_exit_2(_cli("sweep", spec, "-q", "-o", tmp_path / "t.csv"), message)
+
+
+def test_an_invalid_candidates_reason_names_the_specs_line_and_table(spec, tmp_path):
+    spec.write_text(SPEC.replace('"SM75_U32x4_LDSM_N"]', '"SM75_U32x4_LDSM_NX"]'))
+    rows = {r["id"]: r for r in sweep(loads_spec(spec.read_text(), "small.toml"), str(tmp_path / "t.csv"))}
+    assert rows[4]["reason"] == ("small.toml:13: candidate 4: [config.copy.A] atom: unknown copy operation "
+                                 "'SM75_U32x4_LDSM_NX'; did you mean 'SM75_U32x4_LDSM_N'?")

@@ -58,7 +58,7 @@ def prove_candidate(spec, i: int, memo: dict | None = None) -> dict:
     try:
         cfg = load_candidate(spec, i, env)
     except ConfigError as e:
-        return _row(row, "invalid", reason=str(e))
+        return _row(row, "invalid", reason=spec.in_spec(str(e), i))
     rep = prove_config(cfg, memo=memo)
     if rep.error:
         return _row(row, "invalid", reason=rep.error)

@@ -277,6 +277,16 @@ class Spec:
         """The configuration dict of candidate ``i`` (the template with its placeholders replaced)."""
         return _fill(self.template, self.scope(i) if env is None else env)
 
+    def in_spec(self, message: str, i: int) -> str:
+        """The loader's message about candidate ``i`` (``PATH#i:LINE: [copy.A] smem: ...``, LINE of the
+        candidate's text) pointing into the spec instead: ``PATH:LINE: candidate i: [config.copy.A] smem: ...``
+        (unchanged when the spec's line is not found)."""
+        m = re.match(re.escape(f"{self.path}#{i}:") + r"\d+: \[([\w.]+)\]( (\w+))?", message)
+        n = m and _line(self.text, f"config.{m.group(1)}", m.group(3))
+        if not n:
+            return message
+        return f"{self.path}:{n}: candidate {i}: [config.{m.group(1)}]{message[m.end(1) + 1:]}"
+
     def over_budget(self, env: dict) -> tuple[str | None, dict]:
         """(the reason this candidate breaks a constraint or None, the measured amounts)."""
         c, amounts, reason = self.constraints, {}, None
