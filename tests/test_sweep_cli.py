@@ -303,3 +303,46 @@ def test_an_invalid_candidates_reason_names_the_specs_line_and_table(spec, tmp_p
     rows = {r["id"]: r for r in sweep(loads_spec(spec.read_text(), "small.toml"), str(tmp_path / "t.csv"))}
     assert rows[4]["reason"] == ("small.toml:13: candidate 4: [config.copy.A] atom: unknown copy operation "
                                  "'SM75_U32x4_LDSM_NX'; did you mean 'SM75_U32x4_LDSM_N'?")
+
+
+# ---------------------------------------------------------------- a real sweep killed and resumed
+
+def _mid_space(tmp_path) -> Path:
+    """640 candidates of the bundled SM80 GEMM space (2x2 warps, 64/128 tiles, 2-3 stages)."""
+    text = (ROOT / "examples" / "sweep" / "sm80_gemm.toml").read_text()
+    for a, b in [("tile_m = [64, 128, 256]", "tile_m = [64, 128]"), ("tile_n = [64, 128, 256]", "tile_n = [64, 128]"),
+                 ("warps = [{ wm = 2, wn = 2 }, { wm = 4, wn = 2 }, { wm = 2, wn = 4 }]", "warps = [{ wm = 2, wn = 2 }]"),
+                 ("stages = { min = 2, max = 5 }", "stages = { min = 2, max = 3 }")]:
+        assert a in text
+        text = text.replace(a, b)
+    (tmp_path / "mid.toml").write_text(text)
+    return tmp_path / "mid.toml"
+
+
+def _rows_in(path: Path) -> int:
+    return max(0, path.read_bytes().count(b"\n") - 1) if path.exists() else 0
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGKILL"])
+def test_a_sweep_process_killed_mid_run_resumes_without_reproving(tmp_path, sig):
+    import signal
+    import time
+    spec = _mid_space(tmp_path)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    cmd = [sys.executable, "-m", "symlayout", "sweep", str(spec), "--batch", "8"]
+    assert subprocess.run([*cmd, "-q", "-o", "fresh.csv"], cwd=tmp_path, env=env, timeout=600).returncode == 0
+    p = subprocess.Popen([*cmd, "-q", "-o", "t.csv"], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while _rows_in(tmp_path / "t.csv") < 40 and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert p.poll() is None, "the sweep ended before it could be killed"
+    p.send_signal(getattr(signal, sig))
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == (130 if sig == "SIGINT" else -9), err
+    done = _rows_in(tmp_path / "t.csv")             # whole rows kept (a row cut by SIGKILL is not counted)
+    assert 40 <= done < 640
+    again = subprocess.run([*cmd, "-o", "t.csv"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    first = again.stderr.splitlines()[0]            # 'sweep: N/640 candidates, ...' after its first batch:
+    assert first.startswith(f"sweep: {done + 8}/640 candidates")     # the rows kept were not proved again
+    assert (tmp_path / "t.csv").read_bytes() == (tmp_path / "fresh.csv").read_bytes()
