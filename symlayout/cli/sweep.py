@@ -68,8 +68,8 @@ def _no_candidate_valid(spec, rows: list, s: dict) -> None:
     candidate's message (some invalid candidates are a status of the table: a warp layout that does not tile)."""
     if s["invalid"] and s["invalid"] == len(rows) - s["pruned"]:
         first = next(r for r in rows if r["status"] == "invalid")
-        raise UsageError(f"{spec.path}: [config]: no candidate within the budgets is a valid configuration "
-                         f"(candidate {first['id']}: {first['reason']})")
+        raise UsageError(f"{spec.path}: [config]: no candidate within the budgets is a valid configuration; "
+                         f"the first: {first['reason']}")
 
 
 def _check_outputs(args, out: str) -> None:
