@@ -346,3 +346,12 @@ def test_a_sweep_process_killed_mid_run_resumes_without_reproving(tmp_path, sig)
     first = again.stderr.splitlines()[0]            # 'sweep: N/640 candidates, ...' after its first batch:
     assert first.startswith(f"sweep: {done + 8}/640 candidates")     # the rows kept were not proved again
     assert (tmp_path / "t.csv").read_bytes() == (tmp_path / "fresh.csv").read_bytes()
+
+
+def test_a_spec_edited_in_its_comments_and_spacing_still_resumes(spec, tmp_path):
+    assert _cli("sweep", spec, "-q", "-o", tmp_path / "t.csv")[0] == 0
+    spec.write_text("# the space of issue 32\n" + SPEC.replace("pitch = [16, 64]", "pitch = [ 16,64 ]   # bytes"))
+    rc, out, err = _cli("sweep", spec, "-o", tmp_path / "t.csv")
+    assert (rc, err) == (0, "") and "8 candidates" in out      # nothing proved again: no progress line
+    spec.write_text(SPEC.replace("pitch = [16, 64]", "pitch = [16, 32]"))
+    _one_line_exit_2(_cli("sweep", spec, "-q", "-o", tmp_path / "t.csv"), "written by another spec")

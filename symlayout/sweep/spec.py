@@ -25,6 +25,7 @@ candidate is built from its id alone, without the ones before it.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import re
 import tomllib
@@ -81,13 +82,14 @@ class Spec:
 
     def __init__(self, text: str, path: str = "<spec>"):
         self.text, self.path = text, path
-        self.hash = hashlib.sha256(text.encode()).hexdigest()[:12]
         self._variables: dict = {}       # (table, key) -> the names an expression reads
         self._values: dict = {}          # (table, key, their values) -> the expression's value
         try:
             doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise SpecError(f"{path}: {e}") from None
+        #: the spec's values in order (a comment or spacing changed keeps it: a killed sweep still resumes)
+        self.hash = hashlib.sha256(json.dumps(doc, default=str).encode()).hexdigest()[:12]
         unknown = sorted(set(doc) - TOP_KEYS)
         if unknown:
             self.fail("", unknown[0], f"unknown key {unknown[0]!r} (a spec has {', '.join(sorted(TOP_KEYS))})")

@@ -2,7 +2,7 @@
 
 Columns: ``id``, the candidate's variables, the constraint amounts (``smem_bytes``, ``registers``,
 ``tmem_columns``, when the spec states them), the verdict counts and measures (:data:`prover.STATS`) and
-``spec`` (a hash of the spec text: a rerun refuses an output written by another spec).  A rerun reads the ids
+``spec`` (a hash of the spec's values: a rerun refuses an output written by another spec).  A rerun reads the ids
 already in the file and proves only the others; at the end the file is rewritten sorted by id, so the table
 is the same for any worker count and any number of interruptions.
 """
