@@ -287,7 +287,8 @@ def test_the_reserved_names_are_the_tables_own_columns():
 
 
 @pytest.mark.parametrize("edit, message", [
-    (("[constraints]", '[derived]\npitch = "2 * 8"\n[constraints]'), "small.toml:7: [derived] pitch: 'pitch' is a variable"),
+    (("[constraints]", '[derived]\npitch = "2 * 8"\n[constraints]'),
+     "small.toml:7: [derived] pitch: 'pitch' is a variable"),
     (('smem_bytes = "32 * pitch * 2"', 'smem_bytes = "32 * pitch * 2"\nmax_registers = 64'),
      "small.toml:8: [constraints] max_registers: limits registers, which is not given"),
     (('smem_bytes = "32 * pitch * 2"', ""), "small.toml:8: [constraints] smem_budget: limits smem_bytes, which is not"),
@@ -311,7 +312,8 @@ def _mid_space(tmp_path) -> Path:
     """640 candidates of the bundled SM80 GEMM space (2x2 warps, 64/128 tiles, 2-3 stages)."""
     text = (ROOT / "examples" / "sweep" / "sm80_gemm.toml").read_text()
     for a, b in [("tile_m = [64, 128, 256]", "tile_m = [64, 128]"), ("tile_n = [64, 128, 256]", "tile_n = [64, 128]"),
-                 ("warps = [{ wm = 2, wn = 2 }, { wm = 4, wn = 2 }, { wm = 2, wn = 4 }]", "warps = [{ wm = 2, wn = 2 }]"),
+                 ("warps = [{ wm = 2, wn = 2 }, { wm = 4, wn = 2 }, { wm = 2, wn = 4 }]",
+                  "warps = [{ wm = 2, wn = 2 }]"),
                  ("stages = { min = 2, max = 5 }", "stages = { min = 2, max = 3 }")]:
         assert a in text
         text = text.replace(a, b)

@@ -27,7 +27,8 @@ from distributed import Client, LocalCluster, as_completed
 from ..errors import SymlayoutError
 from .prover import prove_batch
 
-__all__ = ["run_batches", "SchedulerError", "local_cluster", "warm_up", "in_lanes", "lanes", "next_batch", "WORKER_CONFIG", "TAIL_PARTS"]
+__all__ = ["run_batches", "local_cluster", "warm_up", "in_lanes", "lanes", "next_batch", "WORKER_CONFIG", "TAIL_PARTS",
+           "SchedulerError", "or_error"]
 
 #: the last batch of each lane is cut in this many parts
 TAIL_PARTS = 4

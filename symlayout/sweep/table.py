@@ -64,7 +64,6 @@ def read_done(path: str, spec) -> dict:
     return done
 
 
-
 def _done_row(path: str, n: int, r: list, cols: list, spec) -> dict:
     """Line ``n`` of the table as a row of ``spec``, else a one-line error naming the line."""
     row = dict(zip(cols, r))
