@@ -357,3 +357,16 @@ def test_a_spec_edited_in_its_comments_and_spacing_still_resumes(spec, tmp_path)
     assert (rc, err) == (0, "") and "8 candidates" in out      # nothing proved again: no progress line
     spec.write_text(SPEC.replace("pitch = [16, 64]", "pitch = [16, 32]"))
     _one_line_exit_2(_cli("sweep", spec, "-q", "-o", tmp_path / "t.csv"), "written by another spec")
+
+
+@pytest.mark.parametrize("target", ["spec", "csv"])
+def test_fresh_removes_a_sweep_table_only(spec, tmp_path, target):
+    other = spec if target == "spec" else tmp_path / "mine.csv"
+    if target == "csv":
+        other.write_text("name,value\nx,1\n")
+    before = other.read_bytes()
+    _one_line_exit_2(_cli("sweep", spec, "-q", "-o", other, "--fresh"),
+                     "--fresh removes a sweep's table, and this is none (its first line: ")
+    assert other.read_bytes() == before
+    assert _cli("sweep", spec, "-q", "-o", tmp_path / "t.csv")[0] == 0
+    assert _cli("sweep", spec, "-q", "-o", tmp_path / "t.csv", "--fresh")[0] == 0       # a table: removed, swept

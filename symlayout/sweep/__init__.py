@@ -15,7 +15,7 @@ import time
 
 from .prover import cute_snippet, load_candidate, prove_batch
 from .spec import Spec, SpecError, load_spec, loads_spec
-from .table import append_rows, columns, read_done, summary, typed, write_sorted
+from .table import append_rows, columns, read_done, remove_table, summary, typed, write_sorted
 from .toml import to_toml
 
 __all__ = ["Spec", "SpecError", "load_spec", "loads_spec", "sweep", "batches_of", "radices_of", "emit", "summary"]
@@ -63,8 +63,8 @@ def sweep(spec: Spec, out: str, workers: int = 1, scheduler: str | None = None, 
     """Prove every candidate of ``spec`` not yet in ``out``; return every row (typed), sorted by id.
 
     ``progress(done, total, rate)`` is called after each batch."""
-    if fresh and os.path.exists(out):
-        os.remove(out)
+    if fresh:
+        remove_table(out)
     done = read_done(out, spec)
     todo = [i for i in range(len(spec)) if i not in done]
     batches = batches_of(todo, 1 if scheduler is None and workers <= 1 else workers, batch, radices_of(spec))

@@ -17,7 +17,7 @@ from ..errors import printable
 from .prover import STATS
 from .spec import SpecError
 
-__all__ = ["columns", "read_done", "append_rows", "write_sorted", "typed", "write_json", "write_parquet"]
+__all__ = ["columns", "read_done", "remove_table", "append_rows", "write_sorted", "typed", "write_json", "write_parquet"]
 
 AMOUNTS = ["smem_bytes", "registers", "tmem_columns"]
 #: a candidate's status (:mod:`.prover`)
@@ -62,6 +62,22 @@ def read_done(path: str, spec) -> dict:
     if keep < len(data):
         _truncate(path, keep)           # a row half written when the sweep was killed
     return done
+
+
+def remove_table(path: str) -> None:
+    """``--fresh``: remove the sweep table at ``path`` (a file that is not one -- the spec itself, another CSV --
+    is refused, untouched)."""
+    if not os.path.exists(path):
+        return
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(100_000).rstrip(b"\r\n")
+    except OSError as e:
+        raise SpecError(f"{path}: cannot read the table: {e.strerror or e}") from None
+    if not (first.startswith(b"id,") and first.endswith(b",reason,spec")) and first:
+        shown = printable(first[:60].decode("utf-8", "replace"))
+        raise SpecError(f"{path}: --fresh removes a sweep's table, and this is none (its first line: {shown!r})")
+    os.remove(path)
 
 
 def _done_row(path: str, n: int, r: list, cols: list, spec) -> dict:
