@@ -370,3 +370,9 @@ def test_fresh_removes_a_sweep_table_only(spec, tmp_path, target):
     assert other.read_bytes() == before
     assert _cli("sweep", spec, "-q", "-o", tmp_path / "t.csv")[0] == 0
     assert _cli("sweep", spec, "-q", "-o", tmp_path / "t.csv", "--fresh")[0] == 0       # a table: removed, swept
+
+
+def test_workers_and_a_scheduler_are_one_or_the_other(spec, tmp_path):
+    _one_line_exit_2(_cli("sweep", spec, "-q", "-o", tmp_path / "t.csv", "--workers", 2, "--scheduler", "tcp://x:1"),
+                     "give --workers N (a LocalCluster) or --scheduler ADDRESS (a running cluster), not both")
+    assert not (tmp_path / "t.csv").exists()

@@ -43,6 +43,8 @@ def run(args) -> int:
     from ..sweep.table import write_json, write_parquet  # lazy: as above
     if args.emit is not None and args.emit[0] not in ("toml", "cute"):
         raise UsageError(f"--emit {args.emit[0]}: give toml or cute")
+    if args.workers > 1 and args.scheduler:
+        raise UsageError("give --workers N (a LocalCluster) or --scheduler ADDRESS (a running cluster), not both")
     if (args.workers > 1 or args.scheduler) and not _has_dask():
         raise UsageError("--workers/--scheduler need Dask: pip install 'dask[distributed]' (or symlayout[sweep])")
     spec = load_spec(args.spec_path)
