@@ -146,7 +146,7 @@ def test_a_candidate_that_does_not_load_is_invalid_with_the_loaders_message(tmp_
     spec = loads_spec(SMALL.replace('type = "half_t"', 'type = "{atom}"'), "bad.toml")
     rows = sweep(spec, str(tmp_path / "t.csv"))
     assert {r["status"] for r in rows} == {"invalid", "pruned"}
-    assert rows[0]["reason"].startswith("bad.toml#0:")
+    assert rows[0]["reason"].startswith("bad.toml:14: candidate 0: [config.copy.A] type: ")   # the spec's line
 
 
 def test_json_parquet_and_emit(small, tmp_path):

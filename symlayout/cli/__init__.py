@@ -73,7 +73,7 @@ EPILOG = exit_codes_text({
     EXIT_OK: "success (prove: every result as expected)",
     EXIT_REFUTED: "prove: an expectation unmet (unexpected refutation, expected refutation proved, vacuous); "
                   "see each command's --help",
-    EXIT_UNKNOWN: "prove/solve: some result unknown (e.g. timeout), none wrong",
+    EXIT_UNKNOWN: "prove/solve: some result unknown (e.g. timeout), none wrong; sweep: some candidate unknown",
 }) + "\n\n'symlayout COMMAND --help' documents each command's arguments and exit codes."
 
 

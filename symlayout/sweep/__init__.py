@@ -16,7 +16,7 @@ import time
 
 from .prover import cute_snippet, load_candidate
 from .spec import Spec, SpecError, load_spec, loads_spec
-from .table import Table, prove_part, summary
+from .table import Table, prove_part, remove_table, summary
 from .toml import to_toml
 
 __all__ = ["Spec", "SpecError", "load_spec", "loads_spec", "sweep", "sweep_table", "batches_of", "radices_of",
@@ -72,8 +72,8 @@ def sweep_table(spec: Spec, out: str, workers: int = 1, scheduler: str | None = 
                 fresh: bool = False, progress=None) -> Table:
     """:func:`sweep`, returning the :class:`~.table.Table` (its statuses counted, its legal ids): the rows are
     read back from ``out`` only by ``Table.rows()``."""
-    if fresh and os.path.exists(out):
-        os.remove(out)
+    if fresh:
+        remove_table(out)
     table = Table(spec, out)
     todo = [i for i in range(len(spec)) if i not in table.lines]
     batches = batches_of(todo, 1 if scheduler is None and workers <= 1 else workers, batch, radices_of(spec))

@@ -27,11 +27,12 @@ from collections import deque
 import dask
 from distributed import Client, LocalCluster, as_completed
 
+from ..errors import SymlayoutError
 from .prover import prove_batch
 from .table import prove_part
 
 __all__ = ["run_batches", "local_cluster", "warm_up", "in_lanes", "lanes", "next_batch", "first_batches",
-           "WORKER_CONFIG", "TAIL_PARTS", "TASK_MAX", "TASK_SHARE"]
+           "WORKER_CONFIG", "TAIL_PARTS", "TASK_MAX", "TASK_SHARE", "SchedulerError", "or_error"]
 
 #: the last batch of each lane is cut in this many parts
 TAIL_PARTS = 4
@@ -88,11 +89,24 @@ def run_batches(spec, batches: list, workers: int = 2, scheduler: str | None = N
     candidates (None: :data:`TASK_MAX`; a sweep's ``--batch N``: N)."""
     most = TASK_MAX if most is None else most
     if scheduler:
-        with Client(scheduler) as client:
+        with _client(scheduler) as client:
             yield from _gather(client, spec, batches, most)
         return
     with local_cluster(workers) as client:
         yield from _gather(client, spec, batches, most)
+
+
+class SchedulerError(SymlayoutError):
+    """No Dask scheduler answers at the address given (exit 2)."""
+
+
+def _client(address: str):
+    """A Client of the running scheduler at ``address`` (a wrong address or no answer within Dask's connect
+    timeout, ``distributed.comm.timeouts.connect``: a one-line :class:`SchedulerError`)."""
+    try:
+        return Client(address)
+    except (OSError, ValueError, TypeError) as e:
+        raise SchedulerError(f"--scheduler {address}: no Dask scheduler there: {' '.join(str(e).split())}") from None
 
 
 def lanes(batches: list, workers: int) -> list:
@@ -137,7 +151,24 @@ def first_batches(lane, most: int = TASK_MAX) -> list:
 
 def _gather(client, spec, batches, most):
     warm_up(client, spec, batches)
-    yield from in_lanes(client, batches, prove_part, spec.text, spec.path, most=most)
+    for part in in_lanes(client, batches, or_error, prove_part, spec.text, spec.path, most=most):
+        yield _raised(part)
+
+
+def or_error(task, *args):
+    """A worker's task: ``task(*args)``, or the one-line error of a spec that fails on these candidates (an
+    expression dividing by zero), returned for the client to raise: a failed task would print the worker's
+    traceback on stderr."""
+    try:
+        return task(*args)
+    except SymlayoutError as e:
+        return e
+
+
+def _raised(result):
+    if isinstance(result, SymlayoutError):
+        raise result
+    return result
 
 
 def warm_up(client, spec, batches: list) -> None:
@@ -148,9 +179,10 @@ def warm_up(client, spec, batches: list) -> None:
     if not (batches and batches[0]):
         return
     client.wait_for_workers(1)
-    client.gather([client.submit(prove_batch, spec.text, spec.path, batches[0][:1], pure=False, workers=[a],
-                                 allow_other_workers=True)
-                   for a in client.scheduler_info(n_workers=-1)["workers"]])     # in the task thread, as a batch
+    for rows in client.gather([client.submit(or_error, prove_batch, spec.text, spec.path, batches[0][:1],
+                                             pure=False, workers=[a], allow_other_workers=True)
+                               for a in client.scheduler_info(n_workers=-1)["workers"]]):   # in the task thread
+        _raised(rows)
 
 
 def in_lanes(client, batches: list, task, *args, most: int = TASK_MAX):

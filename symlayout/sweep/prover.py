@@ -9,7 +9,8 @@ A candidate's ``status``:
 * ``illegal`` -- some result refuted or vacuous (``reason``: the first, ``property[operand]: message``);
 * ``unknown`` -- some result unknown (a timeout) and none refuted;
 * ``pruned`` -- a constraint fails (``reason`` names it); not proved;
-* ``invalid`` -- the configuration does not load (``reason``: the loader's one-line message).
+* ``invalid`` -- the configuration does not load (``reason``: the loader's one-line message), or a result is
+  an input error (``[expect]`` naming a property that does not apply: ``symlayout prove`` exits 2), not a verdict.
 """
 from __future__ import annotations
 
@@ -57,10 +58,13 @@ def prove_candidate(spec, i: int, memo: dict | None = None) -> dict:
     try:
         cfg = load_candidate(spec, i, env)
     except ConfigError as e:
-        return _row(row, "invalid", reason=str(e))
+        return _row(row, "invalid", reason=spec.in_spec(str(e), i))
     rep = prove_config(cfg, memo=memo)
     if rep.error:
         return _row(row, "invalid", reason=rep.error)
+    error = next((r for r in rep.results if r.status == "error"), None)   # bad input, as prove's exit 2: no verdict
+    if error is not None:
+        return _row(row, "invalid", reason=f"{_name(error)}: error: {error.detail}", **_counts(rep.results))
     return _row(row, _status(rep.results), reason=_first_unmet(rep.results), **_counts(rep.results))
 
 
@@ -72,7 +76,7 @@ def _row(row: dict, status: str, reason: str = "", **stats) -> dict:
 def _status(results) -> str:
     if all(r.as_expected for r in results):
         return "legal"
-    if any(r.status in ("refuted", "vacuous", "error") and not r.as_expected for r in results):
+    if any(r.status in ("refuted", "vacuous") and not r.as_expected for r in results):
         return "illegal"
     return "unknown"
 

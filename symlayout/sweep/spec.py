@@ -25,6 +25,7 @@ candidate is built from its id alone, without the ones before it.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import re
 import tomllib
@@ -37,11 +38,16 @@ __all__ = ["Spec", "SpecError", "loads_spec", "load_spec", "ARCH_SMEM", "TMEM_CO
 #: the most shared memory one thread block may use (bytes, with the opt-in of
 #: cudaFuncAttributeMaxDynamicSharedMemorySize): CUDA C++ Programming Guide, "Features and Technical
 #: Specifications", table "Technical Specifications per Compute Capability" (8.0: 163 KB; 8.6, 8.9: 99 KB;
-#: 9.0, 10.0: 227 KB)
-ARCH_SMEM = {"sm80": 163 * 1024, "sm86": 99 * 1024, "sm89": 99 * 1024, "sm90": 227 * 1024, "sm100": 227 * 1024}
+#: 9.0, 10.0: 227 KB; 12.0: 99 KB, CUTLASS's cutlass/arch/arch.h sm120_smem_capacity_bytes = 101376)
+ARCH_SMEM = {"sm80": 163 * 1024, "sm86": 99 * 1024, "sm89": 99 * 1024, "sm90": 227 * 1024, "sm100": 227 * 1024,
+             "sm120": 99 * 1024}
 #: tensor memory columns per SM (SM100: 128 lanes x 512 columns of 32 bits; PTX ISA, "Tensor Memory")
 TMEM_COLUMNS = {"sm100": 512}
 
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: the table's own columns (:func:`.table.columns`), which no variable may be named
+COLUMNS = ("id", "smem_bytes", "registers", "tmem_columns", "status", "proved", "refuted", "vacuous", "unknown",
+           "errors", "bank_degree", "coalescing", "reason", "spec")
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 TOP_KEYS = {"name", "space", "derived", "config", "constraints"}
 CONSTRAINT_KEYS = {"arch", "smem_bytes", "smem_budget", "registers", "max_registers", "tmem_columns"}
@@ -76,21 +82,25 @@ class Spec:
 
     def __init__(self, text: str, path: str = "<spec>"):
         self.text, self.path = text, path
-        self.hash = hashlib.sha256(text.encode()).hexdigest()[:12]
         self._variables: dict = {}       # (table, key) -> the names an expression reads
         self._values: dict = {}          # (table, key, their values) -> the expression's value
         try:
             doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise SpecError(f"{path}: {e}") from None
+        #: the spec's values in order (a comment or spacing changed keeps it: a killed sweep still resumes)
+        self.hash = hashlib.sha256(json.dumps(doc, default=str).encode()).hexdigest()[:12]
         unknown = sorted(set(doc) - TOP_KEYS)
         if unknown:
             self.fail("", unknown[0], f"unknown key {unknown[0]!r} (a spec has {', '.join(sorted(TOP_KEYS))})")
-        self.name = str(doc.get("name", path))
+        self.name = doc.get("name", path)
+        if not isinstance(self.name, str):
+            self.fail("", "name", "name must be a string")
         self.axes = [self._axis(k, v) for k, v in self._table(doc, "space").items()]
         if not self.axes:
             self.fail("space", None, "[space] names no variable")
         self.names = [n for ax in self.axes for n in ax[1]]
+        self._check_names()
         if len(self) > MAX_CANDIDATES:
             self.fail("space", None, f"{len(self):,} candidates: more than one sweep takes ({MAX_CANDIDATES:,}); "
                       f"split the space")
@@ -99,6 +109,8 @@ class Spec:
             self.fail("space", None, f"variable {dup!r} is defined twice")
         self.derived = {}
         for k, v in self._table(doc, "derived").items():      # in order: one may use the ones above it
+            if k in self.names:
+                self.fail("derived", k, f"{k!r} is a variable of [space] already")
             self.derived[k] = self._expr("derived", k, v, set(self.names) | set(self.derived))
         self.template = self._table(doc, "config")
         if not self.template:
@@ -168,10 +180,20 @@ class Spec:
 
     def _check_placeholders(self, t) -> None:
         known = set(self.names) | set(self.derived)
-        for s in _strings(t):
+        for table, key, s in _strings_at(t, "config"):
             for m in PLACEHOLDER.finditer(s):
                 if m.group(1) not in known:
-                    self.fail("config", None, f"{{{m.group(1)}}} names no variable of [space] or [derived]")
+                    self.fail(table, key, f"{{{m.group(1)}}} names no variable of [space] or [derived]")
+
+    def _check_names(self) -> None:
+        """Every variable of ``[space]`` is a name a placeholder or an expression can read, and not a column of
+        the table."""
+        for n in self.names:
+            if not NAME.fullmatch(n):
+                self.fail("space", n, f"{n!r} is not a name (letters, digits, _): no placeholder or expression "
+                                      f"can read it")
+            if n in COLUMNS:
+                self.fail("space", n, f"{n!r} is a column of the table ({', '.join(COLUMNS)}): name it otherwise")
 
     def _constraints(self, c: dict) -> dict:
         bad = sorted(set(c) - CONSTRAINT_KEYS)
@@ -186,7 +208,7 @@ class Spec:
             if k in c:
                 out[k] = self._expr("constraints", k, c[k], names)
         for k in ("smem_budget", "max_registers"):
-            if k in c and (not isinstance(c[k], int) or c[k] < 1):
+            if k in c and (type(c[k]) is not int or c[k] < 1):      # (a bool is no budget)
                 self.fail("constraints", k, "must be a positive int")
         out["smem_budget"] = c.get("smem_budget", ARCH_SMEM.get(arch))
         out["max_registers"] = c.get("max_registers")
@@ -199,6 +221,9 @@ class Spec:
             self.fail("constraints", "registers", "needs max_registers (your register limit per thread)")
         if "tmem_columns" in out and out["tmem_budget"] is None:
             self.fail("constraints", "tmem_columns", "needs arch = \"sm100\" (tensor memory)")
+        for limit, amount in (("smem_budget", "smem_bytes"), ("max_registers", "registers")):
+            if limit in c and amount not in c:
+                self.fail("constraints", limit, f"limits {amount}, which is not given (the expression it bounds)")
         return out
 
     # -- candidates
@@ -247,10 +272,22 @@ class Spec:
             return e.evaluate(nums)
         except ZeroDivisionError:
             self.fail(table, key, f"division by zero for {nums}")
+        except SymlayoutError as err:        # the formula's own message: "... division by zero (pitch=16)"
+            self.fail(table, key, str(err))
 
     def config(self, i: int, env: dict | None = None) -> dict:
         """The configuration dict of candidate ``i`` (the template with its placeholders replaced)."""
         return _fill(self.template, self.scope(i) if env is None else env)
+
+    def in_spec(self, message: str, i: int) -> str:
+        """The loader's message about candidate ``i`` (``PATH#i:LINE: [copy.A] smem: ...``, LINE of the
+        candidate's text) pointing into the spec instead: ``PATH:LINE: candidate i: [config.copy.A] smem: ...``
+        (unchanged when the spec's line is not found)."""
+        m = re.match(re.escape(f"{self.path}#{i}:") + r"\d+: \[([\w.]+)\]( (\w+))?", message)
+        n = m and _line(self.text, f"config.{m.group(1)}", m.group(3))
+        if not n:
+            return message
+        return f"{self.path}:{n}: candidate {i}: [config.{m.group(1)}]{message[m.end(1) + 1:]}"
 
     def over_budget(self, env: dict) -> tuple[str | None, dict]:
         """(the reason this candidate breaks a constraint or None, the measured amounts)."""
@@ -264,15 +301,17 @@ class Spec:
         return reason, amounts
 
 
-def _strings(t):
+def _strings_at(t, table: str, key: str | None = None):
+    """``(table, key, string)`` of every string of the template ``t`` (``table``: the dotted table holding
+    ``key``, as the spec's header names it)."""
     if isinstance(t, str):
-        yield t
+        yield table, key, t
     elif isinstance(t, dict):
-        for v in t.values():
-            yield from _strings(v)
+        for k, v in t.items():
+            yield from _strings_at(v, *((f"{table}.{key}", k) if key is not None else (table, k)))
     elif isinstance(t, list):
         for v in t:
-            yield from _strings(v)
+            yield from _strings_at(v, table, key)
 
 
 def _fill(t, env: dict):

@@ -2,7 +2,7 @@
 
 Columns: ``id``, the candidate's variables, the constraint amounts (``smem_bytes``, ``registers``,
 ``tmem_columns``, when the spec states them), the verdict counts and measures (:data:`prover.STATS`) and
-``spec`` (a hash of the spec text: a rerun refuses an output written by another spec).  A rerun reads the ids
+``spec`` (a hash of the spec's values: a rerun refuses an output written by another spec).  A rerun reads the ids
 already in the file and proves only the others; at the end the file is rewritten sorted by id, so the table
 is the same for any worker count and any number of interruptions.
 
@@ -21,10 +21,11 @@ import json
 import os
 from typing import NamedTuple
 
+from ..errors import printable
 from .prover import STATS, prove_batch, spec_of
 from .spec import SpecError
 
-__all__ = ["columns", "read_done", "records", "append_rows", "write_sorted", "typed", "write_json", "write_parquet",
+__all__ = ["columns", "read_done", "records", "remove_table", "append_rows", "write_sorted", "typed", "write_json", "write_parquet",
            "Part", "prove_part", "render", "Table", "STATUSES"]
 
 #: a candidate's statuses (:mod:`.prover`), in the order a summary lists them
@@ -46,33 +47,88 @@ def read_done(path: str, spec) -> dict:
 
 def records(path: str, spec) -> list:
     """(cells, text) of each row in ``path``: its strings and its lines as written (one line, or more where a
-    quoted cell holds a newline); a last line cut by a kill is dropped (the file truncated), a file of another
-    spec refused."""
+    quoted cell holds a newline); a last line cut by a kill is dropped (the file truncated).
+
+    A file that is not this spec's table (another header, a row of another spec, an id outside the space, a
+    status no sweep writes, bytes that are not UTF-8) is refused, untouched: a resume never truncates a file
+    it did not write."""
     if not os.path.exists(path):
         return []
-    with open(path, "rb+") as f:
-        data = f.read()
-        keep = data.rfind(b"\n") + 1
-        if keep < len(data):
-            f.truncate(keep)        # a row half written when the sweep was killed
-    lines = [line + "\n" for line in data[:keep].decode("utf-8").split("\n")[:-1]]
-    reader, cols = csv.reader(lines), columns(spec)
-    header = next(reader, None)
-    if header is None:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise SpecError(f"{path}: cannot read the table: {e.strerror or e}") from None
+    keep = data.rfind(b"\n") + 1
+    cols = columns(spec)
+    if keep == 0 and _header(spec).encode().startswith(data):
+        _truncate(path, 0)              # only part of the header was written: an empty table
         return []
+    try:
+        lines = [line + "\n" for line in data[:keep].decode("utf-8").split("\n")[:-1]]
+        reader = csv.reader(lines)
+        header = next(reader, None)
+    except (UnicodeDecodeError, csv.Error):
+        header = None
     if header != cols:
-        raise SpecError(f"{path}: its columns are not this spec's ({','.join(header[:6])}...): "
-                        f"give another output or --fresh")
-    out, at, width = [], reader.line_num, len(cols)
-    for cells in reader:
-        if len(cells) != width or cells[-1] != spec.hash:
-            raise SpecError(f"{path}:{at + 1}: written by another spec (spec "
-                            f"{cells[-1] if len(cells) == width else None!r}, this one {spec.hash!r}): "
-                            f"give another output or --fresh")
-        n = reader.line_num
-        out.append((cells, lines[at] if n == at + 1 else "".join(lines[at:n])))
-        at = n
+        first = printable(data.split(b"\n", 1)[0][:60].decode("utf-8", "replace"))
+        raise SpecError(f"{path}: not this spec's table (its first line: {first!r}): give another output or --fresh")
+    out, at = [], reader.line_num
+    try:
+        for cells in reader:
+            _done_row(path, at + 1, cells, cols, spec)
+            n = reader.line_num
+            out.append((cells, lines[at] if n == at + 1 else "".join(lines[at:n])))
+            at = n
+    except csv.Error as e:
+        raise SpecError(f"{path}:{at + 1}: not a row of a sweep's table ({e}): give another output or --fresh") from None
+    if keep < len(data):
+        _truncate(path, keep)           # a row half written when the sweep was killed
     return out
+
+
+def remove_table(path: str) -> None:
+    """``--fresh``: remove the sweep table at ``path`` (a file that is not one -- the spec itself, another CSV --
+    is refused, untouched)."""
+    if not os.path.exists(path):
+        return
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(100_000).rstrip(b"\r\n")
+    except OSError as e:
+        raise SpecError(f"{path}: cannot read the table: {e.strerror or e}") from None
+    if not (first.startswith(b"id,") and first.endswith(b",reason,spec")) and first:
+        shown = printable(first[:60].decode("utf-8", "replace"))
+        raise SpecError(f"{path}: --fresh removes a sweep's table, and this is none (its first line: {shown!r})")
+    os.remove(path)
+
+
+def _done_row(path: str, n: int, r: list, cols: list, spec) -> dict:
+    """Line ``n`` of the table as a row of ``spec``, else a one-line error naming the line."""
+    row = dict(zip(cols, r))
+    if len(r) != len(cols) or row["spec"] != spec.hash:
+        raise SpecError(f"{path}:{n}: written by another spec (spec {row.get('spec') if len(r) == len(cols) else None!r}, "
+                        f"this one {spec.hash!r}): give another output or --fresh")
+    if not (row["id"].isdigit() and int(row["id"]) < len(spec)):
+        raise SpecError(f"{path}:{n}: id {row['id']!r} is not a candidate of this spec (0..{len(spec) - 1}): "
+                        f"give another output or --fresh")
+    if row["status"] not in STATUSES:
+        raise SpecError(f"{path}:{n}: status {row['status']!r} is not a sweep's ({', '.join(STATUSES)}): "
+                        f"give another output or --fresh")
+    bad = next((c for c in cols if c in NUMERIC and not _integer(row[c])), None)
+    if bad is not None:
+        raise SpecError(f"{path}:{n}: {bad} {row[bad]!r} is not an integer: give another output or --fresh")
+    return row
+
+
+def _integer(cell: str) -> bool:
+    """An integer cell of the table, or an empty one."""
+    return cell == "" or cell.removeprefix("-").isdigit()
+
+
+def _truncate(path: str, size: int) -> None:
+    with open(path, "rb+") as f:
+        f.truncate(size)
 
 
 def _cells(cols: list, spec, rows):
@@ -192,8 +248,14 @@ def summary(rows: list) -> dict:
     return out
 
 
+def _nulls(rows: list) -> list:
+    """``rows`` with each empty cell (a count of a candidate not proved, no reason, ...) as None."""
+    return [{k: None if v == "" else v for k, v in r.items()} for r in rows]
+
+
 def write_json(spec, rows: list, file) -> None:
-    json.dump({"spec": spec.path, "name": spec.name, "candidates": len(spec), "rows": rows,
+    """The table as one JSON document; an empty cell is ``null`` (as in the Parquet table)."""
+    json.dump({"spec": spec.path, "name": spec.name, "candidates": len(spec), "rows": _nulls(rows),
                "summary": summary(rows)}, file, indent=1)
     file.write("\n")
 
@@ -205,9 +267,18 @@ def write_parquet(path: str, spec, rows: list) -> None:
         import pyarrow.parquet as pq
     except ImportError:
         raise SpecError(f"{path}: writing Parquet needs pyarrow (pip install pyarrow)") from None
-    cols = columns(spec)
-    data = {c: [r[c] if r[c] != "" else None for r in rows] for c in cols}
+    cols, rows = columns(spec), _nulls(rows)
+    data = {c: [r[c] for r in rows] for c in cols}
     for c in cols:     # a column mixing ints and strings (a variable with both) is written as strings
         if len({type(v) for v in data[c] if v is not None}) > 1:
             data[c] = [None if v is None else str(v) for v in data[c]]
-    pq.write_table(pa.table(data), path)
+    arrays = {c: pa.array(v, type=None if any(x is not None for x in v) else _empty_type(pa, c))
+              for c, v in data.items()}          # a column with no value keeps its type: counts int64, else string
+    try:
+        pq.write_table(pa.table(arrays), path)
+    except OSError as e:
+        raise SpecError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def _empty_type(pa, column: str):
+    return pa.int64() if column in NUMERIC else pa.string()
