@@ -1,0 +1,113 @@
+"""The bundled block-scaled sweep spaces (issue 32): examples/sweep/sm100_blockscaled.toml (SM100 UMMA, the factors in
+TMEM) and examples/sweep/sm120_blockscaled.toml (SM120 mma.sync, the factors in registers). Their first candidates
+sweep with the expected statuses and reasons, the configurations of proofs/blackwell/blockscaled are members of
+them with the status their budgets give, and CUTLASS's builder choices survive. (The CuTe C++ checks of samples
+are tests/test_sweep_cute_sm1*0_blockscaled.py, ``-m slow``.)"""
+from pathlib import Path
+
+import pytest
+
+from symlayout.atoms.blockscaled import parse_blockscaled_name
+from symlayout.config import load_config
+from symlayout.prove.decide.tables import index_table
+from symlayout.sweep import load_spec
+from symlayout.sweep.prover import load_candidate, prove_candidate
+
+ROOT = Path(__file__).resolve().parents[1]
+SPACES = ROOT / "examples" / "sweep"
+PROOFS = ROOT / "proofs" / "blackwell" / "blockscaled"
+
+
+@pytest.fixture(scope="module")
+def sm100():
+    return load_spec(SPACES / "sm100_blockscaled.toml")
+
+
+def _statuses(spec, ids):
+    memo = {}
+    return {i: prove_candidate(spec, i, memo) for i in ids}
+
+
+def test_sm100_first_candidates_sweep_with_their_statuses(sm100):
+    """NVFP4 1SM SW128, N = 64 and 128, 2..8 stages x 1..2 accumulator stages: legal up to the stage count whose
+    A, B, SFA and SFB buffers pass 227 KiB (N = 128: 6 stages of 36 KiB), pruned after."""
+    rows = _statuses(sm100, range(28))
+    for i, r in rows.items():
+        assert (r["format"], r["tile_n"], r["stages"], r["acc_stages"]) == ("nvfp4", 64 if i < 14 else 128,
+                                                                             2 + (i % 14) // 2, 1 + i % 2)
+        legal = r["tile_n"] == 64 or r["stages"] <= 6
+        assert r["status"] == ("legal" if legal else "pruned"), r
+        if legal:
+            assert r["proved"] == 19 and r["refuted"] == 0, r
+    assert rows[24]["reason"] == "smem_bytes 258048 > 232448 (sm100: shared memory per block)"
+
+
+def _ids(spec, **values):
+    """The candidates whose variables have ``values``."""
+    return [i for i in range(len(spec)) if all(spec.values(i)[k] == v for k, v in values.items())]
+
+
+def test_sm100_known_bad_choices_are_rejected_with_the_right_reason(sm100):
+    # CuTe's static_assert: a 2SM atom's N must be a multiple of 16 (200 is not)
+    i = _ids(sm100, format="nvfp4", pair="_2x1SM", cluster="(2,1,1)", sw_bytes=128, tile_n=200, stages=2,
+             acc_stages=1)[0]
+    r = prove_candidate(sm100, i)
+    assert r["status"] == "illegal" and "CuTe does not compile this atom" in r["reason"] and \
+        "N-mode size should be a multiple of 16" in r["reason"], r
+    # the 2SM atom in a cluster of one CTA (CUTLASS's builder: "Cluster shape not divisible by MMA size")
+    i = _ids(sm100, format="mxfp8", pair="_2x1SM", cluster="(1,1,1)", sw_bytes=128, tile_n=128, stages=4,
+             acc_stages=2)[0]
+    r = prove_candidate(sm100, i)
+    assert r["status"] == "illegal" and r["reason"].startswith("cta_pair[mma]: refuted:"), r
+    # two accumulator stages of N = 256 and the factors: over the 512 TMEM columns (the builder takes 1 stage)
+    i = _ids(sm100, format="nvfp4", pair="", sw_bytes=128, tile_n=256, stages=3, acc_stages=2)[0]
+    assert prove_candidate(sm100, i)["reason"] == "tmem_columns 560 > 512 (sm100: tensor memory columns)"
+
+
+# CUTLASS's builder choices (its examples' and unit tests' block-scaled tiles, SW128 K-major atoms, 1 accumulator
+# stage for N = 256 and 2 otherwise) with a stage count that fits: legal
+BUILDER = [("nvfp4", "", "(1,1,1)", 128, 4), ("nvfp4", "", "(1,1,1)", 256, 3), ("nvfp4", "_2x1SM", "(2,1,1)", 256, 4),
+           ("mxfp4", "", "(1,1,1)", 128, 5), ("mxfp8", "", "(1,1,1)", 256, 4), ("mxfp8", "_2x1SM", "(2,1,1)", 192, 5),
+           ("mxf8xf4", "", "(1,1,1)", 128, 6), ("mxfp8e5", "_2x1SM", "(2,1,1)", 256, 5)]
+
+
+@pytest.mark.parametrize("fmt,pair,cluster,n,stages", BUILDER)
+def test_sm100_cutlass_builder_choices_are_legal(sm100, fmt, pair, cluster, n, stages):
+    i = _ids(sm100, format=fmt, pair=pair, cluster=cluster, sw_bytes=128, tile_n=n, stages=stages,
+             acc_stages=1 if n == 256 else 2)[0]
+    r = prove_candidate(sm100, i)
+    assert r["status"] == "legal" and r["refuted"] == 0 and r["proved"] > 0, r
+
+
+def _members(spec, cfg):
+    """The candidates of ``spec`` with ``cfg``'s atom, cluster, A/B buffers, factor buffers and accumulator stages
+    (``cfg``'s ``[tmem]``, else the builder's: 1 for N = 256, 2 otherwise)."""
+    n = parse_blockscaled_name(cfg.mma.atom).n
+    acc = cfg.tmem.accumulator_stages if cfg.tmem else 1 if n == 256 else 2
+    out = []
+    for i in range(len(spec)):
+        d = spec.config(i)
+        if d["mma"]["atom"] != cfg.mma.atom or d["tmem"]["accumulator_stages"] != acc:
+            continue
+        c = load_candidate(spec, i)
+        if c.mma.cluster == cfg.mma.cluster and all(
+                c.smem[x].layout.swizzle == cfg.smem[x].layout.swizzle and
+                index_table(c.smem[x].layout.layout).tolist() == index_table(cfg.smem[x].layout.layout).tolist() and
+                index_table(c.sf[x].smem).tolist() == index_table(cfg.sf[x].smem).tolist() for x in "AB"):
+            out.append(i)
+    return out
+
+
+# proofs/blackwell/blockscaled's GEMMs in the SM100 space: their status there (the two over 227 KiB: layouts proved
+# on their own, but 5 and 6 stages of those tiles do not fit an SM100 CTA's shared memory with their factors)
+MEMBERS = {"nvfp4_1sm_128x256x256": "pruned", "mxfp8_1sm_128x256x128": "pruned", "nvfp4_2sm_256x256x256": "legal",
+           "mxfp4_1sm_128x128x256": "legal", "mxfp8_2sm_256x192x128": "legal", "mxf8xmxf4_1sm_128x128x128": "legal",
+           "nvfp4_1sm_128x128x256_tmem": "legal", "mxfp8_2sm_256x192x128_tmem": "legal"}
+
+
+def test_the_block_scaled_proofs_are_members_of_the_sm100_space(sm100):
+    assert sorted(MEMBERS) == sorted(p.stem for p in PROOFS.glob("*.toml"))
+    for name, status in MEMBERS.items():
+        ids = _members(sm100, load_config(str(PROOFS / f"{name}.toml")))
+        assert ids, name
+        assert {prove_candidate(sm100, i)["status"] for i in ids} == {status}, (name, ids)
