@@ -14,20 +14,24 @@ CUTLASS headers (``tests/sm100_cpp.py``; skipped without them).
   ``ElementAMma_SmemAllocType``) and the factor buffers (``Sm1xxBlockScaledConfig<vec>::deduce_smem_layoutSFA/SFB``
   with the collective's stage mode): put in the candidate's place they give the same modes, the same offsets and
   the same proof (every result's property, operand, status, count, method);
-* and the budgets' amounts are CuTe's: the bytes of the four buffers (``cosize`` times the slot width) are the
-  space's ``smem_bytes``, the TMEM columns of the accumulator stages
+* and the budgets' amounts are CuTe's and CUTLASS's: the bytes of the four buffers (``cosize`` times the slot
+  width) and of the mainloop pipeline's barriers (``sizeof(PipelineTmaUmmaAsync<1>::SharedStorage)`` per stage,
+  nvcc) are the space's ``smem_bytes``, and a candidate is within 227 KiB exactly when its stage count is at most
+  the one the builder computes for its tile (``sm100_compute_stage_count_or_override_blockscaled`` with
+  ``StageCountAutoCarveout<0>``); the TMEM columns of the accumulator stages
   (``make_fragment_C(append(partition_shape_C(mma, (M, N)), stages))``) and of ``tCtSFA`` / ``tCtSFB``
   (``find_tmem_tensor_col_offset``, as ``set_tmem_offsets`` places them) add up to its ``tmem_columns``; the
-  pruned candidates are over 232448 bytes or 512 columns by CuTe's count too (the budgets themselves are not CuTe
+  pruned candidates are over 232448 bytes or 512 columns by that count too (the budgets themselves are not CuTe
   facts and are not asserted here).
 
 Slow (``-m slow``): a few minutes here, most of it g++.
 """
 import random
+import re
 
 import pytest
 
-from sm100_cpp import compiler, strip
+from sm100_cpp import builder_run, compiler, strip
 from symlayout.algebra import int_tuple as it
 from symlayout.atoms.blockscaled import cute_rejections, parse_blockscaled_name
 from symlayout.config import loads_config
@@ -109,6 +113,42 @@ def _case(n, env) -> str:
             f' + find_tmem_tensor_col_offset(tb))); }}\n')
 
 
+def _builder_case(n, env) -> str:
+    """A line of ``main`` (nvcc): the stage count CUTLASS's SM100 block-scaled builder fits in its capacity for
+    candidate ``env``'s tile (no carveout), with the mainloop pipeline's bytes per stage."""
+    slot = "uint8_t" if env["family"] == "MXF8F6F4" else "cutlass::" + env["ta"]
+    atom = re.sub(r"\bfloat_\w+_t", lambda t: ("cutlass::detail::" if "unpacksmem" in t[0] else "cutlass::") + t[0],
+                  _atom(env))
+    return (f"  count<{n}, MMA_Traits<{atom}>, {slot}, {env['mma_m']}, {env['tile_n']}, {env['tile_k']}, "
+            f"{env['vec']}>();\n")
+
+
+BUILDER = """namespace gc = cutlass::gemm::collective;
+template <int Id, class Tr, class Slot, int M, int N, int K, int VS> void count() {
+  auto mma = make_tiled_mma(Tr{}); using TM = decltype(mma);
+  auto a = partition_shape_A(mma, make_shape(Int<M>{}, Int<K>{}));
+  auto b = partition_shape_B(mma, make_shape(Int<N>{}, Int<K>{}));
+  using Tile = decltype(make_shape(size<0,0>(a) * size<1>(a), size<0,0>(b) * size<1>(b), size<0,1>(a) * size<2>(a)));
+  using Cfg = cutlass::detail::Sm1xxBlockScaledConfig<VS>;
+  using SFA = decltype(Cfg::deduce_smem_layoutSFA(TM{}, Shape<Int<M>,Int<N>,Int<K>>{}));
+  using SFB = decltype(Cfg::deduce_smem_layoutSFB(TM{}, Shape<Int<M>,Int<N>,Int<K>>{}));
+  printf("%d %d %d\\n", Id, gc::detail::sm100_compute_stage_count_or_override_blockscaled<
+      cutlass::arch::sm100_smem_capacity_bytes, Slot, Slot, Tile, SFA, SFB>(gc::StageCountAutoCarveout<0>{}),
+      int(sizeof(typename cutlass::PipelineTmaUmmaAsync<1>::SharedStorage)));
+}
+"""
+
+
+def _builder_counts(envs: dict) -> dict | None:
+    """{id: (CUTLASS's stage count, pipeline bytes per stage)}, or None without nvcc."""
+    ids = list(envs)
+    out = builder_run(BUILDER + "int main() {\n" + "".join(_builder_case(n, envs[i]) for n, i in enumerate(ids))
+                      + "}\n")
+    if out is None:
+        return None
+    return {ids[int(n)]: (int(c), int(b)) for n, c, b in (line.split() for line in out.splitlines())}
+
+
 def _report(cfg):
     rep = prove_config(cfg)
     return rep.error, [(r.property, r.operand, r.status, r.checked, r.method) for r in rep.results]
@@ -154,9 +194,13 @@ def test_the_sm100_blockscaled_legal_set_agrees_with_cute_cpp():
     envs = {i: spec.scope(i) for i in shown}
     got = _printed(cxx.run(INCLUDES + "int main() {\n" + "".join(_case(n, envs[i]) for n, i in enumerate(shown))
                            + "}\n"), shown)
+    counts = _builder_counts(envs)
     for i in shown:
         env, amounts = envs[i], spec.over_budget(envs[i])[1]
-        assert int(got[(i, "smem")]) == amounts["smem_bytes"], (i, got[(i, "smem")], amounts)
+        if counts is not None:
+            stages, barriers = counts[i]
+            assert int(got[(i, "smem")]) + barriers * env["stages"] == amounts["smem_bytes"], (i, got[(i, "smem")])
+            assert (amounts["smem_bytes"] <= SMEM_BUDGET) == (env["stages"] <= stages), (i, amounts, stages)
         assert int(got[(i, "tmem")]) == amounts["tmem_columns"], (i, got[(i, "tmem")], amounts)
         if i in sample["pruned"]:
             assert amounts["smem_bytes"] > SMEM_BUDGET or amounts["tmem_columns"] > TMEM_COLUMNS, i

@@ -37,8 +37,9 @@ __all__ = ["Spec", "SpecError", "loads_spec", "load_spec", "ARCH_SMEM", "TMEM_CO
 #: the most shared memory one thread block may use (bytes, with the opt-in of
 #: cudaFuncAttributeMaxDynamicSharedMemorySize): CUDA C++ Programming Guide, "Features and Technical
 #: Specifications", table "Technical Specifications per Compute Capability" (8.0: 163 KB; 8.6, 8.9: 99 KB;
-#: 9.0, 10.0: 227 KB)
-ARCH_SMEM = {"sm80": 163 * 1024, "sm86": 99 * 1024, "sm89": 99 * 1024, "sm90": 227 * 1024, "sm100": 227 * 1024}
+#: 9.0, 10.0: 227 KB; 12.0: 99 KB, CUTLASS's cutlass/arch/arch.h sm120_smem_capacity_bytes = 101376)
+ARCH_SMEM = {"sm80": 163 * 1024, "sm86": 99 * 1024, "sm89": 99 * 1024, "sm90": 227 * 1024, "sm100": 227 * 1024,
+             "sm120": 99 * 1024}
 #: tensor memory columns per SM (SM100: 128 lanes x 512 columns of 32 bits; PTX ISA, "Tensor Memory")
 TMEM_COLUMNS = {"sm100": 512}
 
