@@ -30,7 +30,7 @@ def _statuses(spec, ids):
 
 def test_sm100_first_candidates_sweep_with_their_statuses(sm100):
     """NVFP4 1SM SW128, N = 64 and 128, 2..8 stages x 1..2 accumulator stages: legal up to the stage count whose
-    A, B, SFA and SFB buffers pass 227 KiB (N = 128: 6 stages of 36 KiB), pruned after."""
+    A, B, SFA and SFB buffers and pipeline barriers pass 227 KiB (N = 128: 6 stages of 36 KiB), pruned after."""
     rows = _statuses(sm100, range(28))
     for i, r in rows.items():
         assert (r["format"], r["tile_n"], r["stages"], r["acc_stages"]) == ("nvfp4", 64 if i < 14 else 128,
@@ -39,7 +39,7 @@ def test_sm100_first_candidates_sweep_with_their_statuses(sm100):
         assert r["status"] == ("legal" if legal else "pruned"), r
         if legal:
             assert r["proved"] == 19 and r["refuted"] == 0, r
-    assert rows[24]["reason"] == "smem_bytes 258048 > 232448 (sm100: shared memory per block)"
+    assert rows[24]["reason"] == "smem_bytes 258160 > 232448 (sm100: shared memory per block)"     # 7 x 36880
 
 
 def _ids(spec, **values):
@@ -111,3 +111,65 @@ def test_the_block_scaled_proofs_are_members_of_the_sm100_space(sm100):
         ids = _members(sm100, load_config(str(PROOFS / f"{name}.toml")))
         assert ids, name
         assert {prove_candidate(sm100, i)["status"] for i in ids} == {status}, (name, ids)
+
+
+@pytest.fixture(scope="module")
+def sm120():
+    return load_spec(SPACES / "sm120_blockscaled.toml")
+
+
+def test_sm120_first_candidates_sweep_with_their_statuses(sm120):
+    """NVFP4, cooperative warps, SW128, 128x128x256: 2 stages legal (73,760 bytes), 3 over SM120's 101376 bytes; a
+    256-row tile does not fit 2 stages."""
+    rows = _statuses(sm120, range(12))
+    assert [(r["tile_m"], r["tile_n"], r["stages"], r["status"]) for r in rows.values()][:4] == [
+        (128, 128, 2, "legal"), (128, 128, 3, "pruned"), (128, 128, 4, "pruned"), (128, 256, 2, "pruned")]
+    assert rows[0]["proved"] == 22 and rows[0]["bank_degree"] == 1
+    assert rows[1]["reason"] == "smem_bytes 110640 > 101376 (sm120: shared memory per block)"
+    assert all(r["status"] == "pruned" for i, r in rows.items() if i)
+
+
+def test_sm120_known_bad_choices_are_refuted_with_the_right_first_refutation(sm120):
+    i = _ids(sm120, format="mxfp4f8-u8", wm=4, sw_bytes=128, tile_m=128, tile_n=128, stages=2)[0]
+    r = prove_candidate(sm120, i)
+    assert r["status"] == "illegal" and r["reason"].startswith(
+        "type_agreement[A]: refuted: the smem holds float_e2m1_unpacksmem_t (PTX .b4x16_p64"), r
+    i = _ids(sm120, format="nvfp4-ue8m0", wm=2, sw_bytes=64, tile_m=128, tile_n=128, stages=2)[0]
+    r = prove_candidate(sm120, i)
+    assert r["status"] == "illegal" and r["reason"].startswith("sf_kind[sf.A]: refuted:") and \
+        ".scale_vec::2X" in r["reason"], r
+
+
+@pytest.mark.parametrize("fmt", ["nvfp4", "mxfp4", "mxfp8", "mxfp6", "mxfp4f8", "mxf8xf4"])
+def test_sm120_cutlass_builder_choices_are_legal(sm120, fmt):
+    """The builder's atom (SW128), both schedules' warps, 128x128 tiles, 2 stages (what StageCountAuto gives)."""
+    for wm in (4, 2):
+        r = prove_candidate(sm120, _ids(sm120, format=fmt, wm=wm, sw_bytes=128, tile_m=128, tile_n=128, stages=2)[0])
+        assert r["status"] == "legal" and r["refuted"] == 0 and r["bank_degree"] == 1, r
+
+
+def _sm120_members(spec, cfg):
+    out = []
+    for i in range(len(spec)):
+        d = spec.config(i)
+        if d["mma"]["atom"] != cfg.mma.atom or d["mma"]["layout"] != cfg.mma.raw_layout:
+            continue
+        c = load_candidate(spec, i)
+        if all(c.copies[x].atom == cfg.copies[x].atom and c.copies[x].stages == cfg.copies[x].stages and
+               index_table(c.copies[x].smem_staged).tolist() == index_table(cfg.copies[x].smem_staged).tolist() and
+               index_table(c.sf[x].smem).tolist() == index_table(cfg.sf[x].smem).tolist() for x in "AB"):
+            out.append(i)
+    return out
+
+
+# proofs/blackwell/blockscaled/sm120 in the SM120 space: each is one candidate; all three are 3-stage builds
+# (StageCount<3>), over 99 KiB with their factors and barriers (the builder's StageCountAuto gives 2)
+SM120_MEMBERS = {"mxfp8_128x128x128": "pruned", "mxfp4_f8f6f4_128x128x128": "pruned", "nvfp4_128x128x256": "pruned"}
+
+
+def test_the_sm120_proofs_are_members_of_the_sm120_space(sm120):
+    assert sorted(SM120_MEMBERS) == sorted(p.stem for p in (PROOFS / "sm120").glob("*.toml"))
+    for name, status in SM120_MEMBERS.items():
+        ids = _sm120_members(sm120, load_config(str(PROOFS / "sm120" / f"{name}.toml")))
+        assert len(ids) == 1, (name, ids)
+        assert prove_candidate(sm120, ids[0])["status"] == status, name
