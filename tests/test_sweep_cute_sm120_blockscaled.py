@@ -92,17 +92,17 @@ def _schedule(env) -> str:
 BUILDER = """namespace gc = cutlass::gemm::collective;
 template <class A, class L, class P> void perm(TiledMMA<A, L, P>) { print(P{}); }
 template <class EA, int AA, class EB, int AB, class TS, class St, class Sch>
-using Op = typename gc::CollectiveBuilder<cutlass::arch::Sm120, cutlass::arch::OpClassBlockScaledTensorOp, EA,
-    cutlass::layout::RowMajor, AA, EB, cutlass::layout::ColumnMajor, AB, float, TS, Shape<_1,_1,_1>, St,
-    Sch>::CollectiveOp;
+using Builder = gc::CollectiveBuilder<cutlass::arch::Sm120, cutlass::arch::OpClassBlockScaledTensorOp, EA,
+    cutlass::layout::RowMajor, AA, EB, cutlass::layout::ColumnMajor, AB, float, TS, Shape<_1,_1,_1>, St, Sch>;
 template <int Id, class EA, int AA, class EB, int AB, class TS, int S, class Sch, class CpA, class CpB> void show() {
-  using C = Op<EA, AA, EB, AB, TS, gc::StageCount<S>, Sch>;
-  using Auto = Op<EA, AA, EB, AB, TS, gc::StageCountAutoCarveout<0>, Sch>;
+  using C = typename Builder<EA, AA, EB, AB, TS, gc::StageCount<S>, Sch>::CollectiveOp;
+  using Auto = Builder<EA, AA, EB, AB, TS, gc::StageCountAutoCarveout<0>, Sch>;   // (its count, not its collective:
+                                                                                  // fewer than 2 stages do not build)
   static_assert(is_same_v<typename C::SmemCopyAtomA, CpA> && is_same_v<typename C::SmemCopyAtomB, CpB>);
   printf("%d A ", Id); print(typename C::SmemLayoutA{}); printf("\\n%d B ", Id); print(typename C::SmemLayoutB{});
   printf("\\n%d SFA ", Id); print(typename C::SmemLayoutSFA{}); printf("\\n%d SFB ", Id); print(typename C::SmemLayoutSFB{});
   printf("\\n%d mma %d ", Id, int(size(typename C::TiledMma{}))); perm(typename C::TiledMma{});
-  printf("\\n%d stages %d\\n", Id, int(Auto::DispatchPolicy::Stages));
+  printf("\\n%d stages %d\\n", Id, int(Auto::PipelineStages));
 }
 """
 
