@@ -173,3 +173,31 @@ def test_the_sm120_proofs_are_members_of_the_sm120_space(sm120):
         ids = _sm120_members(sm120, load_config(str(PROOFS / "sm120" / f"{name}.toml")))
         assert len(ids) == 1, (name, ids)
         assert prove_candidate(sm120, ids[0])["status"] == status, name
+
+
+def _blackwell_keys(memo):
+    return [k for k in memo if k and k[0] == "blackwell"]
+
+
+@pytest.mark.parametrize("name", ["sm100_gemm.toml", "sm100_blockscaled.toml"])
+def test_the_sm100_mma_piece_is_shared_between_accumulator_stages(name):
+    """Candidates that differ only in their accumulator stages (the last variable of both SM100 spaces) share the
+    MMA-side piece (``engine.part_key``: every table but ``[tmem]``): proved once, and the reports are the ones
+    each proves alone (the block-scaled space's ``[tmem]`` piece, which reads the stages, is not shared)."""
+    from dataclasses import replace
+    from symlayout.prove.engine import config_parts, part_key, prove_config
+    spec = load_spec(SPACES / name)
+    i = next(i for i in range(0, len(spec), 2) if prove_candidate(spec, i)["status"] == "legal"
+             and prove_candidate(spec, i + 1)["status"] == "legal")
+    assert [spec.values(i)["acc_stages"], spec.values(i + 1)["acc_stages"]] == [1, 2]
+    memo = {}
+    shared = [prove_config(load_candidate(spec, j), memo=memo) for j in (i, i + 1)]
+    alone = [prove_config(load_candidate(spec, j)) for j in (i, i + 1)]
+    assert len(_blackwell_keys(memo)) == 1
+    assert [[{k: v for k, v in r.to_json().items() if k != "seconds"} for r in rep.results] for rep in shared] == \
+        [[{k: v for k, v in r.to_json().items() if k != "seconds"} for r in rep.results] for rep in alone]
+    other = load_candidate(spec, i + 2)                 # another stage count: another buffer, another key
+    prove_config(other, memo=memo)
+    assert len(_blackwell_keys(memo)) == 2
+    part = next(p for p in config_parts(other, None) if p[0] == "blackwell")
+    assert part_key(replace(other, data={}), part) is None     # a configuration built in code is not shared
