@@ -7,6 +7,7 @@ build on the host without any ``CUTE_ARCH_*`` macro: the instructions themselves
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import tempfile
 from functools import lru_cache
@@ -86,3 +87,21 @@ def cpp_atom(op) -> str:
 def strip(text: str) -> str:
     """CuTe's print without the underscores of static integers."""
     return re.sub(r"_(\d)", r"\1", text.strip())
+
+
+BUILDER_HEADER = ("#include <cutlass/cutlass.h>\n#include <cute/tensor.hpp>\n"
+                  "#include <cutlass/gemm/collective/collective_builder.hpp>\n#include <cstdio>\nusing namespace cute;\n")
+
+
+def builder_run(body: str, arch: str = "sm_100a") -> str | None:
+    """Compile ``body`` after CUTLASS's collective builders (``collective_builder.hpp``, which needs nvcc: its
+    older collectives call ``__syncthreads``) for ``arch``, run its host code and return its stdout; None without
+    nvcc or the headers."""
+    nvcc, inc = shutil.which("nvcc"), cute_site()
+    if nvcc is None or inc is None:
+        return None
+    d = Path(tempfile.mkdtemp(prefix="symlayout-builder-"))
+    (d / "p.cu").write_text(BUILDER_HEADER + body)
+    subprocess.run([nvcc, "-std=c++17", f"-arch={arch}", f"-I{inc[0]}", str(d / "p.cu"), "-o", str(d / "p")],
+                   check=True, capture_output=True)
+    return subprocess.run([str(d / "p")], check=True, capture_output=True, text=True).stdout

@@ -256,3 +256,16 @@ def test_sm120_and_umma_names_resolve_in_a_fresh_interpreter():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-800:]
     assert out.stdout.splitlines()[0] == "32" and out.stdout.splitlines()[1].startswith("SM100_MMA_F16BF16_SS")
+
+
+def test_sm120_stages_are_checked_against_an_sm120_blocks_shared_memory():
+    """An SM120 block may use 101376 bytes of shared memory (CUTLASS's cutlass/arch/arch.h
+    sm120_smem_capacity_bytes, the budget its SM120 builders count stages against), not SM80's 166912: four
+    stages of the MXFP8 128x128x128 buffers (4 x 32 KiB) do not fit, three (96 KiB) do."""
+    text = (PROOFS / "mxfp8_128x128x128.toml").read_text()
+    four = text.replace("(_1,_3)):((_128,_1024),(_1,_0),(_0,_16384))", "(_1,_4)):((_128,_1024),(_1,_0),(_0,_16384))")
+    four = four.replace(",_3):(((_16,_4),_512),((_0,_1),_1,_512),_512)", ",_4):(((_16,_4),_512),((_0,_1),_1,_512),_512)")
+    r = verdicts(loads_config(four, "t.toml"))[("in_bounds", "stages.A")]
+    assert r.status == REFUTED and r.counterexample.message.endswith(
+        "take 131072 bytes; an SM120 block may use at most 101376"), r.counterexample
+    assert verdicts(loads_config(text, "t.toml"))[("in_bounds", "stages.A")].status == PROVED

@@ -325,7 +325,7 @@ def to_toml_of(spec, i):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["sm80_gemm.toml", "attention_sm80.toml", "sm90_gemm.toml", "attention_sm90.toml",
-                                  "sm100_gemm.toml"])
+                                  "sm100_gemm.toml", "sm100_blockscaled.toml"])
 def test_shared_equals_unshared_on_two_thousand_random_candidates(name):
     import random
     from symlayout.sweep import load_spec

@@ -634,8 +634,17 @@ def part_key(cfg, part, method="auto", timeout_s=None):
     pieces shared between configurations (a sweep's candidates): two configurations whose pieces have the
     same key get the same answer.  A ``[copy.X]`` piece reads the TiledMMA (atom, layout, permutation), that
     copy's table except its stages (``smem`` is stage 0), ``[params]``, the refuted ``[expect]`` names and
-    the copy's line (the too-few-values fix names it); None for every other piece (not shared)."""
+    the copy's line (the too-few-values fix names it). The SM100 MMA-side piece (``blackwell``) reads every
+    table but ``[tmem]`` (the ``tmem`` piece's) and the name: its key is the rest of the configuration and
+    where each key is (so candidates that differ only in their accumulator stages share it). None for every
+    other piece (not shared)."""
     kind, op, props = part
+    if kind == "blackwell":
+        if not cfg.data or cfg.lines is None:          # (a configuration built in code, not read: not shared)
+            return None
+        rest = {k: v for k, v in cfg.data.items() if k not in ("name", "tmem")}
+        return ("blackwell", repr(rest), repr(sorted(cfg.lines.pos.items())), tuple(props),
+                tuple(sorted(cfg.expect.refuted)), method, timeout_s)
     if kind != "copy":
         return None
     m, cc = cfg.mma, cfg.copies[op]

@@ -27,8 +27,9 @@ from ..decide.tables import index_table, lazy_np as np, one_owner
 from ..verdict.result import PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
 from ..verdict.shared import shared
 
-#: bytes of shared memory one block may use (opt-in maximum), by the MMA atom's architecture
-SMEM_CAPACITY = {"SM80": 166912, "SM86": 101376, "SM89": 101376, "SM90": 232448}
+#: bytes of shared memory one block may use (opt-in maximum), by the MMA atom's architecture (SM100, SM120:
+#: CUTLASS's cutlass/arch/arch.h sm100_smem_capacity_bytes / sm120_smem_capacity_bytes)
+SMEM_CAPACITY = {"SM80": 166912, "SM86": 101376, "SM89": 101376, "SM90": 232448, "SM100": 232448, "SM120": 101376}
 
 
 def _capacity(mma_atom: str) -> tuple[str, int]:
