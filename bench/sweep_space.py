@@ -46,6 +46,7 @@ import math
 import os
 import random
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -57,7 +58,7 @@ import common  # noqa: E402
 
 from symlayout.sweep import batches_of, load_spec, radices_of  # noqa: E402
 from symlayout.sweep import cluster, prover  # noqa: E402
-from symlayout.sweep.table import prove_part, render  # noqa: E402
+from symlayout.sweep.table import prove_part_relayed, render  # noqa: E402
 from symlayout.sweep.toml import to_toml  # noqa: E402
 
 BLOCK = 512
@@ -85,14 +86,14 @@ def in_process(spec, ids, share: bool = True) -> tuple[float, float, list]:
     return secs, cpu, [(r["id"], line, r["status"]) for r, line in zip(rows, lines)]
 
 
-def timed_batch(text, path, ids) -> tuple:
-    """A worker's task: (the batch as lines of the table, as a sweep's worker sends it: ``table.prove_part``;
-    the task thread's CPU seconds, this process's pieces of proofs so far, the worker).  Defined in
-    ``__main__``, so Dask sends it by value; the pieces are ``len(prover._MEMO)``: the memo misses."""
+def timed_batch(text, path, ids, seed=None):
+    """A worker's task, as a sweep's (``table.prove_part_relayed``): a ``Relayed`` of (the batch as lines of the
+    table, the task thread's CPU seconds, the pieces of proofs it proved -- memo misses --, the worker) and the
+    pieces.  Defined in ``__main__``, so Dask sends it by value."""
     from distributed import get_worker
     c = time.thread_time()
-    part = prove_part(text, path, ids)
-    return part, time.thread_time() - c, len(prover._MEMO), get_worker().address
+    part, pieces = prove_part_relayed(text, path, ids, seed)
+    return prover.Relayed((part, time.thread_time() - c, len(pieces), get_worker().address), pieces)
 
 
 def _times(dask_worker=None) -> tuple:
@@ -100,7 +101,8 @@ def _times(dask_worker=None) -> tuple:
     return t.user, t.system
 
 
-def on_dask(spec, ids, workers: int, defaults: bool = False) -> tuple[float, float, list, dict]:
+def on_dask(spec, ids, workers: int, defaults: bool = False,
+            relay: bool = True) -> tuple[float, float, list, dict]:
     """(start-up seconds, sweep seconds, rows, per-worker measures) on a fresh LocalCluster of ``workers``
     processes: the sweep's (:func:`symlayout.sweep.cluster.local_cluster`), or with ``defaults`` distributed's
     own settings (the "before" of issue 32's fix)."""
@@ -110,11 +112,12 @@ def on_dask(spec, ids, workers: int, defaults: bool = False) -> tuple[float, flo
         cluster.warm_up(client, spec, batches)          # as the sweep does: start-up
         before = client.run(_times)
         t = time.perf_counter()
-        done = list(cluster.in_lanes(client, batches, timed_batch, spec.text, spec.path))
+        relay = cluster.Relay() if relay else None
+        done = list(cluster.in_lanes(client, batches, timed_batch, spec.text, spec.path, relay=relay))
         secs = time.perf_counter() - t
         after = client.run(_times)
     rows = sorted(r for part, _, _, _ in done for r in zip(*part))
-    return t - t0, secs, rows, _per_worker(done, before, after)
+    return t - t0, secs, rows, {**_per_worker(done, before, after), "relayed": dict(relay.sent) if relay else {}}
 
 
 @contextlib.contextmanager
@@ -139,44 +142,59 @@ def _per_worker(done, before, after) -> dict:
     for part, cpu, pieces, w in done:
         out[w]["candidates"] += len(part.ids)
         out[w]["thread"] += cpu
-        out[w]["pieces"] = max(out[w]["pieces"], pieces)
+        out[w]["pieces"] += pieces
     return out
 
 
 def worker_note(ids, stats: dict) -> str:
-    """The workers' CPU per candidate and pieces of proofs, summed over the workers."""
+    """The workers' CPU per candidate and pieces of proofs, summed over the workers; the pieces relayed."""
+    stats = dict(stats)
+    relayed = stats.pop("relayed", None)
     thread = sum(s["thread"] for s in stats.values())
     user, system = sum(s["user"] for s in stats.values()), sum(s["system"] for s in stats.values())
     pieces = sum(s["pieces"] for s in stats.values())
     return (f"workers' CPU: task threads {thread:.1f} s ({1e3 * thread / len(ids):.2f} ms per candidate), "
-            f"processes {user:.1f} s user + {system:.1f} s system; {pieces} pieces proved")
+            f"processes {user:.1f} s user + {system:.1f} s system; {pieces} pieces proved"
+            + (f" ({', '.join(f'{n} {k}' for k, n in sorted(relayed.items()))} relayed from other workers)"
+               if relayed else ""))
 
 
 def simulate(spec, ids, workers: int) -> str:
     """``workers`` workers simulated in this process, each with its own memo, the next batch always to the
     worker with the least CPU so far (the one free first): runs of the target size from one queue (the sweep
     before blocks), blocks of the space from one queue, blocks in the lanes of :mod:`symlayout.sweep.cluster`
-    one a task, and runs of them a task (the sweep now); per scheme the tasks, the pieces of proofs (memo
-    misses), the CPU and the busiest worker's CPU (the sweep's span: a task's Dask cost not counted); the rows
-    must be the same."""
+    one a task, runs of them a task, and those with the pieces of proofs relayed between the workers (the sweep
+    now: :class:`symlayout.sweep.cluster.Relay`; a task's seed is what the others proved up to its start); per
+    scheme the tasks, the pieces of proofs (memo misses), the CPU and the busiest worker's CPU (the sweep's span:
+    a task's Dask cost not counted); the rows must be the same."""
     target = max(1, min(256, len(ids) // (8 * workers)))
     blocks = batches_of(ids, workers, radices=radices_of(spec))
     schemes = {f"runs of {target} consecutive ids, one queue (before)": _queue(batches_of(ids, workers, target)),
                "blocks of the space, one queue": _queue(blocks),
                "blocks of the space in lanes, a block a task": _lanes(blocks, workers, 0),
-               "blocks of the space in lanes, runs of blocks a task (now)": _lanes(blocks, workers)}
-    table, ref = [], None
+               "blocks of the space in lanes, runs of blocks a task": _lanes(blocks, workers),
+               "the same, pieces relayed (now)": _lanes(blocks, workers)}
+    table, ref, memo = [], None, prover._MEMO
     for name, handout in schemes.items():
-        memos, cpu, rows, count = [{} for _ in range(workers)], [0.0] * workers, [], 0
+        relay = cluster.Relay() if "relayed" in name else None
+        memos, cpu, rows, count, proved = [{} for _ in range(workers)], [0.0] * workers, [], 0, 0
         while (b := handout(w := min(range(workers), key=cpu.__getitem__))) is not None:
             c = time.process_time()
-            rows += [prover.prove_candidate(spec, i, memos[w]) for i in b]
+            if relay is None:
+                rows += [prover.prove_candidate(spec, i, memos[w]) for i in b]
+            else:
+                prover._MEMO = memos[w]
+                out, new = prover.prove_relayed(spec.text, spec.path, b, relay.seed(w))
+                relay.take(w, new)
+                rows, proved = rows + out, proved + len(new)
             cpu[w] += time.process_time() - c
             count += 1
+        prover._MEMO = memo
         rows.sort(key=lambda r: r["id"])
         assert ref is None or rows == ref, "the rows differ between the batchings"
         ref, pieces, span = rows, [len(m) for m in memos], max(cpu)
-        table.append([name, count, sum(pieces), f"{min(pieces)}..{max(pieces)}", f"{sum(cpu):.1f} s",
+        shown = sum(pieces) if relay is None else f"{proved} ({sum(relay.sent.values())} relayed)"
+        table.append([name, count, shown, f"{min(pieces)}..{max(pieces)}", f"{sum(cpu):.1f} s",
                       f"{1e3 * sum(cpu) / len(ids):.2f}", f"{span:.2f} s", f"{sum(cpu) / workers / span:.0%}"])
     return (f"{workers} workers simulated in this process ({len(ids)} candidates; in process, one memo: "
             f"{len(prover._MEMO)} pieces):\n\n"
@@ -343,6 +361,9 @@ def main() -> None:
     ap.add_argument("--cli-spec", default=None, metavar="SPEC", help="the spec --cli sweeps (default: --spec)")
     ap.add_argument("--client", default="", metavar="W,..",
                     help="then the client's cost: the spec with every candidate pruned, swept with each W")
+    ap.add_argument("--repeat", type=int, default=1, metavar="R",
+                    help="the --workers runs R times, in turn (2,16,2,16,..); efficiency from the median rates")
+    ap.add_argument("--no-relay", action="store_true", help="the pieces of proofs not relayed between workers")
     ap.add_argument("--no-append", action="store_true")
     a = ap.parse_args()
     spec = load_spec(a.spec)
@@ -365,15 +386,27 @@ def main() -> None:
         table.append(row("sweep, Dask LocalCluster, distributed's defaults (before)", w, ids, rows, secs,
                          f"(start-up {start:.1f} s)"))
         notes.append(f"{w} worker(s), distributed's defaults: {worker_note(ids, stats)}")
-    for w in [int(x) for x in a.workers.split(",") if x] if ids else []:
-        start, secs, rows, stats = on_dask(spec, ids, w)
-        assert ref is None or rows == ref, f"{w} workers: the rows differ from the first run's"
-        ref = ref or rows
-        rates[w] = len(ids) / secs
-        starts[w] = start
-        eff = "; ".join(efficiency(rates, w, b) for b in sorted({min(rates), 2} & set(rates)) if b < w)
-        table.append(row("sweep, Dask LocalCluster", w, ids, rows, secs, eff + f" (start-up {start:.1f} s)"))
-        notes.append(f"{w} worker(s): {worker_note(ids, stats)}")
+    runs = collections.defaultdict(list)
+    for rep in range(a.repeat):
+        this = {}
+        for w in [int(x) for x in a.workers.split(",") if x] if ids else []:
+            start, secs, rows, stats = on_dask(spec, ids, w, relay=not a.no_relay)
+            assert ref is None or rows == ref, f"{w} workers: the rows differ from the first run's"
+            ref = ref or rows
+            this[w] = len(ids) / secs
+            runs[w].append(this[w])
+            rates[w] = statistics.median(runs[w])
+            starts[w] = max(start, starts.get(w, 0.0))
+            eff = "; ".join(efficiency(this, w, b) for b in sorted({min(this), 2} & set(this)) if b < w)
+            run = "sweep, Dask LocalCluster" + (" (pieces not relayed)" if a.no_relay else "") \
+                + (f", run {rep + 1}" if a.repeat > 1 else "")
+            table.append(row(run, w, ids, rows, secs, eff + f" (start-up {start:.1f} s)"))
+            notes.append(f"{w} worker(s){f', run {rep + 1}' if a.repeat > 1 else ''}: {worker_note(ids, stats)}")
+    if a.repeat > 1 and rates:
+        ws = sorted(rates)
+        notes.append(f"median of {a.repeat} runs: " + ", ".join(f"{w} workers {rates[w]:.0f}/s" for w in ws) + "; "
+                     + "; ".join(f"{w} workers {efficiency(rates, w, b)}" for w in ws
+                                 for b in sorted({ws[0], 2} & set(ws)) if b < w))
     within = [i for i, _, status in ref or [] if status != "pruned"][:a.serial]
     if within:
         secs = serial_prove(spec, within)

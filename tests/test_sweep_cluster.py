@@ -4,6 +4,7 @@ LocalCluster's workers run without distributed's MALLOC_TRIM_THRESHOLD_ and prof
 import collections
 import contextlib
 import os
+import pickle
 import socket
 import subprocess
 import sys
@@ -165,3 +166,37 @@ def test_a_task_of_at_most_most_candidates_is_one_batch_of_that_size():
     lanes = cluster.lanes([list(range(k * 3, k * 3 + 3)) for k in range(32)], 2)
     tasks = [t for w in (0, 1) for t in iter(lambda w=w: cluster.next_batch(lanes, w, 3), None)]
     assert max(map(len, tasks)) == 3 and _flat(sorted(tasks)) == list(range(96))
+
+
+def test_a_relay_hands_a_kind_of_pieces_around_once_other_workers_proved_them_again():
+    cluster = pytest.importorskip("symlayout.sweep.cluster")
+    relay = cluster.Relay()
+    relay.take(0, {("stages", 1): b"s1", ("copy", 1): b"c1"})
+    assert relay.seed(1) == {}                      # nothing recurred yet: nothing is sent around
+    relay.take(1, {("stages", 1): b"s1", ("stages", 2): b"s2", ("copy", 2): b"c2"})
+    assert relay.relayed("stages") and not relay.relayed("copy")
+    assert relay.seed(0) == {("stages", 2): b"s2"}  # the other's stage piece; not its own, not a copy
+    assert relay.seed(0) == {}                      # each piece once per worker
+    relay.take(0, {("stages", 3): b"s3"})
+    assert relay.seed(1) == {("stages", 3): b"s3"}  # (s1 it proved itself)
+    assert relay.seed(2) == {("stages", 1): b"s1", ("stages", 2): b"s2", ("stages", 3): b"s3"}
+    assert relay.sent == {"stages": 5}
+
+
+def test_pieces_relayed_from_another_worker_give_the_same_rows_and_are_not_proved_again():
+    from symlayout.sweep import prover
+    spec = loads_spec(SPACE)
+    memo = prover._MEMO
+    try:
+        prover._MEMO = {}
+        rows, pieces = prover.prove_relayed(spec.text, spec.path, list(range(16)), {})
+        assert pieces and all(isinstance(v, bytes) for v in pieces.values())
+        prover._MEMO = {}                           # another worker, seeded with those pieces
+        again, proved = prover.prove_relayed(spec.text, spec.path, list(range(16)), pieces)
+        assert again == rows and proved == {}
+        prover._MEMO = {}                           # seeded as a sweep sends it: pickled
+        assert prover.prove_relayed(spec.text, spec.path, list(range(16)), pickle.dumps(pieces)) == (rows, {})
+        prover._MEMO = {}                           # and one that proves them itself
+        assert prover.prove_relayed(spec.text, spec.path, list(range(16)), None)[0] == rows
+    finally:
+        prover._MEMO = memo

@@ -7,7 +7,9 @@ Each worker has a *lane*: a contiguous range of the batches (blocks of the space
 in order, so the pieces of proofs neighbouring blocks share (a spec lists the variables they depend on first)
 stay on one worker.  A task is a run of consecutive batches of the lane, at most a :data:`TASK_SHARE` th of
 what is left in the lane and :data:`TASK_MAX` candidates (a Dask task costs the client and the scheduler
-milliseconds: fewer tasks while a lane is long, single batches as it ends).  A worker whose lane is empty takes
+milliseconds: fewer tasks while a lane is long, single batches as it ends).  Pieces whose keys recur in other
+lanes (they depend on a spec's later variables only: the staged buffers of every warp layout) are handed
+between the workers by a :class:`Relay`.  A worker whose lane is empty takes
 the last batch of the longest lane; the last batch of each lane is cut in :data:`TAIL_PARTS`, so the workers
 finish together.  A worker holds at most its threads and one more task of its lane (the next one is there when
 it finishes one).
@@ -22,17 +24,18 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections import deque
+import pickle
+from collections import Counter, deque
 
 import dask
 from distributed import Client, LocalCluster, as_completed
 
 from ..errors import SymlayoutError
-from .prover import prove_batch
-from .table import prove_part
+from .prover import Relayed, prove_batch
+from .table import prove_part_relayed
 
 __all__ = ["run_batches", "local_cluster", "warm_up", "in_lanes", "lanes", "next_batch", "first_batches",
-           "WORKER_CONFIG", "TAIL_PARTS", "TASK_MAX", "TASK_SHARE", "SchedulerError", "or_error"]
+           "Relay", "WORKER_CONFIG", "TAIL_PARTS", "TASK_MAX", "TASK_SHARE", "SchedulerError", "or_error"]
 
 #: the last batch of each lane is cut in this many parts
 TAIL_PARTS = 4
@@ -151,7 +154,8 @@ def first_batches(lane, most: int = TASK_MAX) -> list:
 
 def _gather(client, spec, batches, most):
     warm_up(client, spec, batches)
-    for part in in_lanes(client, batches, or_error, prove_part, spec.text, spec.path, most=most):
+    for part in in_lanes(client, batches, or_error, prove_part_relayed, spec.text, spec.path, most=most,
+                         relay=Relay()):
         yield _raised(part)
 
 
@@ -185,19 +189,91 @@ def warm_up(client, spec, batches: list) -> None:
         _raised(rows)
 
 
-def in_lanes(client, batches: list, task, *args, most: int = TASK_MAX):
+class Relay:
+    """Pieces of proofs handed from the worker that proved them to the others.
+
+    Each batch returns the pieces it proved (key -> pickled answer: :func:`.prover.prove_relayed`); the next
+    batch a worker gets carries the pieces the *other* workers proved and it has not had yet, of the kinds
+    (a key's first item: ``"copy"``, ``"stages"``, ...) that recur on several workers: a kind is relayed once
+    at least :data:`SHARED` of its arrivals were keys another worker had already proved (then its earlier
+    pieces go too).  Pieces that stay in one lane (a ``[copy.X]`` of one warp layout) are so never sent around.
+    The answers are the same wherever a piece is proved (its key is everything the answer depends on):
+    relaying changes the time, not the rows.
+    """
+
+    #: the part of a kind's arrivals, proved before on another worker, from which the kind is relayed
+    SHARED = 0.25
+
+    def __init__(self):
+        self.entries: dict = {}                    # kind -> [(key, pickled answer)], in arrival order
+        self.holders: dict = {}                    # key -> the workers that have it
+        self.arrived, self.again = Counter(), Counter()
+        self.cursor: dict = {}                     # (worker, kind) -> entries of the kind already had
+        self.sent = Counter()                      # kind -> pieces handed to a worker
+
+    def take(self, w, pieces: dict) -> None:
+        """The pieces a batch of worker ``w`` proved."""
+        for k, v in pieces.items():
+            kind = _kind(k)
+            self.arrived[kind] += 1
+            if k in self.holders:
+                self.again[kind] += 1
+                self.holders[k].add(w)
+                continue
+            self.holders[k] = {w}
+            self.entries.setdefault(kind, []).append((k, v))
+
+    def relayed(self, kind) -> bool:
+        return self.again[kind] > 0 and self.again[kind] >= self.SHARED * self.arrived[kind]
+
+    def seed(self, w) -> dict:
+        """The pieces of relayed kinds the other workers proved that worker ``w`` has not had yet."""
+        out = {}
+        for kind, entries in self.entries.items():
+            if self.relayed(kind):
+                start, self.cursor[w, kind] = self.cursor.get((w, kind), 0), len(entries)
+                for k, v in entries[start:]:
+                    if w not in self.holders[k]:
+                        self.holders[k].add(w)
+                        out[k] = v
+                        self.sent[kind] += 1
+        return out
+
+
+def _kind(key):
+    return key[0] if isinstance(key, tuple) and key else None
+
+
+def warm_up(client, spec, batches: list) -> None:
+    """Every worker proves the first candidate of ``batches`` (its row is dropped) before the batches are handed
+    out: the spec parsed and the modules a proof imports loaded (about 0.3 s: numpy, the configuration loader),
+    part of the start-up like the workers' imports, not of the first batch.  A task, not ``client.run`` (the
+    event loop's thread): one thread of a worker proves, so the Z3 lock never pauses its collector."""
+    if not (batches and batches[0]):
+        return
+    client.wait_for_workers(1)
+    client.gather([client.submit(prove_batch, spec.text, spec.path, batches[0][:1], pure=False, workers=[a],
+                                 allow_other_workers=True)
+                   for a in client.scheduler_info(n_workers=-1)["workers"]])     # in the task thread, as a batch
+
+
+def in_lanes(client, batches: list, task, *args, most: int = TASK_MAX, relay: Relay | None = None):
     """Yield ``task(*args, ids)`` of every task as it completes, the batches handed out in lanes, a task
-    :func:`next_batch` of at most ``most`` candidates."""
+    :func:`next_batch` of at most ``most`` candidates; with a ``relay``, ``task(*args, ids, seed)`` (``seed``:
+    the pieces of proofs for the worker, pickled, or None) returns a :class:`~.prover.Relayed`, whose pieces go
+    to the relay and whose result is yielded.  The results are fetched as the tasks end, in the background (the
+    loop that hands out the next tasks does not wait for each)."""
     client.wait_for_workers(1)                  # a scheduler with no worker yet: wait for the first
     info = client.scheduler_info(n_workers=-1)["workers"]
     addresses = sorted(info)
     todo = lanes(batches, len(addresses))
-    owner, pending = {}, as_completed()
+    owner, pending = {}, as_completed(with_results=True)
 
     def submit(w):
         b = next_batch(todo, w, most)
         if b is not None:
-            fut = client.submit(task, *args, b, pure=False, workers=[addresses[w]],
+            extra = () if relay is None else (_pickled(relay.seed(w)),)
+            fut = client.submit(task, *args, b, *extra, pure=False, workers=[addresses[w]],
                                 allow_other_workers=True)       # a worker gone: another proves its batches
             owner[fut] = w
             pending.add(fut)
@@ -206,9 +282,19 @@ def in_lanes(client, batches: list, task, *args, most: int = TASK_MAX):
         for _ in range(info[address].get("nthreads", 1) + 1):
             submit(w)
     try:
-        for fut in pending:
-            submit(owner.pop(fut))
-            yield fut.result()
+        for fut, out in pending:
+            w = owner.pop(fut)
+            if isinstance(out, Relayed):
+                if relay is not None:
+                    relay.take(w, out.pieces)
+                out = out.result
+            submit(w)
+            yield out
     finally:
         for fut in owner:
             fut.cancel()
+
+
+def _pickled(seed: dict):
+    """A seed as one bytes object (the scheduler passes it on without unpickling its many keys), None if empty."""
+    return pickle.dumps(seed, pickle.HIGHEST_PROTOCOL) if seed else None

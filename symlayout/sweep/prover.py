@@ -14,6 +14,10 @@ A candidate's ``status``:
 """
 from __future__ import annotations
 
+import itertools
+import pickle
+from typing import NamedTuple
+
 from ..algebra.z3lock import serialized
 from ..config import loads_config
 from ..errors import ConfigError
@@ -22,7 +26,8 @@ from ..prove.engine import prove_config
 from .spec import Spec
 from .toml import read_back, to_toml
 
-__all__ = ["prove_candidate", "prove_batch", "spec_of", "load_candidate", "cute_snippet", "STATS"]
+__all__ = ["prove_candidate", "prove_batch", "prove_relayed", "Relayed", "spec_of", "load_candidate", "cute_snippet",
+           "STATS"]
 
 #: the counts and measures every row carries, after the candidate's variables
 STATS = ["status", "proved", "refuted", "vacuous", "unknown", "errors", "bank_degree", "coalescing", "reason"]
@@ -146,3 +151,26 @@ def prove_batch(spec_text: str, spec_path: str, ids, share: bool = True) -> list
     if len(_MEMO) > MEMO_LIMIT:
         _MEMO.clear()
     return [prove_candidate(spec, i, _MEMO if share else None) for i in ids]
+
+
+class Relayed(NamedTuple):
+    """A worker's result with the pieces of proofs its batch proved (key -> pickled answer, as the memo holds
+    them), for a :class:`~.cluster.Relay` to hand to the other workers."""
+    result: object
+    pieces: dict
+
+
+@serialized
+def prove_relayed(spec_text: str, spec_path: str, ids, seed=None) -> Relayed:
+    """:func:`prove_batch`'s rows of ``ids`` with the pieces of proofs this batch proved, after ``seed`` -- pieces
+    other workers proved (a dict, or it pickled) -- joined this process's memo.  A piece's key is everything its
+    answer depends on (:func:`~symlayout.prove.engine.part_key`), so an answer proved on another worker is the
+    answer this one would prove: the rows are the same with or without a seed."""
+    spec = spec_of(spec_text, spec_path)
+    if len(_MEMO) > MEMO_LIMIT:
+        _MEMO.clear()
+    for k, v in (pickle.loads(seed) if isinstance(seed, bytes) else seed or {}).items():
+        _MEMO.setdefault(k, v)
+    known = len(_MEMO)
+    rows = [prove_candidate(spec, i, _MEMO) for i in ids]
+    return Relayed(rows, {k: v for k, v in itertools.islice(_MEMO.items(), known, None) if isinstance(v, bytes)})

@@ -22,11 +22,11 @@ import os
 from typing import NamedTuple
 
 from ..errors import printable
-from .prover import STATS, prove_batch, spec_of
+from .prover import STATS, Relayed, prove_batch, prove_relayed, spec_of
 from .spec import SpecError
 
-__all__ = ["columns", "read_done", "records", "remove_table", "append_rows", "write_sorted", "typed", "write_json", "write_parquet",
-           "Part", "prove_part", "render", "Table", "STATUSES"]
+__all__ = ["columns", "read_done", "records", "remove_table", "append_rows", "write_sorted", "typed", "write_json",
+           "write_parquet", "Part", "prove_part", "prove_part_relayed", "render", "Table", "STATUSES"]
 
 #: a candidate's statuses (:mod:`.prover`), in the order a summary lists them
 STATUSES = ("legal", "illegal", "unknown", "pruned", "invalid")
@@ -173,7 +173,17 @@ class Part(NamedTuple):
 
 def prove_part(spec_text: str, spec_path: str, ids) -> Part:
     """A worker's task: the rows of ``ids`` (:func:`.prover.prove_batch`) as lines of the table."""
-    rows = prove_batch(spec_text, spec_path, ids)
+    return _part(spec_text, spec_path, ids, prove_batch(spec_text, spec_path, ids))
+
+
+def prove_part_relayed(spec_text: str, spec_path: str, ids, seed=None) -> Relayed:
+    """:func:`prove_part` with the pieces of proofs other workers proved (``seed``) and the ones this batch
+    proved (:func:`.prover.prove_relayed`)."""
+    rows, pieces = prove_relayed(spec_text, spec_path, ids, seed)
+    return Relayed(_part(spec_text, spec_path, ids, rows), pieces)
+
+
+def _part(spec_text: str, spec_path: str, ids, rows: list) -> Part:
     return Part(list(ids), render(spec_of(spec_text, spec_path), rows), [r["status"] for r in rows])
 
 
