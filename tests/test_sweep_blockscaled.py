@@ -103,7 +103,8 @@ def _members(spec, cfg):
 # on their own, but 5 and 6 stages of those tiles do not fit an SM100 CTA's shared memory with their factors)
 MEMBERS = {"nvfp4_1sm_128x256x256": "pruned", "mxfp8_1sm_128x256x128": "pruned", "nvfp4_2sm_256x256x256": "legal",
            "mxfp4_1sm_128x128x256": "legal", "mxfp8_2sm_256x192x128": "legal", "mxf8xmxf4_1sm_128x128x128": "legal",
-           "nvfp4_1sm_128x128x256_tmem": "legal", "mxfp8_2sm_256x192x128_tmem": "legal"}
+           "nvfp4_1sm_128x128x256_tmem": "legal", "mxfp8_2sm_256x192x128_tmem": "legal",
+           "nvfp4_1sm_128x128x256_tma": "legal", "mxf8xmxf4_1sm_128x128x128_tma": "legal"}
 
 
 def test_the_block_scaled_proofs_are_members_of_the_sm100_space(sm100):
