@@ -214,7 +214,7 @@ def test_container_buffers_count_one_byte_per_element_in_show_and_stages():
     _mma, models = operand_models(cfg)
     assert models["A"].value_bits == models["B"].value_bits == 8
     stages = [r for r in prove_config(cfg).results if r.operand == "stages.A" and r.detail]
-    assert stages and "3 stages of 16384 bytes" in stages[0].detail
+    assert stages and "2 stages of 16384 bytes" in stages[0].detail
 
 
 def test_cute_program_instantiates_the_copy_over_the_byte_buffer(capsys):

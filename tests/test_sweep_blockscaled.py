@@ -10,6 +10,7 @@ import pytest
 from symlayout.atoms.blockscaled import parse_blockscaled_name
 from symlayout.config import load_config
 from symlayout.prove.decide.tables import index_table
+from symlayout.prove.engine import prove_config
 from symlayout.sweep import load_spec
 from symlayout.sweep.prover import load_candidate, prove_candidate
 
@@ -102,7 +103,8 @@ def _members(spec, cfg):
 # on their own, but 5 and 6 stages of those tiles do not fit an SM100 CTA's shared memory with their factors)
 MEMBERS = {"nvfp4_1sm_128x256x256": "pruned", "mxfp8_1sm_128x256x128": "pruned", "nvfp4_2sm_256x256x256": "legal",
            "mxfp4_1sm_128x128x256": "legal", "mxfp8_2sm_256x192x128": "legal", "mxf8xmxf4_1sm_128x128x128": "legal",
-           "nvfp4_1sm_128x128x256_tmem": "legal", "mxfp8_2sm_256x192x128_tmem": "legal"}
+           "nvfp4_1sm_128x128x256_tmem": "legal", "mxfp8_2sm_256x192x128_tmem": "legal",
+           "nvfp4_1sm_128x128x256_tma": "legal", "mxf8xmxf4_1sm_128x128x128_tma": "legal"}
 
 
 def test_the_block_scaled_proofs_are_members_of_the_sm100_space(sm100):
@@ -162,9 +164,9 @@ def _sm120_members(spec, cfg):
     return out
 
 
-# proofs/blackwell/blockscaled/sm120 in the SM120 space: each is one candidate; all three are 3-stage builds
-# (StageCount<3>), over 99 KiB with their factors and barriers (the builder's StageCountAuto gives 2)
-SM120_MEMBERS = {"mxfp8_128x128x128": "pruned", "mxfp4_f8f6f4_128x128x128": "pruned", "nvfp4_128x128x256": "pruned"}
+# proofs/blackwell/blockscaled/sm120 in the SM120 space: each is one candidate, a 2-stage build (the builder's
+# StageCountAutoCarveout<0>: 3 stages are over 99 KiB with their factors and barriers), so legal
+SM120_MEMBERS = {"mxfp8_128x128x128": "legal", "mxfp4_f8f6f4_128x128x128": "legal", "nvfp4_128x128x256": "legal"}
 
 
 def test_the_sm120_proofs_are_members_of_the_sm120_space(sm120):
@@ -173,6 +175,19 @@ def test_the_sm120_proofs_are_members_of_the_sm120_space(sm120):
         ids = _sm120_members(sm120, load_config(str(PROOFS / "sm120" / f"{name}.toml")))
         assert len(ids) == 1, (name, ids)
         assert prove_candidate(sm120, ids[0])["status"] == status, name
+
+
+def test_the_space_and_the_prover_agree_on_the_3_stage_pitfall(sm120):
+    """The space's smem_bytes (A, B, SFA, SFB, 16 barrier bytes a stage) prunes the 3-stage NVFP4 build, and the
+    prover, counting what the pitfall states ([sf.X] buffers, [stages] barrier_bytes), refutes its in_bounds with
+    the same byte count."""
+    cfg = load_config(str(PROOFS / "sm120" / "pitfalls" / "nvfp4_3_stages_over_99k.toml"))
+    ids = _sm120_members(sm120, cfg)
+    assert len(ids) == 1
+    row = prove_candidate(sm120, ids[0])
+    assert row["status"] == "pruned" and row["reason"] == "smem_bytes 110640 > 101376 (sm120: shared memory per block)"
+    r = {(x.property, x.operand): x for x in prove_config(cfg).results}[("in_bounds", "stages.A")]
+    assert r.status == "refuted" and r.counterexample.extra["bytes"] == 110640
 
 
 def _blackwell_keys(memo):
@@ -185,7 +200,7 @@ def test_the_sm100_mma_piece_is_shared_between_accumulator_stages(name):
     MMA-side piece (``engine.part_key``: every table but ``[tmem]``): proved once, and the reports are the ones
     each proves alone (the block-scaled space's ``[tmem]`` piece, which reads the stages, is not shared)."""
     from dataclasses import replace
-    from symlayout.prove.engine import config_parts, part_key, prove_config
+    from symlayout.prove.engine import config_parts, part_key
     spec = load_spec(SPACES / name)
     i = next(i for i in range(0, len(spec), 2) if prove_candidate(spec, i)["status"] == "legal"
              and prove_candidate(spec, i + 1)["status"] == "legal")

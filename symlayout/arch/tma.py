@@ -34,10 +34,17 @@ padding of narrow rows is not in the driver documentation.)
 """
 from __future__ import annotations
 
-#: ``CUtensorMapDataType`` values and their element sizes in bytes (4-bit packed types left out).
+#: ``CUtensorMapDataType`` values and their element sizes in bytes (the packed types: see :data:`PACKED_TYPES`).
 DATA_TYPES = {"UINT8": (0, 1), "UINT16": (1, 2), "UINT32": (2, 4), "INT32": (3, 4), "UINT64": (4, 8),
               "INT64": (5, 8), "FLOAT16": (6, 2), "FLOAT32": (7, 4), "FLOAT64": (8, 8), "BFLOAT16": (9, 2),
               "FLOAT32_FTZ": (10, 4), "TFLOAT32": (11, 4), "TFLOAT32_FTZ": (12, 4)}
+#: The packed data types (``cuda.h`` of CUDA >= 12.8, ``cuTensorMapEncodeTiled``): value, bits of one element in
+#: global memory, bits it takes in shared memory.  ``16U4_ALIGN8B`` copies 16 4-bit values to 8 bytes (no gaps);
+#: ``16U4_ALIGN16B`` / ``16U6_ALIGN16B`` copy 16 4-/6-bit values to 16 bytes ("8 byte gaps between every 8 byte
+#: chunk", "4 byte gaps between every 12 byte chunk"): a 16-element chunk takes 16 bytes, one byte slot an element.
+PACKED_TYPES = {"16U4_ALIGN8B": (13, 4, 4), "16U4_ALIGN16B": (14, 4, 8), "16U6_ALIGN16B": (15, 6, 8)}
+#: The swizzle modes a 16-byte-aligned packed type supports (loads; ``cuTensorMapEncodeTiled``).
+PACKED_SWIZZLES = {"16U4_ALIGN16B": ("none", "128B"), "16U6_ALIGN16B": ("none", "128B")}
 #: ``CUtensorMapSwizzle`` values (the SM90 ones; the ``128B_ATOM_*`` variants are later architectures').
 SWIZZLE_ENUM = {"none": 0, "32B": 1, "64B": 2, "128B": 3}
 #: Bytes of the span the 16-byte chunks are permuted in.
@@ -85,6 +92,87 @@ def element_size(dtype: str) -> int:
     return DATA_TYPES[key][1]
 
 
+def _dtype_key(dtype) -> str:
+    return str(dtype).upper().replace("CU_TENSOR_MAP_DATA_TYPE_", "")
+
+
+def data_type_value(dtype) -> int:
+    """The ``CUtensorMapDataType`` enum value of a name.
+
+    >>> data_type_value("FLOAT16"), data_type_value("CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B")
+    (6, 13)
+    """
+    key = _dtype_key(dtype)
+    if key in PACKED_TYPES:
+        return PACKED_TYPES[key][0]
+    if key not in DATA_TYPES:
+        raise ValueError(f"unknown tensor-map data type {dtype!r}")
+    return DATA_TYPES[key][0]
+
+
+def element_bits(dtype) -> tuple[int, int]:
+    """(bits of one element in global memory, bits it takes in shared memory) of a data type.
+
+    >>> element_bits("BFLOAT16"), element_bits("16U4_ALIGN8B"), element_bits("16U6_ALIGN16B")
+    ((16, 16), (4, 4), (6, 8))
+    """
+    key = _dtype_key(dtype)
+    if key in PACKED_TYPES:
+        return PACKED_TYPES[key][1:]
+    b = 8 * element_size(key)
+    return b, b
+
+
+def stride_multiple(dtype) -> int:
+    """Bytes every global stride must be a multiple of (no interleave): 16, 32 for the 16-byte-aligned packed types.
+
+    >>> stride_multiple("UINT8"), stride_multiple("16U6_ALIGN16B")
+    (16, 32)
+    """
+    return 32 if _dtype_key(dtype) in PACKED_SWIZZLES else 16
+
+
+def dim0_multiple(dtype) -> int:
+    """What global dimension 0 must be a multiple of: 128 (16-byte-aligned packed types), 2 (``16U4_ALIGN8B``), 1.
+
+    >>> dim0_multiple("16U4_ALIGN16B"), dim0_multiple("16U4_ALIGN8B"), dim0_multiple("FLOAT16")
+    (128, 2, 1)
+    """
+    key = _dtype_key(dtype)
+    return 128 if key in PACKED_SWIZZLES else 2 if key == "16U4_ALIGN8B" else 1
+
+
+def packed_problems(dtype, global_dim, global_strides, box_dim, swizzle, interleave, global_address) -> list[str]:
+    """The extra requirements ``cuTensorMapEncodeTiled`` puts on the packed data types (``cuda.h``).
+
+    >>> packed_problems("16U4_ALIGN16B", (100, 8), (64,), (64, 8), "64B", "none", 16)
+    ['global address 16 is not 32-byte aligned (16U4_ALIGN16B)', 'global dimension 0 is 100, not a multiple of 128 (16U4_ALIGN16B)', 'box dimension 0 is 64, not 128 (16U4_ALIGN16B)', 'swizzle 64B is not supported with 16U4_ALIGN16B loads (only none, 128B)']
+    """
+    key = _dtype_key(dtype)
+    if key not in PACKED_TYPES:
+        return []
+    out = []
+    if key == "16U4_ALIGN8B":
+        if global_dim and global_dim[0] % 2:
+            out.append(f"global dimension 0 is {global_dim[0]}, not a multiple of 2 ({key})")
+        return out
+    if global_address % 32:
+        out.append(f"global address {global_address} is not 32-byte aligned ({key})")
+    if global_dim and global_dim[0] % 128:
+        out.append(f"global dimension 0 is {global_dim[0]}, not a multiple of 128 ({key})")
+    for i, st in enumerate(global_strides, start=1):
+        if st % 32:
+            out.append(f"global stride {st} (dimension {i}) is not a multiple of 32 ({key})")
+    if box_dim and box_dim[0] != 128:
+        out.append(f"box dimension 0 is {box_dim[0]}, not 128 ({key})")
+    if swizzle_mode(swizzle) not in PACKED_SWIZZLES[key]:
+        out.append(f"swizzle {swizzle_mode(swizzle)} is not supported with {key} loads (only "
+                   f"{', '.join(PACKED_SWIZZLES[key])})")
+    if key == "16U6_ALIGN16B" and str(interleave).lower() != "none":
+        out.append(f"{key} needs interleave none")
+    return out
+
+
 def encode_tiled_problems(dtype: str, global_dim, global_strides, box_dim, element_strides=None, *,
                           swizzle="none", interleave="none", global_address: int = 0) -> list[str]:
     """The requirements of ``cuTensorMapEncodeTiled`` that these arguments break
@@ -97,7 +185,7 @@ def encode_tiled_problems(dtype: str, global_dim, global_strides, box_dim, eleme
     ['global address 8 is not 16-byte aligned', 'global stride 100 (dimension 1) is not a multiple of 16', 'box dimension 1 is 300, not in [1, 256]', 'inner box dimension 4 bytes is not a multiple of 16']
     """
     out: list[str] = []
-    e = element_size(dtype)
+    _gbits, sbits = element_bits(dtype)
     swz = swizzle_mode(swizzle)
     il = str(interleave).lower()
     rank = len(global_dim)
@@ -123,7 +211,8 @@ def encode_tiled_problems(dtype: str, global_dim, global_strides, box_dim, eleme
     for i, b in enumerate(box_dim):
         if not 1 <= b <= MAX_BOX:
             out.append(f"box dimension {i} is {b}, not in [1, {MAX_BOX}]")
-    inner = box_dim[0] * e
+    inner = box_dim[0] * sbits / 8              # (the packed types: bytes of the box's row in shared memory)
+    inner = int(inner) if inner == int(inner) else inner
     if il == "none":
         if inner % 16:
             out.append(f"inner box dimension {inner} bytes is not a multiple of 16")
@@ -135,7 +224,7 @@ def encode_tiled_problems(dtype: str, global_dim, global_strides, box_dim, eleme
     for i, s in enumerate(es):
         if not 1 <= s <= MAX_ELEMENT_STRIDE:
             out.append(f"element stride {i} is {s}, not in [1, {MAX_ELEMENT_STRIDE}]")
-    return out
+    return out + packed_problems(dtype, global_dim, global_strides, box_dim, swz, il, global_address)
 
 
 def box_elements(box_dim, element_strides=None) -> tuple[int, ...]:

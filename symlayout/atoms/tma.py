@@ -44,11 +44,18 @@ from .types import canonical_type, value_type_bits
 from ..arch import tma as arch_tma
 from .gmma import GmmaSmemLayout
 
-#: ``to_CUtensorMapDataType<T>``
+#: ``to_CUtensorMapDataType<T>`` (cute/arch/copy_sm90_desc.hpp); the sub-byte types under CUDA >= 12.7 (nvcc 13
+#: here): packed ``float_e2m1_t`` -> ``16U4_ALIGN8B``, the fp6 types and the 16-byte containers ->
+#: ``16U4_ALIGN16B`` / ``16U6_ALIGN16B``.  Any other type (``float_ue4m3_t`` among them) is CuTe's
+#: ``static_assert "Unknown TMA Format!"``.
 DATA_TYPE = {"int8_t": "UINT8", "uint8_t": "UINT8", "float_e4m3_t": "UINT8", "float_e5m2_t": "UINT8",
+             "float_ue8m0_t": "UINT8",
              "uint16_t": "UINT16", "uint32_t": "UINT32", "uint64_t": "UINT64", "int32_t": "INT32",
              "int64_t": "INT64", "half_t": "FLOAT16", "float": "FLOAT32", "double": "FLOAT64",
-             "bfloat16_t": "BFLOAT16", "tfloat32_t": "TFLOAT32"}
+             "bfloat16_t": "BFLOAT16", "tfloat32_t": "TFLOAT32",
+             "float_e2m1_t": "16U4_ALIGN8B", "float_e2m3_t": "16U6_ALIGN16B", "float_e3m2_t": "16U6_ALIGN16B",
+             "float_e2m1_unpacksmem_t": "16U4_ALIGN16B", "float_e2m3_unpacksmem_t": "16U6_ALIGN16B",
+             "float_e3m2_unpacksmem_t": "16U6_ALIGN16B"}
 _BIG = 1 << 40          # the basis E<j> is emulated by the integer _BIG**j
 
 
@@ -78,10 +85,13 @@ class TmaCopy:
     notes: tuple = field(default=())
 
     def encode_problems(self, global_address: int = 0) -> list[str]:
-        """What the driver would reject (:func:`symlayout.arch.tma.encode_tiled_problems`)."""
-        if not all(isinstance(x, int) for x in self.global_dim + self.global_strides):
-            return []
-        return arch_tma.encode_tiled_problems(self.data_type, self.global_dim, self.global_strides, self.box_dim,
+        """What the driver would reject (:func:`symlayout.arch.tma.encode_tiled_problems`).  A run-time extent or
+        stride is replaced by a value every rule accepts (256 elements, 512 bytes): the rules on the box, the
+        swizzle and the static values are checked; the run-time values' own rules are the prover's, for every
+        parameter value (``prove.hopper.obligations``)."""
+        dims = tuple(x if isinstance(x, int) else 256 for x in self.global_dim)
+        strides = tuple(x if isinstance(x, int) else 512 for x in self.global_strides)
+        return arch_tma.encode_tiled_problems(self.data_type, dims, strides, self.box_dim,
                                               self.element_strides, swizzle=self.swizzle,
                                               global_address=global_address)
 
@@ -174,7 +184,8 @@ def make_tma_copy(value_type: str, gmem, slayout, cta_tiler=None, multicast: int
     vt = canonical_type(value_type)
     bits = value_type_bits(vt)
     if vt not in DATA_TYPE:
-        raise TmaCopyError(f"make_tma_copy: no CUtensorMapDataType for {vt}")
+        raise TmaCopyError(f"make_tma_copy: static_assert \"Unknown TMA Format!\": no CUtensorMapDataType for {vt} "
+                           "(to_CUtensorMapDataType)")
     if op not in ("SM90_TMA_LOAD", "SM90_TMA_LOAD_MULTICAST", "SM90_TMA_STORE"):
         raise TmaCopyError(f"make_tma_copy: unsupported copy op {op!r}")
     gshape, gstride = (tuple(gmem.shape), tuple(gmem.stride)) if is_layout(gmem) else (tuple(gmem[0]), tuple(gmem[1]))

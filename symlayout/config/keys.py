@@ -182,6 +182,9 @@ S2G = Table("s2g", "version 2: the TiledCopy of C from shared to global memory",
 STAGES = Table("stages", "version 2: the pipeline depth of the A/B smem buffers", (
     Key("count", "count", "the number of stages, or the name of a [params] symbol (a family of stage counts)",
         required=True, minimum=1, maximum=MAX_STAGES, pattern=r"^(\s*[0-9]+\s*|[A-Za-z][A-Za-z0-9_]*)$"),
+    Key("barrier_bytes", "integer", "extension: bytes of the mainloop pipeline's barriers per stage, held in the same "
+                                    "shared memory (CUTLASS's block-scaled builders count 16: a full and an empty "
+                                    "mbarrier); counted by in_bounds[stages.X]", default=0, minimum=0, maximum=4096),
 ))
 
 SMEM = Table("smem", "version 2 (Hopper): the smem tile a GMMA atom reads an operand from through descriptors", (

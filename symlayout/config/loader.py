@@ -89,7 +89,7 @@ class _Loader(LoaderBase, ParamsSection, MmaSection, StagesSection, CopySection,
                      prove=prove, expect=expect, text=self.text, data=data, lines=self.lines,
                      g2s=g2s, s2g=s2g, stages=stages, smem=smem, tma=tma, stages_param=stages_param,
                      tmem=tmem, tmem_copies=tmem_copies, reuse=reuse, regcopies=regcopies, epilogue=epilogue,
-                     sf=sf)
+                     sf=sf, stage_barrier_bytes=self.load_stage_barriers(data))
         if mma is not None and mma.is_sm100 and cfg.kernel_tables:      # Version 3 x issue 31: not modelled yet
             self.fail(next(((k,) for k in ("reuse", "epilogue", "g2r", "r2g", "tma") if k in data), ("mma",)),
                       "[reuse.X] / [epilogue] / [g2r.X] / [r2g.X] / a [tma.X] residue: not supported with an SM100 "

@@ -386,6 +386,8 @@ class Config:
     #: ``[stages] count = "s"``: the ``[params]`` symbol whose values are the stage counts of a family
     #: (then ``stages`` is None: every copy is proved on stage 0; prove/datapath/stages.py proves the family)
     stages_param: str | None = field(default=None, compare=False)
+    #: ``[stages] barrier_bytes``: the pipeline's barrier bytes per stage (None: the configuration states none)
+    stage_barrier_bytes: int | None = field(default=None, compare=False)
     lines: KeyLines | None = field(default=None, repr=False, compare=False)
     smem: dict = field(default_factory=dict)          # [smem.A|B] -> SmemConfig (Version 2, Hopper)
     tma: dict = field(default_factory=dict)           # [tma.A|B] -> TmaConfig

@@ -68,6 +68,13 @@ class StagesSection:
             return raw
         return self.value(t, keys, STAGES["count"])
 
+    def load_stage_barriers(self, data):
+        """``[stages] barrier_bytes``: the pipeline's barrier bytes per stage, or None when not stated."""
+        t = data.get("stages")
+        if not isinstance(t, dict) or "barrier_bytes" not in t:
+            return None
+        return self.value(t, ("stages",), STAGES["barrier_bytes"])
+
     def split_stages(self, smem, keys):
         """A rank-3 ``(M,K,PIPE)`` smem layout: ``(stage 0, whole buffer, PIPE size)``; rank 2: ``(smem, None, 1)``."""
         if smem.rank() != 3:

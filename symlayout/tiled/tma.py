@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 
 from ..algebra import int_tuple as it
 from ..arch import tma as arch_tma
-from ..atoms import value_type_bits
+from ..atoms import canonical_type
+from ..atoms.types import smem_slot_bits
 from ..atoms.gmma import GmmaSmemLayout
-from ..atoms.tma import TmaCopy, TmaCopyError, make_tma_copy, tma_swizzle
+from ..atoms.tma import DATA_TYPE, TmaCopy, TmaCopyError, make_tma_copy, tma_swizzle
 from ..errors import SymlayoutError
 from ..algebra.layout import Layout, function_table, slice_and_offset
 from ..algebra.notation import _
@@ -53,7 +54,9 @@ class Write:
 
 @dataclass
 class TmaModel:
-    """Every TMA write into the tile of one operand (all stages)."""
+    """Every TMA write into the tile of one operand (all stages).  Addresses count *units*: bytes, or
+    nibbles for packed 4-bit elements (``16U4_ALIGN8B``: two to a byte); ``bits`` is one element's
+    shared-memory slot (8 for the 16-byte containers of ``16U4_ALIGN16B`` / ``16U6_ALIGN16B``)."""
     value_type: str
     bits: int
     smem: GmmaSmemLayout                # the layout, its byte swizzle (Sw<0,..> under an element swizzle)
@@ -69,15 +72,42 @@ class TmaModel:
     _merged_strides: dict = field(default_factory=dict, repr=False)
 
     @property
+    def per_byte(self) -> int:
+        """Address units in a byte: 1, or 2 (nibbles) for packed 4-bit elements."""
+        return 2 if self.bits == 4 else 1
+
+    @property
     def bytes(self) -> int:
-        return self.bits // 8
+        """Address units of one element (bytes; 1 nibble for packed 4-bit elements)."""
+        return max(self.bits // 8, 1)
+
+    def units(self, base_bytes):
+        """A byte address (e.g. an smem base) in address units."""
+        return base_bytes * self.per_byte
+
+    def where(self, a) -> str:
+        """An address (units) in words: ``smem byte a``, or the byte and nibble of a packed 4-bit element."""
+        a = int(a)
+        if self.per_byte == 1:
+            return f"smem byte {a}"
+        return f"smem byte {a // 2} ({'high' if a % 2 else 'low'} nibble)"
+
+    def unit_swizzle(self, sw, a):
+        """``sw``, a swizzle on byte addresses, applied to the address(es) ``a`` in units."""
+        if self.per_byte == 1:
+            return sw(a)
+        return sw(a // 2) * 2 + a % 2
 
     def layout_bytes(self, base, offsets):
-        """The smem byte where CuTe's tensor at ``base`` keeps the element at element offset(s)
-        ``offsets`` (ints or arrays): the element swizzle on the offset, the pointer's on the byte."""
+        """The smem address (units) where CuTe's tensor at ``base`` (bytes) keeps the element at element
+        offset(s) ``offsets`` (ints or arrays): the element swizzle on the offset, the pointer's on the byte."""
         if self.element_swizzle is not None:
             offsets = self.element_swizzle(offsets)
-        return self.smem.swizzle(base + offsets * self.bytes)
+        return self.unit_swizzle(self.smem.swizzle, self.units(base) + offsets * self.bytes)
+
+    def tma_address(self, a):
+        """:func:`~symlayout.arch.tma.smem_address` of the unswizzled address(es) ``a`` in units."""
+        return self.unit_swizzle(lambda x: arch_tma.smem_address(x, self.swizzle), a)
 
     def stage_layout(self) -> Layout:
         return _stage0(self.smem.layout)[0]
@@ -109,12 +139,19 @@ class TmaModel:
                 for j, k in self._disp(d, cd):
                     if j < disp.shape[1]:
                         disp[:, j] += k
-            off, pitch = cols[0] * self.bytes, arch_tma.row_pitch(box, self.bytes, self.swizzle)
+            off, pitch = cols[0] * self.bytes, self.row_pitch(box)
             for c, b in zip(cols[1:], box[1:]):
                 off = off + c * pitch
                 pitch *= b
             hit = self.__dict__["_box_arrays"] = (np.stack(cols, axis=1), disp, off)
         return hit
+
+    def row_pitch(self, box) -> int:
+        """:func:`~symlayout.arch.tma.row_pitch` in address units (a row of nibbles padded to the span)."""
+        if self.per_byte == 1:
+            return arch_tma.row_pitch(box, self.bytes, self.swizzle)
+        span = arch_tma.SWIZZLE_SPAN_BYTES[arch_tma.swizzle_mode(self.swizzle)]
+        return box[0] if self.swizzle == "none" else max(box[0], span * self.per_byte)
 
     def write_arrays(self, base: int = 0):
         """Every (write, box element) at once, in :attr:`writes` x box order: the tile coordinate
@@ -123,7 +160,7 @@ class TmaModel:
         if base:
             t, inside, _a = self.write_arrays()
             dst = self.__dict__["_write_dst"]
-            return t, inside, arch_tma.smem_address(base + dst, self.swizzle)
+            return t, inside, self.tma_address(self.units(base) + dst)
         hit = self.__dict__.get("_write_arrays")
         if hit is None:
             import numpy as np
@@ -133,7 +170,7 @@ class TmaModel:
             t = origin[:, None, :] + disp[None, :, :]
             inside = np.all((t >= 0) & (t < np.array(self.tile_shape, dtype=np.int64)), axis=2)
             self.__dict__["_write_dst"] = dst[:, None] + off[None, :]
-            addr = arch_tma.smem_address(self.__dict__["_write_dst"], self.swizzle)
+            addr = self.tma_address(self.__dict__["_write_dst"])
             hit = self.__dict__["_write_arrays"] = (t, inside, addr)
         return hit
 
@@ -157,7 +194,7 @@ class TmaModel:
         for c, disp, off in self._box_table():
             t = tuple(o + d for o, d in zip(w.origin, disp))
             inside = all(0 <= x < s for x, s in zip(t, self.tile_shape))
-            yield c, (t if inside else None), arch_tma.smem_address(w.dst + off, self.swizzle)
+            yield c, (t if inside else None), self.tma_address(w.dst + off)
 
     def element(self, w: Write, b: int, base: int = 0):
         """Box element ``b`` (flat, dimension 0 fastest) of :meth:`elements` of ``w``: ``(box coordinate,
@@ -166,7 +203,7 @@ class TmaModel:
         c, dd = tuple(coords[b].tolist()), tuple(disp[b].tolist())
         t = tuple(o + d for o, d in zip(w.origin, dd))
         inside = all(0 <= x < s for x, s in zip(t, self.tile_shape))
-        return c, (t if inside else None), arch_tma.smem_address(base + w.dst + int(off[b]), self.swizzle)
+        return c, (t if inside else None), self.tma_address(self.units(base) + w.dst + int(off[b]))
 
     def _disp(self, d: int, cd: int):
         """Tile-coordinate displacement along the global modes box dimension ``d`` walks."""
@@ -228,7 +265,13 @@ def tma_model(value_type: str, gmem, smem, box, multicast: int = 1, atom: str = 
     """The writes of ``make_tma_copy(atom, gmem, stage layout, box, multicast)`` into every
     stage of ``smem`` (a GmmaSmemLayout or a layout, rank 2 or 3); ``swizzle``: a TMA
     swizzle encoded by hand instead of CuTe's.  CuTe's refusal is kept in ``error``."""
-    bits = value_type_bits(value_type)
+    bits = smem_slot_bits(value_type)
+    dt = DATA_TYPE.get(canonical_type(value_type))
+    if dt is not None and arch_tma.element_bits(dt)[1] != bits:
+        m = TmaModel(value_type, bits, smem, None, "none")
+        m.error = SymlayoutError(f"not supported: {value_type} in shared memory takes {bits} bits, but the tensor "
+                                 f"map's {dt} writes {arch_tma.element_bits(dt)[1]}-bit slots (use the container type)")
+        return m
     esw = composed = None
     if not isinstance(smem, GmmaSmemLayout):
         if getattr(smem, "is_composed", False):
@@ -279,5 +322,5 @@ def tma_model(value_type: str, gmem, smem, box, multicast: int = 1, atom: str = 
                 for sz in shape:
                     origin.append(i % sz)
                     i //= sz
-                m.writes.append(Write(s, b, c, (offs[s] + o) * bits // 8, tuple(origin)))
+                m.writes.append(Write(s, b, c, (offs[s] + o) * m.bytes, tuple(origin)))
     return m

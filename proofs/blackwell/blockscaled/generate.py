@@ -23,12 +23,12 @@ def _cute(layout) -> str:
     return re.sub(r"(?<![\w<])(\d+)", r"_\1", str(layout))
 
 
-def smem(op, x, tile, stages, slot_type):
+def smem(op, x, tile, stages, slot_type, atom="K_SW128"):
     peers = op.cta_group
     mn = (tile[0] if x == "A" else tile[1]) // peers
     mma_mn = (op.m if x == "A" else op.n) // peers
     k = op.k
-    lay = tile_to_mma_shape(layout_atom("K_SW128", slot_type), ((mma_mn, k), mn // mma_mn, tile[2] // k, stages))
+    lay = tile_to_mma_shape(layout_atom(atom, slot_type), ((mma_mn, k), mn // mma_mn, tile[2] // k, stages))
     return str(lay).replace("smem_ptr", "smem_ptr")
 
 
@@ -40,14 +40,15 @@ def sf_smem(op, x, tile, stages, vec=None, mn_tile=None):
 
 
 def write(name, title, atom, tile, stages, types, comment="", cluster=None, sf=None, expect=None, sub="",
-          tmem=None):
+          tmem=None, tma=False, atoms=None):
     op = parse_blockscaled_name(atom)
     lines = [f'name = "{title}"']
     lines += [f"# {c}" for c in comment.splitlines()] if comment else []
     lines += ["", "[mma]", f'atom = "{atom}"'] + ([f'cluster = "{cluster}"'] if cluster else [])
     for x in ("A", "B"):
         t, slot = types[x]
-        lines += ["", f"[smem.{x}]", f'type = "{t}"', f'layout = "{smem(op, x, tile, stages, slot)}"', "align = 1024"]
+        lay = smem(op, x, tile, stages, slot, (atoms or {}).get(x, "K_SW128"))
+        lines += ["", f"[smem.{x}]", f'type = "{t}"', f'layout = "{lay}"', "align = 1024"]
     for x in ("A", "B"):
         s = dict(type=op.sf_type, vec=op.vec, smem=sf_smem(op, x, tile, stages))
         s.update((sf or {}).get(x, {}))
@@ -58,6 +59,14 @@ def write(name, title, atom, tile, stages, types, comment="", cluster=None, sf=N
             lines.append(f"tmem_column = {s['tmem_column']}")
     if tmem:
         lines += ["", "[tmem]"] + [f"{k} = {v}" for k, v in tmem.items()]
+    if tma:                                   # the collective's TMA loads of A and B (a 1x1 cluster): K-major
+        m, n, k = tile
+        lines += ["", "[params]", f"M = {{ min = {m}, max = 65536, multiple_of = {m} }}",
+                  f"N = {{ min = {n}, max = 65536, multiple_of = {n} }}",
+                  f"K = {{ min = {k}, max = 65536, multiple_of = {k} }}"]
+        for x, mn in (("A", "M"), ("B", "N")):
+            lines += ["", f"[tma.{x}]", 'atom = "SM90_TMA_LOAD"', f'gmem = "({mn},K):(K,1)"',
+                      f'box = "({m if x == "A" else n},{k})"']
     if expect:
         lines += ["", "[expect]", "refuted = [" + ", ".join(f'"{e}"' for e in expect) + "]"]
     (HERE / sub / f"{name}.toml").write_text("\n".join(lines) + "\n")
@@ -103,7 +112,20 @@ def main():
           mxf8(E4, E4, 256, 192, True), (256, 192, 128), 4, {"A": FP8, "B": FP8}, cluster="(2,1,1)",
           sf={"A": {"tmem_column": 384}, "B": {"tmem_column": 448}},
           tmem={"columns": 512, "accumulator_stages": 2})
+    write("nvfp4_1sm_128x128x256_tma", "NVFP4 GEMM, 1SM, 128x128x256, 4 stages: A and B by TMA (16U4_ALIGN8B)",
+          nvfp4(128, 128), (128, 128, 256), 4, {"A": FP4, "B": FP4}, tma=True,
+          comment="The collective's TMA loads of packed fp4 (to_CUtensorMapDataType<float_e2m1_t>: 16U4_ALIGN8B, two\n"
+                  "elements a byte): box (256, 128), 256 fp4 = one 128-byte SW128 row.")
+    write("mxf8xmxf4_1sm_128x128x128_tma", "mixed MXF8 x MXF4, 1SM, 128x128x128: A (UINT8) and B (fp4 containers, "
+          "16U4_ALIGN16B) by TMA", mxf8(E4, E2C, 128, 128), (128, 128, 128), 4, {"A": FP8, "B": FP4C}, tma=True,
+          comment="B's containers (float_e2m1_unpacksmem_t: 16U4_ALIGN16B, 16 fp4 then 8 bytes of padding in each\n"
+                  "16-byte chunk): box dimension 0 is 128 elements, one 128-byte SW128 row of slots; K a multiple of 128.")
     P = "pitfalls"
+    write("fp4_containers_tma_sw64", "pitfall: fp4 containers TMA-loaded into a SW64 K-major buffer",
+          mxf8(E4, E2C, 128, 128), (128, 128, 128), 4, {"A": FP8, "B": FP4C}, tma=True, atoms={"B": "K_SW64"},
+          comment="16U4_ALIGN16B needs box dimension 0 = 128 and a NONE / 128B swizzle (cuTensorMapEncodeTiled): the\n"
+                  "SW64 atom over 8-bit slots makes CuTe's box 64 wide with the 64B swizzle; the driver rejects the map.",
+          expect=["tma[B]"], sub=P)
     write("sf_over_accumulator", "pitfall: SFA copied to TMEM column 128, inside the second accumulator stage",
           nvfp4(128, 128), (128, 128, 256), 4, {"A": FP4, "B": FP4},
           comment="The kernel's tcgen05.cp puts SFA at column 128 (one accumulator stage's width) while the\n"

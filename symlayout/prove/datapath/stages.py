@@ -7,8 +7,10 @@ that the others inherit them and that the stages do not overlap:
 
 * ``in_bounds`` (operand ``stages.X``): every stage is stage 0 moved by a whole number of 128-byte
   rows (so each address keeps its bank and its alignment: every stage-0 verdict holds for it; a
-  stage that is not such a translate is UNKNOWN, never assumed), and the shared-memory buffers of
-  the mainloop (A and B, all stages) fit in what one block may use on the MMA's architecture;
+  stage that is not such a translate is UNKNOWN, never assumed), and the shared memory of the
+  mainloop as the configuration states it (A and B, all stages; the ``[sf.X]`` factor buffers;
+  ``[stages] barrier_bytes`` per stage) fits in what one block may use on the MMA's architecture
+  (the result's detail says what was counted and what was not);
 * ``exactly_once`` (operand ``stages.X``): no byte belongs to two stages.
 
 >>> from symlayout.config import loads_config
@@ -150,10 +152,20 @@ def prove_stage_family(cfg, props, refuted=frozenset()) -> list:
             r.seconds = time.perf_counter() - t0
             out.append(r)
     if "in_bounds" in props and per_stage:
+        names = sorted(bufs)
+        if getattr(cfg, "stage_barrier_bytes", None):
+            per_stage += cfg.stage_barrier_bytes
+            names.append("barriers")
         arch, cap = _capacity(cfg.mma.atom if cfg.mma else "")
+        missing = uncounted(cfg) + (" and the [sf.X] factor buffers (a family's factor stages are not modelled)"
+                                    if any(f.smem is not None for f in getattr(cfg, "sf", {}).values()) else "")
+        for r in out:
+            if r.property == "in_bounds" and r.status != UNKNOWN:
+                r.detail = "; ".join(x for x in (r.detail, f"counted: {', '.join(names)}, {per_stage} bytes a stage",
+                                                 missing) if x)
         if hi * per_stage > cap:
             n = next(v for v in (counts or range(lo, hi + 1)) if v * per_stage > cap)
-            cex = Counterexample(f"with {name} = {n}: the staged shared-memory buffers ({', '.join(sorted(bufs))}: "
+            cex = Counterexample(f"with {name} = {n}: the staged shared-memory buffers ({', '.join(names)}: "
                                  f"{per_stage} bytes a stage) take {n * per_stage} bytes; an {arch} block may use at "
                                  f"most {cap}", params={name: n},
                                  extra={"bytes": n * per_stage, "capacity": cap, "stages": n})
@@ -180,22 +192,51 @@ def prove_stages(cfg, props, refuted=frozenset(), memo: dict | None = None) -> l
     bufs = staged_buffers(cfg)
     if not bufs:
         return out
-    total = 0
+    sizes = {}
     for op, buf in sorted(bufs.items()):
         results, size = shared(memo, stage_key(op, buf, props, refuted),
                                lambda op=op, buf=buf: buffer_stages(op, buf, props, refuted))
         out.extend(results)
-        total += size
+        sizes[op] = size
     if "in_bounds" in props:
+        n = max(b[1] for b in bufs.values())
+        parts = [(op, sizes[op], f" ({b[1]} stages)") for op, b in sorted(bufs.items())] + side_buffers(cfg, n)
+        total = sum(b for _, b, _ in parts)
         arch, cap = _capacity(cfg.mma.atom if cfg.mma else "")
+        told = "counted: " + ", ".join(f"{name} {b}" for name, b, _ in parts) + f" = {total} bytes"
+        missing = uncounted(cfg)
+        cex = None
         if total > cap:
-            cex = Counterexample(f"the staged shared-memory buffers ({', '.join(f'{op}: {n} stages' for op, (_, n, _) in sorted(bufs.items()))}) "
-                                 f"take {total} bytes; an {arch} block may use at most {cap}",
-                                 extra={"bytes": total, "capacity": cap})
-            for r in out:                     # every staged buffer takes its part of the total
-                if r.property == "in_bounds" and r.status != UNKNOWN:
+            cex = Counterexample(f"the shared memory of the mainloop ({', '.join(f'{name}: {b} bytes{how}' for name, b, how in parts)}) "
+                                 f"takes {total} bytes; an {arch} block may use at most {cap}",
+                                 extra={"bytes": total, "capacity": cap, "buffers": {k: b for k, b, _ in parts}})
+        for r in out:                         # every staged buffer takes its part of the total
+            if r.property == "in_bounds" and r.status != UNKNOWN:
+                r.detail = "; ".join(x for x in (r.detail, told, missing) if x)
+                if cex is not None:
                     r.status, r.counterexample = REFUTED, cex
     return out
+
+
+def side_buffers(cfg, n: int) -> list:
+    """``(name, bytes, how)`` of what shares the block's shared memory with the A/B stages, as the configuration
+    states it: each ``[sf.X]`` factor buffer (its ``smem``, every stage) and ``[stages] barrier_bytes`` per stage
+    (``n`` stages)."""
+    out = []
+    for op, sf in sorted(getattr(cfg, "sf", {}).items()):
+        if sf.smem is not None:
+            out.append((f"SF{op}", int(sf.smem.cosize()) * value_type_bits(sf.type) // 8, ""))
+    per = getattr(cfg, "stage_barrier_bytes", None)
+    if per:
+        out.append(("barriers", n * per, f" ({n} x {per})"))
+    return out
+
+
+def uncounted(cfg) -> str:
+    """What a capacity check cannot count because the configuration does not state it."""
+    if getattr(cfg, "stage_barrier_bytes", None) is None:
+        return "not counted: the pipeline's barriers (no [stages] barrier_bytes) and the epilogue's buffers"
+    return "not counted: the epilogue's buffers"
 
 
 def buffer_stages(op, buffer, props, refuted=frozenset()) -> tuple[list, int]:

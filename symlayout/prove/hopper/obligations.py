@@ -428,8 +428,8 @@ def tma_results(cfg, sc, tc, props, model=None) -> list:
             checked = e + 1
             a = int(want[e])
             coord = _coord(e, _flat(m.smem.layout))
-            cex = Counterexample(f"{_el(op, coord)} (smem byte {a}) is never written by the TMA loads of "
-                                 f"[tma.{op}]", element=coord, address_bytes=a)
+            cex = Counterexample(f"{_el(op, coord)} ({m.where(a)}) is never written by the TMA loads of "
+                                 f"[tma.{op}]", element=coord, address_bytes=a // m.per_byte)
         out.append(_res("coverage", op, t1, cex, checked, via="tma"))
     if "exactly_once" in props:
         t1 = time.perf_counter()
@@ -444,8 +444,8 @@ def tma_results(cfg, sc, tc, props, model=None) -> list:
             checked = i + 1
             a = int(flat[i])
             (w0, c0), (w, c) = at(first[inv.ravel()[i]]), at(i)
-            cex = Counterexample(f"smem byte {a} is written twice: by box element {c0} of {_wtext(w0, m)} and by "
-                                 f"box element {c} of {_wtext(w, m)}", address_bytes=a)
+            cex = Counterexample(f"{m.where(a)} is written twice: by box element {c0} of {_wtext(w0, m)} and by "
+                                 f"box element {c} of {_wtext(w, m)}", address_bytes=a // m.per_byte)
         out.append(_res("exactly_once", op, t1, cex, checked, via="tma"))
     if "in_bounds" in props:
         t1 = time.perf_counter()
@@ -457,8 +457,8 @@ def tma_results(cfg, sc, tc, props, model=None) -> list:
             checked = i + 1
             a = int(flat[i])
             w, c = at(i)
-            cex = Counterexample(f"box element {c} of {_wtext(w, m)} is written to smem byte {a}, outside the "
-                                 f"[smem.{op}] buffer of {hi} bytes", address_bytes=a)
+            cex = Counterexample(f"box element {c} of {_wtext(w, m)} is written to {m.where(a)}, outside the "
+                                 f"[smem.{op}] buffer of {hi // m.per_byte} bytes", address_bytes=a // m.per_byte)
         out.append(_res("in_bounds", op, t1, cex, checked, via="tma"))
     return out
 
@@ -502,19 +502,21 @@ def _tma(cfg, m, tc, sc, bases, op, t0):
     for w in m.writes:
         for base in bases:
             checked += 1
-            if (base + w.dst) % arch_tma.SMEM_ALIGN:
+            if (m.units(base) + w.dst) % (arch_tma.SMEM_ALIGN * m.per_byte):
+                dst = (m.units(base) + w.dst) / m.per_byte
+                dst = int(dst) if dst == int(dst) else dst
                 return _norun(_res("tma", op, t0, Counterexample(
-                    f"{_wtext(w, m)}: the TMA destination is smem byte {base + w.dst} (base {base}, aligned to "
+                    f"{_wtext(w, m)}: the TMA destination is smem byte {dst} (base {base}, aligned to "
                     f"{sc.align} bytes), not {arch_tma.SMEM_ALIGN}-byte aligned as cp.async.bulk.tensor requires",
-                    address_bytes=base + w.dst, extra={"base": base}), checked, via="tma"))
+                    address_bytes=int(dst), extra={"base": base}), checked, via="tma"))
     # every box element of every write at once: inside the tile, and TMA's byte is CuTe's; both swizzle the
     # absolute address unless the layout's swizzle acts on element offsets: then every base mod 1024 counts
     tile, inside, addr0 = m.write_arrays()
     stages = np.array([w.stage for w in m.writes], dtype=np.int64)[:, None]
     coords = np.where(inside[..., None], tile, 0)
     for base in (_bases(sc.align, PERIOD_BYTES) if m.element_swizzle is not None else (0,)):
-        addr = addr0 if base == 0 else m.write_arrays(base)[2] - base
-        bad = (~inside | (addr != m.cute_addresses(base, stages, coords) - base)).ravel()
+        addr = addr0 if base == 0 else m.write_arrays(base)[2] - m.units(base)
+        bad = (~inside | (addr != m.cute_addresses(base, stages, coords) - m.units(base))).ravel()
         if bad.any():
             return _tma_mismatch(m, op, t0, int(np.argmax(bad)), checked, base)
         checked += addr.size
@@ -538,13 +540,14 @@ def _tma_mismatch(m, op, t0, i, checked, base):
     want_a = m.cute_address(base, w.stage, t)
     if a != want_a:
         coord = t + ((w.stage,) if len(m.stage_offsets) > 1 else ())
-        keeps = f"[smem.{op}] keeps it at byte {want_a}"
+        keeps = f"[smem.{op}] keeps it at {m.where(want_a)[5:]}"
         if m.element_swizzle is not None:
             keeps += f" (its {m.element_swizzle} acts on element offsets, written without smem_ptr)"
         return _res("tma", op, t0, Counterexample(
             f"{_wtext(w, m)}: TMA writes {_el(op, coord)} (box element {c} of box {copy.box_dim}, "
-            f"swizzle {m.swizzle}) to smem byte {a}{at}, but {keeps}",
-            element=coord, address_bytes=a, extra={"cute_address_bytes": want_a, "base": base}), checked, via="tma")
+            f"swizzle {m.swizzle}) to {m.where(a)}{at}, but {keeps}",
+            element=coord, address_bytes=a // m.per_byte, extra={"cute_address_bytes": want_a // m.per_byte,
+                                                                  "base": base}), checked, via="tma")
     raise AssertionError(f"[tma.{op}]: the tables and the point-by-point check disagree")   # pragma: no cover
 
 
@@ -577,7 +580,15 @@ def _multiple_of(e, k: int) -> bool:
 
 
 def _symbolic_strides(cfg, copy, op, t0):
-    for i, s in enumerate(copy.global_strides, start=1):
+    """The driver's divisibility rules on run-time extents, for every parameter value: each global stride a
+    multiple of 16 bytes (32 for the 16-byte-aligned packed types), and global dimension 0 of a packed type a
+    multiple of 128 (``16U4_ALIGN16B`` / ``16U6_ALIGN16B``) or 2 (``16U4_ALIGN8B``)."""
+    rules = [(f"global stride {i}", s, arch_tma.stride_multiple(copy.data_type), "bytes")
+             for i, s in enumerate(copy.global_strides, start=1)]
+    dim0 = arch_tma.dim0_multiple(copy.data_type)
+    if dim0 > 1 and copy.global_dim:
+        rules.append(("global dimension 0", copy.global_dim[0], dim0, f"elements ({copy.data_type})"))
+    for what, s, k, unit in rules:
         if isinstance(s, int):
             continue
         expr = sympy.sympify(s)
@@ -585,12 +596,12 @@ def _symbolic_strides(cfg, copy, op, t0):
         for name, p in cfg.params.items():
             if p.multiple_of > 1:
                 subs[p.symbol] = p.multiple_of * sympy.Symbol(f"_{name}_q", integer=True, positive=True)
-        key = (expr, tuple(sorted(subs.items(), key=str)))
+        key = (expr, tuple(sorted(subs.items(), key=str)), k)
         if key not in _STRIDE_DECIDED:
             if len(_STRIDE_DECIDED) >= STRIDE_DECIDED_KEPT:
                 del _STRIDE_DECIDED[next(iter(_STRIDE_DECIDED))]     # (the oldest first)
             e = expr.subs(subs)
-            _STRIDE_DECIDED[key] = True if _multiple_of(e, 16) else decide(sympy.Eq(sympy.Mod(e, 16), 0))
+            _STRIDE_DECIDED[key] = True if _multiple_of(e, k) else decide(sympy.Eq(sympy.Mod(e, k), 0))
         ok = _STRIDE_DECIDED[key]
         if ok:
             continue
@@ -599,13 +610,13 @@ def _symbolic_strides(cfg, copy, op, t0):
         if len(syms) == 1 and str(syms[0]) in cfg.params:
             p = cfg.params[str(syms[0])]
             for v in p.values()[:4096]:
-                if int(expr.subs(syms[0], v)) % 16:
+                if int(expr.subs(syms[0], v)) % k:
                     return _norun(_res("tma", op, t0, Counterexample(
-                        f"[tma.{op}]: global stride {i} is {int(expr.subs(syms[0], v))} bytes for {p.name} = {v}, "
-                        "not a multiple of 16 (cuTensorMapEncodeTiled rejects the map)", params={p.name: v}),
+                        f"[tma.{op}]: {what} is {int(expr.subs(syms[0], v))} {unit} for {p.name} = {v}, "
+                        f"not a multiple of {k} (cuTensorMapEncodeTiled rejects the map)", params={p.name: v}),
                         1, via="tma"))
         return _res("tma", op, t0, None, None, method="exhaustive", via="tma", status=UNKNOWN,
-                    detail=f"global stride {i} = {expr} bytes: cannot decide that it is a multiple of 16")
+                    detail=f"{what} = {expr} {unit}: cannot decide that it is a multiple of {k}")
     return None
 
 
