@@ -1,7 +1,6 @@
 """``symlayout sweep`` as a kernel author meets it (issue 32's audit): an output that is not the spec's table is
 refused untouched, bad outputs and bad specs are one line naming the place before anything is proved, and the
 exit code says whether the table is complete."""
-import contextlib
 import csv
 import io
 import json
@@ -12,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from symlayout.cli import main
 from symlayout.sweep import loads_spec, sweep
+
+from test_sweep import _cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = '''name = "small"
@@ -32,12 +32,6 @@ atom = "{atom}"
 type = "half_t"
 smem = "{smem}"
 '''
-
-
-def _cli(*argv):
-    with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.redirect_stderr(io.StringIO()) as err:
-        rc = main([str(a) for a in argv])
-    return rc, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

@@ -12,22 +12,7 @@ from symlayout.sweep import SpecError, loads_spec, summary, sweep, sweep_table
 from symlayout.sweep.prover import prove_batch
 from symlayout.sweep.table import Part, Table, columns, prove_part, read_done, render, typed
 
-SMALL = '''name = "small"
-[space]
-atom = ["SM75_U32x2_LDSM_N", "SM75_U32x4_LDSM_N"]
-smem = ["(32,16):(16,1)", "Sw<1,3,3> o (32,16):(16,1)", "(32,16):(20,1)"]
-pitch = [16, 64]
-[constraints]
-smem_bytes = "32 * pitch * 2"
-smem_budget = 2048
-[config.mma]
-atom = "SM80_16x8x16_F16F16F16F16_TN"
-layout = "(2,2,1)"
-[config.copy.A]
-atom = "{atom}"
-type = "half_t"
-smem = "{smem}"
-'''
+from test_sweep import SMALL
 
 
 @pytest.fixture

@@ -244,19 +244,6 @@ def _kind(key):
     return key[0] if isinstance(key, tuple) and key else None
 
 
-def warm_up(client, spec, batches: list) -> None:
-    """Every worker proves the first candidate of ``batches`` (its row is dropped) before the batches are handed
-    out: the spec parsed and the modules a proof imports loaded (about 0.3 s: numpy, the configuration loader),
-    part of the start-up like the workers' imports, not of the first batch.  A task, not ``client.run`` (the
-    event loop's thread): one thread of a worker proves, so the Z3 lock never pauses its collector."""
-    if not (batches and batches[0]):
-        return
-    client.wait_for_workers(1)
-    client.gather([client.submit(prove_batch, spec.text, spec.path, batches[0][:1], pure=False, workers=[a],
-                                 allow_other_workers=True)
-                   for a in client.scheduler_info(n_workers=-1)["workers"]])     # in the task thread, as a batch
-
-
 def in_lanes(client, batches: list, task, *args, most: int = TASK_MAX, relay: Relay | None = None):
     """Yield ``task(*args, ids)`` of every task as it completes, the batches handed out in lanes, a task
     :func:`next_batch` of at most ``most`` candidates; with a ``relay``, ``task(*args, ids, seed)`` (``seed``:
