@@ -232,7 +232,7 @@ def test_a_hand_descriptor_names_its_buffers_address():
 BUFFERS = [
     ("cutlass_sm100_f16_1sm_128x256x64_kmajor.toml", "K_SW128", "K_SW128", (128, 256, 64), 4, False),
     ("cutlass_sm100_f16_2sm_256x256x64_kmajor.toml", "K_SW128", "K_SW128", (256, 256, 64), 4, False),
-    ("cutlass_sm100_e4m3_1sm_128x256x128_kmajor.toml", "K_SW128", "K_SW128", (128, 256, 128), 5, False),
+    ("cutlass_sm100_e4m3_1sm_128x256x128_kmajor.toml", "K_SW128", "K_SW128", (128, 256, 128), 4, False),
     ("cutlass_sm100_f16_1sm_128x128x64_mnmajor.toml", "MN_SW128", "MN_SW128", (128, 128, 64), 4, True),
     ("cutlass_sm100_tf32_1sm_128x128x32_mnmajor_sw128_32b.toml", "MN_SW128_32B", "MN_SW128_32B", (128, 128, 32), 4,
      True),
