@@ -1,8 +1,9 @@
 """Pipeline stages: the PIPE mode of a staged shared-memory buffer ``(M,K,PIPE)``.
 
 A kernel with ``[stages] count = n`` (or an smem layout that carries its PIPE mode, as
-``tile_to_shape(atom, (M,K,PIPE))`` prints it) copies stage ``s`` of the buffer while the MMA reads
-another.  Every property of ``[copy.X]`` and ``[g2s.X]`` is proved on stage 0; this module proves
+``tile_to_shape(atom, (M,K,PIPE))`` prints it; an SM100 ``[smem.X]`` buffer
+``((MMA_MN,MMA_K),MMAs_MN,MMAs_K,PIPE)`` through its ``(MN, K, PIPE)`` view) copies stage ``s`` of the
+buffer while the MMA reads another.  Every property of ``[copy.X]`` and ``[g2s.X]`` is proved on stage 0; this module proves
 that the others inherit them and that the stages do not overlap:
 
 * ``in_bounds`` (operand ``stages.X``): every stage is stage 0 moved by a whole number of 128-byte
