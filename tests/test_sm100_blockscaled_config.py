@@ -205,3 +205,36 @@ def test_separable_offsets_decide_what_the_whole_array_decides(text):
     at = lambda o: lambda p: int(o.at_k(slice(p[1], p[1] + 1))[p[0], 0, p[2]])     # noqa: E731
     got = [_decide("A", 16, o, ref, ("row", "stage"), "buf", "reader", "where", at(o), at(ref)) for o in (sep, dense)]
     assert got[0][1] == got[1][1] and str(got[0][0]) == str(got[1][0])
+
+
+#: the proofs whose stage count is CUTLASS's builder's, and the element pair / alignment / tile / schedule it is built
+#: with (OpClassBlockScaledTensorOp and KernelScheduleAuto; the MXF8F6F4 pitfall's 8-bit slots as mx_float8_t)
+BUILT = {"nvfp4_1sm_128x256x256": ("cutlass::nv_float4_t<cutlass::float_e2m1_t>", 32, (128, 256, 256)),
+         "mxfp8_1sm_128x256x128": ("cutlass::mx_float8_t<cutlass::float_e4m3_t>", 16, (128, 256, 128)),
+         "pitfalls/mxf8f6f4_packed_fp4_type": ("cutlass::mx_float8_t<cutlass::float_e4m3_t>", 16, (128, 128, 256))}
+BUILT_OVER = {"pitfalls/nvfp4_128x256x256_5_stages_over_227k": "nvfp4_1sm_128x256x256",
+              "pitfalls/mxfp8_128x256x128_6_stages_over_227k": "mxfp8_1sm_128x256x128"}
+
+
+@pytest.mark.slow
+def test_stage_counts_are_the_builders():
+    """Each file of :data:`BUILT` has the stages ``CollectiveBuilder<Sm100, OpClassBlockScaledTensorOp, ...,
+    StageCountAuto, KernelScheduleAuto>`` of its tile picks (nvcc, host code; about 3 minutes), and each over-capacity
+    pitfall more (its stages refuted by the capacity check: tests/test_sm100_prove.py)."""
+    from sm100_cpp import builder_run
+    from symlayout.prove.blackwell.obligations import cta_tile
+    body = ["namespace gc = cutlass::gemm::collective;", "int main() {"]
+    for n, (pair, align, (m, nn, k)) in enumerate(BUILT.values()):
+        body.append(f'  printf("{n} %d\\n", int(gc::CollectiveBuilder<cutlass::arch::Sm100, '
+                    f"cutlass::arch::OpClassBlockScaledTensorOp, {pair}, cutlass::layout::RowMajor, {align}, {pair}, "
+                    f"cutlass::layout::ColumnMajor, {align}, float, Shape<_{m},_{nn},_{k}>, Shape<_1,_1,_1>, "
+                    "gc::StageCountAuto, gc::KernelScheduleAuto>::CollectiveOp::DispatchPolicy::Stages));")
+    out = builder_run("\n".join(body + ["}"]) + "\n")
+    if out is None:
+        pytest.skip("needs nvcc and the CUTLASS headers (SYMLAYOUT_CUTE_SITE)")
+    got = dict(line.split() for line in out.splitlines())
+    stages = {name: int(got[str(n)]) for n, name in enumerate(BUILT)}
+    for name, n in stages.items():
+        assert cta_tile(load_config(PROOFS / f"{name}.toml").smem["A"])[2] == n, (name, n)
+    for name, proof in BUILT_OVER.items():
+        assert cta_tile(load_config(PROOFS / f"{name}.toml").smem["A"])[2] > stages[proof], name

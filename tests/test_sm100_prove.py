@@ -232,7 +232,7 @@ def test_a_hand_descriptor_names_its_buffers_address():
 BUFFERS = [
     ("cutlass_sm100_f16_1sm_128x256x64_kmajor.toml", "K_SW128", "K_SW128", (128, 256, 64), 4, False),
     ("cutlass_sm100_f16_2sm_256x256x64_kmajor.toml", "K_SW128", "K_SW128", (256, 256, 64), 4, False),
-    ("cutlass_sm100_e4m3_1sm_128x256x128_kmajor.toml", "K_SW128", "K_SW128", (128, 256, 128), 5, False),
+    ("cutlass_sm100_e4m3_1sm_128x256x128_kmajor.toml", "K_SW128", "K_SW128", (128, 256, 128), 4, False),
     ("cutlass_sm100_f16_1sm_128x128x64_mnmajor.toml", "MN_SW128", "MN_SW128", (128, 128, 64), 4, True),
     ("cutlass_sm100_tf32_1sm_128x128x32_mnmajor_sw128_32b.toml", "MN_SW128_32B", "MN_SW128_32B", (128, 128, 32), 4,
      True),
@@ -278,3 +278,67 @@ def test_a_buffer_beyond_the_descriptors_reach_is_refuted_without_enumerating():
     r = _one(res, "descriptor", "A")
     assert r.status == "refuted" and "spans 1048576 bytes" in r.counterexample.message
     assert ("slot_agreement", "A", "tcgen05.mma") not in res
+
+
+# --- the stages of an [smem.X] buffer ((MMA_MN,MMA_K),MMAs_MN,MMAs_K,PIPE): exactly_once, in_bounds with the capacity
+E4M3 = (BW / "cutlass_sm100_e4m3_1sm_128x256x128_kmajor.toml").read_text()
+E4M3_B = "((_256,_32),_1,_4,(_1,_4)):((_128,_1),_0,_32,(_0,_32768))"
+
+
+def _stage(res, prop, op):
+    return res[(prop, f"stages.{op}", "")]
+
+
+def test_sm100_buffers_get_the_stage_results():
+    """Each PIPE stage of an SM100 buffer is stage 0 moved by whole 128-byte rows and no byte is in two stages;
+    the capacity check counts what the file states (A, B, the pipeline's barriers: 4 x 16 bytes)."""
+    res = _results(E4M3)
+    for op, size in (("A", 128 * 128), ("B", 256 * 128)):
+        assert _stage(res, "exactly_once", op).status == "proved" and _stage(res, "exactly_once", op).checked == 4 * size
+        r = _stage(res, "in_bounds", op)
+        assert r.status == "proved" and f"4 stages of {size} bytes" in r.detail
+        assert "counted: A 65536, B 131072, barriers 64 = 196672 bytes" in r.detail
+
+
+def test_sm100_stages_over_the_capacity_are_refuted_naming_each_buffer():
+    """5 stages of the fp8 128x256x128 tile (CUTLASS's StageCount<5>) are 245840 bytes with the barriers."""
+    rep = prove_config(load_config(BW / "pitfalls" / "e4m3_128x256x128_5_stages_over_227k.toml"))
+    assert rep.ok
+    r = next(r for r in rep.results if (r.property, r.operand) == ("in_bounds", "stages.A"))
+    assert r.status == "refuted" and r.counterexample.extra["buffers"] == {"A": 81920, "B": 163840, "barriers": 80}
+    assert "(A: 81920 bytes (5 stages), B: 163840 bytes (5 stages), barriers: 80 bytes (5 x 16)) takes 245840 " \
+           "bytes; an SM100 block may use at most 232448" in r.counterexample.message
+
+
+def test_sm100_block_scaled_stages_count_the_factor_buffers():
+    """The block-scaled 5-stage NVFP4 build: A, B, SFA, SFB and barriers, 276560 bytes; a pair's buffers are one
+    CTA's (the 2SM NVFP4 file: A holds M/2 = 128 rows, B N/2 = 128 columns of K = 256 fp4 a stage)."""
+    bs = BW / "blockscaled"
+    rep = prove_config(load_config(bs / "pitfalls" / "nvfp4_128x256x256_5_stages_over_227k.toml"))
+    r = next(r for r in rep.results if (r.property, r.operand) == ("in_bounds", "stages.B"))
+    assert r.status == "refuted" and r.counterexample.extra["bytes"] == 276560
+    assert r.counterexample.extra["buffers"] == {"A": 81920, "B": 163840, "SFA": 10240, "SFB": 20480, "barriers": 80}
+    res = {(r.property, r.operand): r for r in prove_config(load_config(bs / "nvfp4_2sm_256x256x256.toml")).results}
+    per_stage = 128 * 256 // 2
+    assert res[("in_bounds", "stages.A")].status == "proved"
+    assert f"counted: A {4 * per_stage}, B {4 * per_stage}, SFA 8192, SFB 16384" in res[("in_bounds", "stages.A")].detail
+
+
+def test_sm100_overlapping_stages_are_refuted():
+    """B's PIPE stride half a stage (16384 bytes): stage 1 starts inside stage 0."""
+    res = _results(E4M3.replace(E4M3_B, E4M3_B.replace("(_0,_32768)", "(_0,_16384)")))
+    r = _stage(res, "exactly_once", "B")
+    assert r.status == "refuted" and "stage 1 and stage 0 of the B buffer overlap" in r.counterexample.message
+
+
+def test_sm100_stage_not_a_whole_row_translate_is_unknown():
+    """A's stages 16400 bytes apart (a 16-byte multiple, not a 128-byte one): not proved, never assumed."""
+    res = _results(E4M3.replace("(_0,_16384))", "(_0,_16400))"))
+    r = _stage(res, "in_bounds", "A")
+    assert r.status == "unknown" and "not stage 0 moved by a whole number of 128-byte rows" in r.detail
+
+
+def test_no_stage_results_for_an_atom_cute_rejects():
+    """A 1SM atom of M = 256 does not compile: its one refutation, nothing of its buffers proved."""
+    rep = prove_config(loads_config(F16_1SM.replace("float,128,256,", "float,256,256,"), "t.toml"))
+    assert rep.results and not any(r.operand.startswith("stages") for r in rep.results)

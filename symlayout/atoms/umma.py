@@ -382,6 +382,25 @@ def tile_to_mma_shape(atom: GmmaSmemLayout, mma_tile_shape, order=None) -> GmmaS
     return GmmaSmemLayout(atom.swizzle, atom.bits, tiled_divide(tiled, (mn, k)))
 
 
+def mn_k_view(lay):
+    """The ``(MN, K, PIPE)`` view of a ``((MMA_MN,MMA_K),MMAs_MN,MMAs_K[,PIPE])`` buffer (the same bytes): the
+    instruction's rows and the blocks along MN as one mode, the same along K (a Layout, an element-swizzled
+    ComposedLayout or a GmmaSmemLayout, kept as it is).
+
+    >>> print(mn_k_view(tile_to_mma_shape(layout_atom("K_SW128", "half_t"), ((128, 16), 1, 4, 2))))
+    Sw<3,4,3> o smem_ptr[16b](unset) o ((128,1),(16,4),(1,2)):((64,0),(1,16),(0,8192))
+    """
+    L = lay.layout if isinstance(lay, GmmaSmemLayout) else lay.inner if getattr(lay, "is_composed", False) else lay
+    (s0, s1), (d0, d1) = L.shape[0], L.stride[0]
+    view = Layout(((s0, L.shape[1]), (s1, L.shape[2])) + tuple(L.shape[3:]),
+                  ((d0, L.stride[1]), (d1, L.stride[2])) + tuple(L.stride[3:]))
+    if isinstance(lay, GmmaSmemLayout):
+        return GmmaSmemLayout(lay.swizzle, lay.bits, view)
+    if getattr(lay, "is_composed", False):
+        return lay.map_inner(lambda _L: view)
+    return view
+
+
 class UmmaDesc(NamedTuple):
     """What ``make_umma_desc<Major>`` computes: the layout type, the byte fields and the
     canonical layout it checked (in ``uint128_t`` units); version 1, base offset 0, LBO mode 0."""

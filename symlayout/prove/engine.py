@@ -527,12 +527,13 @@ def config_parts(cfg, props, split: bool = False, properties=None) -> list:
         return [("threadmap", None, props)]
     if cfg.mma is None:                          # issue 31: a copy-only kernel ([g2r.X], [r2g.X])
         return [("kernel", None, properties)] if cfg.kernel_tables else []
-    if cfg.mma.is_sm100 and (cfg.tmem is not None or cfg.tmem_copies):   # Version 3: TMEM (prove/blackwell/tmem.py)
-        return [("blackwell", None, list(properties or cfg.prove.properties or BLACKWELL_PROPERTIES)),
-                ("tmem", None, list(properties or cfg.prove.properties or TMEM_PROPERTIES))]
-
     if cfg.mma.is_sm100:                     # --- Version 3: SM100 UMMA, CTA pairs, SM100 TMA (prove/blackwell/) ---
-        return [("blackwell", None, list(properties or cfg.prove.properties or BLACKWELL_PROPERTIES))]
+        out = [("blackwell", None, list(properties or cfg.prove.properties or BLACKWELL_PROPERTIES))]
+        if cfg.tmem is not None or cfg.tmem_copies:                     # TMEM (prove/blackwell/tmem.py)
+            out.append(("tmem", None, list(properties or cfg.prove.properties or TMEM_PROPERTIES)))
+        if not cfg.mma.cute_rejections:      # the [smem.X] buffers' stages (nothing of an atom CuTe rejects)
+            out.append(("datapath", None, properties))
+        return out
     if is_gmma_atom(cfg.mma.atom):           # SM90 GMMA: descriptor operands, TMA, accumulators (prove/hopper/obligations.py)
         out = [("hopper", None, list(properties or cfg.prove.properties or HOPPER_PROPERTIES))]
     else:
@@ -576,11 +577,11 @@ def prove_part(cfg, part, method="auto", timeout_s=None, memo: dict | None = Non
                 r.expected = REFUTED if r.property in refuted else PROVED
         elif kind == "kernel":                   # issue 31
             results = prove_kernel(cfg, props)
+        elif kind == "datapath":                 # (global-memory copies and stages: no TiledMMA)
+            results = prove_datapath(cfg, props, memo)
         else:
             mma = make_tiled_mma(cfg.mma.atom, cfg.mma.layout, cfg.mma.permutation)
-            if kind == "datapath":
-                results = prove_datapath(cfg, props, memo)
-            elif kind == "hopper":
+            if kind == "hopper":
                 results = prove_hopper(cfg, mma, props, refuted, memo)
             elif kind == "mma":
                 if "coverage" in props:

@@ -39,11 +39,26 @@ def sf_smem(op, x, tile, stages, vec=None, mn_tile=None):
     return _cute(staged_smem_layout_sf(deduce_smem_layout_sf(x, vec or op.vec, op.k, tuple(t), op.cta_group), stages))
 
 
+def builder_stages(n, over, fmt) -> str:
+    return (f"CollectiveBuilder<Sm100, OpClassBlockScaledTensorOp, {fmt}, ..., StageCountAuto, KernelScheduleAuto> of\n"
+            f"this tile picks {n} stages (nvcc, CUTLASS 4.2); {over} are over SM100's 232448 bytes of shared memory\n"
+            f"(pitfalls/*_{over}_stages_over_227k.toml).")
+
+
+def over_capacity(proof, n, auto, stage, total) -> str:
+    return (f"{proof}.toml with the stage count forced to {n}: CuTe and CUTLASS's builder compile it (StageCount<{n}>\n"
+            f"is not checked against the capacity), but a block may use at most sm100_smem_capacity_bytes = 232448\n"
+            f"bytes and {n} x ({stage} + {PIPELINE_BYTES} barrier bytes) = {total}: the launch is refused.\n"
+            f"StageCountAuto gives {auto} (the proof's count).")
+
+
 def write(name, title, atom, tile, stages, types, comment="", cluster=None, sf=None, expect=None, sub="",
-          tmem=None, tma=False, atoms=None):
+          tmem=None, tma=False, atoms=None, barriers=False):
     op = parse_blockscaled_name(atom)
     lines = [f'name = "{title}"']
     lines += [f"# {c}" for c in comment.splitlines()] if comment else []
+    if barriers:                              # sizeof(PipelineTmaUmmaAsync<1>::SharedStorage) a stage
+        lines += ["", "[stages]", f"count = {stages}", f"barrier_bytes = {PIPELINE_BYTES}"]
     lines += ["", "[mma]", f'atom = "{atom}"'] + ([f'cluster = "{cluster}"'] if cluster else [])
     for x in ("A", "B"):
         t, slot = types[x]
@@ -72,6 +87,8 @@ def write(name, title, atom, tile, stages, types, comment="", cluster=None, sf=N
     (HERE / sub / f"{name}.toml").write_text("\n".join(lines) + "\n")
 
 
+#: the mainloop pipeline's barriers a stage: sizeof(cutlass::PipelineTmaUmmaAsync<1>::SharedStorage) (nvcc)
+PIPELINE_BYTES = 16
 E2, E2C, E4 = "float_e2m1_t", "float_e2m1_unpacksmem_t", "float_e4m3_t"
 FP4 = (E2, "float_e2m1_t")
 FP4C = (E2C, "uint8_t")
@@ -89,16 +106,17 @@ def mxf8(a, b, m, n, pair=False):
 
 
 def main():
-    write("nvfp4_1sm_128x256x256", "NVFP4 GEMM (kind::mxf4nvf4, ue4m3/16), 1SM, 128x256x256, 5 stages",
-          nvfp4(128, 256), (128, 256, 256), 5, {"A": FP4, "B": FP4},
+    write("nvfp4_1sm_128x256x256", "NVFP4 GEMM (kind::mxf4nvf4, ue4m3/16), 1SM, 128x256x256, 4 stages",
+          nvfp4(128, 256), (128, 256, 256), 4, {"A": FP4, "B": FP4}, comment=builder_stages(4, 5, "nv_float4_t<float_e2m1_t>"),
           sf={"A": {"gmem": _cute(tile_atom_to_shape_sf(16, 1024, 2048))},
-              "B": {"gmem": _cute(tile_atom_to_shape_sf(16, 512, 2048))}})
+              "B": {"gmem": _cute(tile_atom_to_shape_sf(16, 512, 2048))}}, barriers=True)
     write("nvfp4_2sm_256x256x256", "NVFP4 GEMM, 2SM (CTA pair), 256x256x256, 4 stages",
           nvfp4(256, 256, pair=True), (256, 256, 256), 4, {"A": FP4, "B": FP4}, cluster="(2,1,1)")
     write("mxfp4_1sm_128x128x256", "MXFP4 GEMM (kind::mxf4, ue8m0/32), 1SM, 128x128x256, 4 stages",
           nvfp4(128, 128, 32, "float_ue8m0_t"), (128, 128, 256), 4, {"A": FP4, "B": FP4})
-    write("mxfp8_1sm_128x256x128", "MXFP8 GEMM (kind::mxf8f6f4, ue8m0/32), 1SM, 128x256x128, 6 stages",
-          mxf8(E4, E4, 128, 256), (128, 256, 128), 6, {"A": FP8, "B": FP8})
+    write("mxfp8_1sm_128x256x128", "MXFP8 GEMM (kind::mxf8f6f4, ue8m0/32), 1SM, 128x256x128, 4 stages",
+          mxf8(E4, E4, 128, 256), (128, 256, 128), 4, {"A": FP8, "B": FP8}, comment=builder_stages(4, 6, "mx_float8_t<float_e4m3_t>"),
+          barriers=True)
     write("mxfp8_2sm_256x192x128", "MXFP8 GEMM, 2SM, N = 192: SFB padded to 256 columns", mxf8(E4, E4, 256, 192, True),
           (256, 192, 128), 4, {"A": FP8, "B": FP8}, cluster="(2,1,1)")
     write("mxf8xmxf4_1sm_128x128x128", "mixed MXF8 x MXF4 (A e4m3, B fp4 in 8-bit containers), 1SM, 128x128x128",
@@ -121,6 +139,16 @@ def main():
           comment="B's containers (float_e2m1_unpacksmem_t: 16U4_ALIGN16B, 16 fp4 then 8 bytes of padding in each\n"
                   "16-byte chunk): box dimension 0 is 128 elements, one 128-byte SW128 row of slots; K a multiple of 128.")
     P = "pitfalls"
+    write("nvfp4_128x256x256_5_stages_over_227k", "pitfall: NVFP4 1SM 128x256x256 with 5 stages (StageCount<5>): "
+          "A, B, their factors and the pipeline's barriers take 276560 bytes, over SM100's 232448",
+          nvfp4(128, 256), (128, 256, 256), 5, {"A": FP4, "B": FP4}, barriers=True, sub=P,
+          comment=over_capacity("nvfp4_1sm_128x256x256", 5, 4, "16384 A + 32768 B + 2048 SFA + 4096 SFB", 276560),
+          expect=["in_bounds[stages.A]", "in_bounds[stages.B]"])
+    write("mxfp8_128x256x128_6_stages_over_227k", "pitfall: MXFP8 1SM 128x256x128 with 6 stages (StageCount<6>): "
+          "A, B, their factors and the pipeline's barriers take 304224 bytes, over SM100's 232448",
+          mxf8(E4, E4, 128, 256), (128, 256, 128), 6, {"A": FP8, "B": FP8}, barriers=True, sub=P,
+          comment=over_capacity("mxfp8_1sm_128x256x128", 6, 4, "16384 A + 32768 B + 512 SFA + 1024 SFB", 304224),
+          expect=["in_bounds[stages.A]", "in_bounds[stages.B]"])
     write("fp4_containers_tma_sw64", "pitfall: fp4 containers TMA-loaded into a SW64 K-major buffer",
           mxf8(E4, E2C, 128, 128), (128, 128, 128), 4, {"A": FP8, "B": FP4C}, tma=True, atoms={"B": "K_SW64"},
           comment="16U4_ALIGN16B needs box dimension 0 = 128 and a NONE / 128B swizzle (cuTensorMapEncodeTiled): the\n"
@@ -166,9 +194,10 @@ def main():
                   "16-byte chunk (PTX .b4x16_p64): element 16 is at byte 8, the MMA reads byte 16.",
           expect=["type_agreement[B]"], sub=P)
     write("mxf8f6f4_packed_fp4_type", "pitfall: SM100_MMA_MXF8F6F4 with float_e2m1_t (not the unpacksmem container)",
-          mxf8(E4, E2, 128, 128), (128, 128, 256), 4, {"A": FP8, "B": FP4C},
+          mxf8(E4, E2, 128, 128), (128, 128, 256), 3, {"A": FP8, "B": FP4C},
           comment="CuTe compiles it, but to_UMMAFormat<float_e2m1_t> is MXF4Format::E2M1 = 1, which a kind::mxf8f6f4\n"
-                  "instruction descriptor reads as E5M2.",
+                  "instruction descriptor reads as E5M2.  (3 stages: the builder's StageCountAuto for 128x128x256 of\n"
+                  "8-bit slots; 4 are over SM100's 232448 bytes.)",
           expect=["type_agreement[B]"], sub=P)
 
 

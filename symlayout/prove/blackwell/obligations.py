@@ -30,13 +30,12 @@ import time
 from dataclasses import replace
 
 from ...algebra import int_tuple as it
-from ...algebra.composed import ComposedLayout
 from ...algebra.layout import Layout, tiled_divide
 from ...arch import tcgen05 as arch
 from ...atoms import value_type_bits
 from ...atoms.gmma import GmmaSmemLayout
 from ...atoms.blockscaled import BlockScaledOp, operand_type_problems
-from ...atoms.umma import parse_umma_name
+from ...atoms.umma import mn_k_view, parse_umma_name
 from .sf import SF_PROPERTIES, sf_results
 from ...tiled.mma import make_tiled_mma
 from ...tiled.arrays import index_array
@@ -410,19 +409,6 @@ def cta_pair_result(cfg, mma, op) -> Result:
 # ---------------------------------------------------------------------------
 # SM100 TMA
 # ---------------------------------------------------------------------------
-
-
-def mn_k_view(lay: GmmaSmemLayout) -> GmmaSmemLayout:
-    """The ``(MN, K, PIPE)`` view of a ``((MMA_MN,MMA_K),MMAs_MN,MMAs_K[,PIPE])`` buffer (the same bytes)."""
-    L = _inner(lay)
-    (s0, s1), (d0, d1) = L.shape[0], L.stride[0]
-    shape = ((s0, L.shape[1]), (s1, L.shape[2])) + tuple(L.shape[3:])
-    stride = ((d0, L.stride[1]), (d1, L.stride[2])) + tuple(L.stride[3:])
-    if isinstance(lay, GmmaSmemLayout):
-        return GmmaSmemLayout(lay.swizzle, lay.bits, Layout(shape, stride))
-    if getattr(lay, "is_composed", False):
-        return ComposedLayout(lay.swizzle, lay.offset, Layout(shape, stride))
-    return Layout(shape, stride)
 
 
 def multicast_mode(cluster: tuple, peers: int, operand: str) -> int:

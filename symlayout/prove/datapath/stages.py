@@ -1,8 +1,9 @@
 """Pipeline stages: the PIPE mode of a staged shared-memory buffer ``(M,K,PIPE)``.
 
 A kernel with ``[stages] count = n`` (or an smem layout that carries its PIPE mode, as
-``tile_to_shape(atom, (M,K,PIPE))`` prints it) copies stage ``s`` of the buffer while the MMA reads
-another.  Every property of ``[copy.X]`` and ``[g2s.X]`` is proved on stage 0; this module proves
+``tile_to_shape(atom, (M,K,PIPE))`` prints it; an SM100 ``[smem.X]`` buffer
+``((MMA_MN,MMA_K),MMAs_MN,MMAs_K,PIPE)`` through its ``(MN, K, PIPE)`` view) copies stage ``s`` of the
+buffer while the MMA reads another.  Every property of ``[copy.X]`` and ``[g2s.X]`` is proved on stage 0; this module proves
 that the others inherit them and that the stages do not overlap:
 
 * ``in_bounds`` (operand ``stages.X``): every stage is stage 0 moved by a whole number of 128-byte
@@ -25,6 +26,8 @@ import time
 
 from ...algebra import int_tuple as it
 from ...atoms import value_type_bits
+from ...atoms.types import smem_slot_bits
+from ...atoms.umma import mn_k_view
 from ..decide.tables import index_table, lazy_np as np, one_owner
 from ..verdict.result import PROVED, REFUTED, UNKNOWN, Counterexample, Result, verdict
 from ..verdict.shared import shared
@@ -51,13 +54,21 @@ def staged_buffers(cfg) -> dict:
             if c is not None and getattr(c, "smem_staged", None) is not None:
                 out[op] = (c.smem_staged, c.stages, _slot_bits(c))
                 break
-        sc = getattr(cfg, "smem", {}).get(op)       # Hopper: a GMMA operand's [smem.X] tile with its PIPE mode
+        sc = getattr(cfg, "smem", {}).get(op)       # a GMMA / UMMA operand's [smem.X] tile with its PIPE mode
         if op not in out and sc is not None:
-            inner = getattr(sc.layout, "layout", None) or getattr(sc.layout, "inner", sc.layout)
+            inner = descriptor_tile(sc.layout, cfg.mma is not None and cfg.mma.is_sm100)
             n = it.product(inner.shape[2]) if inner.rank() == 3 else 1
             if isinstance(n, int) and n > 1 and all(isinstance(x, int) for x in it.flatten(inner.shape)):
-                out[op] = (inner, n, value_type_bits(sc.element_type))
+                out[op] = (inner, n, smem_slot_bits(sc.type))
     return out
+
+
+def descriptor_tile(lay, sm100: bool):
+    """The ``(MN, K[, PIPE])`` layout (without its swizzle) of an ``[smem.X]`` buffer: a GMMA tile as written;
+    an SM100 buffer in ``UMMA::tile_to_mma_shape``'s form ``((MMA_MN,MMA_K),MMAs_MN,MMAs_K[,PIPE])`` seen
+    through :func:`~symlayout.atoms.umma.mn_k_view` (one CTA's share: a pair's peer holds MN/2)."""
+    inner = getattr(lay, "layout", None) or getattr(lay, "inner", lay)
+    return mn_k_view(inner) if sm100 and inner.rank() >= 3 else inner
 
 
 def _slot_bits(c) -> int:
