@@ -139,6 +139,13 @@ def spec_of(spec_text: str, spec_path: str) -> Spec:
     return _SPECS[key]
 
 
+def _batch_spec(spec_text: str, spec_path: str) -> Spec:
+    """:func:`spec_of` at the start of a batch, the memo emptied first when it holds :data:`MEMO_LIMIT` pieces."""
+    if len(_MEMO) > MEMO_LIMIT:
+        _MEMO.clear()
+    return spec_of(spec_text, spec_path)
+
+
 @serialized
 def prove_batch(spec_text: str, spec_path: str, ids, share: bool = True) -> list:
     """The rows of candidates ``ids`` (a worker's task: the spec travels as text, parsed once per process);
@@ -147,9 +154,7 @@ def prove_batch(spec_text: str, spec_path: str, ids, share: bool = True) -> list
     The whole batch holds the Z3 lock: in a Dask worker (a process with several threads) the lock pauses the
     cyclic collector and collects once when released, so once per batch rather than once per candidate
     (measured: a full collection per candidate made a worker 5-10x slower than the same batch in one thread)."""
-    spec = spec_of(spec_text, spec_path)
-    if len(_MEMO) > MEMO_LIMIT:
-        _MEMO.clear()
+    spec = _batch_spec(spec_text, spec_path)
     return [prove_candidate(spec, i, _MEMO if share else None) for i in ids]
 
 
@@ -166,9 +171,7 @@ def prove_relayed(spec_text: str, spec_path: str, ids, seed=None) -> Relayed:
     other workers proved (a dict, or it pickled) -- joined this process's memo.  A piece's key is everything its
     answer depends on (:func:`~symlayout.prove.engine.part_key`), so an answer proved on another worker is the
     answer this one would prove: the rows are the same with or without a seed."""
-    spec = spec_of(spec_text, spec_path)
-    if len(_MEMO) > MEMO_LIMIT:
-        _MEMO.clear()
+    spec = _batch_spec(spec_text, spec_path)
     for k, v in (pickle.loads(seed) if isinstance(seed, bytes) else seed or {}).items():
         _MEMO.setdefault(k, v)
     known = len(_MEMO)
